@@ -1,0 +1,3 @@
+"""toolscale core: data model, sandboxes and the Environment every other part drives."""
+
+__version__ = "0.1.0"

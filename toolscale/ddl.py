@@ -1,0 +1,72 @@
+"""Real DDL for both engines from one schema, through SQLAlchemy Core.
+
+SQLite gets STRICT tables (types enforced); booleans are 0/1 integers with a CHECK on
+both engines, so outputs and hashes agree; DuckDB is rendered with SQLAlchemy's
+PostgreSQL dialect, whose DDL DuckDB accepts. CHECK expressions are written in SQLite's
+dialect and transpiled for DuckDB with sqlglot.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import sqlalchemy as sa
+import sqlglot
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.schema import CreateTable
+
+from toolscale.schema import Column, Schema
+
+Engine = Literal["sqlite", "duckdb"]
+
+
+def _type(col: Column, engine: Engine) -> sa.types.TypeEngine:
+    if col.type in ("integer", "boolean"):
+        return sa.Integer() if engine == "sqlite" else sa.BigInteger()
+    if col.type == "real":
+        return sa.REAL() if engine == "sqlite" else sa.Double()
+    return sa.Text()  # text, and date / datetime as ISO 8601 text on both engines
+
+
+def transpile_expression(sql: str, engine: Engine) -> str:
+    if engine == "sqlite":
+        return sql
+    return sqlglot.transpile(sql, read="sqlite", write="duckdb")[0]
+
+
+def create_statements(schema: Schema, engine: Engine) -> list[str]:
+    """CREATE TABLE statements in dependency order."""
+    metadata = sa.MetaData()
+    dialect = sqlite.dialect() if engine == "sqlite" else postgresql.dialect()
+    out = []
+    for table in schema.insertion_order():
+        columns = [
+            sa.Column(
+                c.name,
+                _type(c, engine),
+                nullable=c.nullable and c.name not in table.primary_key,
+                unique=c.unique or None,
+                autoincrement=False,
+            )
+            for c in table.columns
+        ]
+        constraints: list[sa.schema.SchemaItem] = [sa.PrimaryKeyConstraint(*table.primary_key)]
+        for fk in table.foreign_keys:
+            constraints.append(
+                sa.ForeignKeyConstraint(fk.columns, [f"{fk.ref_table}.{c}" for c in fk.ref_columns])
+            )
+        for i, check in enumerate(table.checks):
+            constraints.append(
+                sa.CheckConstraint(
+                    sa.text(transpile_expression(check, engine)), name=f"{table.name}_check_{i}"
+                )
+            )
+        for c in table.columns:
+            if c.type == "boolean":
+                constraints.append(
+                    sa.CheckConstraint(f"{c.name} IN (0, 1)", name=f"{table.name}_{c.name}_bool")
+                )
+        kwargs = {"sqlite_strict": True} if engine == "sqlite" else {}
+        sa_table = sa.Table(table.name, metadata, *columns, *constraints, **kwargs)
+        out.append(str(CreateTable(sa_table).compile(dialect=dialect)).strip())
+    return out

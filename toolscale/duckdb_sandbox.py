@@ -1,0 +1,150 @@
+"""DuckDB engine: the same tool SQL transpiled by sqlglot, external access off, config locked.
+
+DuckDB has no savepoints, so a task runs in one open transaction and a failed call is
+undone by rolling back and replaying the calls that succeeded before it (deterministic:
+fixed clock, counter ids). Changes are found with EXCEPT against a copy of the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from toolscale.ddl import create_statements
+from toolscale.sandbox import CallFailed, Limits, Program, Sandbox, SeedError, Watchdog
+from toolscale.spec import EnvironmentSpec
+from toolscale.sqlcheck import Statement
+from toolscale.state import Changes, SeedState, normalise_row
+
+_CONFIG = {
+    "threads": 1,
+    "memory_limit": "512MB",
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,
+}
+_CHUNK = 200
+
+
+class DuckDBSandbox(Sandbox):
+    engine = "duckdb"
+
+    def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
+        super().__init__(spec, limits)
+        self._con = duckdb.connect(":memory:", config=dict(_CONFIG))
+        schema = spec.schema_
+        for ddl in create_statements(schema, "duckdb"):
+            self._con.execute(ddl)
+        self._load_seed()
+        self._con.execute("CREATE SCHEMA _seed")
+        for t in schema.tables:
+            self._con.execute(f"CREATE TABLE _seed.{t.name} AS SELECT * FROM main.{t.name}")
+        self.seed_state = SeedState(
+            schema,
+            {
+                t.name: self._con.execute(f"SELECT * FROM {t.name}").fetchall()
+                for t in schema.tables
+            },
+        )
+        self._log: list[tuple[Program, dict[str, Any]]] = []
+        self._watchdog = Watchdog(self._con.interrupt)
+        self._con.execute("BEGIN")
+
+    def _load_seed(self) -> None:
+        for table in self.spec.schema_.insertion_order():
+            rows = self.spec.seed_rows(table.name)
+            width = len(table.columns)
+            one = "(" + ", ".join("?" * width) + ")"
+            for start in range(0, len(rows), _CHUNK):
+                chunk = rows[start : start + _CHUNK]
+                sql = f"INSERT INTO {table.name} VALUES " + ", ".join([one] * len(chunk))
+                try:
+                    self._con.execute(sql, [v for row in chunk for v in row])
+                except duckdb.Error:
+                    for i, row in enumerate(chunk):
+                        try:
+                            self._con.execute(f"INSERT INTO {table.name} VALUES {one}", list(row))
+                        except duckdb.Error as e:
+                            raise SeedError(
+                                "seed_constraint_violation", table.name, start + i, str(e)
+                            ) from None
+                    raise
+
+    # -- engine hooks -------------------------------------------------------------------
+    def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
+        cur = self._con.execute(stmt.duckdb, params)
+        rows = cur.fetchmany(limit)
+        return [d[0] for d in cur.description], rows
+
+    def _execute(self, stmt: Statement, params: dict[str, Any]) -> None:
+        self._con.execute(stmt.duckdb, params)
+
+    def _begin_call(self) -> None:
+        pass
+
+    def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
+        if ok:
+            if program.writes:
+                self._log.append((program, params))
+            return
+        self._restore()
+
+    def _restore(self) -> None:
+        """Undo a failed call: roll the task back and replay what had succeeded."""
+        self._con.execute("ROLLBACK")
+        self._con.execute("BEGIN")
+        for program, params in self._log:
+            for stmt in program.statements:
+                if stmt.role == "run":
+                    self._execute(stmt, {p: params[p] for p in stmt.params})
+
+    def _arm(self, seconds: float | None) -> None:
+        self._watchdog.arm(seconds)
+
+    def _classify(self, exc: Exception) -> CallFailed | None:
+        if not isinstance(exc, duckdb.Error):
+            return None
+        text = str(exc).split("\n")[0]
+        if isinstance(exc, duckdb.InterruptException) or "INTERRUPT" in text.upper():
+            ms = self.limits.timeout_ms
+            return CallFailed("timeout", f"the call ran past its {ms:g} ms budget and was stopped")
+        if isinstance(exc, duckdb.ConstraintException):
+            return CallFailed("constraint", f"the database refused the change: {text}")
+        if isinstance(exc, duckdb.PermissionException):
+            return CallFailed("forbidden", f"the sandbox refused the statement: {text}")
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            return CallFailed("too_large", f"the call ran out of its memory budget: {text}")
+        return CallFailed("sql_error", f"the statement failed: {text}")
+
+    # -- state --------------------------------------------------------------------------
+    def reset(self) -> None:
+        self._con.execute("ROLLBACK")
+        self._con.execute("BEGIN")
+        self._log.clear()
+        self._counter = 0
+
+    def changes(self) -> Changes:
+        written = set().union(*(p.writes for p, _ in self._log)) if self._log else set()
+        out: Changes = {}
+        for name in sorted(written):
+            table = self.seed_state.tables[name]
+            pk = ", ".join(table.columns[i] for i in table.key_index)
+            found: dict = {}
+            for row in self._con.execute(
+                f"SELECT * FROM main.{name} EXCEPT SELECT * FROM _seed.{name}"
+            ).fetchall():
+                row = normalise_row(row)
+                found[table.key_of(row)] = row
+            for key in self._con.execute(
+                f"SELECT {pk} FROM _seed.{name} EXCEPT SELECT {pk} FROM main.{name}"
+            ).fetchall():
+                found[normalise_row(key)] = None
+            if found:
+                out[name] = found
+        return self.seed_state.prune(out)
+
+    def close(self) -> None:
+        self._watchdog.close()
+        self._con.close()

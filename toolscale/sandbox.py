@@ -1,0 +1,282 @@
+"""One engine interface for tool calls: bound parameters, one transaction per call, limits.
+
+Engines differ only in how they execute a statement, scope a call's transaction and stop
+a runaway query; the tool semantics (require / run / returns, built-ins, caps, error
+codes) live here once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from toolscale.schema import Schema
+from toolscale.spec import EnvironmentSpec
+from toolscale.sqlcheck import Statement, compile_tool
+from toolscale.state import Changes, SeedState, normalise
+from toolscale.tool import Tool, ToolResult
+
+EngineName = Literal["sqlite", "duckdb"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-call budget: wall time, rows and bytes a tool may return."""
+
+    timeout_ms: float = 250.0
+    max_rows: int = 200
+    max_bytes: int = 64 * 1024
+
+
+class SeedError(Exception):
+    """Seed rows the database refused; names the table, the row and why."""
+
+    def __init__(self, reason: str, table: str, index: int | None, detail: str):
+        where = f"seed {table}" + (f"[{index}]" if index is not None else "")
+        super().__init__(f"{where}: {detail}")
+        self.reason = reason
+        self.table = table
+        self.index = index
+        self.detail = f"{where}: {detail}"
+
+
+class CallFailed(Exception):
+    """Raised inside a call to abort it; becomes the tool's error result."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Program:
+    tool: Tool
+    statements: tuple[Statement, ...]
+    writes: frozenset[str]
+
+
+def _check_seed_values(schema: Schema, seed: dict[str, list[dict[str, Any]]]) -> None:
+    """Catch what the engines would silently accept: unknown columns, bad dates."""
+    for table in schema.tables:
+        columns = {c.name: c for c in table.columns}
+        for i, row in enumerate(seed.get(table.name, [])):
+            for name, value in row.items():
+                col = columns.get(name)
+                if col is None:
+                    raise SeedError(
+                        "seed_unknown_column", table.name, i, f"unknown column {name!r}"
+                    )
+                if value is None or col.type not in ("date", "datetime"):
+                    continue
+                try:
+                    if col.type == "date":
+                        dt.date.fromisoformat(str(value))
+                    else:
+                        dt.datetime.fromisoformat(str(value))
+                except ValueError:
+                    raise SeedError(
+                        "seed_bad_value",
+                        table.name,
+                        i,
+                        f"column {name!r} is a {col.type} but {value!r} is not ISO 8601",
+                    ) from None
+
+
+def _truthy(value: Any) -> bool:
+    value = normalise(value)
+    return value not in (None, 0, "")
+
+
+class Sandbox(ABC):
+    """A seeded database that runs tool calls; `reset()` returns it to the seed."""
+
+    engine: ClassVar[EngineName]
+
+    def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
+        self.spec = spec
+        self.limits = limits or Limits()
+        self.programs: dict[str, Program] = {}
+        for tool in spec.tools:
+            statements = tuple(compile_tool(tool, spec.schema_))
+            writes = frozenset(s.writes for s in statements if s.writes)
+            self.programs[tool.name] = Program(tool, statements, writes)
+        _check_seed_values(spec.schema_, spec.seed)
+        self._counter = 0
+        self.seed_state: SeedState  # set by the engine once the seed is loaded
+
+    # -- engine hooks -------------------------------------------------------------------
+    @abstractmethod
+    def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
+        """Run a SELECT; return column names and at most `limit` rows."""
+
+    @abstractmethod
+    def _execute(self, stmt: Statement, params: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def _begin_call(self) -> None: ...
+
+    @abstractmethod
+    def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
+        """Commit the call's changes when ok, else undo exactly them."""
+
+    @abstractmethod
+    def _arm(self, seconds: float | None) -> None:
+        """Start (or with None, stop) the clock that interrupts a runaway statement."""
+
+    @abstractmethod
+    def _classify(self, exc: Exception) -> CallFailed | None:
+        """Map an engine exception to an error code; None if it is not an engine error."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Back to the seed; also restarts :_new_id."""
+
+    @abstractmethod
+    def changes(self) -> Changes:
+        """Rows that differ from the seed now."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # -- shared semantics ---------------------------------------------------------------
+    def state_hash(self) -> str:
+        return self.seed_state.state_hash(self.changes())
+
+    def bind(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+        params = tool.param_defaults()
+        params.update(arguments)
+        params["_now"] = self.spec.clock
+        params["_new_id"] = self.spec.id_start + self._counter
+        return params
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run one tool call in its own transaction; any failure leaves no trace."""
+        program = self.programs.get(name)
+        if program is None:
+            return ToolResult(ok=False, error=f"unknown tool {name!r}", code="unknown_tool")
+        params = self.bind(program.tool, arguments)
+        self._begin_call()
+        self._arm(self.limits.timeout_ms / 1000.0)
+        try:
+            output = self._run(program, params)
+        except CallFailed as failed:
+            self._arm(None)
+            self._end_call(program, params, ok=False)
+            return ToolResult(ok=False, error=failed.message, code=failed.code)
+        except Exception as exc:
+            self._arm(None)
+            failed = self._classify(exc)
+            self._end_call(program, params, ok=False)
+            if failed is None:
+                raise
+            return ToolResult(ok=False, error=failed.message, code=failed.code)
+        self._arm(None)
+        self._end_call(program, params, ok=True)
+        if program.tool.kind == "write":
+            self._counter += 1
+        return ToolResult(ok=True, output=output)
+
+    def _run(self, program: Program, params: dict[str, Any]) -> Any:
+        tool = program.tool
+        requires = iter(tool.require)
+        output: Any = None
+        for stmt in program.statements:
+            bound = {p: params[p] for p in stmt.params}
+            if stmt.role == "require":
+                step = next(requires)
+                _, rows = self._query(stmt, bound, 1)
+                if not rows or not rows[0] or not _truthy(rows[0][0]):
+                    raise CallFailed("policy", step.error)
+            elif stmt.role == "run":
+                self._execute(stmt, bound)
+            else:
+                cap = self.limits.max_rows
+                columns, rows = self._query(stmt, bound, cap + 1)
+                if len(rows) > cap and not tool.single:
+                    raise CallFailed(
+                        "too_large", f"the result has more than {cap} rows; narrow the query"
+                    )
+                records = [dict(zip(columns, map(normalise, row), strict=True)) for row in rows]
+                output = (records[0] if records else None) if tool.single else records
+                size = len(json.dumps(output, ensure_ascii=False))
+                if size > self.limits.max_bytes:
+                    raise CallFailed(
+                        "too_large",
+                        f"the result is {size} bytes, over the {self.limits.max_bytes}-byte cap",
+                    )
+        return output
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Watchdog:
+    """One thread per sandbox that fires `interrupt` when an armed deadline passes."""
+
+    def __init__(self, interrupt: Callable[[], None]):
+        self._interrupt = interrupt
+        self._cond = threading.Condition()
+        self._deadline = math.inf
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="sandbox-watchdog")
+        self._thread.start()
+
+    def arm(self, seconds: float | None) -> None:
+        with self._cond:
+            self._deadline = math.inf if seconds is None else time.monotonic() + seconds
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(timeout=1)
+
+    def _loop(self) -> None:
+        with self._cond:
+            while not self._closed:
+                wait = self._deadline - time.monotonic()
+                if wait <= 0:
+                    self._deadline = math.inf
+                    self._interrupt()
+                    continue
+                self._cond.wait(None if math.isinf(wait) else wait)
+
+
+def open_sandbox(
+    spec: EnvironmentSpec, engine: EngineName = "sqlite", limits: Limits | None = None
+) -> Sandbox:
+    if engine == "sqlite":
+        from toolscale.sqlite_sandbox import SQLiteSandbox
+
+        return SQLiteSandbox(spec, limits)
+    if engine == "duckdb":
+        from toolscale.duckdb_sandbox import DuckDBSandbox
+
+        return DuckDBSandbox(spec, limits)
+    raise ValueError(f"unknown engine {engine!r}: use 'sqlite' or 'duckdb'")
+
+
+def same_results(a: Sequence[ToolResult], b: Sequence[ToolResult]) -> bool:
+    """Equal outcomes across replays or engines: outputs, and error codes (policy text too)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x.ok != y.ok:
+            return False
+        if x.ok and x.output != y.output:
+            return False
+        if not x.ok and (x.code != y.code or (x.code == "policy" and x.error != y.error)):
+            return False
+    return True

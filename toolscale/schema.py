@@ -1,0 +1,160 @@
+"""Database schema: tables with typed columns, keys and CHECK constraints.
+
+The schema is realised as real DDL (see `toolscale.ddl`), so keys and checks are enforced
+by the database engine, never by hope.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from toolscale.names import check_identifier
+
+ColumnType = Literal["integer", "real", "text", "boolean", "date", "datetime"]
+
+Scalar = str | int | float | bool | None
+
+
+class Column(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: ColumnType
+    nullable: bool = True
+    unique: bool = False
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_identifier(v, "column")
+
+
+class ForeignKey(BaseModel):
+    """A reference to another table's primary key (no cascading: both engines must agree)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    columns: list[str] = Field(min_length=1)
+    ref_table: str
+    ref_columns: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _arity(self) -> ForeignKey:
+        if len(self.columns) != len(self.ref_columns):
+            raise ValueError(
+                f"foreign key {self.columns} -> {self.ref_table}{self.ref_columns}: "
+                "column counts differ"
+            )
+        return self
+
+
+class Table(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str = ""
+    columns: list[Column] = Field(min_length=1)
+    primary_key: list[str] = Field(min_length=1)
+    foreign_keys: list[ForeignKey] = Field(default_factory=list)
+    checks: list[str] = Field(
+        default_factory=list, description="SQL boolean expressions (SQLite dialect)"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_identifier(v, "table")
+
+    @model_validator(mode="after")
+    def _columns(self) -> Table:
+        names = [c.name for c in self.columns]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"table {self.name!r}: duplicate columns {dupes}")
+        for key in self.primary_key:
+            if key not in names:
+                raise ValueError(f"table {self.name!r}: primary key column {key!r} does not exist")
+        if len(set(self.primary_key)) != len(self.primary_key):
+            raise ValueError(f"table {self.name!r}: primary key repeats a column")
+        for fk in self.foreign_keys:
+            for col in fk.columns:
+                if col not in names:
+                    raise ValueError(
+                        f"table {self.name!r}: foreign key column {col!r} does not exist"
+                    )
+        return self
+
+    def column(self, name: str) -> Column:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        raise KeyError(f"table {self.name!r} has no column {name!r}")
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+class Schema(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tables: list[Table] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _references(self) -> Schema:
+        by_name = {}
+        for table in self.tables:
+            if table.name in by_name:
+                raise ValueError(f"duplicate table {table.name!r}")
+            by_name[table.name] = table
+        for table in self.tables:
+            for fk in table.foreign_keys:
+                ref = by_name.get(fk.ref_table)
+                if ref is None:
+                    raise ValueError(
+                        f"table {table.name!r}: foreign key references unknown table "
+                        f"{fk.ref_table!r}"
+                    )
+                if list(fk.ref_columns) != list(ref.primary_key):
+                    raise ValueError(
+                        f"table {table.name!r}: foreign key must reference the primary key "
+                        f"{ref.primary_key} of {ref.name!r}, not {fk.ref_columns}"
+                    )
+                for col, ref_col in zip(fk.columns, fk.ref_columns, strict=True):
+                    mine, theirs = table.column(col).type, ref.column(ref_col).type
+                    if mine != theirs:
+                        raise ValueError(
+                            f"table {table.name!r}: foreign key column {col!r} is {mine} but "
+                            f"{ref.name}.{ref_col} is {theirs}"
+                        )
+        return self
+
+    def table(self, name: str) -> Table:
+        for table in self.tables:
+            if table.name == name:
+                return table
+        raise KeyError(f"schema has no table {name!r}")
+
+    @property
+    def table_names(self) -> list[str]:
+        return [t.name for t in self.tables]
+
+    def insertion_order(self) -> list[Table]:
+        """Tables ordered so every referenced table comes before the tables that reference it."""
+        done: list[str] = []
+        pending = {t.name: t for t in self.tables}
+        while pending:
+            ready = [
+                t
+                for t in pending.values()
+                if all(fk.ref_table in done or fk.ref_table == t.name for fk in t.foreign_keys)
+            ]
+            if not ready:  # a reference cycle: fall back to declaration order
+                ready = list(pending.values())
+            for t in ready:
+                done.append(t.name)
+                del pending[t.name]
+        return [self.table(n) for n in done]

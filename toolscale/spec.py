@@ -1,0 +1,58 @@
+"""The environment specification: schema, seed rows, tools and policy, as one JSON document.
+
+This is what generators produce, validators check, the dataset publishes, and any consumer
+needs to rebuild the sandbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from toolscale.schema import Scalar, Schema
+from toolscale.tool import Tool
+
+
+class EnvironmentSpec(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    schema_: Schema = Field(alias="schema")
+    seed: dict[str, list[dict[str, Scalar]]] = Field(default_factory=dict)
+    tools: list[Tool] = Field(min_length=1)
+    policy: str = ""
+    clock: str = Field(default="2025-01-15T10:00:00", description="the value of :_now")
+    id_start: int = Field(default=1_000_000, description="first value of :_new_id")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EnvironmentSpec:
+        names = [t.name for t in self.tools]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate tool names {dupes}")
+        tables = set(self.schema_.table_names)
+        for table in self.seed:
+            if table not in tables:
+                raise ValueError(f"seed rows for unknown table {table!r}")
+        return self
+
+    def tool(self, name: str) -> Tool:
+        for tool in self.tools:
+            if tool.name == name:
+                return tool
+        raise KeyError(name)
+
+    def tool_map(self) -> dict[str, Tool]:
+        return {t.name: t for t in self.tools}
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        return [t.openai_schema() for t in self.tools]
+
+    def seed_rows(self, table: str) -> list[tuple[Scalar, ...]]:
+        """Seed rows of a table as tuples in column order; missing columns are NULL."""
+        cols = self.schema_.table(table).column_names
+        return [tuple(row.get(c) for c in cols) for row in self.seed.get(table, [])]

@@ -1,0 +1,235 @@
+"""Static checks of tool SQL with sqlglot, before anything runs.
+
+A statement must be one SELECT / WITH (for `require` and `returns`) or one INSERT /
+UPDATE / DELETE (for `run`), touch only schema tables and columns, call no function
+outside the safe set, and use only declared named parameters. Passing statements are
+compiled once for both engines.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import OptimizeError, ParseError
+from sqlglot.optimizer.qualify import qualify
+
+from toolscale.schema import Schema
+from toolscale.tool import BUILTIN_PARAMS, Tool
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)  # it warns on every unsupported statement
+
+Role = Literal["require", "run", "returns"]
+
+_SQL_TYPES = {
+    "integer": "BIGINT",
+    "boolean": "BIGINT",
+    "real": "DOUBLE",
+    "text": "TEXT",
+    "date": "TEXT",
+    "datetime": "TEXT",
+}
+
+# Expression types that never belong in a tool, wherever they appear in the tree.
+_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = tuple(
+    getattr(exp, n)
+    for n in (
+        "Command",
+        "Pragma",
+        "Attach",
+        "Detach",
+        "Create",
+        "Drop",
+        "Alter",
+        "Transaction",
+        "Commit",
+        "Rollback",
+        "Copy",
+        "Use",
+        "Set",
+        "Into",
+        "Returning",
+        "Merge",
+        "LoadData",
+        "Install",
+        "Analyze",
+        "Describe",
+        "Show",
+        "Cache",
+        "Uncache",
+        "Refresh",
+    )
+    if hasattr(exp, n)
+)
+
+# Functions sqlglot does not model (exp.Anonymous) that are still safe and portable enough.
+SAFE_ANONYMOUS = frozenset(
+    {
+        "julianday",
+        "printf",
+        "format",
+        "iif",
+        "nullif",
+        "total",
+        "unixepoch",
+        "char",
+        "hex",
+        "quote",
+        "likely",
+        "unlikely",
+        "ltrim",
+        "rtrim",
+        "sign",
+        "ceil",
+        "floor",
+        "mod",
+    }
+)
+
+
+class SQLCheckError(ValueError):
+    """A statement failed a static check; `reason` is a stable code."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One checked statement, compiled for both engines."""
+
+    label: str
+    role: Role
+    sqlite: str
+    duckdb: str
+    params: tuple[str, ...]
+    writes: str | None  # the table an INSERT / UPDATE / DELETE targets
+
+
+def _head(sql: str) -> str:
+    words = sql.split()
+    return " ".join(words[:3]) + (" ..." if len(words) > 3 else "")
+
+
+def _mapping(schema: Schema) -> dict[str, dict[str, str]]:
+    return {t.name: {c.name: _SQL_TYPES[c.type] for c in t.columns} for t in schema.tables}
+
+
+def check_statement(
+    sql: str, role: Role, schema: Schema, params: set[str], label: str = "sql"
+) -> Statement:
+    """Parse, vet and compile one statement; raises SQLCheckError naming what is wrong."""
+    where = f"{label}: "
+    try:
+        trees = [t for t in sqlglot.parse(sql, read="sqlite") if t is not None]
+    except (ParseError, sqlglot.errors.TokenError) as e:
+        raise SQLCheckError("sql_parse_error", where + f"cannot parse: {e}") from e
+    if not trees:
+        raise SQLCheckError("sql_parse_error", where + "empty statement")
+    if len(trees) > 1:
+        raise SQLCheckError(
+            "sql_multiple_statements", where + f"{len(trees)} statements; exactly one allowed"
+        )
+    tree = trees[0]
+
+    if role == "run":
+        if not isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+            raise SQLCheckError(
+                "sql_forbidden_statement",
+                where + f"run steps must be INSERT, UPDATE or DELETE, not {_head(sql)!r}",
+            )
+    elif not isinstance(tree, exp.Query):
+        raise SQLCheckError(
+            "sql_forbidden_statement",
+            where + f"{role} must be a SELECT (or WITH ... SELECT), not {_head(sql)!r}",
+        )
+
+    for node in tree.walk():
+        if isinstance(node, _FORBIDDEN_NODES):
+            raise SQLCheckError(
+                "sql_forbidden_statement", where + f"{node.key.upper()} is not allowed in a tool"
+            )
+        if isinstance(node, exp.Insert | exp.Update | exp.Delete) and node is not tree:
+            raise SQLCheckError(
+                "sql_forbidden_statement", where + "data changes nested inside a statement"
+            )
+
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    tables = set(schema.table_names)
+    for table in tree.find_all(exp.Table):
+        if not isinstance(table.this, exp.Identifier):
+            raise SQLCheckError(
+                "sql_forbidden_function",
+                where + f"table function {table.this.sql('sqlite')} is not allowed",
+            )
+        if table.args.get("db") or table.args.get("catalog"):
+            raise SQLCheckError(
+                "sql_unknown_table", where + f"qualified table name {table.sql('sqlite')!r}"
+            )
+        if table.name not in tables and table.name not in ctes:
+            raise SQLCheckError("sql_unknown_table", where + f"unknown table {table.name!r}")
+
+    for func in tree.find_all(exp.Func):
+        name = func.sql_name().lower() if not isinstance(func, exp.Anonymous) else func.name.lower()
+        if isinstance(func, exp.Anonymous) and name not in SAFE_ANONYMOUS:
+            raise SQLCheckError(
+                "sql_forbidden_function", where + f"function {name}() is not allowed"
+            )
+        if name.startswith("read_") or type(func).__name__.startswith("Read"):
+            raise SQLCheckError("sql_forbidden_function", where + f"function {name}() reads files")
+
+    used: list[str] = []
+    for node in tree.find_all(exp.Placeholder, exp.Parameter):
+        name = node.name if isinstance(node, exp.Placeholder) else ""
+        if not name or name == "?":
+            raise SQLCheckError(
+                "sql_unknown_parameter",
+                where + f"{node.sql('sqlite')!r}: only named parameters like :amount are allowed",
+            )
+        if name not in params and name not in BUILTIN_PARAMS:
+            raise SQLCheckError(
+                "sql_unknown_parameter",
+                where + f":{name} is neither a declared parameter nor a built-in (:_now, :_new_id)",
+            )
+        if name not in used:
+            used.append(name)
+
+    try:
+        qualify(
+            tree.copy(),
+            schema=_mapping(schema),
+            dialect="sqlite",
+            validate_qualify_columns=True,
+            quote_identifiers=False,
+        )
+    except OptimizeError as e:
+        raise SQLCheckError("sql_unknown_column", where + str(e)) from e
+
+    writes = tree.this.name if isinstance(tree, exp.Insert | exp.Update | exp.Delete) else None
+    if isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Schema):
+        writes = tree.this.this.name
+    try:
+        duck = tree.sql(dialect="duckdb")
+    except Exception as e:  # sqlglot raises UnsupportedError and friends
+        raise SQLCheckError("sql_not_portable", where + f"cannot transpile to DuckDB: {e}") from e
+    return Statement(label, role, sql.strip().rstrip(";"), duck, tuple(used), writes)
+
+
+def compile_tool(tool: Tool, schema: Schema) -> list[Statement]:
+    """Every statement of a tool, checked; the error names the tool and the step."""
+    params = set(tool.param_names)
+    out = []
+    for i, step in enumerate(tool.require):
+        out.append(
+            check_statement(step.sql, "require", schema, params, f"{tool.name}.require[{i}]")
+        )
+    for i, sql in enumerate(tool.run):
+        out.append(check_statement(sql, "run", schema, params, f"{tool.name}.run[{i}]"))
+    if tool.returns:
+        out.append(check_statement(tool.returns, "returns", schema, params, f"{tool.name}.returns"))
+    return out

@@ -1,0 +1,248 @@
+"""SQLite engine: in-memory, STRICT tables, savepoints per call, an authorizer as the lock.
+
+Reset is `ROLLBACK TO` a savepoint held since the seed was loaded (microseconds). Changes
+are logged by temporary triggers, so hashing after a replay reads only the changed rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import time
+from typing import Any
+
+from toolscale.ddl import create_statements
+from toolscale.sandbox import CallFailed, Limits, Program, Sandbox, SeedError
+from toolscale.spec import EnvironmentSpec
+from toolscale.sqlcheck import Statement
+from toolscale.state import Changes, SeedState, normalise, normalise_row
+
+_LOG = "_ts_changes"
+# Functions a tool may never call even if a static check were bypassed.
+_DENIED_FUNCTIONS = frozenset(
+    {
+        "load_extension",
+        "readfile",
+        "writefile",
+        "edit",
+        "fts3_tokenizer",
+        "zipfile",
+        "sqlar_compress",
+        "sqlar_uncompress",
+        "sqlite_compileoption_get",
+        "sqlite_offset",
+    }
+)
+_ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE}
+_TABLE_ACTIONS = {
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_INSERT,
+    sqlite3.SQLITE_UPDATE,
+    sqlite3.SQLITE_DELETE,
+}
+_LIMITS = {
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+    sqlite3.SQLITE_LIMIT_LENGTH: 1_000_000,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 100_000,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 200,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 50,
+    sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER: 100,
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1000,
+    sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH: 4,
+}
+
+
+class SQLiteSandbox(Sandbox):
+    engine = "sqlite"
+
+    def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
+        super().__init__(spec, limits)
+        self._trusted = True
+        self._deadline = math.inf
+        self._con = sqlite3.connect(
+            ":memory:", isolation_level=None, check_same_thread=False, cached_statements=4096
+        )
+        self._con.execute("PRAGMA foreign_keys = ON")
+        for ddl in create_statements(spec.schema_, "sqlite"):
+            self._con.execute(ddl)
+        self._load_seed()
+        schema = spec.schema_
+        self.seed_state = SeedState(
+            schema,
+            {
+                t.name: self._con.execute(f"SELECT * FROM {t.name}").fetchall()
+                for t in schema.tables
+            },
+        )
+        self._row_sql = {
+            t.name: f"SELECT * FROM {t.name} WHERE "
+            + " AND ".join(f"{k} = ?" for k in t.primary_key)
+            for t in schema.tables
+        }
+        self._install_change_log()
+        self._allowed_tables = frozenset(schema.table_names) | {_LOG}
+        self._lock_down()
+        self._control("BEGIN")
+        self._control("SAVEPOINT task")
+
+    # -- set-up -------------------------------------------------------------------------
+    def _load_seed(self) -> None:
+        con = self._con
+        con.execute("BEGIN")
+        con.execute("PRAGMA defer_foreign_keys = ON")
+        for table in self.spec.schema_.insertion_order():
+            rows = self.spec.seed_rows(table.name)
+            if not rows:
+                continue
+            sql = f"INSERT INTO {table.name} VALUES ({', '.join('?' * len(table.columns))})"
+            try:
+                con.executemany(sql, rows)
+            except sqlite3.Error:
+                self._find_bad_row(table.name, sql, rows)
+        violations = con.execute("PRAGMA foreign_key_check").fetchall()
+        if violations:
+            table, rowid, parent, _ = violations[0]
+            index = self._row_index(table, rowid)
+            con.execute("ROLLBACK")
+            raise SeedError(
+                "seed_constraint_violation",
+                table,
+                index,
+                f"foreign key to {parent!r} points at a row that does not exist"
+                f" ({len(violations)} violation(s) in all)",
+            )
+        con.execute("COMMIT")
+
+    def _find_bad_row(self, table: str, sql: str, rows: list[tuple]) -> None:
+        con = self._con
+        con.execute("ROLLBACK")
+        con.execute("BEGIN")
+        for i, row in enumerate(rows):
+            try:
+                con.execute(sql, row)
+            except sqlite3.Error as e:
+                con.execute("ROLLBACK")
+                raise SeedError("seed_constraint_violation", table, i, str(e)) from None
+        con.execute("ROLLBACK")
+        raise SeedError("seed_constraint_violation", table, None, "rows refused as a batch")
+
+    def _row_index(self, table: str, rowid: int) -> int | None:
+        pk = self.spec.schema_.table(table).primary_key
+        found = self._con.execute(f"SELECT {', '.join(pk)} FROM {table} WHERE rowid = ?", (rowid,))
+        key = found.fetchone()
+        if key is None:
+            return None
+        for i, row in enumerate(self.spec.seed.get(table, [])):
+            if tuple(row.get(k) for k in pk) == tuple(key):
+                return i
+        return None
+
+    def _install_change_log(self) -> None:
+        con = self._con
+        con.execute(f"CREATE TEMP TABLE {_LOG} (t TEXT NOT NULL, k TEXT NOT NULL)")
+        for table in self.spec.schema_.tables:
+            new = ", ".join(f"NEW.{k}" for k in table.primary_key)
+            old = ", ".join(f"OLD.{k}" for k in table.primary_key)
+            name = table.name
+            con.execute(
+                f"CREATE TEMP TRIGGER _ts_{name}_ins AFTER INSERT ON main.{name} BEGIN "
+                f"INSERT INTO {_LOG} VALUES ('{name}', json_array({new})); END"
+            )
+            con.execute(
+                f"CREATE TEMP TRIGGER _ts_{name}_del AFTER DELETE ON main.{name} BEGIN "
+                f"INSERT INTO {_LOG} VALUES ('{name}', json_array({old})); END"
+            )
+            con.execute(
+                f"CREATE TEMP TRIGGER _ts_{name}_upd AFTER UPDATE ON main.{name} BEGIN "
+                f"INSERT INTO {_LOG} VALUES ('{name}', json_array({old})); "
+                f"INSERT INTO {_LOG} VALUES ('{name}', json_array({new})); END"
+            )
+
+    def _lock_down(self) -> None:
+        con = self._con
+        for limit, value in _LIMITS.items():
+            con.setlimit(limit, value)
+        if hasattr(con, "enable_load_extension"):
+            con.enable_load_extension(False)
+        con.set_authorizer(self._authorize)
+        con.set_progress_handler(self._progress, 1000)
+        self._trusted = False
+
+    def _authorize(self, action: int, arg1: Any, arg2: Any, db: Any, source: Any) -> int:
+        if self._trusted or action in _ALLOWED_ACTIONS:
+            return sqlite3.SQLITE_OK
+        if action in _TABLE_ACTIONS:
+            if db is None and action == sqlite3.SQLITE_READ:  # a CTE, not a stored table
+                return sqlite3.SQLITE_OK
+            if arg1 in self._allowed_tables and db in ("main", "temp"):
+                return sqlite3.SQLITE_OK
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION:
+            return sqlite3.SQLITE_DENY if str(arg2).lower() in _DENIED_FUNCTIONS else 0
+        return sqlite3.SQLITE_DENY
+
+    def _progress(self) -> int:
+        return 1 if time.perf_counter() > self._deadline else 0
+
+    def _control(self, sql: str) -> None:
+        self._trusted = True
+        try:
+            self._con.execute(sql)
+        finally:
+            self._trusted = False
+
+    # -- engine hooks -------------------------------------------------------------------
+    def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
+        cur = self._con.execute(stmt.sqlite, params)
+        rows = cur.fetchmany(limit)
+        return [d[0] for d in cur.description], rows
+
+    def _execute(self, stmt: Statement, params: dict[str, Any]) -> None:
+        self._con.execute(stmt.sqlite, params)
+
+    def _begin_call(self) -> None:
+        self._control("SAVEPOINT call")
+
+    def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
+        if not ok:
+            self._control("ROLLBACK TO call")
+        self._control("RELEASE call")
+
+    def _arm(self, seconds: float | None) -> None:
+        self._deadline = math.inf if seconds is None else time.perf_counter() + seconds
+
+    def _classify(self, exc: Exception) -> CallFailed | None:
+        if not isinstance(exc, sqlite3.Error):
+            return None
+        text = str(exc)
+        if text == "interrupted":
+            ms = self.limits.timeout_ms
+            return CallFailed("timeout", f"the call ran past its {ms:g} ms budget and was stopped")
+        if "not authorized" in text:
+            return CallFailed("forbidden", f"the sandbox refused the statement: {text}")
+        if isinstance(exc, sqlite3.IntegrityError):
+            return CallFailed("constraint", f"the database refused the change: {text}")
+        return CallFailed("sql_error", f"the statement failed: {text}")
+
+    # -- state --------------------------------------------------------------------------
+    def reset(self) -> None:
+        self._control("ROLLBACK TO task")
+        self._counter = 0
+
+    def changes(self) -> Changes:
+        self._trusted = True
+        try:
+            logged = self._con.execute(f"SELECT DISTINCT t, k FROM {_LOG}").fetchall()
+            out: Changes = {}
+            for table, key_json in logged:
+                raw_key = json.loads(key_json)
+                row = self._con.execute(self._row_sql[table], raw_key).fetchone()
+                key = tuple(normalise(v) for v in raw_key)
+                out.setdefault(table, {})[key] = None if row is None else normalise_row(row)
+        finally:
+            self._trusted = False
+        return self.seed_state.prune(out)
+
+    def close(self) -> None:
+        self._con.close()

@@ -1,0 +1,218 @@
+"""Canonical database state: normalised values, per-table digests, a state hash and diffs.
+
+The same state hashes the same on SQLite and DuckDB: values are normalised (33 and 33.0
+are equal, text stays text, booleans are 0/1) and rows are taken in primary-key order.
+Changes are tracked against the seed, so hashing after a replay only re-reads what changed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import decimal
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolscale.schema import Scalar, Schema
+
+Key = tuple[Any, ...]
+Row = tuple[Any, ...]
+# table -> primary key -> row after the change (None: deleted). Keys absent are unchanged.
+Changes = dict[str, dict[Key, Row | None]]
+
+
+def normalise(value: Any) -> Scalar:
+    """One canonical JSON scalar per value, whatever engine produced it."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float | decimal.Decimal):
+        x = float(value)
+        if math.isnan(x) or math.isinf(x):
+            return f"float:{x}"
+        x = float(f"{x:.12g}")
+        if x.is_integer() and abs(x) < 2**53:
+            return int(x)
+        return x
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    return str(value)
+
+
+def normalise_row(row: Iterable[Any]) -> Row:
+    return tuple(normalise(v) for v in row)
+
+
+def encode_row(row: Row) -> bytes:
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _digest(rows: Mapping[Key, Row], keys: Sequence[Key]) -> bytes:
+    h = hashlib.sha256()
+    for key in keys:
+        h.update(encode_row(rows[key]))
+        h.update(b"\n")
+    return h.digest()
+
+
+def _sort_key(key: Key) -> tuple:
+    # Primary-key values of one column share a type; None cannot occur (keys are NOT NULL).
+    return tuple((0, v) if isinstance(v, int | float) else (1, str(v)) for v in key)
+
+
+class TableState:
+    """A table's seed rows keyed by primary key, and their digest."""
+
+    def __init__(self, name: str, columns: list[str], key_index: list[int], rows: Iterable[Row]):
+        self.name = name
+        self.columns = columns
+        self.key_index = key_index
+        self.rows: dict[Key, Row] = {}
+        for raw in rows:
+            row = normalise_row(raw)
+            self.rows[self.key_of(row)] = row
+        self.keys = sorted(self.rows, key=_sort_key)
+        self.digest = _digest(self.rows, self.keys)
+
+    def key_of(self, row: Row) -> Key:
+        return tuple(row[i] for i in self.key_index)
+
+    def digest_with(self, changes: Mapping[Key, Row | None]) -> bytes:
+        if not changes:
+            return self.digest
+        rows = dict(self.rows)
+        keys = self.keys
+        if any(k not in rows or v is None for k, v in changes.items()):
+            keys = list(keys)
+            for key, row in changes.items():
+                if row is None:
+                    if key in rows:
+                        keys.pop(bisect.bisect_left(keys, _sort_key(key), key=_sort_key))
+                        del rows[key]
+                elif key not in rows:
+                    bisect.insort(keys, key, key=_sort_key)
+        for key, row in changes.items():
+            if row is not None:
+                rows[key] = row
+        return _digest(rows, keys)
+
+
+class SeedState:
+    """The canonical seed every replay starts from; computes hashes and diffs of changes."""
+
+    def __init__(self, schema: Schema, rows_by_table: Mapping[str, Iterable[Row]]):
+        self.tables: dict[str, TableState] = {}
+        for table in schema.tables:
+            cols = table.column_names
+            self.tables[table.name] = TableState(
+                table.name,
+                cols,
+                [cols.index(k) for k in table.primary_key],
+                rows_by_table.get(table.name, ()),
+            )
+
+    def state_hash(self, changes: Changes | None = None) -> str:
+        changes = changes or {}
+        h = hashlib.sha256()
+        for name in sorted(self.tables):
+            h.update(name.encode() + b"\0")
+            h.update(self.tables[name].digest_with(changes.get(name, {})))
+        return h.hexdigest()
+
+    def prune(self, changes: Changes) -> Changes:
+        """Drop changes that put back exactly the seed row (an update reverted, say)."""
+        out: Changes = {}
+        for name, table_changes in changes.items():
+            seed = self.tables[name].rows
+            kept = {
+                k: v
+                for k, v in table_changes.items()
+                if not (v is None and k not in seed) and seed.get(k, _MISSING) != v
+            }
+            if kept:
+                out[name] = kept
+        return out
+
+    def diff(self, before: Changes, after: Changes) -> StateDiff:
+        """Rows that differ between two states reached from this seed."""
+        out: dict[str, list[RowChange]] = {}
+        for name in sorted(set(before) | set(after)):
+            table = self.tables[name]
+            b, a = before.get(name, {}), after.get(name, {})
+            rows = []
+            for key in sorted(set(b) | set(a), key=_sort_key):
+                old = b[key] if key in b else table.rows.get(key)
+                new = a[key] if key in a else table.rows.get(key)
+                if old != new:
+                    rows.append(RowChange.of(table.columns, key, old, new))
+            if rows:
+                out[name] = rows
+        return StateDiff(tables=out)
+
+
+_MISSING = object()
+
+
+class RowChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: list[Scalar]
+    before: dict[str, Scalar] | None = None
+    after: dict[str, Scalar] | None = None
+
+    @classmethod
+    def of(cls, columns: list[str], key: Key, old: Row | None, new: Row | None) -> RowChange:
+        return cls(
+            key=list(key),
+            before=dict(zip(columns, old, strict=True)) if old is not None else None,
+            after=dict(zip(columns, new, strict=True)) if new is not None else None,
+        )
+
+    @property
+    def kind(self) -> str:
+        if self.before is None:
+            return "inserted"
+        return "deleted" if self.after is None else "updated"
+
+    @property
+    def changed_columns(self) -> list[str]:
+        if self.before is None or self.after is None:
+            return []
+        return [c for c in self.after if self.before.get(c) != self.after[c]]
+
+
+class StateDiff(BaseModel):
+    """Per table: inserted, updated (with changed columns) and deleted rows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tables: dict[str, list[RowChange]] = Field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.tables
+
+    def summary(self) -> str:
+        """One line a person can read: `accounts: 1 updated (balance); transfers: 1 inserted`."""
+        parts = []
+        for name, rows in self.tables.items():
+            counts: dict[str, int] = {}
+            cols: set[str] = set()
+            for row in rows:
+                counts[row.kind] = counts.get(row.kind, 0) + 1
+                cols.update(row.changed_columns)
+            text = ", ".join(f"{n} {k}" for k, n in counts.items())
+            if cols:
+                text += f" ({', '.join(sorted(cols))})"
+            parts.append(f"{name}: {text}")
+        return "; ".join(parts) or "no change"

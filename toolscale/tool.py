@@ -1,0 +1,145 @@
+"""Tools as declarative SQL programs: checked `require` steps, `run` writes, a `returns` query.
+
+A tool never contains generated Python. Its JSON-Schema parameters are both the argument
+contract and its OpenAI function schema.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from toolscale.names import check_identifier
+from toolscale.schema import Scalar
+
+BUILTIN_PARAMS = ("_now", "_new_id")
+PARAM_TYPES = {"string", "integer", "number", "boolean"}
+
+
+class RequireStep(BaseModel):
+    """A SELECT returning one value; a falsy value fails the call with `error` (policy)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sql: str
+    error: str = Field(min_length=1)
+
+
+class Tool(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str = Field(min_length=1)
+    kind: Literal["read", "write"]
+    price: float = Field(default=0.0, ge=0, description="USD per call")
+    latency_ms: float = Field(default=0.0, ge=0, description="simulated latency per call")
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}, "required": []}
+    )
+    require: list[RequireStep] = Field(default_factory=list)
+    run: list[str] = Field(default_factory=list)
+    returns: str | None = None
+    single: bool = Field(default=False, description="return the first row (or null), not a list")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_identifier(v, "tool")
+
+    @field_validator("parameters")
+    @classmethod
+    def _parameters(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if v.get("type") != "object":
+            raise ValueError('parameters must be a JSON Schema with "type": "object"')
+        try:
+            jsonschema.Draft202012Validator.check_schema(v)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"parameters are not a valid JSON Schema: {exc.message}") from exc
+        props = v.get("properties", {})
+        for pname, prop in props.items():
+            check_identifier(pname, "parameter")
+            if pname.startswith("_"):
+                raise ValueError(f"parameter {pname!r}: names starting with _ are reserved")
+            types = prop.get("type")
+            types = [types] if isinstance(types, str) else list(types or [])
+            scalar = [t for t in types if t != "null"]
+            if len(scalar) != 1 or scalar[0] not in PARAM_TYPES:
+                raise ValueError(
+                    f"parameter {pname!r}: type must be one of {sorted(PARAM_TYPES)} "
+                    f"(optionally with null), got {prop.get('type')!r}"
+                )
+        for req in v.get("required", []):
+            if req not in props:
+                raise ValueError(f"required parameter {req!r} is not declared in properties")
+        return v
+
+    @model_validator(mode="after")
+    def _shape(self) -> Tool:
+        if self.kind == "read" and self.run:
+            raise ValueError(f"tool {self.name!r} is a read tool but has run steps")
+        if self.kind == "write" and not self.run:
+            raise ValueError(f"tool {self.name!r} is a write tool without run steps")
+        if not (self.require or self.run or self.returns):
+            raise ValueError(f"tool {self.name!r} does nothing")
+        return self
+
+    @property
+    def param_names(self) -> list[str]:
+        return list(self.parameters.get("properties", {}))
+
+    def param_defaults(self) -> dict[str, Scalar]:
+        """Every declared parameter bound, absent optional ones as their default or NULL."""
+        props = self.parameters.get("properties", {})
+        return {name: props[name].get("default") for name in props}
+
+    def statements(self) -> list[tuple[str, str]]:
+        """All SQL of the tool as (step label, sql), in execution order."""
+        out = [(f"require[{i}]", step.sql) for i, step in enumerate(self.require)]
+        out += [(f"run[{i}]", sql) for i, sql in enumerate(self.run)]
+        if self.returns:
+            out.append(("returns", self.returns))
+        return out
+
+    def openai_schema(self) -> dict[str, Any]:
+        params = dict(self.parameters)
+        params.setdefault("properties", {})
+        params.setdefault("additionalProperties", False)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+
+class ToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Scalar] = Field(default_factory=dict)
+
+    def key(self) -> str:
+        """Canonical text of the call, for identity and dedup."""
+        return self.name + json.dumps(self.arguments, sort_keys=True, separators=(",", ":"))
+
+
+class ToolResult(BaseModel):
+    """What a tool call returns: output rows on success, an error message otherwise."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ok: bool
+    output: Any = None
+    error: str | None = None
+    code: str | None = Field(
+        default=None,
+        description="stable error class: policy, constraint, timeout, too_large, forbidden, "
+        "invalid_arguments, unknown_tool, sql_error",
+    )
+
+    def content(self) -> str:
+        """The text an agent sees as the tool message."""
+        if self.ok:
+            return json.dumps(self.output, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps({"error": self.error}, ensure_ascii=False)
