@@ -90,16 +90,19 @@ class SQLiteSandbox(Sandbox):
     def _load_seed(self) -> None:
         con = self._con
         con.execute("BEGIN")
-        con.execute("PRAGMA defer_foreign_keys = ON")
+        con.execute("PRAGMA defer_foreign_keys = ON")  # self-references may come in any order
         for table in self.spec.schema_.insertion_order():
             rows = self.spec.seed_rows(table.name)
             if not rows:
                 continue
             sql = f"INSERT INTO {table.name} VALUES ({', '.join('?' * len(table.columns))})"
+            con.execute("SAVEPOINT batch")
             try:
                 con.executemany(sql, rows)
             except sqlite3.Error:
+                con.execute("ROLLBACK TO batch")
                 self._find_bad_row(table.name, sql, rows)
+            con.execute("RELEASE batch")
         violations = con.execute("PRAGMA foreign_key_check").fetchall()
         if violations:
             table, rowid, parent, _ = violations[0]
@@ -115,9 +118,8 @@ class SQLiteSandbox(Sandbox):
         con.execute("COMMIT")
 
     def _find_bad_row(self, table: str, sql: str, rows: list[tuple]) -> None:
+        """The batch failed: insert row by row to name the first row refused."""
         con = self._con
-        con.execute("ROLLBACK")
-        con.execute("BEGIN")
         for i, row in enumerate(rows):
             try:
                 con.execute(sql, row)

@@ -1,0 +1,148 @@
+"""`toolscale` command line. Thin wiring: parsing and printing around validators.
+
+It lives in flows/ because it wires validators (and later generators) together, and
+toolscale/ may not import either (DESIGN.md's dependency rule).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from toolscale.jsonl import AtomicWriter, read_lines, write_json
+from toolscale.report import StageReport
+from toolscale.sandbox import Limits
+from toolscale.spec import EnvironmentSpec
+from validators import structure
+from validators.pipeline import ENVIRONMENT_STAGES, TASK_STAGES, EnvironmentRejected, Verifier
+
+
+def load_environment(path: Path) -> EnvironmentSpec:
+    """Read an environment file or exit with a message naming the file and the problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"error: cannot read environment {path}: {e.strerror}") from None
+    try:
+        return EnvironmentSpec.model_validate_json(text)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors()[:10]:
+            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            lines.append(f"  {path}: {where}: {err['msg']}")
+        raise SystemExit(
+            f"error: {path} is not a valid environment ({e.error_count()} problem(s)):\n"
+            + "\n".join(lines)
+        ) from None
+
+
+def report_table(report: StageReport, title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for col in ("stage", "seen", "passed", "rejected", "reasons", "ms/item"):
+        table.add_column(col, justify="left" if col in ("stage", "reasons") else "right")
+    order = {s: i for i, s in enumerate(ENVIRONMENT_STAGES + TASK_STAGES)}
+    for s in sorted(report.stages, key=lambda s: order.get(s.stage, 99)):
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(s.rejected.items()))
+        ms = 1000 * s.seconds / s.seen if s.seen else 0.0
+        table.add_row(s.stage, str(s.seen), str(s.passed), str(s.n_rejected), reasons, f"{ms:.2f}")
+    total = report.accepted + report.rejected
+    share = f"{report.accepted / total:.0%}" if total else "-"
+    table.caption = (
+        f"accepted {report.accepted} of {total} ({share}); rejected {report.rejected}; "
+        f"{report.seconds:.2f} s"
+    )
+    return table
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    spec = load_environment(Path(args.environment))
+    tasks_path = Path(args.tasks)
+    if not tasks_path.is_file():
+        raise SystemExit(f"error: tasks file {tasks_path} does not exist")
+    out = Path(args.out)
+    report = StageReport()
+    limits = Limits(timeout_ms=args.timeout_ms)
+    try:
+        verifier = Verifier(
+            spec,
+            engine=args.engine,
+            cross_engine=not args.no_cross_engine,
+            limits=limits,
+            near_duplicate=args.near_duplicate,
+            report=report,
+        )
+    except EnvironmentRejected as e:
+        with AtomicWriter(out / "environment_rejected.jsonl") as w:
+            for r in e.rejections:
+                w.write(r)
+        write_json(out / "report.json", report)
+        console.print(report_table(report, f"verify {args.environment}"))
+        console.print(f"[red]{e}[/red]")
+        return 1
+
+    total_bytes = tasks_path.stat().st_size or 1
+    items = (
+        (len(line.encode()), structure.parse(line, source))
+        for source, line in read_lines(tasks_path)
+    )
+    with (
+        verifier,
+        AtomicWriter(out / "accepted.jsonl") as accepted,
+        AtomicWriter(out / "rejected.jsonl") as rejected,
+        Progress(
+            TextColumn("verifying"),
+            BarColumn(),
+            TextColumn("{task.fields[ok]} accepted / {task.fields[bad]} rejected"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=args.quiet,
+        ) as progress,
+    ):
+        bar = progress.add_task("verify", total=total_bytes, ok=0, bad=0)
+        for size, item in items:
+            verdict = verifier.verify(item)
+            if verdict.task is not None:
+                accepted.write(verdict.task)
+            else:
+                rejected.write(verdict.rejection)
+            progress.update(bar, advance=size, ok=report.accepted, bad=report.rejected)
+        report.seconds = sum(s.seconds for s in report.stages)
+    write_json(out / "report.json", report)
+    console.print(report_table(report, f"verify {tasks_path} against {spec.name} ({args.engine})"))
+    console.print(f"wrote {out}/accepted.jsonl, rejected.jsonl, report.json")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolscale", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("verify", help="verify tasks against an environment")
+    v.add_argument("environment", help="environment JSON (schema, seed, tools, policy)")
+    v.add_argument("tasks", help="tasks, one JSON object per line")
+    v.add_argument("--engine", choices=["sqlite", "duckdb"], default="sqlite")
+    v.add_argument("--out", default="out/verify", help="folder for accepted/rejected/report")
+    v.add_argument(
+        "--no-cross-engine", action="store_true", help="skip the replay on the other engine"
+    )
+    v.add_argument("--near-duplicate", type=float, default=0.8, help="instruction similarity cut")
+    v.add_argument("--timeout-ms", type=float, default=250.0, help="budget per tool call")
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
+    v.set_defaults(func=cmd_verify)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""Shared fixtures: a tiny two-table environment for engine-level tests, and the banking
+reference environment (tests/fixtures/banking) for validator and CLI tests."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+
+BANKING = Path(__file__).parent / "fixtures" / "banking"
+
+MINI = {
+    "name": "mini",
+    "policy": "Only withdraw from accounts that are not frozen.",
+    "clock": "2025-03-14T09:30:00",
+    "schema": {
+        "tables": [
+            {
+                "name": "clients",
+                "columns": [
+                    {"name": "id", "type": "integer"},
+                    {"name": "name", "type": "text", "nullable": False},
+                ],
+                "primary_key": ["id"],
+            },
+            {
+                "name": "accounts",
+                "columns": [
+                    {"name": "id", "type": "text"},
+                    {"name": "client_id", "type": "integer", "nullable": False},
+                    {"name": "balance", "type": "real", "nullable": False},
+                    {"name": "frozen", "type": "boolean", "nullable": False},
+                    {"name": "opened", "type": "date"},
+                ],
+                "primary_key": ["id"],
+                "foreign_keys": [
+                    {"columns": ["client_id"], "ref_table": "clients", "ref_columns": ["id"]}
+                ],
+                "checks": ["balance >= 0"],
+            },
+        ]
+    },
+    "seed": {
+        "clients": [{"id": 1, "name": "Ann Lee"}, {"id": 2, "name": "Bo Park"}],
+        "accounts": [
+            {"id": "A1", "client_id": 1, "balance": 100.0, "frozen": 0, "opened": "2024-01-02"},
+            {"id": "A2", "client_id": 2, "balance": 33, "frozen": 1, "opened": "2024-05-06"},
+        ],
+    },
+    "tools": [
+        {
+            "name": "get_account",
+            "description": "Look up one account by id.",
+            "kind": "read",
+            "price": 0.001,
+            "latency_ms": 20,
+            "parameters": {
+                "type": "object",
+                "properties": {"account_id": {"type": "string"}},
+                "required": ["account_id"],
+            },
+            "require": [
+                {
+                    "sql": "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = :account_id)",
+                    "error": "account not found",
+                }
+            ],
+            "returns": "SELECT id, client_id, balance, frozen FROM accounts WHERE id = :account_id",
+            "single": True,
+        },
+        {
+            "name": "withdraw",
+            "description": "Take money out of an account that is not frozen.",
+            "kind": "write",
+            "price": 0.01,
+            "latency_ms": 200,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "account_id": {"type": "string"},
+                    "amount": {"type": "number", "exclusiveMinimum": 0},
+                },
+                "required": ["account_id", "amount"],
+            },
+            "require": [
+                {
+                    "sql": "SELECT NOT frozen FROM accounts WHERE id = :account_id",
+                    "error": "account is frozen or does not exist",
+                }
+            ],
+            "run": ["UPDATE accounts SET balance = balance - :amount WHERE id = :account_id"],
+            "returns": "SELECT id, balance FROM accounts WHERE id = :account_id",
+            "single": True,
+        },
+        {
+            "name": "open_account",
+            "description": "Open an empty account for a client.",
+            "kind": "write",
+            "price": 0.02,
+            "latency_ms": 500,
+            "parameters": {
+                "type": "object",
+                "properties": {"client_id": {"type": "integer"}},
+                "required": ["client_id"],
+            },
+            "run": [
+                "INSERT INTO accounts (id, client_id, balance, frozen, opened) "
+                "VALUES ('AC' || :_new_id, :client_id, 0, 0, substr(:_now, 1, 10))"
+            ],
+            "returns": "SELECT id, balance, opened FROM accounts WHERE id = 'AC' || :_new_id",
+            "single": True,
+        },
+        {
+            "name": "close_account",
+            "description": "Close (delete) an account whose balance is zero.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"account_id": {"type": "string"}},
+                "required": ["account_id"],
+            },
+            "require": [
+                {
+                    "sql": "SELECT balance = 0 FROM accounts WHERE id = :account_id",
+                    "error": "only empty accounts can be closed",
+                }
+            ],
+            "run": ["DELETE FROM accounts WHERE id = :account_id"],
+        },
+    ],
+}
+
+
+@pytest.fixture
+def mini_dict() -> dict:
+    return copy.deepcopy(MINI)
+
+
+@pytest.fixture
+def mini_spec() -> EnvironmentSpec:
+    return EnvironmentSpec.model_validate(copy.deepcopy(MINI))
+
+
+def mini_task(**overrides: object) -> Task:
+    base = {
+        "id": "t1",
+        "instruction": "Withdraw $30 from account A1 and tell me the new balance.",
+        "gold_calls": [{"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}],
+        "communicate": [{"call": 0, "path": "balance"}],
+    }
+    base.update(overrides)
+    return Task.model_validate(base)
+
+
+@pytest.fixture(scope="session")
+def banking_spec() -> EnvironmentSpec:
+    return EnvironmentSpec.model_validate_json((BANKING / "environment.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def banking_tasks() -> list[Task]:
+    lines = (BANKING / "tasks.jsonl").read_text().splitlines()
+    return [Task.model_validate_json(line) for line in lines if line.strip()]

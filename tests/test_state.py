@@ -1,0 +1,78 @@
+"""Canonical state: equal states hash equal on both engines; diffs explain mismatches."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+
+import pytest
+
+from toolscale.sandbox import open_sandbox
+from toolscale.spec import EnvironmentSpec
+from toolscale.state import normalise
+
+
+@pytest.mark.parametrize(
+    "raw, canonical",
+    [
+        (33, 33),
+        (33.0, 33),
+        (decimal.Decimal("33.00"), 33),
+        (0.1 + 0.2, 0.3),
+        (True, 1),
+        ("33", "33"),  # text is text
+        (None, None),
+        (dt.date(2025, 3, 14), "2025-03-14"),
+        (b"\x01\xff", "01ff"),
+    ],
+)
+def test_normalise(raw: object, canonical: object) -> None:
+    assert normalise(raw) == canonical
+    assert type(normalise(raw)) is type(canonical)
+
+
+def test_same_state_same_hash_on_both_engines(mini_spec: EnvironmentSpec) -> None:
+    hashes = {}
+    for engine in ("sqlite", "duckdb"):
+        with open_sandbox(mini_spec, engine) as sb:
+            seed = sb.state_hash()
+            assert sb.call("withdraw", {"account_id": "A1", "amount": 30.5}).ok
+            assert sb.call("open_account", {"client_id": 2}).ok
+            assert sb.call("withdraw", {"account_id": "A1", "amount": 69.5}).ok
+            assert sb.call("close_account", {"account_id": "A1"}).ok
+            hashes[engine] = (seed, sb.state_hash())
+            sb.reset()
+            assert sb.state_hash() == seed
+    assert hashes["sqlite"] == hashes["duckdb"]
+    assert hashes["sqlite"][0] != hashes["sqlite"][1]
+
+
+def test_reverted_update_is_no_change(mini_spec: EnvironmentSpec) -> None:
+    with open_sandbox(mini_spec) as sb:
+        seed = sb.state_hash()
+        sb.call("withdraw", {"account_id": "A1", "amount": 10})
+        assert sb.changes()
+        sb.call("withdraw", {"account_id": "A1", "amount": -10})  # schema allows it here
+        assert sb.changes() == {}
+        assert sb.state_hash() == seed
+
+
+def test_diff_names_inserted_updated_deleted_and_columns(mini_spec: EnvironmentSpec) -> None:
+    with open_sandbox(mini_spec) as sb:
+        sb.call("withdraw", {"account_id": "A1", "amount": 100})
+        sb.call("close_account", {"account_id": "A1"})
+        sb.call("open_account", {"client_id": 1})
+        after = sb.changes()
+        sb.reset()
+        sb.call("withdraw", {"account_id": "A1", "amount": 40})
+        other = sb.changes()
+        diff = sb.seed_state.diff({}, after)
+        kinds = {(row.kind, tuple(row.key)) for row in diff.tables["accounts"]}
+        # two writes came first, so the new account takes the third id
+        assert kinds == {("deleted", ("A1",)), ("inserted", ("AC1000002",))}
+        between = sb.seed_state.diff(other, after)
+        assert "accounts: " in between.summary()
+        (updated,) = sb.seed_state.diff({}, other).tables["accounts"]
+        assert updated.kind == "updated"
+        assert updated.changed_columns == ["balance"]
+        assert (updated.before["balance"], updated.after["balance"]) == (100, 60)

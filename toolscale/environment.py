@@ -1,0 +1,174 @@
+"""The Environment: reset / step / evaluate over a sandbox.
+
+Validators, evaluation and the GRPO trainer all drive this one class, so a task means
+the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolscale.matching import Text
+from toolscale.sandbox import EngineName, Limits, Sandbox, open_sandbox
+from toolscale.schema import Scalar
+from toolscale.spec import EnvironmentSpec
+from toolscale.state import Changes, StateDiff
+from toolscale.task import Task
+from toolscale.tool import ToolCall, ToolResult
+from toolscale.trajectory import Message, Trajectory
+
+
+@dataclass
+class Replay:
+    """What a call sequence did: each result and the rows it changed."""
+
+    results: list[ToolResult]
+    changes: Changes
+    _hash: str | None = field(default=None, repr=False)
+
+
+class Evaluation(BaseModel):
+    """Reward components for one trajectory; the trainer weighs them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    success: bool
+    state_match: bool
+    communicated: float = Field(description="share of required values stated in the answer")
+    missing: list[Scalar] = Field(default_factory=list)
+    price: float = 0.0
+    latency_ms: float = 0.0
+    turns: int = 0
+    n_calls: int = 0
+    invalid_calls: int = 0
+    failed_calls: int = 0
+    avoided_tools_used: list[str] = Field(default_factory=list)
+    diff: StateDiff = Field(default_factory=StateDiff, description="expected vs actual rows")
+
+
+class Environment:
+    def __init__(
+        self, spec: EnvironmentSpec, engine: EngineName = "sqlite", limits: Limits | None = None
+    ):
+        self.spec = spec
+        self.tools = spec.tool_map()
+        self.sandbox: Sandbox = open_sandbox(spec, engine, limits)
+        self._arg_validators = {
+            t.name: jsonschema.Draft202012Validator(t.openai_schema()["function"]["parameters"])
+            for t in spec.tools
+        }
+        self.task: Task | None = None
+        self.invalid_calls = 0
+
+    @property
+    def engine(self) -> str:
+        return self.sandbox.engine
+
+    def system_prompt(self) -> str:
+        return f"{self.spec.policy.strip()}\n\nThe current time is {self.spec.clock}.".strip()
+
+    def reset(self, task: Task | None = None) -> list[Message]:
+        """Seed state again; returns the opening messages (policy, then the user)."""
+        self.sandbox.reset()
+        self.task = task
+        self.invalid_calls = 0
+        messages = [Message(role="system", content=self.system_prompt())]
+        if task is not None:
+            messages.append(Message(role="user", content=task.instruction))
+        return messages
+
+    def argument_error(self, call: ToolCall) -> str | None:
+        validator = self._arg_validators.get(call.name)
+        if validator is None:
+            return f"unknown tool {call.name!r}; available: {', '.join(sorted(self.tools))}"
+        errors = sorted(validator.iter_errors(call.arguments), key=lambda e: list(e.path))
+        if not errors:
+            return None
+        e = errors[0]
+        where = ".".join(str(p) for p in e.path) or "arguments"
+        return f"{call.name}: {where}: {e.message}"
+
+    def step(self, call: ToolCall) -> ToolResult:
+        error = self.argument_error(call)
+        if error is not None:
+            self.invalid_calls += 1
+            code = "unknown_tool" if call.name not in self.tools else "invalid_arguments"
+            return ToolResult(ok=False, error=error, code=code)
+        return self.sandbox.call(call.name, call.arguments)
+
+    def replay(self, calls: Sequence[ToolCall]) -> Replay:
+        self.reset()
+        results = [self.step(c) for c in calls]
+        return Replay(results, self.sandbox.changes())
+
+    def state_hash(self, replay: Replay | None = None) -> str:
+        if replay is None:
+            return self.sandbox.state_hash()
+        if replay._hash is None:
+            replay._hash = self.sandbox.seed_state.state_hash(replay.changes)
+        return replay._hash
+
+    def diff(self, before: Changes, after: Changes) -> StateDiff:
+        return self.sandbox.seed_state.diff(before, after)
+
+    def evaluate(self, task: Task, trajectory: Trajectory | list[dict[str, Any]]) -> Evaluation:
+        """Replay the trajectory's calls from the seed and score them against the task."""
+        if task.expected is None:
+            raise ValueError(f"task {task.id!r} has no expected outcome: verify it first")
+        traj = Trajectory.of(trajectory)
+        self.reset(task)
+        price = latency = 0.0
+        invalid = failed = n_calls = 0
+        used: set[str] = set()
+        for call in traj.calls():
+            n_calls += 1
+            if isinstance(call, str):
+                invalid += 1
+                continue
+            result = self.step(call)
+            if result.code in ("unknown_tool", "invalid_arguments"):
+                invalid += 1
+                continue
+            tool = self.tools[call.name]
+            price += tool.price
+            latency += tool.latency_ms
+            used.add(call.name)
+            failed += not result.ok
+        actual = self.sandbox.changes()
+        state_match = self.sandbox.seed_state.state_hash(actual) == task.expected.state_hash
+        answer = Text(traj.final_answer())
+        missing = [v for v in task.expected.communicate if not answer.mentions(v)]
+        wanted = len(task.expected.communicate)
+        communicated = 1.0 if wanted == 0 else (wanted - len(missing)) / wanted
+        diff = StateDiff()
+        if not state_match:
+            diff = self.diff(self.replay(task.gold_calls).changes, actual)
+        avoid = set(task.preferences.avoid_tools) if task.preferences else set()
+        return Evaluation(
+            success=state_match and not missing,
+            state_match=state_match,
+            communicated=communicated,
+            missing=missing,
+            price=round(price, 6),
+            latency_ms=latency,
+            turns=traj.turns,
+            n_calls=n_calls,
+            invalid_calls=invalid,
+            failed_calls=failed,
+            avoided_tools_used=sorted(used & avoid),
+            diff=diff,
+        )
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+    def __enter__(self) -> Environment:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

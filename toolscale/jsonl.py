@@ -1,0 +1,75 @@
+"""JSON Lines in and out: every read line keeps its file:line; every write is atomic."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+
+def read_lines(path: str | Path) -> Iterator[tuple[str, str]]:
+    """(source, line) for every non-blank line, source being `file:line`."""
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.strip():
+                yield f"{path}:{number}", line
+
+
+def dumps(item: BaseModel | Any) -> str:
+    if isinstance(item, BaseModel):
+        return item.model_dump_json(exclude_none=True)
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+class AtomicWriter:
+    """Writes to a temporary file beside the target and renames it into place on close.
+
+    A killed run leaves the previous file intact, never a half-written one.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+        )
+        self._tmp = Path(tmp)
+        self._fh: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
+
+    def write(self, item: BaseModel | Any) -> None:
+        self._fh.write(dumps(item) + "\n")
+
+    def commit(self) -> None:
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        os.replace(self._tmp, self.path)
+
+    def abort(self) -> None:
+        self._fh.close()
+        self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> AtomicWriter:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+
+def write_json(path: str | Path, item: BaseModel | Any) -> None:
+    """One JSON document, atomically."""
+    text = (
+        item.model_dump_json(indent=2)
+        if isinstance(item, BaseModel)
+        else json.dumps(item, indent=2)
+    )
+    with AtomicWriter(path) as w:
+        w._fh.write(text + "\n")

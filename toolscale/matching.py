@@ -1,0 +1,80 @@
+"""Does a text state a value? Normalised comparison, not substring luck.
+
+Strings match as whole token sequences, case- and accent-insensitively ("ACC-12" is not in
+"ACC-123"); numbers match numerically in any usual spelling ("$1,234.50" states 1234.5).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+_TOKEN = re.compile(r"[^\W_]+")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-+]?\d+(?:\.\d+)?")
+_TRUE = {"yes", "true"}
+_FALSE = {"no", "false", "not"}
+
+
+def tokens(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _TOKEN.findall(text.casefold())
+
+
+def numbers(text: str) -> list[float]:
+    return [float(m.group().replace(",", "")) for m in _NUMBER.finditer(text.replace("$", " "))]
+
+
+def _same_number(a: float, b: float) -> bool:
+    if abs(a - b) <= max(1e-9, 1e-9 * abs(b)):
+        return True
+    return round(b, 2) == a and b != round(b, 2)  # "70.01" states 70.005 rounded for people
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    if n == 0:
+        return False
+    first = needle[0]
+    return any(
+        haystack[i] == first and haystack[i : i + n] == needle for i in range(len(haystack) - n + 1)
+    )
+
+
+class Text:
+    """A text tokenised once, asked about many values."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = tokens(text)
+        self.numbers = numbers(text)
+
+    def mentions(self, value: Any) -> bool:
+        if value is None:
+            return False
+        if isinstance(value, bool):
+            return bool(set(self.tokens) & (_TRUE if value else _FALSE))
+        if isinstance(value, int | float):
+            return any(_same_number(n, float(value)) for n in self.numbers)
+        wanted = tokens(str(value))
+        if not wanted:
+            return str(value).strip() != "" and str(value).strip() in self.text
+        return _contains(self.tokens, wanted)
+
+
+def mentions(text: str, value: Any) -> bool:
+    return Text(text).mentions(value)
+
+
+def scalars(value: Any) -> Iterable[Any]:
+    """Every scalar inside a JSON value."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from scalars(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from scalars(v)
+    elif value is not None:
+        yield value

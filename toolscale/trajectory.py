@@ -1,0 +1,71 @@
+"""Trajectories as OpenAI chat messages: what agents produce and datasets publish."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolscale.tool import ToolCall
+
+
+class FunctionCall(BaseModel):
+    name: str
+    arguments: str = Field(description="JSON text, exactly as OpenAI sends it")
+
+
+class MessageToolCall(BaseModel):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[MessageToolCall] | None = None
+    tool_call_id: str | None = None
+
+
+class Trajectory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[Message]
+
+    @classmethod
+    def of(cls, value: Trajectory | list[dict[str, Any]] | list[Message]) -> Trajectory:
+        if isinstance(value, Trajectory):
+            return value
+        return cls(messages=[Message.model_validate(m) for m in value])
+
+    def calls(self) -> list[ToolCall | str]:
+        """Tool calls in order; a call whose arguments are not a JSON object is its error text."""
+        out: list[ToolCall | str] = []
+        for message in self.messages:
+            for tc in message.tool_calls or []:
+                try:
+                    args = json.loads(tc.function.arguments or "{}")
+                except json.JSONDecodeError as e:
+                    out.append(f"{tc.function.name}: arguments are not JSON ({e.msg})")
+                    continue
+                if not isinstance(args, dict):
+                    out.append(f"{tc.function.name}: arguments must be a JSON object")
+                    continue
+                try:
+                    out.append(ToolCall(name=tc.function.name, arguments=args))
+                except ValueError as e:
+                    out.append(f"{tc.function.name}: {e}")
+        return out
+
+    def final_answer(self) -> str:
+        for message in reversed(self.messages):
+            if message.role == "assistant" and not message.tool_calls and message.content:
+                return message.content
+        return ""
+
+    @property
+    def turns(self) -> int:
+        return sum(1 for m in self.messages if m.role == "assistant")

@@ -1,0 +1,48 @@
+"""Stage `provenance`: no invented values. Every gold argument is stated by the user or was
+returned by an earlier call; enum and boolean parameters (a closed choice) are exempt."""
+
+from __future__ import annotations
+
+from toolscale.environment import Replay
+from toolscale.matching import Text, scalars
+from toolscale.report import Rejection
+from toolscale.state import normalise
+from toolscale.task import Task
+from toolscale.tool import Tool
+
+STAGE = "provenance"
+
+
+def _closed_choice(tool: Tool, name: str) -> bool:
+    prop = tool.parameters.get("properties", {}).get(name, {})
+    types = prop.get("type")
+    types = [types] if isinstance(types, str) else list(types or [])
+    return "enum" in prop or "const" in prop or types == ["boolean"]
+
+
+def _key(value: object) -> object:
+    value = normalise(value)
+    return value.casefold() if isinstance(value, str) else value
+
+
+def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | None:
+    said = Text(task.user_text())
+    seen: set[object] = set()
+    for i, call in enumerate(task.gold_calls):
+        tool = tools[call.name]
+        defaults = tool.param_defaults()
+        for name, value in call.arguments.items():
+            if value is None or _closed_choice(tool, name) or defaults.get(name) == value:
+                continue
+            if _key(value) in seen or said.mentions(value):
+                continue
+            return Rejection(
+                stage=STAGE,
+                reason="unsupported_argument",
+                detail=f"gold call {i} {call.name}: {name}={value!r} is not in the instruction, "
+                "the known facts or an earlier output",
+            )
+        result = replay.results[i]
+        if result.ok:
+            seen.update(_key(v) for v in scalars(result.output))
+    return None

@@ -1,0 +1,79 @@
+"""Stage `replay`: every gold call succeeds, or fails exactly as declared; values resolve."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscale.environment import Replay
+from toolscale.report import Rejection
+from toolscale.schema import Scalar
+from toolscale.task import OutputRef, Task
+
+STAGE = "replay"
+
+
+def _walk(output: Any, path: str) -> Any:
+    value = output
+    for part in [p for p in path.split(".") if p != ""]:
+        if isinstance(value, list) and part.lstrip("-").isdigit():
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            value = value[part]
+        else:
+            raise KeyError(part)
+    return value
+
+
+def resolve(ref: OutputRef, replay: Replay) -> Scalar:
+    """The value a communicate reference points at, from the real output."""
+    result = replay.results[ref.call]
+    if not result.ok:
+        raise KeyError(f"gold call {ref.call} failed, it has no output")
+    value = _walk(result.output, ref.path)
+    if isinstance(value, dict | list):
+        raise KeyError(f"path {ref.path!r} of gold call {ref.call} is not a single value")
+    if value is None:
+        raise KeyError(f"path {ref.path!r} of gold call {ref.call} is null")
+    return value
+
+
+def check(task: Task, replay: Replay, state_hash: str) -> Rejection | None:
+    for i, (call, result) in enumerate(zip(task.gold_calls, replay.results, strict=True)):
+        if call.expect_error is not None:
+            if result.ok:
+                return Rejection(
+                    stage=STAGE,
+                    reason="expected_error_missing",
+                    detail=f"gold call {i} {call.name} was declared to fail with "
+                    f"{call.expect_error!r} but succeeded",
+                )
+            if call.expect_error.casefold() not in (result.error or "").casefold():
+                return Rejection(
+                    stage=STAGE,
+                    reason="gold_call_failed",
+                    detail=f"gold call {i} {call.name} failed with {result.error!r}, "
+                    f"not the declared {call.expect_error!r}",
+                )
+        elif not result.ok:
+            return Rejection(
+                stage=STAGE,
+                reason="gold_call_failed",
+                detail=f"gold call {i} {call.key()} failed: {result.error}",
+            )
+    for i, ref in enumerate(task.communicate):
+        try:
+            resolve(ref, replay)
+        except (KeyError, IndexError) as e:
+            return Rejection(
+                stage=STAGE,
+                reason="communicate_unresolved",
+                detail=f"communicate[{i}] (call {ref.call}, path {ref.path!r}): {e}",
+            )
+    if task.expected is not None and task.expected.state_hash != state_hash:
+        return Rejection(
+            stage=STAGE,
+            reason="expected_mismatch",
+            detail=f"the task claims final state {task.expected.state_hash[:12]}…, "
+            f"the replay reached {state_hash[:12]}…",
+        )
+    return None

@@ -1,0 +1,68 @@
+"""Stage `structure`: the item parses into a Task, names real tools, and fits their schemas."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from toolscale.environment import Environment
+from toolscale.report import Rejection
+from toolscale.task import Task
+
+STAGE = "structure"
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "task"
+    return f"{where}: {err['msg']} ({e.error_count()} error(s) in all)"
+
+
+def parse(line: str, source: str | None = None) -> Task | Rejection:
+    """One JSONL line to a Task, or a rejection naming the line and the first problem."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as e:
+        return Rejection(
+            stage=STAGE,
+            reason="bad_json",
+            detail=f"not JSON: {e.msg} at column {e.colno}",
+            source=source,
+            item=line.rstrip("\n"),
+        )
+    task_id = data.get("id") if isinstance(data, dict) else None
+    try:
+        return Task.model_validate(data)
+    except ValidationError as e:
+        return Rejection(
+            stage=STAGE,
+            reason="not_a_task",
+            detail=_first_error(e),
+            task_id=task_id if isinstance(task_id, str) else None,
+            source=source,
+            item=data,
+        )
+
+
+def check(task: Task, env: Environment) -> Rejection | None:
+    for i, call in enumerate(task.gold_calls):
+        if call.name not in env.tools:
+            return Rejection(
+                stage=STAGE,
+                reason="unknown_tool",
+                detail=f"gold call {i} names unknown tool {call.name!r}",
+            )
+        error = env.argument_error(call)
+        if error is not None:
+            return Rejection(stage=STAGE, reason="bad_arguments", detail=f"gold call {i}: {error}")
+    if task.preferences is not None:
+        named = task.preferences.avoid_tools + task.preferences.prefer_tools
+        unknown = sorted(set(named) - set(env.tools))
+        if unknown:
+            return Rejection(
+                stage=STAGE,
+                reason="unknown_preference_tool",
+                detail=f"preferences name unknown tools {unknown}",
+            )
+    return None

@@ -1,0 +1,20 @@
+"""Stage `triviality`: the task changes the database or has values to communicate."""
+
+from __future__ import annotations
+
+from toolscale.environment import Replay
+from toolscale.report import Rejection
+from toolscale.task import Task
+
+STAGE = "triviality"
+
+
+def check(task: Task, replay: Replay) -> Rejection | None:
+    if replay.changes or task.communicate:
+        return None
+    return Rejection(
+        stage=STAGE,
+        reason="trivial",
+        detail="the gold calls leave the database as seeded and there is nothing to communicate: "
+        "any agent would pass it",
+    )
