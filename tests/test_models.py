@@ -49,7 +49,7 @@ def test_schema_errors_name_the_table_and_column() -> None:
         "primary_key": ["id"],
         "foreign_keys": [{"columns": ["client_id"], "ref_table": "clients", "ref_columns": ["id"]}],
     }
-    with pytest.raises(ValidationError, match="loans.*client_id"):
+    with pytest.raises(ValidationError, match=r"loans.*client_id"):
         Schema.model_validate({"tables": [table]})
     table["columns"].append({"name": "client_id", "type": "integer"})
     with pytest.raises(ValidationError, match="unknown table 'clients'"):
