@@ -12,7 +12,15 @@ from typing import Any
 import duckdb
 
 from toolscale.ddl import create_statements
-from toolscale.sandbox import CallFailed, Limits, Program, Sandbox, SeedError, Watchdog
+from toolscale.sandbox import (
+    CallFailed,
+    Limits,
+    Program,
+    Sandbox,
+    SandboxRefused,
+    SeedError,
+    Watchdog,
+)
 from toolscale.spec import EnvironmentSpec
 from toolscale.sqlcheck import Statement
 from toolscale.state import Changes, SeedState, normalise_row
@@ -26,6 +34,12 @@ _CONFIG = {
     "lock_configuration": True,
 }
 _CHUNK = 200
+_READ_TYPES = {duckdb.StatementType.SELECT}
+_WRITE_TYPES = {
+    duckdb.StatementType.INSERT,
+    duckdb.StatementType.UPDATE,
+    duckdb.StatementType.DELETE,
+}
 
 
 class DuckDBSandbox(Sandbox):
@@ -34,6 +48,7 @@ class DuckDBSandbox(Sandbox):
     def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
         super().__init__(spec, limits)
         self._con = duckdb.connect(":memory:", config=dict(_CONFIG))
+        self._check_statement_types()
         schema = spec.schema_
         for ddl in create_statements(schema, "duckdb"):
             self._con.execute(ddl)
@@ -51,6 +66,19 @@ class DuckDBSandbox(Sandbox):
         self._log: list[tuple[Program, dict[str, Any]]] = []
         self._watchdog = Watchdog(self._con.interrupt)
         self._con.execute("BEGIN")
+
+    def _check_statement_types(self) -> None:
+        """A second opinion from DuckDB's own parser: one statement, of the allowed kind."""
+        for program in self.programs.values():
+            for stmt in program.statements:
+                try:
+                    parsed = self._con.extract_statements(stmt.duckdb)
+                except duckdb.Error as e:
+                    raise SandboxRefused(f"{stmt.label}: DuckDB cannot parse it: {e}") from None
+                allowed = _WRITE_TYPES if stmt.role == "run" else _READ_TYPES
+                if len(parsed) != 1 or parsed[0].type not in allowed:
+                    kinds = ", ".join(p.type.name for p in parsed)
+                    raise SandboxRefused(f"{stmt.label}: DuckDB parsed {kinds}; refused")
 
     def _load_seed(self) -> None:
         for table in self.spec.schema_.insertion_order():

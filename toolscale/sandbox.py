@@ -47,6 +47,10 @@ class SeedError(Exception):
         self.detail = f"{where}: {detail}"
 
 
+class SandboxRefused(Exception):
+    """A statement got past the static checks but the engine's own lock refuses it."""
+
+
 class CallFailed(Exception):
     """Raised inside a call to abort it; becomes the tool's error result."""
 
