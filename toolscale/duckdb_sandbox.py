@@ -22,7 +22,7 @@ from toolscale.sandbox import (
     Watchdog,
 )
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import Statement
+from toolscale.sqlcheck import SQLCheckError, Statement, compile_tool
 from toolscale.state import Changes, SeedState, normalise_row
 
 _CONFIG = {
@@ -176,3 +176,27 @@ class DuckDBSandbox(Sandbox):
     def close(self) -> None:
         self._watchdog.close()
         self._con.close()
+
+
+def portability_errors(spec: EnvironmentSpec) -> list[SQLCheckError]:
+    """Statements sqlglot transpiled that DuckDB still cannot bind (unknown function, arity).
+
+    Binds every statement against the real DDL with NULL parameters; nothing is executed.
+    """
+    con = duckdb.connect(":memory:", config=dict(_CONFIG))
+    try:
+        for ddl in create_statements(spec.schema_, "duckdb"):
+            con.execute(ddl)
+        found = []
+        for tool in spec.tools:
+            for stmt in compile_tool(tool, spec.schema_):
+                try:
+                    con.execute("EXPLAIN " + stmt.duckdb, {p: None for p in stmt.params})
+                except duckdb.Error as e:
+                    first = str(e).split("\n")[0]
+                    found.append(
+                        SQLCheckError("sql_not_portable", f"{stmt.label}: on DuckDB: {first}")
+                    )
+        return found
+    finally:
+        con.close()

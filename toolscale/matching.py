@@ -30,7 +30,9 @@ def numbers(text: str) -> list[float]:
 def _same_number(a: float, b: float) -> bool:
     if abs(a - b) <= max(1e-9, 1e-9 * abs(b)):
         return True
-    return round(b, 2) == a and b != round(b, 2)  # "70.01" states 70.005 rounded for people
+    # a person rounds to cents: "70.01" states 70.005, but "70.1" does not state 70.05
+    rounded = abs(b - round(b, 2)) > 1e-9
+    return rounded and abs(a - b) <= 0.005 + 1e-9 and abs(a * 100 - round(a * 100)) < 1e-6
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:

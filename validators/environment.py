@@ -1,8 +1,10 @@
-"""Environment-level stages: `static_sql` (every tool statement) and `seed` (rows the
+"""Environment-level stages: `static_sql` (every tool statement parses, is allowed, and
+binds on DuckDB too) and `seed` (rows the
 database accepts on both engines). A failing environment cannot verify any task."""
 
 from __future__ import annotations
 
+from toolscale.duckdb_sandbox import portability_errors
 from toolscale.report import Rejection
 from toolscale.sandbox import SeedError, open_sandbox
 from toolscale.spec import EnvironmentSpec
@@ -23,6 +25,9 @@ def check_sql(spec: EnvironmentSpec) -> list[Rejection]:
                 check_statement(sql, role, spec.schema_, params, f"{tool.name}.{label}")  # type: ignore[arg-type]
             except SQLCheckError as e:
                 out.append(Rejection(stage=STATIC_SQL, reason=e.reason, detail=e.detail))
+    if not out:  # portability needs statements that parse; check it once they all do
+        for e in portability_errors(spec):
+            out.append(Rejection(stage=STATIC_SQL, reason=e.reason, detail=e.detail))
     return out
 
 
