@@ -1,0 +1,1 @@
+"""LLM stages (schema, rows, tools, policy, tasks, evolution). Empty until issue 3."""

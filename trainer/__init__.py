@@ -1,0 +1,1 @@
+"""The bundled GRPO trainer. Empty until its issue; it will drive toolscale.environment."""
