@@ -13,7 +13,7 @@ from typing import Literal
 import sqlalchemy as sa
 import sqlglot
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.schema import CreateTable
+from sqlalchemy.schema import CreateIndex, CreateTable
 
 from toolscale.schema import Column, Schema
 
@@ -35,7 +35,7 @@ def transpile_expression(sql: str, engine: Engine) -> str:
 
 
 def create_statements(schema: Schema, engine: Engine) -> list[str]:
-    """CREATE TABLE statements in dependency order."""
+    """CREATE TABLE statements in dependency order (and, on SQLite, foreign-key indexes)."""
     metadata = sa.MetaData()
     dialect = sqlite.dialect() if engine == "sqlite" else postgresql.dialect()
     out = []
@@ -69,4 +69,10 @@ def create_statements(schema: Schema, engine: Engine) -> list[str]:
         kwargs = {"sqlite_strict": True} if engine == "sqlite" else {}
         sa_table = sa.Table(table.name, metadata, *columns, *constraints, **kwargs)
         out.append(str(CreateTable(sa_table).compile(dialect=dialect)).strip())
+        if engine == "sqlite":  # tools filter on references all the time; DuckDB scans fast
+            for i, fk in enumerate(table.foreign_keys):
+                if fk.columns == table.primary_key[: len(fk.columns)]:
+                    continue  # the primary key's own index already serves it
+                index = sa.Index(f"{table.name}_fk_{i}", *(sa_table.c[c] for c in fk.columns))
+                out.append(str(CreateIndex(index).compile(dialect=dialect)).strip())
     return out

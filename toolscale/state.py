@@ -13,7 +13,7 @@ import decimal
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,21 +57,20 @@ def encode_row(row: Row) -> bytes:
     return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _digest(rows: Mapping[Key, Row], keys: Sequence[Key]) -> bytes:
-    h = hashlib.sha256()
-    for key in keys:
-        h.update(encode_row(rows[key]))
-        h.update(b"\n")
-    return h.digest()
-
-
 def _sort_key(key: Key) -> tuple:
     # Primary-key values of one column share a type; None cannot occur (keys are NOT NULL).
     return tuple((0, v) if isinstance(v, int | float) else (1, str(v)) for v in key)
 
 
+def _digest(encoded: list[bytes]) -> bytes:
+    return hashlib.sha256(b"".join(encoded)).digest()
+
+
 class TableState:
-    """A table's seed rows keyed by primary key, and their digest."""
+    """A table's seed rows keyed by primary key, encoded once in key order, and their digest.
+
+    Hashing a changed state re-encodes only the changed rows.
+    """
 
     def __init__(self, name: str, columns: list[str], key_index: list[int], rows: Iterable[Row]):
         self.name = name
@@ -82,7 +81,9 @@ class TableState:
             row = normalise_row(raw)
             self.rows[self.key_of(row)] = row
         self.keys = sorted(self.rows, key=_sort_key)
-        self.digest = _digest(self.rows, self.keys)
+        self.position = {key: i for i, key in enumerate(self.keys)}
+        self.encoded = [encode_row(self.rows[k]) + b"\n" for k in self.keys]
+        self.digest = _digest(self.encoded)
 
     def key_of(self, row: Row) -> Key:
         return tuple(row[i] for i in self.key_index)
@@ -90,21 +91,25 @@ class TableState:
     def digest_with(self, changes: Mapping[Key, Row | None]) -> bytes:
         if not changes:
             return self.digest
-        rows = dict(self.rows)
-        keys = self.keys
-        if any(k not in rows or v is None for k, v in changes.items()):
-            keys = list(keys)
-            for key, row in changes.items():
-                if row is None:
-                    if key in rows:
-                        keys.pop(bisect.bisect_left(keys, _sort_key(key), key=_sort_key))
-                        del rows[key]
-                elif key not in rows:
-                    bisect.insort(keys, key, key=_sort_key)
+        encoded = list(self.encoded)
+        structural = []
         for key, row in changes.items():
-            if row is not None:
-                rows[key] = row
-        return _digest(rows, keys)
+            at = self.position.get(key)
+            if at is not None and row is not None:
+                encoded[at] = encode_row(row) + b"\n"
+            else:
+                structural.append((key, row))
+        if structural:
+            keys = list(self.keys)
+            for key, row in structural:
+                at = bisect.bisect_left(keys, _sort_key(key), key=_sort_key)
+                present = at < len(keys) and keys[at] == key
+                if row is None and present:
+                    del keys[at], encoded[at]
+                elif row is not None and not present:
+                    keys.insert(at, key)
+                    encoded.insert(at, encode_row(row) + b"\n")
+        return _digest(encoded)
 
 
 class SeedState:

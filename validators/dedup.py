@@ -75,6 +75,10 @@ class DedupIndex:
             CREATE INDEX IF NOT EXISTS bands_bh ON bands (band, h);
             """
         )
+        pairs = " OR ".join(["(band = ? AND h = ?)"] * _BANDS)
+        self._lookup = f"SELECT DISTINCT task_id FROM bands WHERE {pairs}"
+        self._pending = 0
+        self._con.execute("BEGIN")
 
     def check(self, task: Task) -> Rejection | None:
         """Reject a duplicate; otherwise remember the task and accept it."""
@@ -88,12 +92,8 @@ class DedupIndex:
             )
         sig = signature(task.instruction)
         bands = _bands(sig)
-        candidates: set[str] = set()
-        for b, h in enumerate(bands):
-            for (tid,) in self._con.execute(
-                "SELECT task_id FROM bands WHERE band = ? AND h = ?", (b, h)
-            ):
-                candidates.add(tid)
+        found = self._con.execute(self._lookup, [v for b, h in enumerate(bands) for v in (b, h)])
+        candidates = {tid for (tid,) in found}
         for tid in sorted(candidates):
             (blob,) = self._con.execute("SELECT sig FROM sigs WHERE task_id = ?", (tid,)).fetchone()
             similarity = float(np.mean(np.frombuffer(blob, dtype=np.uint32) == sig))
@@ -104,16 +104,24 @@ class DedupIndex:
                     detail=f"instruction is {similarity:.0%} similar to accepted task {tid!r} "
                     f"(threshold {self.threshold:.0%})",
                 )
-        self._con.execute("BEGIN")
         self._con.execute("INSERT OR REPLACE INTO gold VALUES (?, ?)", (key, task.id))
         self._con.execute("INSERT OR REPLACE INTO sigs VALUES (?, ?)", (task.id, sig.tobytes()))
         self._con.executemany(
             "INSERT INTO bands VALUES (?, ?, ?)", [(b, h, task.id) for b, h in enumerate(bands)]
         )
-        self._con.execute("COMMIT")
+        self._pending += 1
+        if self._pending >= 256:
+            self.flush()
         return None
 
+    def flush(self) -> None:
+        """Commit what was added; the index is a cache of accepted tasks, so batching is safe."""
+        self._con.execute("COMMIT")
+        self._con.execute("BEGIN")
+        self._pending = 0
+
     def close(self) -> None:
+        self._con.execute("COMMIT")
         self._con.close()
         if self._tmp is not None:
             self._tmp.cleanup()

@@ -137,7 +137,12 @@ class Verifier:
             return self._reject(found, task)
 
         first: Replay = env.replay(task.gold_calls)
-        if found := stage(replay.STAGE, lambda: replay.check(task, first, env.state_hash(first))):
+
+        def replayed() -> Rejection | None:
+            claimed = env.state_hash(first) if task.expected is not None else None
+            return replay.check(task, first, claimed)
+
+        if found := stage(replay.STAGE, replayed):
             return self._reject(found, task)
 
         def deterministic() -> Rejection | None:
@@ -162,7 +167,7 @@ class Verifier:
                 "expected": ExpectedOutcome(
                     state_hash=env.state_hash(first),
                     diff=env.diff({}, first.changes),
-                    communicate=[replay.resolve(ref, first) for ref in task.communicate],
+                    communicate=replay.resolve_all(task, first),
                     engine=env.engine,
                 ),
                 "difficulty": difficulty(task, env, first),

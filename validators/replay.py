@@ -37,7 +37,19 @@ def resolve(ref: OutputRef, replay: Replay) -> Scalar:
     return value
 
 
-def check(task: Task, replay: Replay, state_hash: str) -> Rejection | None:
+def resolve_all(task: Task, replay: Replay) -> list[Scalar]:
+    """Every communicate value; an unresolvable one is None (the check above rejects those)."""
+    out: list[Scalar] = []
+    for ref in task.communicate:
+        try:
+            out.append(resolve(ref, replay))
+        except (KeyError, IndexError):
+            out.append(None)
+    return out
+
+
+def check(task: Task, replay: Replay, state_hash: str | None) -> Rejection | None:
+    """`state_hash` is needed only when the task claims an expected outcome."""
     for i, (call, result) in enumerate(zip(task.gold_calls, replay.results, strict=True)):
         if call.expect_error is not None:
             if result.ok:
@@ -70,6 +82,7 @@ def check(task: Task, replay: Replay, state_hash: str) -> Rejection | None:
                 detail=f"communicate[{i}] (call {ref.call}, path {ref.path!r}): {e}",
             )
     if task.expected is not None and task.expected.state_hash != state_hash:
+        state_hash = state_hash or "(not computed)"
         return Rejection(
             stage=STAGE,
             reason="expected_mismatch",

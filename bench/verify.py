@@ -1,0 +1,279 @@
+"""Full verification time per task on the banking reference environment at tau2-bench
+retail's size, against executing the very same statements on raw sqlite3.
+
+    python bench/verify.py [--tasks 200] [--scale 5] [--memory 100000]
+
+Prints a table and ends with one JSON line of its figures. `--memory N` also streams N
+generated tasks through the verifier (SQLite, no cross-engine replay, so it finishes in
+minutes) and reports resident memory at checkpoints: it must stay flat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sqlite3
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+
+from tests.fixtures.banking.build import build_environment
+from toolscale.ddl import create_statements
+from toolscale.spec import EnvironmentSpec
+from toolscale.sqlite_sandbox import SQLiteSandbox
+from toolscale.task import Task
+from validators.pipeline import Verifier
+
+
+def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]:
+    """Valid multi-step tasks drawn from the seed: transfers and card freezes, in turn."""
+    rng = random.Random(seed)
+    clients = {c["client_id"]: c for c in spec.seed["clients"]}
+    accounts: dict[str, list[dict]] = {}
+    for a in spec.seed["accounts"]:
+        if a["status"] == "active":
+            accounts.setdefault(a["client_id"], []).append(a)
+    cards: dict[str, list[dict]] = {}
+    owner = {a["account_id"]: a["client_id"] for a in spec.seed["accounts"]}
+    for c in spec.seed["cards"]:
+        if c["status"] == "active":
+            cards.setdefault(owner[c["account_id"]], []).append(c)
+    movers = sorted(
+        cid
+        for cid, accs in accounts.items()
+        if len(accs) >= 2 and max(a["balance"] for a in accs) > 20
+    )
+    holders = sorted(cards)
+    for i in range(n):
+        if i % 2 == 0:
+            cid = rng.choice(movers)
+            c = clients[cid]
+            src = max(accounts[cid], key=lambda a: a["balance"])
+            dst = rng.choice([a for a in accounts[cid] if a is not src])
+            amount = round(rng.uniform(1, min(src["balance"], src["daily_transfer_limit"], 900)), 2)
+            yield Task(
+                id=f"bench-{i}",
+                instruction=(
+                    f"Hi, this is {c['first_name']} {c['last_name']}, email {c['email']}. Please "
+                    f"move ${amount} from account {src['account_id']} to {dst['account_id']} and "
+                    f"tell me what is left in {src['account_id']}. Reference {i}."
+                ),
+                gold_calls=[
+                    {"name": "find_client_by_email", "arguments": {"email": c["email"]}},
+                    {"name": "list_accounts", "arguments": {"client_id": cid}},
+                    {
+                        "name": "transfer_funds",
+                        "arguments": {
+                            "client_id": cid,
+                            "from_account_id": src["account_id"],
+                            "to_account_id": dst["account_id"],
+                            "amount": amount,
+                        },
+                    },
+                    {"name": "get_balance", "arguments": {"account_id": src["account_id"]}},
+                ],
+                communicate=[{"call": 3, "path": "balance"}],
+            )
+        else:
+            cid = rng.choice(holders)
+            c = clients[cid]
+            card = rng.choice(cards[cid])
+            yield Task(
+                id=f"bench-{i}",
+                instruction=(
+                    f"I am {c['first_name']} {c['last_name']} ({c['email']}) and I think my "
+                    f"{card['network']} card ending {card['last4']} was skimmed: freeze it now. "
+                    f"Ticket {i}."
+                ),
+                gold_calls=[
+                    {"name": "find_client_by_email", "arguments": {"email": c["email"]}},
+                    {"name": "list_cards", "arguments": {"client_id": cid}},
+                    {
+                        "name": "freeze_card",
+                        "arguments": {"client_id": cid, "card_id": card["card_id"]},
+                    },
+                ],
+            )
+
+
+class Recorder(SQLiteSandbox):
+    """A SQLite sandbox that also records every tool statement and reset it performs."""
+
+    log: list[tuple[str, dict] | None]
+
+    def _query(self, stmt, params, limit):  # type: ignore[override]
+        self.log.append((stmt.sqlite, dict(params), "q", limit))
+        return super()._query(stmt, params, limit)
+
+    def _execute(self, stmt, params):  # type: ignore[override]
+        self.log.append((stmt.sqlite, dict(params), "x", 0))
+        return super()._execute(stmt, params)
+
+    def _begin_call(self) -> None:
+        self.log.append(("call", None, "b", 0))
+        super()._begin_call()
+
+    def reset(self) -> None:
+        self.log.append(None)
+        super().reset()
+
+
+def raw_connection(spec: EnvironmentSpec) -> sqlite3.Connection:
+    con = sqlite3.connect(":memory:", isolation_level=None, cached_statements=4096)
+    con.execute("PRAGMA foreign_keys = ON")
+    for ddl in create_statements(spec.schema_, "sqlite"):
+        con.execute(ddl)
+    con.execute("BEGIN")
+    for table in spec.schema_.insertion_order():
+        rows = spec.seed_rows(table.name)
+        if rows:
+            con.executemany(
+                f"INSERT INTO {table.name} VALUES ({','.join('?' * len(rows[0]))})", rows
+            )
+    con.execute("COMMIT")
+    con.execute("BEGIN")
+    con.execute("SAVEPOINT task")
+    return con
+
+
+def run_raw(con: sqlite3.Connection, log: list) -> None:
+    """The same statements, with only what any replay needs: a savepoint per call, rollback."""
+    open_call = False
+    for entry in log:
+        if entry is None:
+            if open_call:
+                con.execute("RELEASE call")
+                open_call = False
+            con.execute("ROLLBACK TO task")
+            continue
+        sql, params, kind, limit = entry
+        if kind == "b":
+            if open_call:
+                con.execute("RELEASE call")
+            con.execute("SAVEPOINT call")
+            open_call = True
+        elif kind == "q":
+            con.execute(sql, params).fetchmany(limit)
+        else:
+            con.execute(sql, params)
+    if open_call:
+        con.execute("RELEASE call")
+    con.execute("ROLLBACK TO task")
+
+
+def time_verifier(spec: EnvironmentSpec, tasks: list[Task], **options) -> tuple[list[float], int]:
+    with Verifier(spec, **options) as verifier:
+        times = []
+        accepted = 0
+        for task in tasks:
+            t0 = time.perf_counter()
+            verdict = verifier.verify(task)
+            times.append(time.perf_counter() - t0)
+            accepted += verdict.accepted
+    return times, accepted
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+def memory_run(spec: EnvironmentSpec, n: int, console: Console) -> dict:
+    checkpoints = sorted({min(n, c) for c in (1_000, 10_000, n // 2, n)})
+    readings = {}
+    accepted = 0
+    t0 = time.perf_counter()
+    with Verifier(spec, cross_engine=False) as verifier:
+        for i, verdict in enumerate(verifier.verify_stream(sample_tasks(spec, n, seed=2)), 1):
+            accepted += verdict.accepted
+            if i in checkpoints:
+                readings[i] = rss_mib()
+                console.print(
+                    f"  {i:>7} tasks  rss {readings[i]:7.1f} MiB  {time.perf_counter() - t0:6.1f} s"
+                )
+    first, last = readings[checkpoints[0]], readings[checkpoints[-1]]
+    return {
+        "memory_tasks": n,
+        "memory_accepted": accepted,
+        "rss_mib_at": {str(k): round(v, 1) for k, v in readings.items()},
+        "rss_growth_mib": round(last - first, 1),
+        "rss_growth_ratio": round(last / first, 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--scale", type=int, default=5, help="5 is about tau2-bench retail's size")
+    parser.add_argument("--memory", type=int, default=0, help="also stream N tasks for memory")
+    args = parser.parse_args()
+    console = Console(stderr=True)
+
+    spec = build_environment(scale=args.scale)
+    rows = sum(len(v) for v in spec.seed.values())
+    tasks = list(sample_tasks(spec, args.tasks))
+    console.print(f"banking x{args.scale}: {rows} seed rows, {len(tasks)} tasks")
+
+    # what verification executes on SQLite, statement by statement
+    recorder = Recorder(spec)
+    recorder.log = []
+    logs = []
+    with Verifier(spec, cross_engine=False) as verifier:
+        verifier.env.sandbox.close()
+        verifier.env.sandbox = recorder
+        for task in tasks:
+            recorder.log = []
+            verifier.verify(task)
+            logs.append(recorder.log)
+    con = raw_connection(spec)
+    raw = []
+    for log in logs:
+        t0 = time.perf_counter()
+        run_raw(con, log)
+        raw.append(time.perf_counter() - t0)
+    statements = statistics.median(sum(1 for e in log if e and e[2] in "qx") for log in logs)
+
+    sqlite_only, accepted = time_verifier(spec, tasks, engine="sqlite", cross_engine=False)
+    sqlite_full, _ = time_verifier(spec, tasks, engine="sqlite", cross_engine=True)
+    duckdb_only, duck_accepted = time_verifier(spec, tasks, engine="duckdb", cross_engine=False)
+
+    ms = lambda xs: 1000 * statistics.median(xs)  # noqa: E731
+    figures = {
+        "seed_rows": rows,
+        "tasks": len(tasks),
+        "accepted": accepted,
+        "statements_per_task": statements,
+        "raw_sqlite_ms_per_task": round(ms(raw), 3),
+        "sqlite_ms_per_task": round(ms(sqlite_only), 3),
+        "sqlite_cross_engine_ms_per_task": round(ms(sqlite_full), 3),
+        "duckdb_ms_per_task": round(ms(duckdb_only), 3),
+        "ratio_to_raw": round(ms(sqlite_only) / ms(raw), 2),
+    }
+    table = Table(title="full verification, median per task", title_justify="left")
+    table.add_column("run")
+    table.add_column("ms/task", justify="right")
+    table.add_column("accepted", justify="right")
+    table.add_row(f"raw sqlite3, same {statements:.0f} statements", f"{ms(raw):.3f}", "-")
+    table.add_row("toolscale, SQLite", f"{ms(sqlite_only):.3f}", str(accepted))
+    table.add_row("toolscale, SQLite + DuckDB cross-engine replay", f"{ms(sqlite_full):.3f}", "")
+    table.add_row("toolscale, DuckDB", f"{ms(duckdb_only):.3f}", str(duck_accepted))
+    table.caption = f"ratio to raw sqlite3: {figures['ratio_to_raw']}"
+    console.print(table)
+    if args.memory:
+        console.print(f"memory: streaming {args.memory} tasks")
+        figures.update(memory_run(spec, args.memory, console))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
