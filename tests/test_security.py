@@ -197,3 +197,30 @@ def test_runaway_queries_are_stopped_within_budget(
         assert "100 ms budget" in result.error
         assert elapsed < 2.0  # stopped, not run to completion (that would take hours)
         _assert_next_call_correct(sb)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_runaway_write_keeps_earlier_writes_of_the_task(mini_dict: dict, engine: str) -> None:
+    """SQLite rolls back the whole transaction when it interrupts a write, DuckDB on any
+    error: either way the calls that succeeded before must survive, and reset still works."""
+    mini_dict["seed"]["clients"] = [{"id": i, "name": f"c{i}"} for i in range(1, 41)]
+    mini_dict["tools"].append(
+        _tool(
+            "run",
+            "UPDATE accounts SET balance = balance + (SELECT count(*) FROM clients a, clients b, "
+            "clients c, clients d, clients e, clients f) WHERE id = 'A1'",
+        )
+    )
+    spec = EnvironmentSpec.model_validate(mini_dict)
+    with open_sandbox(spec, engine, Limits(timeout_ms=100)) as sb:
+        assert sb.call("withdraw", {"account_id": "A1", "amount": 10}).ok
+        opened = sb.call("open_account", {"client_id": 2}).output["id"]
+        kept = sb.changes()
+        result = sb.call("evil", {})
+        assert (result.ok, result.code) == (False, "timeout")
+        assert sb.changes() == kept
+        assert sb.call("get_account", {"account_id": "A1"}).output["balance"] == 90
+        assert sb.call("open_account", {"client_id": 1}).output["id"] != opened
+        sb.reset()
+        assert sb.changes() == {}
+        _assert_next_call_correct(sb)

@@ -44,6 +44,7 @@ _WRITE_TYPES = {
 
 class DuckDBSandbox(Sandbox):
     engine = "duckdb"
+    reads_can_abort = True
 
     def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
         super().__init__(spec, limits)
@@ -63,7 +64,6 @@ class DuckDBSandbox(Sandbox):
                 for t in schema.tables
             },
         )
-        self._log: list[tuple[Program, dict[str, Any]]] = []
         self._watchdog = Watchdog(self._con.interrupt)
         self._con.execute("BEGIN")
 
@@ -113,20 +113,10 @@ class DuckDBSandbox(Sandbox):
         pass
 
     def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
-        if ok:
-            if program.writes:
-                self._log.append((program, params))
-            return
-        self._restore()
-
-    def _restore(self) -> None:
-        """Undo a failed call: roll the task back and replay what had succeeded."""
-        self._con.execute("ROLLBACK")
-        self._con.execute("BEGIN")
-        for program, params in self._log:
-            for stmt in program.statements:
-                if stmt.role == "run":
-                    self._execute(stmt, {p: params[p] for p in stmt.params})
+        if not ok:  # undo the failed call: roll the task back, replay what had succeeded
+            self._con.execute("ROLLBACK")
+            self._con.execute("BEGIN")
+            self._replay_log()
 
     def _arm(self, seconds: float | None) -> None:
         self._watchdog.arm(seconds)

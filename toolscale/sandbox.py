@@ -103,6 +103,7 @@ class Sandbox(ABC):
     """A seeded database that runs tool calls; `reset()` returns it to the seed."""
 
     engine: ClassVar[EngineName]
+    reads_can_abort: ClassVar[bool] = False  # does a failed SELECT abort the transaction?
 
     def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
         self.spec = spec
@@ -114,6 +115,9 @@ class Sandbox(ABC):
             self.programs[tool.name] = Program(tool, statements, writes)
         _check_seed_values(spec.schema_, spec.seed)
         self._counter = 0
+        # successful write calls since reset: replayed to recover when an engine drops the
+        # whole task transaction (DuckDB on any error, SQLite when it interrupts a write)
+        self._log: list[tuple[Program, dict[str, Any]]] = []
         self.seed_state: SeedState  # set by the engine once the seed is loaded
 
     # -- engine hooks -------------------------------------------------------------------
@@ -167,26 +171,41 @@ class Sandbox(ABC):
         if program is None:
             return ToolResult(ok=False, error=f"unknown tool {name!r}", code="unknown_tool")
         params = self.bind(program.tool, arguments)
-        self._begin_call()
+        # Read tools are SELECTs only (checked statically and by DuckDB's own parser): they
+        # cannot change state, so they need no transaction of their own.
+        writes = program.tool.kind == "write" or self.reads_can_abort
+        if writes:
+            self._begin_call()
         self._arm(self.limits.timeout_ms / 1000.0)
         try:
             output = self._run(program, params)
         except CallFailed as failed:
             self._arm(None)
-            self._end_call(program, params, ok=False)
+            if writes:
+                self._end_call(program, params, ok=False)
             return ToolResult(ok=False, error=failed.message, code=failed.code)
         except Exception as exc:
             self._arm(None)
             failed = self._classify(exc)
-            self._end_call(program, params, ok=False)
+            if writes:
+                self._end_call(program, params, ok=False)
             if failed is None:
                 raise
             return ToolResult(ok=False, error=failed.message, code=failed.code)
         self._arm(None)
-        self._end_call(program, params, ok=True)
+        if writes:
+            self._end_call(program, params, ok=True)
         if program.tool.kind == "write":
+            self._log.append((program, params))
             self._counter += 1
         return ToolResult(ok=True, output=output)
+
+    def _replay_log(self) -> None:
+        """Re-apply the successful writes since reset (deterministic: fixed clock, ids)."""
+        for program, params in self._log:
+            for stmt in program.statements:
+                if stmt.role == "run":
+                    self._execute(stmt, {p: params[p] for p in stmt.params})
 
     def _run(self, program: Program, params: dict[str, Any]) -> Any:
         tool = program.tool

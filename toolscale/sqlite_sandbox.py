@@ -207,9 +207,19 @@ class SQLiteSandbox(Sandbox):
         self._control("SAVEPOINT call")
 
     def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
-        if not ok:
+        if ok:
+            self._control("RELEASE call")
+        elif self._con.in_transaction:
             self._control("ROLLBACK TO call")
-        self._control("RELEASE call")
+            self._control("RELEASE call")
+        else:  # SQLite rolled the whole transaction back (an interrupted write): rebuild it
+            self._control("BEGIN")
+            self._control("SAVEPOINT task")
+            self._trusted = True
+            try:
+                self._replay_log()
+            finally:
+                self._trusted = False
 
     def _arm(self, seconds: float | None) -> None:
         self._deadline = math.inf if seconds is None else time.perf_counter() + seconds
@@ -230,6 +240,7 @@ class SQLiteSandbox(Sandbox):
     # -- state --------------------------------------------------------------------------
     def reset(self) -> None:
         self._control("ROLLBACK TO task")
+        self._log.clear()
         self._counter = 0
 
     def changes(self) -> Changes:

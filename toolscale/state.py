@@ -28,7 +28,8 @@ Changes = dict[str, dict[Key, Row | None]]
 
 def normalise(value: Any) -> Scalar:
     """One canonical JSON scalar per value, whatever engine produced it."""
-    if value is None or isinstance(value, str):
+    kind = type(value)
+    if kind is str or kind is int or value is None:  # the common case, first
         return value
     if isinstance(value, bool):
         return int(value)
@@ -62,14 +63,19 @@ def _sort_key(key: Key) -> tuple:
     return tuple((0, v) if isinstance(v, int | float) else (1, str(v)) for v in key)
 
 
-def _digest(encoded: list[bytes]) -> bytes:
-    return hashlib.sha256(b"".join(encoded)).digest()
+def _row_digest(row: Row) -> bytes:
+    return hashlib.sha256(encode_row(row)).digest()
+
+
+def _digest(row_digests: list[bytes]) -> bytes:
+    return hashlib.sha256(b"".join(row_digests)).digest()
 
 
 class TableState:
-    """A table's seed rows keyed by primary key, encoded once in key order, and their digest.
+    """A table's seed rows keyed by primary key, their digests in key order, and the table's.
 
-    Hashing a changed state re-encodes only the changed rows.
+    Table digest = sha256 of the rows' sha256 (of canonical JSON) in primary-key order, so
+    hashing a changed state re-encodes only the changed rows.
     """
 
     def __init__(self, name: str, columns: list[str], key_index: list[int], rows: Iterable[Row]):
@@ -82,7 +88,7 @@ class TableState:
             self.rows[self.key_of(row)] = row
         self.keys = sorted(self.rows, key=_sort_key)
         self.position = {key: i for i, key in enumerate(self.keys)}
-        self.encoded = [encode_row(self.rows[k]) + b"\n" for k in self.keys]
+        self.encoded = [_row_digest(self.rows[k]) for k in self.keys]
         self.digest = _digest(self.encoded)
 
     def key_of(self, row: Row) -> Key:
@@ -96,7 +102,7 @@ class TableState:
         for key, row in changes.items():
             at = self.position.get(key)
             if at is not None and row is not None:
-                encoded[at] = encode_row(row) + b"\n"
+                encoded[at] = _row_digest(row)
             else:
                 structural.append((key, row))
         if structural:
@@ -108,7 +114,7 @@ class TableState:
                     del keys[at], encoded[at]
                 elif row is not None and not present:
                     keys.insert(at, key)
-                    encoded.insert(at, encode_row(row) + b"\n")
+                    encoded.insert(at, _row_digest(row))
         return _digest(encoded)
 
 

@@ -136,9 +136,11 @@ class Verifier:
         if found := stage(structure.STAGE, lambda: structure.check(task, env)):
             return self._reject(found, task)
 
-        first: Replay = env.replay(task.gold_calls)
+        first: Replay
 
         def replayed() -> Rejection | None:
+            nonlocal first
+            first = env.replay(task.gold_calls)
             claimed = env.state_hash(first) if task.expected is not None else None
             return replay.check(task, first, claimed)
 
