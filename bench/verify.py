@@ -170,7 +170,9 @@ def run_raw(con: sqlite3.Connection, log: list) -> None:
     con.execute("ROLLBACK TO task")
 
 
-def time_verifier(spec: EnvironmentSpec, tasks: list[Task], **options) -> tuple[list[float], int]:
+def time_verifier(
+    spec: EnvironmentSpec, tasks: list[Task], stages: dict | None = None, **options
+) -> tuple[list[float], int]:
     with Verifier(spec, **options) as verifier:
         times = []
         accepted = 0
@@ -179,6 +181,10 @@ def time_verifier(spec: EnvironmentSpec, tasks: list[Task], **options) -> tuple[
             verdict = verifier.verify(task)
             times.append(time.perf_counter() - t0)
             accepted += verdict.accepted
+        if stages is not None:
+            for s in verifier.report.stages:
+                if s.stage not in ("static_sql", "seed"):
+                    stages[s.stage] = 1000 * s.seconds / len(tasks)
     return times, accepted
 
 
@@ -243,7 +249,8 @@ def main() -> None:
         raw.append(time.perf_counter() - t0)
     statements = statistics.median(sum(1 for e in log if e and e[2] in "qx") for log in logs)
 
-    sqlite_only, accepted = time_verifier(spec, tasks, engine="sqlite", cross_engine=False)
+    stages: dict[str, float] = {}
+    sqlite_only, accepted = time_verifier(spec, tasks, stages, engine="sqlite", cross_engine=False)
     sqlite_full, _ = time_verifier(spec, tasks, engine="sqlite", cross_engine=True)
     duckdb_only, duck_accepted = time_verifier(spec, tasks, engine="duckdb", cross_engine=False)
 
@@ -269,6 +276,15 @@ def main() -> None:
     table.add_row("toolscale, DuckDB", f"{ms(duckdb_only):.3f}", str(duck_accepted))
     table.caption = f"ratio to raw sqlite3: {figures['ratio_to_raw']}"
     console.print(table)
+    where = Table(
+        title="where SQLite verification spends its time (mean ms/task)", title_justify="left"
+    )
+    where.add_column("stage")
+    where.add_column("ms/task", justify="right")
+    for name, value in stages.items():
+        where.add_row(name, f"{value:.3f}")
+    console.print(where)
+    figures["sqlite_stage_ms"] = {k: round(v, 3) for k, v in stages.items()}
     if args.memory:
         console.print(f"memory: streaming {args.memory} tasks")
         figures.update(memory_run(spec, args.memory, console))
