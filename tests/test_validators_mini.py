@@ -240,3 +240,31 @@ def test_bad_seed_is_refused(mini_dict: dict) -> None:
         Verifier(EnvironmentSpec.model_validate(mini_dict))
     stages = {(r.stage, r.reason) for r in info.value.rejections}
     assert stages == {("seed", "seed_constraint_violation")}
+
+
+def test_near_duplicate_decision_uses_exact_similarity(tmp_path) -> None:
+    base = (
+        "please move two hundred dollars from my checking account into savings before "
+        "the rent is due on friday and tell me the balance"
+    )
+    words = base.split()
+    tail = " ".join([*words[:-1], "total"])  # one shingle differs
+    middle = " ".join([*words[:10], "brokerage", *words[11:]])  # three shingles differ
+
+    def jaccard(a: str, b: str) -> float:
+        x, y = dedup.shingles(a), dedup.shingles(b)
+        return len(x & y) / len(x | y)
+
+    assert jaccard(base, tail) >= 0.8 > jaccard(base, middle) >= 0.7  # close calls both
+    index = dedup.DedupIndex(tmp_path / "d.sqlite", threshold=0.8)
+
+    def task(tid: str, text: str, amount: int) -> Task:
+        call = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": amount}}
+        return mini_task(id=tid, instruction=text, gold_calls=[call])
+
+    assert index.check(task("base", base, 1)) is None
+    assert index.check(task("middle", middle, 2)) is None
+    found = index.check(task("tail", tail, 3))
+    assert found is not None and found.reason == "near_duplicate_instruction"
+    assert f"{jaccard(base, tail):.0%} similar" in found.detail and "'base'" in found.detail
+    index.close()

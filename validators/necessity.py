@@ -10,6 +10,11 @@ STAGE = "necessity"
 
 
 def check(task: Task, env: Environment, replay: Replay) -> Rejection | None:
+    writes = [i for i, c in enumerate(task.gold_calls) if env.tools[c.name].kind == "write"]
+    if len(writes) == 1 and replay.results[writes[0]].ok and replay.changes:
+        # Without its only write call a task runs reads alone, which leave the seed as it
+        # is, and the final state differs from the seed: the write is needed, no replay.
+        return None
     for i, (call, result) in enumerate(zip(task.gold_calls, replay.results, strict=True)):
         if env.tools[call.name].kind != "write" or not result.ok:
             continue
