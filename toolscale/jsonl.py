@@ -29,7 +29,8 @@ def dumps(item: BaseModel | Any) -> str:
 class AtomicWriter:
     """Writes to a temporary file beside the target and renames it into place on close.
 
-    A killed run leaves the previous file intact, never a half-written one.
+    A failed or interrupted run leaves the previous file intact, never a half-written one,
+    and keeps the lines it did write as `<name>.partial`.
     """
 
     def __init__(self, path: str | Path):
@@ -50,9 +51,15 @@ class AtomicWriter:
         self._fh.close()
         os.replace(self._tmp, self.path)
 
-    def abort(self) -> None:
+    def abort(self) -> Path | None:
+        """Leave the target as it was; keep what was written as `<name>.partial`, if any."""
         self._fh.close()
-        self._tmp.unlink(missing_ok=True)
+        if self._tmp.stat().st_size == 0:
+            self._tmp.unlink(missing_ok=True)
+            return None
+        partial = self.path.with_name(self.path.name + ".partial")
+        os.replace(self._tmp, partial)
+        return partial
 
     def __enter__(self) -> AtomicWriter:
         return self
