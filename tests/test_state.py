@@ -76,3 +76,22 @@ def test_diff_names_inserted_updated_deleted_and_columns(mini_spec: EnvironmentS
         assert updated.kind == "updated"
         assert updated.changed_columns == ["balance"]
         assert (updated.before["balance"], updated.after["balance"]) == (100, 60)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_changes_of_many_rows(mini_dict: dict, engine: str) -> None:
+    """More changed rows than one statement may bind parameters for (SQLite caps it at 100)."""
+    mini_dict["seed"]["clients"] = [{"id": i, "name": f"c{i}"} for i in range(1, 301)]
+    mini_dict["tools"].append(
+        {
+            "name": "rename_all",
+            "description": "Rename every client.",
+            "kind": "write",
+            "run": ["UPDATE clients SET name = name || '!'"],
+        }
+    )
+    spec = EnvironmentSpec.model_validate(mini_dict)
+    with open_sandbox(spec, engine) as sb:
+        assert sb.call("rename_all", {}).ok
+        changed = sb.changes()["clients"]
+        assert len(changed) == 300 and changed[(7,)] == (7, "c7!")

@@ -18,8 +18,9 @@ _FALSE = {"no", "false", "not"}
 
 
 def tokens(text: str) -> list[str]:
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    if not text.isascii():  # fold accents: "Café" states "cafe"
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return _TOKEN.findall(text.casefold())
 
 

@@ -75,11 +75,7 @@ class SQLiteSandbox(Sandbox):
                 for t in schema.tables
             },
         )
-        self._row_sql = {
-            t.name: f"SELECT * FROM {t.name} WHERE "
-            + " AND ".join(f"{k} = ?" for k in t.primary_key)
-            for t in schema.tables
-        }
+        self._pk = {t.name: t.primary_key for t in schema.tables}
         self._install_change_log()
         self._allowed_tables = frozenset(schema.table_names) | {_LOG}
         self._lock_down()
@@ -246,16 +242,33 @@ class SQLiteSandbox(Sandbox):
     def changes(self) -> Changes:
         self._trusted = True
         try:
-            logged = self._con.execute(f"SELECT DISTINCT t, k FROM {_LOG}").fetchall()
+            logged: dict[str, list] = {}
+            for table, key_json in self._con.execute(f"SELECT DISTINCT t, k FROM {_LOG}"):
+                logged.setdefault(table, []).append(json.loads(key_json))
             out: Changes = {}
-            for table, key_json in logged:
-                raw_key = json.loads(key_json)
-                row = self._con.execute(self._row_sql[table], raw_key).fetchone()
-                key = tuple(normalise(v) for v in raw_key)
-                out.setdefault(table, {})[key] = None if row is None else normalise_row(row)
+            for table, keys in logged.items():
+                out[table] = self._rows_now(table, keys)
         finally:
             self._trusted = False
         return self.seed_state.prune(out)
+
+    def _rows_now(self, table: str, keys: list[list]) -> dict:
+        """Current rows for these primary keys, one query; a missing key means deleted."""
+        pk = self._pk[table]
+        state = self.seed_state.tables[table]
+        one = "(" + ", ".join("?" * len(pk)) + ")"
+        found: dict = {tuple(normalise(v) for v in key): None for key in keys}
+        step = _LIMITS[sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER] // len(pk)
+        for start in range(0, len(keys), step):
+            chunk = keys[start : start + step]
+            sql = (
+                f"SELECT * FROM {table} WHERE ({', '.join(pk)}) IN "
+                f"(VALUES {', '.join([one] * len(chunk))})"
+            )
+            for row in self._con.execute(sql, [v for key in chunk for v in key]):
+                row = normalise_row(row)
+                found[state.key_of(row)] = row
+        return found
 
     def close(self) -> None:
         self._con.close()
