@@ -181,10 +181,6 @@ def time_verifier(
             verdict = verifier.verify(task)
             times.append(time.perf_counter() - t0)
             accepted += verdict.accepted
-        if stages is not None:
-            for s in verifier.report.stages:
-                if s.stage not in ("static_sql", "seed"):
-                    stages[s.stage] = 1000 * s.seconds / len(tasks)
     return times, accepted
 
 
@@ -241,16 +237,25 @@ def main() -> None:
             recorder.log = []
             verifier.verify(task)
             logs.append(recorder.log)
-    con = raw_connection(spec)
-    raw = []
-    for log in logs:
-        t0 = time.perf_counter()
-        run_raw(con, log)
-        raw.append(time.perf_counter() - t0)
     statements = statistics.median(sum(1 for e in log if e and e[2] in "qx") for log in logs)
 
+    # raw and toolscale interleaved task by task, so both see the same machine state
+    con = raw_connection(spec)
+    raw: list[float] = []
+    sqlite_only: list[float] = []
     stages: dict[str, float] = {}
-    sqlite_only, accepted = time_verifier(spec, tasks, stages, engine="sqlite", cross_engine=False)
+    accepted = 0
+    with Verifier(spec, cross_engine=False) as verifier:
+        for task, log in zip(tasks, logs, strict=True):
+            t0 = time.perf_counter()
+            run_raw(con, log)
+            raw.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            accepted += verifier.verify(task).accepted
+            sqlite_only.append(time.perf_counter() - t0)
+        for s in verifier.report.stages:
+            if s.stage not in ("static_sql", "seed"):
+                stages[s.stage] = 1000 * s.seconds / len(tasks)
     sqlite_full, _ = time_verifier(spec, tasks, engine="sqlite", cross_engine=True)
     duckdb_only, duck_accepted = time_verifier(spec, tasks, engine="duckdb", cross_engine=False)
 
@@ -265,6 +270,9 @@ def main() -> None:
         "sqlite_cross_engine_ms_per_task": round(ms(sqlite_full), 3),
         "duckdb_ms_per_task": round(ms(duckdb_only), 3),
         "ratio_to_raw": round(ms(sqlite_only) / ms(raw), 2),
+        "median_task_ratio_to_raw": round(
+            statistics.median(a / b for a, b in zip(sqlite_only, raw, strict=True)), 2
+        ),
     }
     table = Table(title="full verification, median per task", title_justify="left")
     table.add_column("run")
