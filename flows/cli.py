@@ -114,7 +114,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
             else:
                 rejected.write(verdict.rejection)
             progress.update(bar, advance=size, ok=report.accepted, bad=report.rejected)
-        report.seconds = sum(s.seconds for s in report.stages)
     write_json(out / "report.json", report)
     console.print(report_table(report, f"verify {tasks_path} against {spec.name} ({args.engine})"))
     console.print(f"wrote {out}/accepted.jsonl, rejected.jsonl, report.json")

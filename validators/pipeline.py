@@ -7,7 +7,8 @@ Nothing is held per task after its verdict, so memory stays flat over any number
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,13 +122,20 @@ class Verifier:
 
     def verify(self, item: Task | Rejection) -> Verdict:
         """One task through every stage; a Rejection from parsing is counted and passed on."""
+        started = time.perf_counter()
+        try:
+            return self._verify(item)
+        finally:
+            self.report.seconds += time.perf_counter() - started
+
+    def _verify(self, item: Task | Rejection) -> Verdict:
         if isinstance(item, Rejection):
             self.report.record(item.stage, 0.0, item)
             return self._reject(item, None)
         task = item
         env = self.env
 
-        def stage(name: str, check) -> Rejection | None:
+        def stage(name: str, check: Callable[[], Rejection | None]) -> Rejection | None:
             with Stopwatch() as sw:
                 found = check()
             self.report.record(name, sw.seconds, found)
@@ -179,10 +187,9 @@ class Verifier:
         return Verdict(verified, None)
 
     def verify_stream(self, items: Iterable[Task | Rejection]) -> Iterator[Verdict]:
-        with Stopwatch() as sw:
-            for item in items:
-                yield self.verify(item)
-        self.report.seconds += sw.seconds
+        """Lazily, one item at a time: the caller writes each verdict out as it comes."""
+        for item in items:
+            yield self.verify(item)
 
     def close(self) -> None:
         self.env.close()
