@@ -268,3 +268,25 @@ def test_near_duplicate_decision_uses_exact_similarity(tmp_path) -> None:
     assert found is not None and found.reason == "near_duplicate_instruction"
     assert f"{jaccard(base, tail):.0%} similar" in found.detail and "'base'" in found.detail
     index.close()
+
+
+def test_update_of_unique_referenced_column_is_not_portable(mini_dict: dict) -> None:
+    mini_dict["schema"]["tables"][0]["columns"][1]["unique"] = True  # clients.name
+    mini_dict["tools"].append(
+        {
+            "name": "rename",
+            "description": "Rename a client.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"client_id": {"type": "integer"}, "name": {"type": "string"}},
+                "required": ["client_id", "name"],
+            },
+            "run": ["UPDATE clients SET name = :name WHERE id = :client_id"],
+        }
+    )
+    with pytest.raises(EnvironmentRejected) as info:
+        Verifier(EnvironmentSpec.model_validate(mini_dict))
+    (r,) = info.value.rejections
+    assert (r.stage, r.reason) == ("static_sql", "sql_not_portable")
+    assert "clients.name" in r.detail and "rename.run[0]" in r.detail

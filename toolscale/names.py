@@ -151,12 +151,15 @@ RESERVED = frozenset(
 )
 
 
-def check_identifier(name: str, what: str) -> str:
-    """Validate a table, column, tool or parameter name; the message says which one is bad."""
+def check_identifier(name: str, what: str, in_sql: bool = True) -> str:
+    """Validate a table, column, tool or parameter name; the message says which one is bad.
+
+    Names that appear in SQL (`in_sql`) may not be keywords; tool names never do.
+    """
     if not IDENTIFIER.match(name):
         raise ValueError(
             f"{what} {name!r} must be lower snake_case: [a-z][a-z0-9_]*, at most 63 chars"
         )
-    if name in RESERVED:
+    if in_sql and name in RESERVED:
         raise ValueError(f"{what} {name!r} is an SQL keyword; pick another name")
     return name

@@ -210,6 +210,9 @@ def check_statement(
     except OptimizeError as e:
         raise SQLCheckError("sql_unknown_column", where + str(e)) from e
 
+    if isinstance(tree, exp.Update):
+        _check_duckdb_unique_update(tree, schema, where)
+
     writes = tree.this.name if isinstance(tree, exp.Insert | exp.Update | exp.Delete) else None
     if isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Schema):
         writes = tree.this.this.name
@@ -218,6 +221,27 @@ def check_statement(
     except Exception as e:  # sqlglot raises UnsupportedError and friends
         raise SQLCheckError("sql_not_portable", where + f"cannot transpile to DuckDB: {e}") from e
     return Statement(label, role, sql.strip().rstrip(";"), duck, tuple(used), writes)
+
+
+def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) -> None:
+    """DuckDB refuses to update a UNIQUE column of a row that a foreign key references
+    (it checks the index over-eagerly); SQLite allows it. Catch it before any task does."""
+    target = tree.this.name
+    if target not in schema.table_names:
+        return
+    referenced = any(fk.ref_table == target for t in schema.tables for fk in t.foreign_keys)
+    if not referenced:
+        return
+    table = schema.table(target)
+    for assignment in tree.expressions:
+        name = assignment.this.name if isinstance(assignment, exp.EQ) else ""
+        if name in table.column_names and table.column(name).unique:
+            raise SQLCheckError(
+                "sql_not_portable",
+                where + f"sets UNIQUE column {target}.{name} of a table other tables reference; "
+                "DuckDB refuses that for referenced rows (drop UNIQUE and check it in a "
+                "require step instead)",
+            )
 
 
 def compile_tool(tool: Tool, schema: Schema) -> list[Statement]:

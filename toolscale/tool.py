@@ -47,7 +47,7 @@ class Tool(BaseModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        return check_identifier(v, "tool")
+        return check_identifier(v, "tool", in_sql=False)
 
     @field_validator("parameters")
     @classmethod
