@@ -42,3 +42,66 @@ def test_engines_agree_on_any_call_sequence(calls: list[tuple[str, dict]]) -> No
         lite.reset()
         duck.reset()
         assert lite.state_hash() == duck.state_hash() == seed
+
+
+PORTABLE = {
+    "tables": [
+        {
+            "name": "people",
+            "primary_key": ["id"],
+            "columns": [
+                {"name": "id", "type": "integer"},
+                {"name": "name", "type": "text"},
+                {"name": "age", "type": "integer"},
+                {"name": "score", "type": "real"},
+            ],
+        }
+    ]
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(min_value=-50, max_value=50),
+    st.integers(min_value=-5, max_value=5),
+    st.floats(min_value=-20, max_value=20, allow_nan=False),
+    st.sampled_from(["an%", "AN%", "%N", "bo_", "%"]),
+)
+def test_sqlite_semantics_survive_transpilation(a: int, b: int, x: float, pattern: str) -> None:
+    """Integer division and modulo (by zero too), casts of fractions, LIKE's ASCII case
+    folding and NULL ordering give SQLite's answers on DuckDB."""
+    types = {
+        "a": {"type": "integer"},
+        "b": {"type": "integer"},
+        "x": {"type": "number"},
+        "p": {"type": "string"},
+    }
+    spec = EnvironmentSpec.model_validate(
+        {
+            "name": "portable",
+            "schema": PORTABLE,
+            "seed": {
+                "people": [
+                    {"id": 1, "name": "Ann", "age": 30, "score": 2.5},
+                    {"id": 2, "name": "bob", "age": None, "score": -1.25},
+                    {"id": 3, "name": "ANNA", "age": 7, "score": None},
+                ]
+            },
+            "tools": [
+                {
+                    "name": "calc",
+                    "description": "Arithmetic.",
+                    "kind": "read",
+                    "parameters": {"type": "object", "properties": types, "required": list(types)},
+                    "returns": "SELECT id, :a / :b AS q, :a % :b AS r, age / :b AS aq, "
+                    "CAST(:x AS INTEGER) AS t, CAST(score AS INTEGER) AS st, "
+                    "name LIKE :p AS m FROM people ORDER BY age, score DESC",
+                }
+            ],
+        }
+    )
+    args = {"a": a, "b": b, "x": x, "p": pattern}
+    with open_sandbox(spec, "sqlite") as lite, open_sandbox(spec, "duckdb") as duck:
+        got = lite.call("calc", args), duck.call("calc", args)
+        assert got[0].ok, got[0]
+        assert same_results([got[0]], [got[1]]), got

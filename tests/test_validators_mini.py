@@ -121,6 +121,11 @@ def test_unnecessary_write(mini_spec: EnvironmentSpec) -> None:
 
 
 def test_nondeterministic_and_engine_mismatch(mini_dict: dict) -> None:
+    integers = {
+        "type": "object",
+        "required": ["total", "people"],
+        "properties": {"total": {"type": "integer"}, "people": {"type": "integer"}},
+    }
     mini_dict["tools"] += [
         {
             "name": "lucky",
@@ -132,36 +137,45 @@ def test_nondeterministic_and_engine_mismatch(mini_dict: dict) -> None:
             "name": "split",
             "description": "Split a bill.",
             "kind": "read",
-            "parameters": {
-                "type": "object",
-                "properties": {"total": {"type": "integer"}, "people": {"type": "integer"}},
-                "required": ["total", "people"],
-            },
+            "parameters": integers,
             "returns": "SELECT :total / :people AS share",
+        },
+        {
+            "name": "fmt",
+            "description": "Split a bill, in dollars.",
+            "kind": "read",
+            "parameters": integers,
+            "returns": "SELECT printf('%.1f', :total / 100.0 / :people) AS share",
         },
     ]
     spec = EnvironmentSpec.model_validate(mini_dict)
+
+    def ask(tid: str, tool: str, total: int) -> Task:
+        return mini_task(
+            id=tid,
+            instruction=f"Split {total} between 3 people.",
+            gold_calls=[{"name": tool, "arguments": {"total": total, "people": 3}}],
+            communicate=[{"call": 0, "path": "0.share"}],
+        )
+
     lucky = mini_task(
         id="lucky",
         instruction="Give me a lucky number.",
         gold_calls=[{"name": "lucky", "arguments": {}}],
         communicate=[{"call": 0, "path": "0.n"}],
     )
-    split = mini_task(
-        id="split",
-        instruction="Split 100 between 3 people.",
-        gold_calls=[{"name": "split", "arguments": {"total": 100, "people": 3}}],
-        communicate=[{"call": 0, "path": "0.share"}],
-    )
-    _, rejected, _ = verify(spec, [lucky, split])
+    split, fmt = ask("split", "split", 100), ask("fmt", "fmt", 75)
+    accepted, rejected, _ = verify(spec, [lucky, split, fmt])
     assert [(r.task_id, r.stage, r.reason) for r in rejected] == [
         ("lucky", "determinism", "nondeterministic"),
-        ("split", "determinism", "engine_mismatch"),
+        ("fmt", "determinism", "engine_mismatch"),  # printf rounds 0.25 differently
     ]
     assert "duckdb" in rejected[1].detail
-    # without the cross-engine replay, the integer division slips through: the check matters
-    accepted, _, _ = verify(spec, [split], cross_engine=False)
-    assert [t.id for t in accepted] == ["split"]
+    # integer division is compiled for DuckDB with SQLite's semantics: 100 / 3 is 33 on both
+    assert [(t.id, t.expected.communicate) for t in accepted] == [("split", [33])]
+    # without the cross-engine replay the printf difference slips through: the check matters
+    accepted, _, _ = verify(spec, [fmt], cross_engine=False)
+    assert [t.id for t in accepted] == ["fmt"]
 
 
 def test_dedup_gold_and_near_duplicate(mini_spec: EnvironmentSpec) -> None:

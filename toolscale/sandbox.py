@@ -113,6 +113,7 @@ class Sandbox(ABC):
             statements = tuple(compile_tool(tool, spec.schema_))
             writes = frozenset(s.writes for s in statements if s.writes)
             self.programs[tool.name] = Program(tool, statements, writes)
+        self._param_types = {t.name: t.param_types() for t in spec.tools}
         _check_seed_values(spec.schema_, spec.seed)
         self._counter = 0
         # successful write calls since reset: replayed to recover when an engine drops the
@@ -159,8 +160,18 @@ class Sandbox(ABC):
         return self.seed_state.state_hash(self.changes())
 
     def bind(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Arguments with their declared types (JSON 250 for a number is 250.0), so both
+        engines compute with the same types, plus the built-ins."""
         params = tool.param_defaults()
         params.update(arguments)
+        for name, kind in self._param_types[tool.name].items():
+            value = params.get(name)
+            if value is None or isinstance(value, str):
+                continue
+            if kind == "number":
+                params[name] = float(value)
+            elif kind in ("integer", "boolean") and float(value).is_integer():
+                params[name] = int(value)
         params["_now"] = self.spec.clock
         params["_new_id"] = self.spec.id_start + self._counter
         return params

@@ -9,12 +9,14 @@ compiled once for both engines.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
+from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
 from toolscale.schema import Schema
@@ -121,9 +123,18 @@ def _mapping(schema: Schema) -> dict[str, dict[str, str]]:
 
 
 def check_statement(
-    sql: str, role: Role, schema: Schema, params: set[str], label: str = "sql"
+    sql: str,
+    role: Role,
+    schema: Schema,
+    params: Mapping[str, str] | set[str],
+    label: str = "sql",
 ) -> Statement:
-    """Parse, vet and compile one statement; raises SQLCheckError naming what is wrong."""
+    """Parse, vet and compile one statement; raises SQLCheckError naming what is wrong.
+
+    `params` maps each declared parameter to its JSON type (a plain set means untyped).
+    """
+    if not isinstance(params, Mapping):
+        params = dict.fromkeys(params, "string")
     where = f"{label}: "
     try:
         trees = [t for t in sqlglot.parse(sql, read="sqlite") if t is not None]
@@ -199,10 +210,14 @@ def check_statement(
         if name not in used:
             used.append(name)
 
+    if role == "returns":
+        _check_output_names(tree, where)
+    duck_tree = _typed_placeholders(tree.copy(), params)
+    mapping = _mapping(schema)
     try:
-        qualify(
-            tree.copy(),
-            schema=_mapping(schema),
+        duck_tree = qualify(
+            duck_tree,
+            schema=mapping,
             dialect="sqlite",
             validate_qualify_columns=True,
             quote_identifiers=False,
@@ -217,10 +232,74 @@ def check_statement(
     if isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Schema):
         writes = tree.this.this.name
     try:
-        duck = tree.sql(dialect="duckdb")
+        duck = _sqlite_semantics(annotate_types(duck_tree, schema=mapping, dialect="sqlite"))
+        duck = duck.sql(dialect="duckdb")
     except Exception as e:  # sqlglot raises UnsupportedError and friends
         raise SQLCheckError("sql_not_portable", where + f"cannot transpile to DuckDB: {e}") from e
     return Statement(label, role, sql.strip().rstrip(";"), duck, tuple(used), writes)
+
+
+_PARAM_SQL_TYPES = {"integer": "BIGINT", "boolean": "BIGINT", "number": "DOUBLE"}
+_BUILTIN_TYPES = {"_now": "string", "_new_id": "integer"}
+_INTEGER_TYPES = {
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.TINYINT,
+}
+
+
+def _check_output_names(tree: exp.Expression, where: str) -> None:
+    """Output keys are the tool's contract: expressions must be named, since SQLite and
+    DuckDB name them differently (`count(*)` vs `count_star()`)."""
+    select = tree
+    while isinstance(select, exp.SetOperation):
+        select = select.this
+    if not isinstance(select, exp.Select):
+        return
+    for projection in select.expressions:
+        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):
+            raise SQLCheckError(
+                "sql_not_portable",
+                where + f"name the output {projection.sql('sqlite')!r} with AS: engines name "
+                "unnamed expressions differently",
+            )
+
+
+def _typed_placeholders(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
+    """Give parameters their declared types, so DuckDB computes as SQLite does."""
+    for node in list(tree.find_all(exp.Placeholder)):
+        kind = params.get(node.name) or _BUILTIN_TYPES.get(node.name)
+        sql_type = _PARAM_SQL_TYPES.get(kind or "")
+        if sql_type:
+            node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build(sql_type)))
+    return tree
+
+
+def _sqlite_semantics(tree: exp.Expression) -> exp.Expression:
+    """Rewrite a type-annotated tree so DuckDB gives SQLite's answers: LIKE ignores ASCII
+    case, x / 0 and x % 0 are NULL, and a cast of a fraction to an integer truncates."""
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Like):
+            return exp.ILike(this=node.this, expression=node.expression)
+        if isinstance(node, exp.Div | exp.Mod):
+            divisor = node.expression
+            if not isinstance(divisor, exp.Nullif):
+                guarded = exp.Nullif(this=divisor, expression=exp.Literal.number(0))
+                guarded.type = divisor.type  # keep int / int recognisable as integer division
+                node.set("expression", guarded)
+            return node
+        if (
+            isinstance(node, exp.Cast)
+            and node.to.this in _INTEGER_TYPES
+            and node.this.is_type(*exp.DataType.REAL_TYPES)
+        ):
+            trunc = exp.Anonymous(this="TRUNC", expressions=[node.this.copy()])
+            return exp.Cast(this=trunc, to=node.to.copy())
+        return node
+
+    return tree.transform(rewrite, copy=False)
 
 
 def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) -> None:
@@ -246,7 +325,7 @@ def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) ->
 
 def compile_tool(tool: Tool, schema: Schema) -> list[Statement]:
     """Every statement of a tool, checked; the error names the tool and the step."""
-    params = set(tool.param_names)
+    params = tool.param_types()
     out = []
     for i, step in enumerate(tool.require):
         out.append(

@@ -90,6 +90,15 @@ class Tool(BaseModel):
     def param_names(self) -> list[str]:
         return list(self.parameters.get("properties", {}))
 
+    def param_types(self) -> dict[str, str]:
+        """Each parameter's JSON type (string, integer, number or boolean)."""
+        out = {}
+        for name, prop in self.parameters.get("properties", {}).items():
+            types = prop.get("type")
+            types = [types] if isinstance(types, str) else list(types or [])
+            out[name] = next(t for t in types if t != "null")
+        return out
+
     def param_defaults(self) -> dict[str, Scalar]:
         """Every declared parameter bound, absent optional ones as their default or NULL."""
         props = self.parameters.get("properties", {})

@@ -18,7 +18,7 @@ def check_sql(spec: EnvironmentSpec) -> list[Rejection]:
     """All failing statements, not just the first, so a generator can fix them in one go."""
     out = []
     for tool in spec.tools:
-        params = set(tool.param_names)
+        params = tool.param_types()
         for label, sql in tool.statements():
             role = label.split("[")[0]
             try:
