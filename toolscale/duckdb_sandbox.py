@@ -20,9 +20,10 @@ from toolscale.sandbox import (
     SandboxRefused,
     SeedError,
     Watchdog,
+    compile_programs,
 )
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import SQLCheckError, Statement, compile_tool
+from toolscale.sqlcheck import SQLCheckError, Statement
 from toolscale.state import Changes, SeedState, normalise_row
 
 _CONFIG = {
@@ -46,8 +47,13 @@ class DuckDBSandbox(Sandbox):
     engine = "duckdb"
     reads_can_abort = True
 
-    def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
-        super().__init__(spec, limits)
+    def __init__(
+        self,
+        spec: EnvironmentSpec,
+        limits: Limits | None = None,
+        programs: dict[str, Program] | None = None,
+    ):
+        super().__init__(spec, limits, programs)
         self._con = duckdb.connect(":memory:", config=dict(_CONFIG))
         self._check_statement_types()
         schema = spec.schema_
@@ -168,18 +174,21 @@ class DuckDBSandbox(Sandbox):
         self._con.close()
 
 
-def portability_errors(spec: EnvironmentSpec) -> list[SQLCheckError]:
+def portability_errors(
+    spec: EnvironmentSpec, programs: dict[str, Program] | None = None
+) -> list[SQLCheckError]:
     """Statements sqlglot transpiled that DuckDB still cannot bind (unknown function, arity).
 
     Binds every statement against the real DDL with NULL parameters; nothing is executed.
     """
+    programs = programs if programs is not None else compile_programs(spec)
     con = duckdb.connect(":memory:", config=dict(_CONFIG))
     try:
         for ddl in create_statements(spec.schema_, "duckdb"):
             con.execute(ddl)
         found = []
-        for tool in spec.tools:
-            for stmt in compile_tool(tool, spec.schema_):
+        for program in programs.values():
+            for stmt in program.statements:
                 try:
                     con.execute("EXPLAIN " + stmt.duckdb, {p: None for p in stmt.params})
                 except duckdb.Error as e:

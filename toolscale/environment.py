@@ -14,7 +14,7 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolscale.matching import Text
-from toolscale.sandbox import EngineName, Limits, Sandbox, open_sandbox
+from toolscale.sandbox import EngineName, Limits, Program, Sandbox, open_sandbox
 from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.state import Changes, StateDiff
@@ -53,11 +53,15 @@ class Evaluation(BaseModel):
 
 class Environment:
     def __init__(
-        self, spec: EnvironmentSpec, engine: EngineName = "sqlite", limits: Limits | None = None
+        self,
+        spec: EnvironmentSpec,
+        engine: EngineName = "sqlite",
+        limits: Limits | None = None,
+        programs: dict[str, Program] | None = None,
     ):
         self.spec = spec
         self.tools = spec.tool_map()
-        self.sandbox: Sandbox = open_sandbox(spec, engine, limits)
+        self.sandbox: Sandbox = open_sandbox(spec, engine, limits, programs)
         self._arg_validators = {
             t.name: jsonschema.Draft202012Validator(t.openai_schema()["function"]["parameters"])
             for t in spec.tools

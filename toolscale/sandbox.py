@@ -62,9 +62,20 @@ class CallFailed(Exception):
 
 @dataclass(frozen=True)
 class Program:
+    """A tool with its checked statements and the tables it may write."""
+
     tool: Tool
     statements: tuple[Statement, ...]
     writes: frozenset[str]
+
+    @classmethod
+    def of(cls, tool: Tool, statements: Sequence[Statement]) -> Program:
+        return cls(tool, tuple(statements), frozenset(s.writes for s in statements if s.writes))
+
+
+def compile_programs(spec: EnvironmentSpec) -> dict[str, Program]:
+    """Every tool checked and compiled for both engines, once; raises SQLCheckError."""
+    return {tool.name: Program.of(tool, compile_tool(tool, spec.schema_)) for tool in spec.tools}
 
 
 def _check_seed_values(schema: Schema, seed: dict[str, list[dict[str, Any]]]) -> None:
@@ -105,14 +116,15 @@ class Sandbox(ABC):
     engine: ClassVar[EngineName]
     reads_can_abort: ClassVar[bool] = False  # does a failed SELECT abort the transaction?
 
-    def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
+    def __init__(
+        self,
+        spec: EnvironmentSpec,
+        limits: Limits | None = None,
+        programs: dict[str, Program] | None = None,
+    ):
         self.spec = spec
         self.limits = limits or Limits()
-        self.programs: dict[str, Program] = {}
-        for tool in spec.tools:
-            statements = tuple(compile_tool(tool, spec.schema_))
-            writes = frozenset(s.writes for s in statements if s.writes)
-            self.programs[tool.name] = Program(tool, statements, writes)
+        self.programs = programs if programs is not None else compile_programs(spec)
         self._param_types = {t.name: t.param_types() for t in spec.tools}
         _check_seed_values(spec.schema_, spec.seed)
         self._counter = 0
@@ -289,16 +301,20 @@ class Watchdog:
 
 
 def open_sandbox(
-    spec: EnvironmentSpec, engine: EngineName = "sqlite", limits: Limits | None = None
+    spec: EnvironmentSpec,
+    engine: EngineName = "sqlite",
+    limits: Limits | None = None,
+    programs: dict[str, Program] | None = None,
 ) -> Sandbox:
+    """A seeded sandbox; pass `programs` from compile_programs to skip compiling again."""
     if engine == "sqlite":
         from toolscale.sqlite_sandbox import SQLiteSandbox
 
-        return SQLiteSandbox(spec, limits)
+        return SQLiteSandbox(spec, limits, programs)
     if engine == "duckdb":
         from toolscale.duckdb_sandbox import DuckDBSandbox
 
-        return DuckDBSandbox(spec, limits)
+        return DuckDBSandbox(spec, limits, programs)
     raise ValueError(f"unknown engine {engine!r}: use 'sqlite' or 'duckdb'")
 
 

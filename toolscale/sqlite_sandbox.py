@@ -56,8 +56,13 @@ _LIMITS = {
 class SQLiteSandbox(Sandbox):
     engine = "sqlite"
 
-    def __init__(self, spec: EnvironmentSpec, limits: Limits | None = None):
-        super().__init__(spec, limits)
+    def __init__(
+        self,
+        spec: EnvironmentSpec,
+        limits: Limits | None = None,
+        programs: dict[str, Program] | None = None,
+    ):
+        super().__init__(spec, limits, programs)
         self._trusted = True
         self._deadline = math.inf
         self._con = sqlite3.connect(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toolscale.environment import Environment, Replay
 from toolscale.report import Rejection, StageReport, Stopwatch
-from toolscale.sandbox import EngineName, Limits
+from toolscale.sandbox import EngineName, Limits, SeedError
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Difficulty, ExpectedOutcome, Task
 from validators import (
@@ -61,14 +61,16 @@ class Verdict:
 
 
 def verify_environment(spec: EnvironmentSpec, report: StageReport | None = None) -> list[Rejection]:
+    """Both environment stages, on their own (the Verifier runs them while opening its
+    sandboxes, so nothing is loaded twice)."""
     report = report if report is not None else StageReport()
     with Stopwatch() as sw:
-        found = environment.check_sql(spec)
+        found, programs = environment.check_sql(spec)
     report.record(environment.STATIC_SQL, sw.seconds, found[0] if found else None)
     if found:
         return found
     with Stopwatch() as sw:
-        found = environment.check_seed(spec)
+        found = environment.check_seed(spec, programs)
     report.record(environment.SEED, sw.seconds, found[0] if found else None)
     return found
 
@@ -104,12 +106,31 @@ class Verifier:
     ):
         self.spec = spec
         self.report = report if report is not None else StageReport()
-        problems = verify_environment(spec, self.report)
+        with Stopwatch() as sw:
+            problems, programs = environment.check_sql(spec)
+        self.report.record(environment.STATIC_SQL, sw.seconds, problems[0] if problems else None)
         if problems:
             raise EnvironmentRejected(problems)
-        self.env = Environment(spec, engine, limits)
+        # The seed stage is opening both sandboxes: the seed must load on both engines, and
+        # the ones that load are the ones used (the other engine's only for cross checks).
         other: EngineName = "duckdb" if engine == "sqlite" else "sqlite"
-        self.other = Environment(spec, other, limits) if cross_engine else None
+        opened: dict[str, Environment] = {}
+        with Stopwatch() as sw:
+            for name in (engine, other):
+                try:
+                    opened[name] = Environment(spec, name, limits, programs)
+                except SeedError as e:
+                    problems.append(environment.seed_rejection(name, e))
+        self.report.record(environment.SEED, sw.seconds, problems[0] if problems else None)
+        if problems:
+            for env in opened.values():
+                env.close()
+            raise EnvironmentRejected(problems)
+        self.env = opened[engine]
+        self.other: Environment | None = opened[other]
+        if not cross_engine:
+            self.other.close()
+            self.other = None
         self.dedup = dedup.DedupIndex(dedup_path, near_duplicate)
 
     def _reject(self, rejection: Rejection, task: Task | None) -> Verdict:
