@@ -88,10 +88,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 1
 
     total_bytes = tasks_path.stat().st_size or 1
-    items = (
-        (len(line.encode()), structure.parse(line, source))
-        for source, line in read_lines(tasks_path)
-    )
+    items = ((len(line), structure.parse(line, source)) for source, line in read_lines(tasks_path))
     with (
         verifier,
         AtomicWriter(out / "accepted.jsonl") as accepted,

@@ -24,5 +24,17 @@ def test_commit_replaces_and_failure_keeps_old_file_and_partial(tmp_path: Path) 
 
 def test_read_lines_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_text('{"a": 1}\n\n{"b": 2}\n')
-    assert [src for src, _ in read_lines(path)] == [f"{path}:1", f"{path}:3"]
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n\n{"b": 2}\n')
+    assert list(read_lines(path)) == [(f"{path}:1", b'{"a": 1}\n'), (f"{path}:3", b'{"b": 2}\n')]
+
+
+def test_a_line_that_is_not_utf8_is_rejected_alone(tmp_path: Path) -> None:
+    from validators.structure import parse
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"id": "caf\xe9"}\n{"id": 2}\n')
+    (first, raw), (second, _) = read_lines(path)
+    rejection = parse(raw, first)
+    assert (rejection.reason, rejection.source) == ("bad_json", f"{path}:1")
+    assert "not UTF-8" in rejection.detail and rejection.item == '{"id": "caf\\xe9"}'
+    assert parse(b'{"id": 2}', second).reason == "not_a_task"

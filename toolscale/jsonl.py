@@ -12,10 +12,16 @@ from typing import IO, Any
 from pydantic import BaseModel
 
 
-def read_lines(path: str | Path) -> Iterator[tuple[str, str]]:
-    """(source, line) for every non-blank line, source being `file:line`."""
-    with open(path, encoding="utf-8") as fh:
+def read_lines(path: str | Path) -> Iterator[tuple[str, bytes]]:
+    """(source, raw line) for every non-blank line, source being `file:line`.
+
+    Lines stay bytes so one that is not UTF-8 is rejected on its own (see
+    validators.structure.parse) instead of stopping the whole file.
+    """
+    with open(path, "rb") as fh:
         for number, line in enumerate(fh, start=1):
+            if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]  # a UTF-8 byte-order mark
             if line.strip():
                 yield f"{path}:{number}", line
 

@@ -19,8 +19,19 @@ def _first_error(e: ValidationError) -> str:
     return f"{where}: {err['msg']} ({e.error_count()} error(s) in all)"
 
 
-def parse(line: str, source: str | None = None) -> Task | Rejection:
+def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
     """One JSONL line to a Task, or a rejection naming the line and the first problem."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return Rejection(
+                stage=STAGE,
+                reason="bad_json",
+                detail=f"not UTF-8 text: byte {e.start} is {line[e.start : e.start + 1]!r}",
+                source=source,
+                item=line.decode("utf-8", errors="backslashreplace").rstrip("\n"),
+            )
     try:
         data = json.loads(line)
     except json.JSONDecodeError as e:
