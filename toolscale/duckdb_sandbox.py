@@ -24,7 +24,7 @@ from toolscale.sandbox import (
 )
 from toolscale.spec import EnvironmentSpec
 from toolscale.sqlcheck import SQLCheckError, Statement
-from toolscale.state import Changes, SeedState, normalise_row
+from toolscale.state import Changes, normalise_row
 
 _CONFIG = {
     "threads": 1,
@@ -63,13 +63,7 @@ class DuckDBSandbox(Sandbox):
         self._con.execute("CREATE SCHEMA _seed")
         for t in schema.tables:
             self._con.execute(f"CREATE TABLE _seed.{t.name} AS SELECT * FROM main.{t.name}")
-        self.seed_state = SeedState(
-            schema,
-            {
-                t.name: self._con.execute(f"SELECT * FROM {t.name}").fetchall()
-                for t in schema.tables
-            },
-        )
+        self._capture_seed(lambda sql: self._con.execute(sql).fetchall())
         self._watchdog = Watchdog(self._con.interrupt)
         self._con.execute("BEGIN")
 

@@ -168,6 +168,12 @@ class Sandbox(ABC):
     def close(self) -> None: ...
 
     # -- shared semantics ---------------------------------------------------------------
+    def _capture_seed(self, fetch_all: Callable[[str], list]) -> None:
+        """Read every table once, after loading, into the canonical seed state."""
+        tables = self.spec.schema_.tables
+        rows = {t.name: fetch_all(f"SELECT * FROM {t.name}") for t in tables}
+        self.seed_state = SeedState(self.spec.schema_, rows)
+
     def state_hash(self) -> str:
         return self.seed_state.state_hash(self.changes())
 

@@ -16,7 +16,7 @@ from toolscale.ddl import create_statements
 from toolscale.sandbox import CallFailed, Limits, Program, Sandbox, SeedError
 from toolscale.spec import EnvironmentSpec
 from toolscale.sqlcheck import Statement
-from toolscale.state import Changes, SeedState, normalise, normalise_row
+from toolscale.state import Changes, normalise, normalise_row
 
 _LOG = "_ts_changes"
 # Functions a tool may never call even if a static check were bypassed.
@@ -73,13 +73,7 @@ class SQLiteSandbox(Sandbox):
             self._con.execute(ddl)
         self._load_seed()
         schema = spec.schema_
-        self.seed_state = SeedState(
-            schema,
-            {
-                t.name: self._con.execute(f"SELECT * FROM {t.name}").fetchall()
-                for t in schema.tables
-            },
-        )
+        self._capture_seed(lambda sql: self._con.execute(sql).fetchall())
         self._pk = {t.name: t.primary_key for t in schema.tables}
         self._install_change_log()
         self._allowed_tables = frozenset(schema.table_names) | {_LOG}
