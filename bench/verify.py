@@ -4,8 +4,8 @@ retail's size, against executing the very same statements on raw sqlite3.
     python bench/verify.py [--tasks 200] [--scale 5] [--memory 100000]
 
 Prints a table and ends with one JSON line of its figures. `--memory N` also streams N
-generated tasks through the verifier (SQLite, no cross-engine replay, so it finishes in
-minutes) and reports resident memory at checkpoints: it must stay flat.
+generated tasks through the verifier (SQLite only, unless --memory-cross-engine adds the
+DuckDB replay) and reports resident memory at checkpoints: it must stay flat.
 """
 
 from __future__ import annotations
@@ -190,12 +190,12 @@ def rss_mib() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
-def memory_run(spec: EnvironmentSpec, n: int, console: Console) -> dict:
-    checkpoints = sorted({min(n, c) for c in (1_000, 10_000, n // 2, n)})
+def memory_run(spec: EnvironmentSpec, n: int, console: Console, cross_engine: bool) -> dict:
+    checkpoints = sorted({min(n, c) for c in (1_000, 5_000, 10_000, n // 2, n)})
     readings = {}
     accepted = 0
     t0 = time.perf_counter()
-    with Verifier(spec, cross_engine=False) as verifier:
+    with Verifier(spec, cross_engine=cross_engine) as verifier:
         for i, verdict in enumerate(verifier.verify_stream(sample_tasks(spec, n, seed=2)), 1):
             accepted += verdict.accepted
             if i in checkpoints:
@@ -205,6 +205,7 @@ def memory_run(spec: EnvironmentSpec, n: int, console: Console) -> dict:
                 )
     first, last = readings[checkpoints[0]], readings[checkpoints[-1]]
     return {
+        "memory_cross_engine": cross_engine,
         "memory_tasks": n,
         "memory_accepted": accepted,
         "rss_mib_at": {str(k): round(v, 1) for k, v in readings.items()},
@@ -218,6 +219,9 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--scale", type=int, default=5, help="5 is about tau2-bench retail's size")
     parser.add_argument("--memory", type=int, default=0, help="also stream N tasks for memory")
+    parser.add_argument(
+        "--memory-cross-engine", action="store_true", help="with the DuckDB replay (slower)"
+    )
     args = parser.parse_args()
     console = Console(stderr=True)
 
@@ -295,7 +299,7 @@ def main() -> None:
     figures["sqlite_stage_ms"] = {k: round(v, 3) for k, v in stages.items()}
     if args.memory:
         console.print(f"memory: streaming {args.memory} tasks")
-        figures.update(memory_run(spec, args.memory, console))
+        figures.update(memory_run(spec, args.memory, console, args.memory_cross_engine))
     print(json.dumps(figures))
 
 
