@@ -94,7 +94,7 @@ def test_static_check_refuses_before_running(
     mini_spec: EnvironmentSpec, case: str, role: str, sql: str, reason: str
 ) -> None:
     with pytest.raises(SQLCheckError) as info:
-        check_statement(sql, role, mini_spec.schema_, set(), "evil")  # type: ignore[arg-type]
+        check_statement(sql, role, mini_spec.schema_, {}, "evil")  # type: ignore[arg-type]
     assert info.value.reason == reason
     assert info.value.detail.startswith("evil: ")
     # the environment validator reports the same reason, naming the tool and step

@@ -70,7 +70,7 @@ def _reject(spec: EnvironmentSpec, *tasks: Task) -> tuple[str, str, str]:
                 "instruction": "Withdraw $30 and then 0.0001 from account A1.",
                 "communicate": [],
             },
-            "provenance",  # 0.0001 is stated; the write is needed: passes necessity
+            "accepted",  # 0.0001 is stated and the second write is needed
             "ok",
         ),
         (

@@ -14,7 +14,6 @@ import duckdb
 from toolscale.ddl import create_statements
 from toolscale.sandbox import (
     CallFailed,
-    Limits,
     Program,
     Sandbox,
     SandboxRefused,
@@ -47,25 +46,21 @@ class DuckDBSandbox(Sandbox):
     engine = "duckdb"
     reads_can_abort = True
 
-    def __init__(
-        self,
-        spec: EnvironmentSpec,
-        limits: Limits | None = None,
-        programs: dict[str, Program] | None = None,
-    ):
-        super().__init__(spec, limits, programs)
+    def _open(self) -> None:
+        schema = self.spec.schema_
         self._con = duckdb.connect(":memory:", config=dict(_CONFIG))
         self._check_statement_types()
-        schema = spec.schema_
         for ddl in create_statements(schema, "duckdb"):
             self._con.execute(ddl)
         self._load_seed()
         self._con.execute("CREATE SCHEMA _seed")
         for t in schema.tables:
             self._con.execute(f"CREATE TABLE _seed.{t.name} AS SELECT * FROM main.{t.name}")
-        self._capture_seed(lambda sql: self._con.execute(sql).fetchall())
         self._watchdog = Watchdog(self._con.interrupt)
         self._con.execute("BEGIN")
+
+    def _fetch_all(self, sql: str) -> list:
+        return self._con.execute(sql).fetchall()
 
     def _check_statement_types(self) -> None:
         """A second opinion from DuckDB's own parser: one statement, of the allowed kind."""
@@ -90,15 +85,26 @@ class DuckDBSandbox(Sandbox):
                 sql = f"INSERT INTO {table.name} VALUES " + ", ".join([one] * len(chunk))
                 try:
                     self._con.execute(sql, [v for row in chunk for v in row])
-                except duckdb.Error:
-                    for i, row in enumerate(chunk):
-                        try:
-                            self._con.execute(f"INSERT INTO {table.name} VALUES {one}", list(row))
-                        except duckdb.Error as e:
-                            raise SeedError(
-                                "seed_constraint_violation", table.name, start + i, str(e)
-                            ) from None
-                    raise
+                except duckdb.Error as batch_error:
+                    self._find_bad_row(table.name, one, chunk, start, batch_error)
+
+    def _find_bad_row(
+        self, table: str, one: str, chunk: list[tuple], start: int, batch_error: duckdb.Error
+    ) -> None:
+        """The batch failed (and inserted nothing): name the first row refused on its own."""
+        self._con.execute("BEGIN")
+        try:
+            for i, row in enumerate(chunk):
+                try:
+                    self._con.execute(f"INSERT INTO {table} VALUES {one}", list(row))
+                except duckdb.Error as e:
+                    raise SeedError(
+                        "seed_constraint_violation", table, start + i, str(e).split("\n")[0]
+                    ) from None
+            first = str(batch_error).split("\n")[0]
+            raise SeedError("seed_constraint_violation", table, None, f"as a batch: {first}")
+        finally:
+            self._con.execute("ROLLBACK")
 
     # -- engine hooks -------------------------------------------------------------------
     def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
@@ -112,7 +118,7 @@ class DuckDBSandbox(Sandbox):
     def _begin_call(self) -> None:
         pass
 
-    def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
+    def _end_call(self, ok: bool) -> None:
         if not ok:  # undo the failed call: roll the task back, replay what had succeeded
             self._con.execute("ROLLBACK")
             self._con.execute("BEGIN")
@@ -137,11 +143,9 @@ class DuckDBSandbox(Sandbox):
         return CallFailed("sql_error", f"the statement failed: {text}")
 
     # -- state --------------------------------------------------------------------------
-    def reset(self) -> None:
+    def _rollback_task(self) -> None:
         self._con.execute("ROLLBACK")
         self._con.execute("BEGIN")
-        self._log.clear()
-        self._counter = 0
 
     def changes(self) -> Changes:
         written = set().union(*(p.writes for p, _ in self._log)) if self._log else set()

@@ -7,7 +7,7 @@ the same thing everywhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -29,7 +29,6 @@ class Replay:
 
     results: list[ToolResult]
     changes: Changes
-    _hash: str | None = field(default=None, repr=False)
 
 
 class Evaluation(BaseModel):
@@ -96,10 +95,9 @@ class Environment:
             return None
         errors = sorted(validator.iter_errors(call.arguments), key=lambda e: list(e.path))
         if not errors:
-            if len(self._valid_calls) >= 4096:
+            if len(self._valid_calls) >= 4096:  # bounded: memory stays flat
                 self._valid_calls.clear()
             self._valid_calls.add(key)
-        if not errors:
             return None
         e = errors[0]
         where = ".".join(str(p) for p in e.path) or "arguments"
@@ -119,11 +117,10 @@ class Environment:
         return Replay(results, self.sandbox.changes())
 
     def state_hash(self, replay: Replay | None = None) -> str:
+        """The canonical hash of the current state, or of the state a replay reached."""
         if replay is None:
             return self.sandbox.state_hash()
-        if replay._hash is None:
-            replay._hash = self.sandbox.seed_state.state_hash(replay.changes)
-        return replay._hash
+        return self.sandbox.seed_state.state_hash(replay.changes)
 
     def diff(self, before: Changes, after: Changes) -> StateDiff:
         return self.sandbox.seed_state.diff(before, after)

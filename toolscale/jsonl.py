@@ -49,7 +49,11 @@ class AtomicWriter:
         self._fh: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
 
     def write(self, item: BaseModel | Any) -> None:
-        self._fh.write(dumps(item) + "\n")
+        """One JSON line."""
+        self.write_text(dumps(item) + "\n")
+
+    def write_text(self, text: str) -> None:
+        self._fh.write(text)
 
     def commit(self) -> None:
         self._fh.flush()
@@ -85,4 +89,4 @@ def write_json(path: str | Path, item: BaseModel | Any) -> None:
         else json.dumps(item, indent=2)
     )
     with AtomicWriter(path) as w:
-        w._fh.write(text + "\n")
+        w.write_text(text + "\n")

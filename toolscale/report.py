@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,12 +61,6 @@ class StageReport(BaseModel):
             s.passed += 1
         else:
             s.rejected[rejection.reason] = s.rejected.get(rejection.reason, 0) + 1
-
-    def reasons(self) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for s in self.stages:
-            out.update(s.rejected)
-        return out
 
 
 class Stopwatch:

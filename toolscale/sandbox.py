@@ -131,9 +131,20 @@ class Sandbox(ABC):
         # successful write calls since reset: replayed to recover when an engine drops the
         # whole task transaction (DuckDB on any error, SQLite when it interrupts a write)
         self._log: list[tuple[Program, dict[str, Any]]] = []
-        self.seed_state: SeedState  # set by the engine once the seed is loaded
+        self._open()
+        tables = spec.schema_.tables
+        rows = {t.name: self._fetch_all(f"SELECT * FROM {t.name}") for t in tables}
+        self.seed_state = SeedState(spec.schema_, rows)
 
     # -- engine hooks -------------------------------------------------------------------
+    @abstractmethod
+    def _open(self) -> None:
+        """Create the database, load the seed through real DDL, lock it down."""
+
+    @abstractmethod
+    def _fetch_all(self, sql: str) -> list:
+        """All rows of a trusted internal query (reading the seed back)."""
+
     @abstractmethod
     def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
         """Run a SELECT; return column names and at most `limit` rows."""
@@ -145,7 +156,7 @@ class Sandbox(ABC):
     def _begin_call(self) -> None: ...
 
     @abstractmethod
-    def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
+    def _end_call(self, ok: bool) -> None:
         """Commit the call's changes when ok, else undo exactly them."""
 
     @abstractmethod
@@ -157,8 +168,8 @@ class Sandbox(ABC):
         """Map an engine exception to an error code; None if it is not an engine error."""
 
     @abstractmethod
-    def reset(self) -> None:
-        """Back to the seed; also restarts :_new_id."""
+    def _rollback_task(self) -> None:
+        """Undo everything since the seed."""
 
     @abstractmethod
     def changes(self) -> Changes:
@@ -168,11 +179,11 @@ class Sandbox(ABC):
     def close(self) -> None: ...
 
     # -- shared semantics ---------------------------------------------------------------
-    def _capture_seed(self, fetch_all: Callable[[str], list]) -> None:
-        """Read every table once, after loading, into the canonical seed state."""
-        tables = self.spec.schema_.tables
-        rows = {t.name: fetch_all(f"SELECT * FROM {t.name}") for t in tables}
-        self.seed_state = SeedState(self.spec.schema_, rows)
+    def reset(self) -> None:
+        """Back to the seed; also restarts :_new_id."""
+        self._rollback_task()
+        self._log.clear()
+        self._counter = 0
 
     def state_hash(self) -> str:
         return self.seed_state.state_hash(self.changes())
@@ -201,29 +212,25 @@ class Sandbox(ABC):
             return ToolResult(ok=False, error=f"unknown tool {name!r}", code="unknown_tool")
         params = self.bind(program.tool, arguments)
         # Read tools are SELECTs only (checked statically and by DuckDB's own parser): they
-        # cannot change state, so they need no transaction of their own.
-        writes = program.tool.kind == "write" or self.reads_can_abort
-        if writes:
+        # cannot change state, so they need no transaction of their own, unless a failed
+        # read aborts the engine's transaction.
+        guarded = program.tool.kind == "write" or self.reads_can_abort
+        if guarded:
             self._begin_call()
         self._arm(self.limits.timeout_ms / 1000.0)
         try:
             output = self._run(program, params)
-        except CallFailed as failed:
-            self._arm(None)
-            if writes:
-                self._end_call(program, params, ok=False)
-            return ToolResult(ok=False, error=failed.message, code=failed.code)
         except Exception as exc:
-            self._arm(None)
-            failed = self._classify(exc)
-            if writes:
-                self._end_call(program, params, ok=False)
+            self._arm(None)  # before undoing: the undo must not be interrupted
+            failed = exc if isinstance(exc, CallFailed) else self._classify(exc)
+            if guarded:
+                self._end_call(ok=False)
             if failed is None:
                 raise
             return ToolResult(ok=False, error=failed.message, code=failed.code)
         self._arm(None)
-        if writes:
-            self._end_call(program, params, ok=True)
+        if guarded:
+            self._end_call(ok=True)
         if program.tool.kind == "write":
             self._log.append((program, params))
             self._counter += 1

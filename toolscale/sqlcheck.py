@@ -126,15 +126,13 @@ def check_statement(
     sql: str,
     role: Role,
     schema: Schema,
-    params: Mapping[str, str] | set[str],
+    params: Mapping[str, str],
     label: str = "sql",
 ) -> Statement:
     """Parse, vet and compile one statement; raises SQLCheckError naming what is wrong.
 
-    `params` maps each declared parameter to its JSON type (a plain set means untyped).
+    `params` maps each declared parameter to its JSON type (string, integer, ...).
     """
-    if not isinstance(params, Mapping):
-        params = dict.fromkeys(params, "string")
     where = f"{label}: "
     try:
         trees = [t for t in sqlglot.parse(sql, read="sqlite") if t is not None]
@@ -323,16 +321,23 @@ def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) ->
             )
 
 
-def compile_tool(tool: Tool, schema: Schema) -> list[Statement]:
-    """Every statement of a tool, checked; the error names the tool and the step."""
+def check_tool(tool: Tool, schema: Schema) -> tuple[list[Statement], list[SQLCheckError]]:
+    """Every statement of a tool checked: those that pass, and every failure (not just the
+    first, so a generator can fix them all in one go); errors name the tool and the step."""
     params = tool.param_types()
-    out = []
-    for i, step in enumerate(tool.require):
-        out.append(
-            check_statement(step.sql, "require", schema, params, f"{tool.name}.require[{i}]")
-        )
-    for i, sql in enumerate(tool.run):
-        out.append(check_statement(sql, "run", schema, params, f"{tool.name}.run[{i}]"))
-    if tool.returns:
-        out.append(check_statement(tool.returns, "returns", schema, params, f"{tool.name}.returns"))
-    return out
+    passed, failed = [], []
+    for label, sql in tool.statements():
+        role: Role = label.split("[")[0]  # type: ignore[assignment]
+        try:
+            passed.append(check_statement(sql, role, schema, params, f"{tool.name}.{label}"))
+        except SQLCheckError as e:
+            failed.append(e)
+    return passed, failed
+
+
+def compile_tool(tool: Tool, schema: Schema) -> list[Statement]:
+    """Every statement of a tool, checked and compiled; raises the first failure."""
+    passed, failed = check_tool(tool, schema)
+    if failed:
+        raise failed[0]
+    return passed

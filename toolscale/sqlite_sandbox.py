@@ -13,8 +13,7 @@ import time
 from typing import Any
 
 from toolscale.ddl import create_statements
-from toolscale.sandbox import CallFailed, Limits, Program, Sandbox, SeedError
-from toolscale.spec import EnvironmentSpec
+from toolscale.sandbox import CallFailed, Sandbox, SeedError
 from toolscale.sqlcheck import Statement
 from toolscale.state import Changes, normalise, normalise_row
 
@@ -56,30 +55,26 @@ _LIMITS = {
 class SQLiteSandbox(Sandbox):
     engine = "sqlite"
 
-    def __init__(
-        self,
-        spec: EnvironmentSpec,
-        limits: Limits | None = None,
-        programs: dict[str, Program] | None = None,
-    ):
-        super().__init__(spec, limits, programs)
+    def _open(self) -> None:
+        schema = self.spec.schema_
         self._trusted = True
         self._deadline = math.inf
         self._con = sqlite3.connect(
             ":memory:", isolation_level=None, check_same_thread=False, cached_statements=4096
         )
         self._con.execute("PRAGMA foreign_keys = ON")
-        for ddl in create_statements(spec.schema_, "sqlite"):
+        for ddl in create_statements(schema, "sqlite"):
             self._con.execute(ddl)
         self._load_seed()
-        schema = spec.schema_
-        self._capture_seed(lambda sql: self._con.execute(sql).fetchall())
         self._pk = {t.name: t.primary_key for t in schema.tables}
         self._install_change_log()
         self._allowed_tables = frozenset(schema.table_names) | {_LOG}
         self._lock_down()
         self._control("BEGIN")
         self._control("SAVEPOINT task")
+
+    def _fetch_all(self, sql: str) -> list:
+        return self._con.execute(sql).fetchall()
 
     # -- set-up -------------------------------------------------------------------------
     def _load_seed(self) -> None:
@@ -201,7 +196,7 @@ class SQLiteSandbox(Sandbox):
     def _begin_call(self) -> None:
         self._control("SAVEPOINT call")
 
-    def _end_call(self, program: Program, params: dict[str, Any], ok: bool) -> None:
+    def _end_call(self, ok: bool) -> None:
         if ok:
             self._control("RELEASE call")
         elif self._con.in_transaction:
@@ -233,10 +228,8 @@ class SQLiteSandbox(Sandbox):
         return CallFailed("sql_error", f"the statement failed: {text}")
 
     # -- state --------------------------------------------------------------------------
-    def reset(self) -> None:
+    def _rollback_task(self) -> None:
         self._control("ROLLBACK TO task")
-        self._log.clear()
-        self._counter = 0
 
     def changes(self) -> Changes:
         self._trusted = True

@@ -19,6 +19,14 @@ BUILTIN_PARAMS = ("_now", "_new_id")
 PARAM_TYPES = {"string", "integer", "number", "boolean"}
 
 
+def _scalar_type(prop: dict[str, Any]) -> str | None:
+    """The one non-null JSON type of a parameter schema, or None if there is not exactly one."""
+    types = prop.get("type")
+    types = [types] if isinstance(types, str) else list(types or [])
+    scalar = [t for t in types if t != "null"]
+    return scalar[0] if len(scalar) == 1 else None
+
+
 class RequireStep(BaseModel):
     """A SELECT returning one value; a falsy value fails the call with `error` (policy)."""
 
@@ -63,10 +71,7 @@ class Tool(BaseModel):
             check_identifier(pname, "parameter")
             if pname.startswith("_"):
                 raise ValueError(f"parameter {pname!r}: names starting with _ are reserved")
-            types = prop.get("type")
-            types = [types] if isinstance(types, str) else list(types or [])
-            scalar = [t for t in types if t != "null"]
-            if len(scalar) != 1 or scalar[0] not in PARAM_TYPES:
+            if _scalar_type(prop) not in PARAM_TYPES:
                 raise ValueError(
                     f"parameter {pname!r}: type must be one of {sorted(PARAM_TYPES)} "
                     f"(optionally with null), got {prop.get('type')!r}"
@@ -86,18 +91,10 @@ class Tool(BaseModel):
             raise ValueError(f"tool {self.name!r} does nothing")
         return self
 
-    @property
-    def param_names(self) -> list[str]:
-        return list(self.parameters.get("properties", {}))
-
     def param_types(self) -> dict[str, str]:
         """Each parameter's JSON type (string, integer, number or boolean)."""
-        out = {}
-        for name, prop in self.parameters.get("properties", {}).items():
-            types = prop.get("type")
-            types = [types] if isinstance(types, str) else list(types or [])
-            out[name] = next(t for t in types if t != "null")
-        return out
+        props = self.parameters.get("properties", {})
+        return {name: _scalar_type(prop) or "string" for name, prop in props.items()}
 
     def param_defaults(self) -> dict[str, Scalar]:
         """Every declared parameter bound, absent optional ones as their default or NULL."""

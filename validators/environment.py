@@ -5,10 +5,11 @@ environment cannot verify any task."""
 from __future__ import annotations
 
 from toolscale.duckdb_sandbox import portability_errors
+from toolscale.environment import Environment
 from toolscale.report import Rejection
-from toolscale.sandbox import EngineName, Program, SeedError, open_sandbox
+from toolscale.sandbox import Limits, Program, SeedError
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import SQLCheckError, check_statement
+from toolscale.sqlcheck import check_tool
 
 STATIC_SQL = "static_sql"
 SEED = "seed"
@@ -20,17 +21,9 @@ def check_sql(spec: EnvironmentSpec) -> tuple[list[Rejection], dict[str, Program
     out = []
     programs = {}
     for tool in spec.tools:
-        params = tool.param_types()
-        statements = []
-        for label, sql in tool.statements():
-            role = label.split("[")[0]
-            try:
-                statements.append(
-                    check_statement(sql, role, spec.schema_, params, f"{tool.name}.{label}")  # type: ignore[arg-type]
-                )
-            except SQLCheckError as e:
-                out.append(Rejection(stage=STATIC_SQL, reason=e.reason, detail=e.detail))
-        programs[tool.name] = Program.of(tool, statements)
+        passed, failed = check_tool(tool, spec.schema_)
+        out += [Rejection(stage=STATIC_SQL, reason=e.reason, detail=e.detail) for e in failed]
+        programs[tool.name] = Program.of(tool, passed)
     if out:
         return out, None
     for e in portability_errors(spec, programs):  # needs statements that parse: checked last
@@ -38,18 +31,23 @@ def check_sql(spec: EnvironmentSpec) -> tuple[list[Rejection], dict[str, Program
     return out, (None if out else programs)
 
 
-def seed_rejection(engine: EngineName, error: SeedError) -> Rejection:
-    return Rejection(stage=SEED, reason=error.reason, detail=f"{engine}: {error.detail}")
-
-
 def check_seed(
-    spec: EnvironmentSpec, programs: dict[str, Program] | None = None
-) -> list[Rejection]:
-    """Load the seed through the real DDL of both engines; the first refused row is named."""
+    spec: EnvironmentSpec, programs: dict[str, Program], limits: Limits | None = None
+) -> tuple[list[Rejection], dict[str, Environment]]:
+    """Load the seed through the real DDL of both engines; the first refused row is named.
+
+    The environments that loaded are returned open, so a caller uses them rather than
+    loading the seed again; on any rejection they are closed and none is returned.
+    """
     out = []
+    opened: dict[str, Environment] = {}
     for engine in ("sqlite", "duckdb"):
         try:
-            open_sandbox(spec, engine, programs=programs).close()  # type: ignore[arg-type]
+            opened[engine] = Environment(spec, engine, limits, programs)  # type: ignore[arg-type]
         except SeedError as e:
-            out.append(seed_rejection(engine, e))  # type: ignore[arg-type]
-    return out
+            out.append(Rejection(stage=SEED, reason=e.reason, detail=f"{engine}: {e.detail}"))
+    if out:
+        for env in opened.values():
+            env.close()
+        return out, {}
+    return out, opened

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toolscale.environment import Environment, Replay
 from toolscale.report import Rejection, StageReport, Stopwatch
-from toolscale.sandbox import EngineName, Limits, SeedError
+from toolscale.sandbox import EngineName, Limits
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Difficulty, ExpectedOutcome, Task
 from validators import (
@@ -60,19 +60,28 @@ class Verdict:
         return self.rejection is None
 
 
+def _environment_stages(
+    spec: EnvironmentSpec, report: StageReport, limits: Limits | None
+) -> tuple[list[Rejection], dict[str, Environment]]:
+    """`static_sql`, then `seed`, recorded; with no problem, both engines' environments,
+    open (the seed stage is opening them, so nothing is compiled or loaded twice)."""
+    with Stopwatch() as sw:
+        problems, programs = environment.check_sql(spec)
+    report.record(environment.STATIC_SQL, sw.seconds, problems[0] if problems else None)
+    if problems or programs is None:
+        return problems, {}
+    with Stopwatch() as sw:
+        problems, opened = environment.check_seed(spec, programs, limits)
+    report.record(environment.SEED, sw.seconds, problems[0] if problems else None)
+    return problems, opened
+
+
 def verify_environment(spec: EnvironmentSpec, report: StageReport | None = None) -> list[Rejection]:
-    """Both environment stages, on their own (the Verifier runs them while opening its
-    sandboxes, so nothing is loaded twice)."""
-    report = report if report is not None else StageReport()
-    with Stopwatch() as sw:
-        found, programs = environment.check_sql(spec)
-    report.record(environment.STATIC_SQL, sw.seconds, found[0] if found else None)
-    if found:
-        return found
-    with Stopwatch() as sw:
-        found = environment.check_seed(spec, programs)
-    report.record(environment.SEED, sw.seconds, found[0] if found else None)
-    return found
+    """Both environment stages on their own; every problem found."""
+    problems, opened = _environment_stages(spec, report or StageReport(), None)
+    for env in opened.values():
+        env.close()
+    return problems
 
 
 def difficulty(task: Task, env: Environment, run: Replay) -> Difficulty:
@@ -106,28 +115,12 @@ class Verifier:
     ):
         self.spec = spec
         self.report = report if report is not None else StageReport()
-        with Stopwatch() as sw:
-            problems, programs = environment.check_sql(spec)
-        self.report.record(environment.STATIC_SQL, sw.seconds, problems[0] if problems else None)
+        problems, opened = _environment_stages(spec, self.report, limits)
         if problems:
             raise EnvironmentRejected(problems)
-        # The seed stage is opening both sandboxes: the seed must load on both engines, and
-        # the ones that load are the ones used (the other engine's only for cross checks).
         other: EngineName = "duckdb" if engine == "sqlite" else "sqlite"
-        opened: dict[str, Environment] = {}
-        with Stopwatch() as sw:
-            for name in (engine, other):
-                try:
-                    opened[name] = Environment(spec, name, limits, programs)
-                except SeedError as e:
-                    problems.append(environment.seed_rejection(name, e))
-        self.report.record(environment.SEED, sw.seconds, problems[0] if problems else None)
-        if problems:
-            for env in opened.values():
-                env.close()
-            raise EnvironmentRejected(problems)
         self.env = opened[engine]
-        self.other: Environment | None = opened[other]
+        self.other: Environment | None = opened[other]  # used only for the cross check
         if not cross_engine:
             self.other.close()
             self.other = None

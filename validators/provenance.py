@@ -13,11 +13,14 @@ from toolscale.tool import Tool
 STAGE = "provenance"
 
 
-def _closed_choice(tool: Tool, name: str) -> bool:
-    prop = tool.parameters.get("properties", {}).get(name, {})
-    types = prop.get("type")
-    types = [types] if isinstance(types, str) else list(types or [])
-    return "enum" in prop or "const" in prop or types == ["boolean"]
+def _closed_choices(tool: Tool) -> set[str]:
+    """Parameters whose values come from a closed set (enum, const, boolean)."""
+    kinds = tool.param_types()
+    return {
+        name
+        for name, prop in tool.parameters.get("properties", {}).items()
+        if "enum" in prop or "const" in prop or kinds[name] == "boolean"
+    }
 
 
 def _key(value: object) -> object:
@@ -31,8 +34,9 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
     for i, call in enumerate(task.gold_calls):
         tool = tools[call.name]
         defaults = tool.param_defaults()
+        closed = _closed_choices(tool)
         for name, value in call.arguments.items():
-            if value is None or _closed_choice(tool, name) or defaults.get(name) == value:
+            if value is None or name in closed or defaults.get(name) == value:
                 continue
             if _key(value) in seen or said.mentions(value):
                 continue

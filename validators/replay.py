@@ -82,11 +82,10 @@ def check(task: Task, replay: Replay, state_hash: str | None) -> Rejection | Non
                 detail=f"communicate[{i}] (call {ref.call}, path {ref.path!r}): {e}",
             )
     if task.expected is not None and task.expected.state_hash != state_hash:
-        state_hash = state_hash or "(not computed)"
         return Rejection(
             stage=STAGE,
             reason="expected_mismatch",
             detail=f"the task claims final state {task.expected.state_hash[:12]}…, "
-            f"the replay reached {state_hash[:12]}…",
+            f"the replay reached {(state_hash or '')[:12]}…",
         )
     return None
