@@ -1,0 +1,75 @@
+"""A domain brief: the few hand-written lines a whole environment is generated from.
+
+Adding a domain is adding `domains/<name>/brief.yaml`; this model is its only format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from toolscale.names import check_identifier
+
+
+class Brief(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="the domain's folder name; also the environment's name")
+    description: str = Field(min_length=20, description="one paragraph: who uses it and why")
+    entities: list[str] = Field(min_length=2, description="the nouns that become tables")
+    rules: list[str] = Field(
+        default_factory=list, description="policy hints the write tools should enforce"
+    )
+    task_ideas: list[str] = Field(
+        default_factory=list, description="what users typically ask for, as examples"
+    )
+    n_tables: int = Field(default=4, ge=2, le=10)
+    rows_per_table: int = Field(default=8, ge=2, le=200)
+    n_tools: int = Field(default=10, ge=3, le=40)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_identifier(v, "domain", in_sql=False)
+
+
+class BriefError(ValueError):
+    """A brief that cannot be read; the message names the file and the field."""
+
+
+def load_brief(path: str | Path) -> Brief:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise BriefError(f"{path}: cannot read the brief ({e.strerror})") from e
+    except yaml.YAMLError as e:
+        raise BriefError(f"{path}: not valid YAML: {e}") from e
+    if not isinstance(raw, dict):
+        raise BriefError(f"{path}: a brief is a YAML mapping, got {type(raw).__name__}")
+    try:
+        brief = Brief.model_validate(raw)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(top)'}: {err['msg']}" for err in e.errors()
+        )
+        raise BriefError(f"{path}: {problems}") from e
+    if brief.name != path.parent.name:
+        raise BriefError(
+            f"{path}: name {brief.name!r} must equal the folder name {path.parent.name!r}"
+        )
+    return brief
+
+
+def brief_path(domains_dir: str | Path, domain: str) -> Path:
+    """Where the brief of `domain` lives; a missing one lists the domains there are."""
+    root = Path(domains_dir)
+    path = root / domain / "brief.yaml"
+    if not path.is_file():
+        known = sorted(p.parent.name for p in root.glob("*/brief.yaml"))
+        raise BriefError(
+            f"no brief for domain {domain!r} at {path}; known domains: {', '.join(known) or 'none'}"
+        )
+    return path
