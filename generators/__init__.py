@@ -1,1 +1,1 @@
-"""LLM stages (schema, rows, tools, policy, tasks, evolution). Empty until issue 3."""
+"""LLM stages that propose environments and tasks; each checks its output before the next."""

@@ -6,6 +6,7 @@ the same thing everywhere.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from toolscale.spec import EnvironmentSpec
 from toolscale.state import Changes, StateDiff
 from toolscale.task import Task
 from toolscale.tool import ToolCall, ToolResult
-from toolscale.trajectory import Message, Trajectory
+from toolscale.trajectory import FunctionCall, Message, MessageToolCall, Trajectory, final_message
 
 
 @dataclass
@@ -172,6 +173,40 @@ class Environment:
             avoided_tools_used=sorted(used & avoid),
             diff=diff,
         )
+
+    def demonstrate(self, task: Task) -> Trajectory:
+        """The gold conversation: policy, the user's words, each gold call with its real
+        output, and a last answer stating every value the user must be told."""
+        if task.expected is None:
+            raise ValueError(f"task {task.id!r} has no expected outcome: verify it first")
+        messages = self.reset(task)
+        user = messages[-1]
+        if task.known_facts:
+            user.content = "\n".join([task.instruction, *task.known_facts])
+        wrote = False
+        for i, call in enumerate(task.gold_calls):
+            call_id = f"call_{i}"
+            result = self.step(call)
+            wrote = wrote or (self.tools[call.name].kind == "write" and result.ok)
+            arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+            messages.append(
+                Message(
+                    role="assistant",
+                    content=None,
+                    tool_calls=[
+                        MessageToolCall(
+                            id=call_id, function=FunctionCall(name=call.name, arguments=arguments)
+                        )
+                    ],
+                )
+            )
+            messages.append(Message(role="tool", tool_call_id=call_id, content=result.content()))
+        labels = [
+            ref.path.split(".")[-1] or task.gold_calls[ref.call].name for ref in task.communicate
+        ]
+        text = final_message(labels, list(task.expected.communicate), wrote)
+        messages.append(Message(role="assistant", content=text))
+        return Trajectory(messages=messages)
 
     def close(self) -> None:
         self.sandbox.close()

@@ -26,6 +26,12 @@ def read_lines(path: str | Path) -> Iterator[tuple[str, bytes]]:
                 yield f"{path}:{number}", line
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def dumps(item: BaseModel | Any) -> str:
     if isinstance(item, BaseModel):
         return item.model_dump_json(exclude_none=True)
@@ -59,6 +65,7 @@ class AtomicWriter:
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()
+        os.chmod(self._tmp, 0o666 & ~_umask())  # mkstemp's 0600 is for the temporary only
         os.replace(self._tmp, self.path)
 
     def abort(self) -> Path | None:

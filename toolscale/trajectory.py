@@ -69,3 +69,17 @@ class Trajectory(BaseModel):
     @property
     def turns(self) -> int:
         return sum(1 for m in self.messages if m.role == "assistant")
+
+
+def final_message(labels: list[str], values: list[Any], wrote: bool) -> str:
+    """The assistant's last turn: states every value the user must be told, by name."""
+    parts = []
+    if wrote:
+        parts.append("All done: the changes you asked for are made.")
+    if values:
+        told = "; ".join(
+            f"{label.replace('_', ' ')}: {value}"
+            for label, value in zip(labels, values, strict=True)
+        )
+        parts.append(f"Here is what you asked for: {told}.")
+    return " ".join(parts) or "All done."

@@ -1,0 +1,179 @@
+"""Arguments drawn from real rows: which column each tool parameter is compared with or
+written to, and the seed values of that column. Smoke tests and sampled walks use it, so
+calls look like what a user of this database would really ask for."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from toolscale.schema import Scalar
+from toolscale.spec import EnvironmentSpec
+from toolscale.tool import Tool
+
+
+def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str, str]]:
+    """param -> (table, column), from `col <op> :param`, `SET col = :param` and INSERT lists."""
+    found: dict[str, tuple[str, str]] = {}
+    tables = {t.name: t for t in spec.schema_.tables}
+    for _, sql in tool.statements():
+        try:
+            tree = sqlglot.parse_one(sql, read="sqlite")
+        except sqlglot.errors.ParseError:
+            continue
+        default = next((t.name for t in tree.find_all(exp.Table) if t.name in tables), None)
+        aliases = {t.alias_or_name: t.name for t in tree.find_all(exp.Table)}
+
+        def column_of(
+            col: exp.Column, default: str | None = default, aliases: dict = aliases
+        ) -> tuple[str, str] | None:
+            table = aliases.get(col.table, col.table) if col.table else default
+            table = table if table in tables else default
+            candidates = [table] if table else []
+            candidates += [n for n in tables if n != table]
+            for name in candidates:
+                if col.name in tables[name].column_names:
+                    return name, col.name
+            return None
+
+        for node in tree.find_all(exp.Placeholder):
+            name = node.name
+            if not name or name.startswith("_") or name in found:
+                continue
+            parent = node.parent
+            while isinstance(parent, exp.Paren | exp.Cast):
+                parent = parent.parent
+            other: Any = None
+            if isinstance(parent, exp.Binary | exp.EQ):
+                other = parent.left if parent.right is node else parent.right
+            if isinstance(other, exp.Column):
+                where = column_of(other)
+                if where:
+                    found[name] = where
+        if isinstance(tree, exp.Insert):
+            schema = tree.this
+            values = tree.expression
+            if isinstance(schema, exp.Schema) and isinstance(values, exp.Values):
+                cols = [c.name for c in schema.expressions]
+                table = schema.this.name if isinstance(schema.this, exp.Table) else None
+                for row in values.expressions:
+                    for col, value in zip(cols, row.expressions, strict=False):
+                        name = value.name if isinstance(value, exp.Placeholder) else ""
+                        fresh = name and not name.startswith("_") and name not in found
+                        if fresh and table in tables and col in tables[table].column_names:
+                            found[name] = (table, col)
+    for pname in tool.parameters.get("properties", {}):
+        if pname in found:
+            continue
+        for table in spec.schema_.tables:  # a parameter named after a column
+            if pname in table.column_names:
+                found[pname] = (table.name, pname)
+                break
+    return found
+
+
+class ArgumentSampler:
+    """Draws arguments for a tool from the seed values of the columns its SQL uses."""
+
+    def __init__(self, spec: EnvironmentSpec):
+        self.spec = spec
+        self.rows = {t: [r for r in rows if r] for t, rows in spec.seed.items()}
+        self.columns = {t.name: parameter_columns(t, spec) for t in spec.tools}
+        self.by_key: dict[str, dict[Scalar, dict]] = {}
+        for table in spec.schema_.tables:
+            if len(table.primary_key) == 1:
+                key = table.primary_key[0]
+                self.by_key[table.name] = {r.get(key): r for r in self.rows.get(table.name, [])}
+
+    def value(
+        self, tool: Tool, param: str, rng: random.Random, rows: dict[str, dict] | None = None
+    ) -> Scalar:
+        """One value; parameters on the same table share a row (`rows`), so an account and
+        its client belong together, unless two parameters want the same column."""
+        prop = tool.parameters.get("properties", {}).get(param, {})
+        if prop.get("enum"):
+            return rng.choice(prop["enum"])
+        kind = tool.param_types().get(param, "string")
+        where = self.columns[tool.name].get(param)
+        rows = rows if rows is not None else {}
+        for picked in rows.values():  # a row already drawn that holds this value wins
+            for name in (param, where[1] if where else None):
+                if name and name in picked and name not in picked["_used"]:
+                    picked["_used"].add(name)
+                    return self._amount(tool, kind, picked[name], rng)
+        if where and self.rows.get(where[0]):
+            table, col = where
+            row = rows.get(table)
+            if row is None or col in row.get("_used", ()):
+                row = dict(self._related_row(table, rows, rng) or rng.choice(self.rows[table]))
+                row["_used"] = set()
+                rows[table] = row
+            row["_used"].add(col)
+            return self._amount(tool, kind, row.get(col), rng)
+        if kind == "integer":
+            return rng.randint(1, 20)
+        if kind == "number":
+            return round(rng.uniform(5, 200), 2)
+        if kind == "boolean":
+            return rng.random() < 0.5
+        return rng.choice(["standard", "priority", "note"])
+
+    @staticmethod
+    def _amount(tool: Tool, kind: str, value: Scalar, rng: random.Random) -> Scalar:
+        """A write's amount is a share of a real figure (moving a whole balance is rare)."""
+        if kind == "number" and isinstance(value, int | float) and tool.kind == "write":
+            return round(max(1.0, abs(float(value)) * rng.uniform(0.05, 0.5)), 2)
+        return value
+
+    def _related_row(self, table: str, rows: dict[str, dict], rng: random.Random) -> dict | None:
+        """A row of `table` tied to a row already drawn: the parent it points to, or one of
+        the children that point to it."""
+        for child, picked in rows.items():
+            for fk in self.spec.schema_.table(child).foreign_keys:
+                if fk.ref_table == table and len(fk.columns) == 1:
+                    found = self.by_key.get(table, {}).get(picked.get(fk.columns[0]))
+                    if found is not None:
+                        return found
+        for fk in self.spec.schema_.table(table).foreign_keys:
+            picked = rows.get(fk.ref_table)
+            if picked is not None and len(fk.columns) == 1:
+                key = picked.get(fk.ref_columns[0])
+                children = [r for r in self.rows.get(table, []) if r.get(fk.columns[0]) == key]
+                if children:
+                    return rng.choice(children)
+        return None
+
+    def _order(self, tool: Tool) -> list[str]:
+        """Parameters on child tables first: their row then supplies the parents' keys."""
+        params = list(tool.parameters.get("properties", {}))
+        columns = self.columns[tool.name]
+
+        def depth(param: str) -> int:
+            where = columns.get(param)
+            return -len(self.spec.schema_.table(where[0]).foreign_keys) if where else 0
+
+        return sorted(params, key=depth)
+
+    def arguments(
+        self,
+        tool: Tool,
+        rng: random.Random,
+        given: dict[str, Scalar] | None = None,
+        optional: float = 0.3,
+    ) -> dict[str, Scalar]:
+        """Required parameters always, optional ones sometimes; `given` values win."""
+        given = given or {}
+        required = set(tool.parameters.get("required", []))
+        rows: dict[str, dict] = {}
+        out: dict[str, Scalar] = {}
+        for param in self._order(tool):
+            if param in given:
+                out[param] = given[param]
+            elif param in required or rng.random() < optional:
+                value = self.value(tool, param, rng, rows)
+                if value is not None or param in required:
+                    out[param] = value
+        return out

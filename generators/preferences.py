@@ -1,0 +1,43 @@
+"""Preference profiles: a share of tasks says what the user values besides being right, in
+words (appended to the instruction) and as a vector the trainer's reward reads."""
+
+from __future__ import annotations
+
+import random
+
+from toolscale.task import Preference
+from toolscale.tool import Tool, ToolCall
+
+COST = "Please keep this as cheap as possible; avoid unnecessary lookups."
+LATENCY = "I'm in a hurry, so please be quick about it."
+
+
+def sample_preference(
+    rng: random.Random, tools: list[Tool], calls: list[ToolCall], share: float = 0.3
+) -> Preference | None:
+    if rng.random() >= share:
+        return None
+    used = {c.name for c in calls}
+    avoidable = sorted(
+        (t for t in tools if t.kind == "read" and t.name not in used),
+        key=lambda t: (-t.price, t.name),
+    )
+    profile = rng.choice(["cost", "latency", "avoid"] if avoidable else ["cost", "latency"])
+    if profile == "cost":
+        return Preference(accuracy=1.0, cost=1.0, statement=COST)
+    if profile == "latency":
+        return Preference(accuracy=1.0, latency=1.0, statement=LATENCY)
+    tool = avoidable[0]
+    name = tool.name.replace("_", " ")
+    return Preference(
+        accuracy=1.0,
+        cost=0.5,
+        avoid_tools=[tool.name],
+        statement=f"Please don't use the {name} service; it is expensive.",
+    )
+
+
+def with_preference(instruction: str, preference: Preference | None) -> str:
+    if preference is None or not preference.statement:
+        return instruction
+    return f"{instruction.rstrip()} {preference.statement}"

@@ -1,0 +1,96 @@
+"""Checks that realise what a stage proposed: DDL on both engines, seed rows through that
+DDL, tool SQL statically and on seed data. Each returns readable problems that go back to
+the model as feedback (the validators run the same core checks on the final environment)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from toolscale.ddl import create_statements
+from toolscale.duckdb_sandbox import portability_errors
+from toolscale.sandbox import Program, SeedError
+from toolscale.schema import Schema
+from toolscale.spec import EnvironmentSpec
+from toolscale.sqlcheck import check_tool
+from toolscale.tool import Tool
+
+CHECK_FUNCTIONS = {"length", "lower", "upper", "abs", "coalesce", "trim"}
+
+
+def check_expression_problems(schema: Schema) -> list[str]:
+    """CHECK constraints may use columns, literals, operators and a few plain functions."""
+    out = []
+    for table in schema.tables:
+        for sql in table.checks:
+            where = f"table {table.name!r} check {sql!r}"
+            try:
+                tree = sqlglot.parse_one(sql, read="sqlite")
+            except sqlglot.errors.ParseError as e:
+                out.append(f"{where}: does not parse ({str(e).splitlines()[0]})")
+                continue
+            for node in tree.find_all(exp.Func):
+                if isinstance(node, exp.Connector | exp.Binary | exp.Predicate | exp.Not):
+                    continue
+                name = (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).lower()
+                if name not in CHECK_FUNCTIONS and not isinstance(node, exp.Cast):
+                    out.append(f"{where}: function {name}() is not allowed in a check")
+            if tree.find(exp.Select, exp.Subquery) is not None:
+                out.append(f"{where}: a check cannot contain a query")
+            columns = set(table.column_names)
+            for col in tree.find_all(exp.Column):
+                if col.name not in columns:
+                    out.append(f"{where}: unknown column {col.name!r}")
+    return out
+
+
+def ddl_problems(schema: Schema) -> list[str]:
+    """Create every table on SQLite and DuckDB; what either refuses is a problem."""
+    problems = check_expression_problems(schema)
+    if problems:
+        return problems
+    con = sqlite3.connect(":memory:")
+    try:
+        for ddl in create_statements(schema, "sqlite"):
+            try:
+                con.execute(ddl)
+            except sqlite3.Error as e:
+                problems.append(f"SQLite refused the DDL: {e} in {ddl.splitlines()[0]!r}")
+    finally:
+        con.close()
+    dcon = duckdb.connect(":memory:", config={"enable_external_access": False})
+    try:
+        for ddl in create_statements(schema, "duckdb"):
+            try:
+                dcon.execute(ddl)
+            except duckdb.Error as e:
+                problems.append(f"DuckDB refused the DDL: {str(e).splitlines()[0]}")
+    finally:
+        dcon.close()
+    return problems
+
+
+def seed_problems(spec: EnvironmentSpec, programs: dict[str, Program] | None = None) -> list[str]:
+    """Load the seed through the real DDL of both engines; the first refused row is named."""
+    from toolscale.sandbox import open_sandbox
+
+    out = []
+    for engine in ("sqlite", "duckdb"):
+        try:
+            open_sandbox(spec, engine, None, programs).close()  # type: ignore[arg-type]
+        except SeedError as e:
+            where = f"table {e.table!r}" + (f" row {e.index}" if e.index is not None else "")
+            out.append(f"{engine}: {where}: {e.detail}")
+    return out
+
+
+def tool_sql_problems(tool: Tool, schema: Schema) -> list[str]:
+    """Static SQL problems of one tool, then what DuckDB cannot bind."""
+    passed, failed = check_tool(tool, schema)
+    if failed:
+        return [f"{e.detail} [{e.reason}]" for e in failed]
+    spec = EnvironmentSpec(name="probe", schema=schema, tools=[tool])
+    return [e.detail for e in portability_errors(spec, {tool.name: Program.of(tool, passed)})]

@@ -1,0 +1,162 @@
+"""Sample-then-verbalize, part one: gold call chains sampled from the environment itself.
+
+A walk calls real tools in a live sandbox: arguments come from real rows and from what
+earlier calls returned, so every kept chain has executed. Reads feed writes; the values
+the user should be told are picked from read outputs. The LLM only puts it into words."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from generators.arguments import ArgumentSampler
+from toolscale.environment import Environment
+from toolscale.matching import scalars
+from toolscale.schema import Scalar
+from toolscale.task import OutputRef
+from toolscale.tool import Tool, ToolCall, ToolResult
+
+
+@dataclass
+class Chain:
+    calls: list[ToolCall]
+    results: list[ToolResult]
+    facts: list[tuple[str, Scalar]] = field(default_factory=list)  # what the user must say
+    communicate: list[OutputRef] = field(default_factory=list)
+    wanted: list[str] = field(default_factory=list)  # names of the values asked for
+    start: int = 0  # calls before `start` came from a parent task
+
+
+def _output_values(output: Any) -> dict[str, list[Scalar]]:
+    """key -> values, from a row or a list of rows."""
+    rows = output if isinstance(output, list) else [output]
+    found: dict[str, list[Scalar]] = {}
+    for row in rows:
+        if isinstance(row, dict):
+            for k, v in row.items():
+                if v is not None and not isinstance(v, dict | list):
+                    found.setdefault(k, []).append(v)
+    return found
+
+
+def _pick_tool(
+    tools: list[Tool], known: dict[str, list[Scalar]], step: int, rng: random.Random
+) -> Tool:
+    weights = []
+    for tool in tools:
+        required = tool.parameters.get("required", [])
+        chained = sum(p in known for p in required)
+        w = 1.0
+        if step > 0 and chained:
+            w += 4.0 * chained / max(1, len(required))
+        if step > 0 and tool.kind == "write":
+            w += 1.5
+        weights.append(w)
+    return rng.choices(tools, weights=weights, k=1)[0]
+
+
+def _communicate(
+    calls: list[ToolCall],
+    results: list[ToolResult],
+    start: int,
+    tools: dict[str, Tool],
+    given: set[Any],
+    rng: random.Random,
+) -> tuple[list[OutputRef], list[str]]:
+    """One or two telling fields of the latest read that returned something."""
+    for i in range(len(calls) - 1, start - 1, -1):
+        if tools[calls[i].name].kind != "read":
+            continue
+        out = results[i].output
+        row, prefix = (out[0], "0.") if isinstance(out, list) and out else (out, "")
+        if not isinstance(row, dict):
+            continue
+        fields = [
+            k
+            for k, v in row.items()
+            if v is not None
+            and not isinstance(v, dict | list)
+            and not k.endswith("_id")
+            and v not in given
+            and str(v).strip()
+        ]
+        if not fields:
+            continue
+        chosen = rng.sample(fields, k=min(len(fields), rng.choice([1, 1, 2])))
+        return [OutputRef(call=i, path=f"{prefix}{k}") for k in chosen], chosen
+    return [], []
+
+
+def walk(
+    env: Environment,
+    sampler: ArgumentSampler,
+    rng: random.Random,
+    max_calls: int = 3,
+    prefix: list[ToolCall] | None = None,
+    tries: int = 20,
+) -> Chain | None:
+    """A chain of calls that all succeed, with at least one change or one value to tell."""
+    tools = list(env.spec.tools)
+    by_name = env.tools
+    for _ in range(tries):
+        env.reset()
+        calls: list[ToolCall] = []
+        results: list[ToolResult] = []
+        known: dict[str, list[Scalar]] = {}
+        for call in prefix or []:
+            result = env.step(call)
+            if not result.ok:
+                return None  # a parent that no longer replays cannot be extended
+            calls.append(call)
+            results.append(result)
+            for k, vs in _output_values(result.output).items():
+                known.setdefault(k, []).extend(vs)
+        start = len(calls)
+        length = rng.randint(1, max_calls)
+        for step in range(length):
+            for _attempt in range(8):
+                tool = _pick_tool(tools, known, step + start, rng)
+                given = {  # stay with the same customer and things: the first value seen
+                    p: known[p][0] if rng.random() < 0.7 else rng.choice(known[p])
+                    for p in tool.parameters.get("properties", {})
+                    if p in known and rng.random() < 0.85
+                }
+                arguments = sampler.arguments(tool, rng, given=given)
+                before = env.sandbox.changes()
+                before_rows = sum(len(r) for r in before.values())
+                result = env.step(ToolCall(name=tool.name, arguments=arguments))
+                if not result.ok:
+                    continue
+                if tool.kind == "write":
+                    after = env.sandbox.changes()
+                    if after == before and sum(len(r) for r in after.values()) == before_rows:
+                        continue  # a write that changed nothing would be unnecessary
+                calls.append(ToolCall(name=tool.name, arguments=arguments))
+                results.append(result)
+                for k, v in arguments.items():
+                    if v is not None:
+                        known.setdefault(k, []).append(v)
+                for k, vs in _output_values(result.output).items():
+                    known.setdefault(k, []).extend(vs)
+                break
+            else:
+                break
+        if len(calls) == start:
+            continue
+        facts: list[tuple[str, Scalar]] = []
+        seen: set[Any] = set()  # values the user said or an earlier call returned
+        for call, result in zip(calls, results, strict=True):  # a parent's values too
+            for name, value in call.arguments.items():
+                if value is not None and value not in seen:
+                    facts.append((name, value))
+                    seen.add(value)
+            seen.update(scalars(result.output))
+        writes = any(by_name[c.name].kind == "write" for c in calls[start:])
+        communicate, wanted = _communicate(
+            calls, results, start, by_name, {v for _, v in facts}, rng
+        )
+        if not writes and not communicate:
+            continue
+        return Chain(calls, results, facts, communicate, wanted, start)
+    return None

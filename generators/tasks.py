@@ -1,0 +1,216 @@
+"""Task proposals, two strategies feeding the same validators:
+
+- `llm`: the model invents a request and its gold calls (typed per tool, so arguments
+  always fit the tool's schema); a quick replay sends failing calls back as feedback;
+- `sampled`: sample-then-verbalize, a chain walked in the sandbox, put into words.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from generators.arguments import ArgumentSampler
+from generators.preferences import sample_preference, with_preference
+from generators.prompting import messages
+from generators.sampling import walk
+from generators.verbalize import verbalize
+from toolscale.brief import Brief
+from toolscale.environment import Environment
+from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.report import Rejection
+from toolscale.task import GoldCall, OutputRef, Provenance, Task
+from toolscale.tool import Tool
+
+LLM_STAGE = "llm"
+SAMPLE_STAGE = "sampled"
+EVOLVE_STAGE = "evolved"
+PY = {"integer": int, "number": float, "string": str, "boolean": bool}
+
+
+def call_model(tool: Tool) -> type[BaseModel]:
+    """The JSON shape of one call of `tool`: its name as a constant, its typed arguments."""
+    props = tool.parameters.get("properties", {})
+    required = set(tool.parameters.get("required", []))
+    fields: dict[str, Any] = {}
+    for name, prop in props.items():
+        kind: Any = PY.get(prop.get("type") if isinstance(prop.get("type"), str) else "", str)
+        if prop.get("enum"):
+            kind = Literal[tuple(prop["enum"])]  # type: ignore[misc]
+        fields[name] = (kind, ...) if name in required else (kind | None, None)
+    args = create_model(f"{tool.name}_args", **fields)  # type: ignore[call-overload]
+    return create_model(
+        f"call_{tool.name}",
+        name=(Literal[tool.name], ...),  # type: ignore[valid-type]
+        arguments=(args, ...),
+    )
+
+
+class CommunicateProposal(BaseModel):
+    call: int = Field(ge=0)
+    field: str
+
+
+def task_model(tools: list[Tool]) -> type[BaseModel]:
+    calls = tuple(call_model(t) for t in tools)
+    union: Any = calls[0]
+    for c in calls[1:]:
+        union = union | c
+    return create_model(
+        "TaskProposal",
+        instruction=(str, Field(min_length=15, max_length=1500)),
+        known_facts=(list[str], Field(default_factory=list, max_length=10)),
+        gold_calls=(list[union], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
+        communicate=(list[CommunicateProposal], Field(default_factory=list, max_length=4)),
+    )
+
+
+def _task_from(proposal: Any, task_id: str, domain: str, provenance: Provenance) -> Task:
+    calls = [
+        GoldCall(name=c.name, arguments=c.arguments.model_dump(exclude_none=True))
+        for c in proposal.gold_calls
+    ]
+    refs = [
+        OutputRef(call=r.call, path=r.field) for r in proposal.communicate if r.call < len(calls)
+    ]
+    return Task(
+        id=task_id,
+        domain=domain,
+        instruction=proposal.instruction.strip(),
+        known_facts=[f for f in proposal.known_facts if f.strip()],
+        gold_calls=calls,
+        communicate=refs,
+        provenance=provenance,
+    )
+
+
+def replay_problems(env: Environment, task: Task) -> list[str]:
+    """What a quick replay says about the gold calls; the validators decide for real."""
+    run = env.replay(task.gold_calls)
+    out = []
+    for i, (call, result) in enumerate(zip(task.gold_calls, run.results, strict=True)):
+        if not result.ok:
+            out.append(f"gold_calls[{i}] {call.name}({call.arguments}) failed: {result.error}")
+    for j, ref in enumerate(task.communicate):
+        result = run.results[ref.call]
+        if not result.ok:
+            continue
+        row = (
+            result.output[0] if isinstance(result.output, list) and result.output else result.output
+        )
+        key = ref.path.split(".")[-1]
+        if not isinstance(row, dict) or key not in row:
+            fields = ", ".join(row) if isinstance(row, dict) else "nothing"
+            out.append(f"communicate[{j}]: call {ref.call} returns no field {key!r} ({fields})")
+    return out
+
+
+async def propose_llm_task(
+    llm: LLMClient,
+    brief: Brief,
+    env: Environment,
+    task_id: str,
+    rng: random.Random,
+    sample: int,
+) -> Outcome[Task]:
+    spec = env.spec
+    model = task_model(spec.tools)
+    provenance = Provenance(source="llm", model=llm.config.model, prompt="task.j2", seed=sample)
+
+    def check(proposal: Any) -> Task:
+        task = _task_from(proposal, task_id, brief.name, provenance)
+        problems = replay_problems(env, task)
+        if problems:
+            raise Invalid(problems, reason="gold_failed")
+        for i, ref in enumerate(task.communicate):
+            if "." not in ref.path and isinstance(
+                env.replay(task.gold_calls).results[ref.call].output, list
+            ):
+                task.communicate[i] = OutputRef(call=ref.call, path=f"0.{ref.path}")
+        return task
+
+    examples = {t: rng.sample(rows, k=min(3, len(rows))) for t, rows in spec.seed.items()}
+    ideas = brief.task_ideas or ["a typical request"]
+    outcome = await llm.structured(
+        messages(
+            "task.j2",
+            brief=brief,
+            policy=spec.policy,
+            tools=spec.tools,
+            examples=examples,
+            idea=ideas[sample % len(ideas)],
+        ),
+        model,
+        stage=LLM_STAGE,
+        check=check,
+        repairs=2,
+        sample=sample,
+        max_tokens=1200,
+    )
+    if outcome.ok and outcome.value is not None:
+        pref = sample_preference(rng, spec.tools, outcome.value.gold_calls)
+        outcome.value = outcome.value.model_copy(
+            update={
+                "preferences": pref,
+                "instruction": with_preference(outcome.value.instruction, pref),
+            }
+        )
+    return outcome
+
+
+async def propose_sampled_task(
+    llm: LLMClient,
+    brief: Brief,
+    env: Environment,
+    sampler: ArgumentSampler,
+    task_id: str,
+    rng: random.Random,
+    sample: int,
+    parent: Task | None = None,
+) -> Outcome[Task]:
+    """Walk a chain (continuing `parent`'s gold calls when evolving), then verbalize it."""
+    prefix = list(parent.gold_calls) if parent else None
+    chain = walk(env, sampler, rng, max_calls=2 if parent else 3, prefix=prefix)
+    stage = EVOLVE_STAGE if parent else SAMPLE_STAGE
+    if chain is None:
+        llm.ledger.fail(stage, "no_chain")
+        return Outcome(
+            rejection=Rejection(
+                stage=stage, reason="no_chain", detail="no walk of successful calls was found"
+            )
+        )
+    if parent is not None:  # the parent's asks stay; the new ones are added
+        chain.communicate = [*parent.communicate, *chain.communicate]
+    words = await verbalize(
+        llm, brief.name, chain, parent.instruction if parent else None, sample, stage=stage
+    )
+    if not words.ok or words.value is None:
+        return Outcome(rejection=words.rejection, attempts=words.attempts, raw=words.raw)
+    v = words.value
+    provenance = Provenance(
+        source="evolved" if parent else "sampled",
+        model=llm.config.model,
+        prompt="verbalize.j2",
+        seed=sample,
+        parent=parent.id if parent else None,
+        facts_completed=v.completed,
+    )
+    pref = parent.preferences if parent is not None else None
+    if pref is None:  # evolution adds a constraint more often
+        pref = sample_preference(rng, env.spec.tools, chain.calls, share=0.6 if parent else 0.3)
+    instruction = v.instruction
+    if pref is not None and pref.statement not in instruction:
+        instruction = with_preference(instruction, pref)
+    task = Task(
+        id=task_id,
+        domain=brief.name,
+        instruction=instruction,
+        known_facts=v.known_facts,
+        gold_calls=[GoldCall(name=c.name, arguments=c.arguments) for c in chain.calls],
+        communicate=chain.communicate,
+        preferences=pref,
+        provenance=provenance,
+    )
+    return Outcome(value=task, attempts=words.attempts, raw=words.raw)

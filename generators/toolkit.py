@@ -1,0 +1,81 @@
+"""Tools every environment gets from its schema alone: look a row up by key, list the rows
+that point to a row. They give the LLM's tools (and sampled walks) a way to find things."""
+
+from __future__ import annotations
+
+from toolscale.schema import Column, Schema, Table
+from toolscale.tool import RequireStep, Tool
+
+JSON_TYPES = {
+    "integer": "integer",
+    "real": "number",
+    "text": "string",
+    "boolean": "boolean",
+    "date": "string",
+    "datetime": "string",
+}
+
+
+def param_schema(column: Column, description: str = "") -> dict:
+    return {"type": JSON_TYPES[column.type], "description": description or column.description}
+
+
+def _select(table: Table) -> str:
+    return ", ".join(table.column_names)
+
+
+def get_tool(table: Table) -> Tool:
+    key = table.primary_key[0]
+    column = table.column(key)
+    return Tool(
+        name=f"get_{table.name}"[:63],
+        description=f"Look up one row of {table.name} by {key}. {table.description}".strip(),
+        kind="read",
+        parameters={
+            "type": "object",
+            "properties": {key: param_schema(column, f"the {key} to look up")},
+            "required": [key],
+        },
+        require=[
+            RequireStep(
+                sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{key}",
+                error=f"No {table.name} row with that {key}.",
+            )
+        ],
+        returns=f"SELECT {_select(table)} FROM {table.name} WHERE {key} = :{key}",
+        single=True,
+    )
+
+
+def list_tool(child: Table, column: str, parent: Table) -> Tool:
+    key = child.primary_key[0]
+    return Tool(
+        name=f"list_{child.name}_by_{column}"[:63],
+        description=f"List the {child.name} rows of one {parent.name} row (by {column}).",
+        kind="read",
+        parameters={
+            "type": "object",
+            "properties": {column: param_schema(child.column(column), f"the {column}")},
+            "required": [column],
+        },
+        returns=(
+            f"SELECT {_select(child)} FROM {child.name} WHERE {column} = :{column} "
+            f"ORDER BY {key} LIMIT 50"
+        ),
+    )
+
+
+def schema_tools(schema: Schema) -> list[Tool]:
+    """A lookup per table and a listing per single-column foreign key."""
+    tools = [get_tool(t) for t in schema.tables if len(t.primary_key) == 1]
+    for table in schema.tables:
+        for fk in table.foreign_keys:
+            if len(fk.columns) == 1:
+                tools.append(list_tool(table, fk.columns[0], schema.table(fk.ref_table)))
+    names: set[str] = set()
+    unique = []
+    for tool in tools:  # truncated names could collide
+        if tool.name not in names:
+            names.add(tool.name)
+            unique.append(tool)
+    return unique

@@ -1,0 +1,86 @@
+"""Sample-then-verbalize, part two: the LLM writes only the user's words for a sampled chain.
+
+Every value the gold calls need must be stated: missing ones go back to the model as
+feedback; after the last repair they are added as plain facts (and counted), so a weak
+model costs wording quality, not tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from generators.prompting import messages
+from generators.sampling import Chain
+from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.matching import mentions
+from toolscale.schema import Scalar
+
+STAGE = "verbalize"
+
+
+class Words(BaseModel):
+    instruction: str = Field(min_length=10, max_length=1500)
+    known_facts: list[str] = Field(default_factory=list, max_length=12)
+
+
+@dataclass
+class Verbalized:
+    instruction: str
+    known_facts: list[str]
+    completed: int  # facts we had to add ourselves
+
+
+def describe(chain: Chain) -> list[str]:
+    """The new steps of a chain in plain words, for the prompt."""
+    out = []
+    for call in chain.calls[chain.start :]:
+        args = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in call.arguments.items())
+        out.append(f"{call.name.replace('_', ' ')}" + (f" ({args})" if args else ""))
+    return out
+
+
+def fact_text(name: str, value: Scalar) -> str:
+    return f"My {name.replace('_', ' ')} is {value}."
+
+
+def missing_facts(text: str, facts: list[tuple[str, Scalar]]) -> list[tuple[str, Scalar]]:
+    return [(n, v) for n, v in facts if not mentions(text, v)]
+
+
+async def verbalize(
+    llm: LLMClient,
+    domain: str,
+    chain: Chain,
+    parent: str | None = None,
+    sample: int = 0,
+    repairs: int = 2,
+    stage: str = STAGE,
+) -> Outcome[Verbalized]:
+    attempts = 0
+
+    def check(words: Words) -> Verbalized:
+        nonlocal attempts
+        attempts += 1
+        text = "\n".join([words.instruction, *words.known_facts])
+        if "{" in words.instruction or "```" in words.instruction:
+            raise Invalid(["the instruction must be plain words, not JSON or code"], "bad_words")
+        missing = missing_facts(text, chain.facts)
+        if missing and attempts <= repairs:
+            listed = ", ".join(f"{n} = {v}" for n, v in missing)
+            raise Invalid([f"these values are not stated exactly: {listed}"], "facts_missing")
+        facts = [f.strip() for f in words.known_facts if f.strip()]
+        facts += [fact_text(n, v) for n, v in missing]
+        return Verbalized(words.instruction.strip(), facts, len(missing))
+
+    prompt = messages(
+        "verbalize.j2",
+        domain=domain,
+        steps=describe(chain),
+        facts=chain.facts,
+        wanted=chain.wanted,
+        parent=parent,
+    )
+    return await llm.structured(
+        prompt, Words, stage=stage, check=check, repairs=repairs, sample=sample, max_tokens=400
+    )
