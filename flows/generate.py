@@ -1,0 +1,477 @@
+"""Prefect flows: `generate_domain` turns a brief into a verified dataset under data/<domain>/;
+`generate_all` does every domain with one model server.
+
+Thin wiring: generators propose, validators decide, the store persists. Tasks are coarse
+(one per environment stage group and per task strategy). Everything is persisted as it
+is made, so a killed run started again resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from generators import policy as policy_stage
+from generators import rows as rows_stage
+from generators import schema as schema_stage
+from generators import tools as tools_stage
+from generators.arguments import ArgumentSampler
+from generators.evolution import evolve_task
+from generators.tasks import propose_llm_task, propose_sampled_task
+from generators.toolkit import schema_tools
+from toolscale.brief import Brief, brief_path, load_brief
+from toolscale.environment import Environment
+from toolscale.llm import Ledger, LLMClient, LLMConfig, Outcome, ResponseCache
+from toolscale.report import Rejection
+from toolscale.schema import Scalar, Schema
+from toolscale.spec import EnvironmentSpec
+from toolscale.store import Batch, DomainStore, TrajectoryRecord
+from toolscale.summary import RunSummary, StageRow, markdown, rich_table
+from toolscale.task import Task
+from toolscale.tool import Tool
+from validators.pipeline import Verifier, verify_environment
+
+STRATEGIES = ("sampled", "llm", "evolved")
+ENV_ATTEMPTS = 3  # fresh samples per environment stage, each with its own repair loop
+
+
+class GenerationFailed(RuntimeError):
+    """A stage could not produce anything usable; what was made so far stays on disk."""
+
+
+@dataclass
+class Run:
+    brief: Brief
+    store: DomainStore
+    llm: LLMClient
+    console: Console
+    summary: RunSummary
+    env_rows: list[StageRow] = field(default_factory=list)
+
+    def env_row(self, stage: str) -> StageRow:
+        for r in self.env_rows:
+            if r.stage == stage:
+                return r
+        r = StageRow(stage=stage)
+        self.env_rows.append(r)
+        return r
+
+
+def split_targets(n_tasks: int, strategies: tuple[str, ...]) -> dict[str, int]:
+    """How many verified tasks each strategy should bring: evolution a fifth, the LLM
+    strategy a third of the rest, sampling the remainder."""
+    targets = dict.fromkeys(strategies, 0)
+    left = n_tasks
+    if "evolved" in targets and len(targets) > 1:
+        targets["evolved"] = n_tasks // 5
+        left -= targets["evolved"]
+    if "llm" in targets and "sampled" in targets:
+        targets["llm"] = left // 3
+        targets["sampled"] = left - targets["llm"]
+    elif "llm" in targets:
+        targets["llm"] = left
+    elif "sampled" in targets:
+        targets["sampled"] = left
+    else:
+        targets["evolved"] = left
+    return targets
+
+
+# environment ---------------------------------------------------------------------------
+
+
+async def _stage(
+    run: Run,
+    name: str,
+    kind: object,
+    make: Callable[[int], Awaitable[Outcome]],
+) -> object:
+    """A stored stage, or up to ENV_ATTEMPTS fresh samples of it; counted in its row."""
+    stored = run.store.load_stage(name, kind)
+    if stored is not None:
+        return stored
+    row = run.env_row(name)
+    started = time.perf_counter()
+    try:
+        for attempt in range(ENV_ATTEMPTS):
+            row.proposed += 1
+            outcome = await make(attempt)
+            if outcome.ok and outcome.value is not None:
+                row.accepted += 1
+                run.store.save_stage(name, outcome.value, kind)
+                return outcome.value
+            reason = outcome.rejection.reason if outcome.rejection else "failed"
+            row.reject(reason)
+            detail = outcome.rejection.detail if outcome.rejection else ""
+            run.console.print(
+                f"[yellow]{name}: attempt {attempt + 1} rejected ({reason})[/] {detail[:300]}"
+            )
+        raise GenerationFailed(
+            f"stage {name!r} failed {ENV_ATTEMPTS} times; last: {reason}: {detail[:500]}"
+        )
+    finally:
+        row.seconds += time.perf_counter() - started
+
+
+@task(name="build-environment", cache_policy=NO_CACHE)
+async def build_environment(run: Run) -> EnvironmentSpec:
+    """schema -> seed rows -> tools -> policy; each checked before the next starts."""
+    spec = run.store.load_environment()
+    if spec is not None:
+        return spec
+    brief, llm = run.brief, run.llm
+    schema: Schema = await _stage(  # type: ignore[assignment]
+        run, "schema", Schema, lambda s: schema_stage.propose_schema(llm, brief, sample=s)
+    )
+    core = [tools_stage.priced(t) for t in schema_tools(schema)]
+    seed: dict[str, list[dict[str, Scalar]]] = await _stage(  # type: ignore[assignment]
+        run,
+        "rows",
+        dict[str, list[dict[str, Scalar]]],
+        lambda s: rows_stage.propose_rows(llm, brief, schema, core, sample=s),
+    )
+    base = EnvironmentSpec(
+        name=brief.name, description=brief.description, schema=schema, seed=seed, tools=core
+    )
+    tools: list[Tool] | None = run.store.load_stage("tools", list[Tool])
+    if tools is None:
+        row = run.env_row("tools")
+        started = time.perf_counter()
+        kept, dropped = await tools_stage.propose_tools(llm, brief, base)
+        row.proposed += len(kept) + len(dropped)
+        row.accepted += len(kept)
+        for rejection in dropped:
+            row.reject(rejection.reason)
+            run.console.print(f"[yellow]tools: dropped[/] {rejection.detail[:300]}")
+        row.seconds += time.perf_counter() - started
+        tools = core + kept
+        run.store.save_stage("tools", tools, list[Tool])
+        run.store.save_stage("tools_dropped", dropped, list[Rejection])
+    policy: str = await _stage(  # type: ignore[assignment]
+        run, "policy", str, lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s)
+    )
+    spec = base.model_copy(update={"tools": tools, "policy": policy})
+    problems = verify_environment(spec)
+    if problems:
+        lines = "; ".join(f"[{p.stage}/{p.reason}] {p.detail}" for p in problems[:5])
+        raise GenerationFailed(f"the assembled environment fails verification: {lines}")
+    run.store.save_environment(spec)
+    return spec
+
+
+# tasks ---------------------------------------------------------------------------------
+
+
+def _proposer(
+    run: Run, spec: EnvironmentSpec, strategy: str, parents: list[Task]
+) -> Callable[[int], Awaitable[Outcome[Task]]]:
+    """One work item of a strategy: deterministic in its index, so a resumed run redoes
+    exactly what was lost, from the LLM cache."""
+    env = Environment(spec)  # the walks' own sandbox; verification has its own
+    sampler = ArgumentSampler(spec)
+    domain = run.brief.name
+
+    async def propose(index: int) -> Outcome[Task]:
+        rng = random.Random(f"{domain}/{strategy}/{index}")
+        task_id = f"{domain}-{strategy}-{index:05d}"
+        try:
+            if strategy == "sampled":
+                return await propose_sampled_task(
+                    run.llm, run.brief, env, sampler, task_id, rng, index
+                )
+            if strategy == "llm":
+                return await propose_llm_task(run.llm, run.brief, env, task_id, rng, index)
+            parent = parents[index % len(parents)]
+            return await evolve_task(run.llm, run.brief, env, sampler, parent, task_id, rng, index)
+        except Exception as e:  # a generator bug must not stop the run; it is counted
+            last = traceback.format_exception_only(e)[-1].strip()
+            return Outcome(
+                rejection=Rejection(stage=strategy, reason="generator_error", detail=last)
+            )
+
+    return propose
+
+
+def _ledger_delta(now: Ledger, before: Ledger) -> Ledger:
+    out = Ledger()
+    out.merge(now)
+    for name, u in before.stages.items():
+        mine = out.stage(name)
+        for f in ("calls", "cached", "retries", "repairs", "prompt_tokens", "completion_tokens"):
+            setattr(mine, f, getattr(mine, f) - getattr(u, f))
+        mine.cost_usd -= u.cost_usd
+        mine.seconds -= u.seconds
+        for reason, n in u.failures.items():
+            mine.failures[reason] = mine.failures.get(reason, 0) - n
+    return out
+
+
+@task(name="synthesize-tasks", cache_policy=NO_CACHE)
+async def synthesize_tasks(
+    run: Run,
+    spec: EnvironmentSpec,
+    verifier: Verifier,
+    strategy: str,
+    target: int,
+    parents: list[Task],
+    batch_size: int = 8,
+    budget_factor: int = 4,
+) -> int:
+    """Propose until `target` tasks of this strategy are verified (or the budget is spent),
+    keeping `concurrency` requests in flight; verified work is committed batch by batch."""
+    store = run.store
+    done = store.done(strategy)
+    accepted = len(store.accepted(strategy))
+    if target <= accepted or (strategy == "evolved" and not parents):
+        return accepted
+    budget = target * budget_factor + 4
+    pending: Iterator[int] = (i for i in range(budget) if i not in done)
+    propose = _proposer(run, spec, strategy, parents)
+    window = max(2, 2 * run.llm.config.concurrency)
+    in_flight: dict[asyncio.Task, int] = {}
+    batch = Batch(strategy=strategy, indices=[])
+    mark = Ledger()
+    mark.merge(run.llm.ledger)
+    batch_started = time.perf_counter()
+
+    def commit() -> None:
+        nonlocal batch, mark, batch_started
+        if not batch.indices:
+            return
+        batch.ledger = _ledger_delta(run.llm.ledger, mark)
+        batch.seconds = time.perf_counter() - batch_started
+        store.commit_batch(batch)
+        mark = Ledger()
+        mark.merge(run.llm.ledger)
+        batch = Batch(strategy=strategy, indices=[])
+        batch_started = time.perf_counter()
+
+    progress = Progress(
+        TextColumn(f"tasks/{strategy}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("verified · {task.fields[proposed]} proposed"),
+        TimeElapsedColumn(),
+        console=run.console,
+        transient=False,
+    )
+    try:
+        with progress:
+            bar = progress.add_task(strategy, total=target, completed=accepted, proposed=len(done))
+            proposed = len(done)
+            while True:
+                while len(in_flight) < window and accepted < target:
+                    index = next(pending, None)
+                    if index is None:
+                        break
+                    in_flight[asyncio.ensure_future(propose(index))] = index
+                if not in_flight:
+                    break
+                finished, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                for fut in finished:
+                    index = in_flight.pop(fut)
+                    proposed += 1
+                    batch.indices.append(index)
+                    outcome: Outcome[Task] = fut.result()
+                    if outcome.value is None:
+                        rejection = outcome.rejection or Rejection(
+                            stage=strategy, reason="failed", detail=""
+                        )
+                        rejection.task_id = f"{run.brief.name}-{strategy}-{index:05d}"
+                        batch.rejected.append(rejection)
+                        continue
+                    verdict = verifier.verify(outcome.value)
+                    if verdict.task is None:
+                        batch.rejected.append(verdict.rejection)  # type: ignore[arg-type]
+                        continue
+                    accepted += 1
+                    batch.accepted.append(verdict.task)
+                    trajectory = verifier.env.demonstrate(verdict.task)
+                    batch.trajectories.append(
+                        TrajectoryRecord(
+                            task_id=verdict.task.id,
+                            domain=run.brief.name,
+                            strategy=strategy,
+                            messages=trajectory.messages,
+                            tools=spec.openai_tools(),
+                        )
+                    )
+                progress.update(bar, completed=min(accepted, target), proposed=proposed)
+                if len(batch.indices) >= batch_size:
+                    commit()
+    finally:
+        for fut in in_flight:
+            fut.cancel()
+        commit()  # what finished is kept, even when the run is stopped
+    return accepted
+
+
+# summary -------------------------------------------------------------------------------
+
+
+def summarise(run: Run, strategies: tuple[str, ...], seconds: float) -> RunSummary:
+    """The per-stage table from what is on disk, so a resumed run reports the whole dataset."""
+    summary = run.summary
+    stored_rows = run.store.load_stage("environment_rows", list[StageRow]) or []
+    by_stage = {r.stage: r for r in stored_rows}
+    for r in run.env_rows:
+        by_stage[r.stage] = r
+    run.store.save_stage("environment_rows", list(by_stage.values()), list[StageRow])
+    rows = list(by_stage.values())
+    ledger = Ledger()
+    for batch in run.store.batches():
+        ledger.merge(batch.ledger)
+    for stage in ("schema", "rows", "tool_plan", "tools", "policy"):
+        u = run.llm.ledger.stages.get(stage)
+        if u is not None:
+            ledger.stage(stage).add(u)
+    for r in rows:
+        stages = ("tool_plan", "tools") if r.stage == "tools" else (r.stage,)
+        r.tokens = sum(ledger.stage(s).tokens for s in stages if s in ledger.stages)
+        r.cost_usd = sum(ledger.stage(s).cost_usd for s in stages if s in ledger.stages)
+    for strategy in strategies:
+        row = StageRow(stage=f"tasks/{strategy}")
+        for batch in run.store.batches(strategy):
+            row.proposed += len(batch.indices)
+            row.accepted += len(batch.accepted)
+            row.seconds += batch.seconds
+            for rej in batch.rejected:
+                row.reject(f"{rej.stage}:{rej.reason}")
+        u = ledger.stages.get(strategy)
+        if u is not None:
+            row.tokens, row.cost_usd = u.tokens, u.cost_usd
+        rows.append(row)
+    counts = run.store.write_views()
+    summary.rows = rows
+    summary.ledger = ledger
+    summary.tasks = counts["tasks"]
+    summary.trajectories = counts["trajectories"]
+    summary.rejected = counts["rejected"]
+    summary.seconds = seconds
+    return summary
+
+
+def make_console() -> Console:
+    """Progress and the summary go to stderr; wide enough for the table when piped."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        console = Console(stderr=True, width=150)
+    return console
+
+
+@contextlib.asynccontextmanager
+async def endpoint(
+    base_url: str | None, model: str | None, model_size: str, parallel: int, console: Console
+):
+    """The configured endpoint, or the embedded llama.cpp server for the run's duration."""
+    config = LLMConfig.from_env()
+    if base_url and model:
+        config = LLMConfig(base_url=base_url, model=model, concurrency=parallel)
+    if config is not None:
+        yield config
+        return
+    from toolscale.local_llm import embedded_endpoint
+
+    with embedded_endpoint(size=model_size, parallel=parallel, console=console) as (url, name):
+        yield LLMConfig(base_url=url, model=name, concurrency=parallel, timeout_s=900)
+
+
+@flow(name="generate-domain", log_prints=True)
+async def generate_domain(
+    domain: str,
+    n_tasks: int = 20,
+    strategies: tuple[str, ...] = STRATEGIES,
+    data_dir: str = "data",
+    domains_dir: str = "domains",
+    model_size: str = "1.5b",
+    parallel: int = 2,
+    base_url: str | None = None,
+    model: str | None = None,
+) -> dict:
+    """Brief -> environment -> verified tasks and trajectories under data/<domain>/."""
+    started = time.perf_counter()
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown:
+        raise ValueError(f"unknown strategies {unknown}; choose from {list(STRATEGIES)}")
+    brief = load_brief(brief_path(domains_dir, domain))
+    store = DomainStore(data_dir, domain)
+    console = make_console()
+    resumed = store.dir.exists() and any(store.dir.iterdir())
+    async with endpoint(base_url, model, model_size, parallel, console) as config:
+        cache = ResponseCache(store.dir / "llm-cache")
+        llm = LLMClient(config, cache)
+        summary = RunSummary(
+            domain=domain, model=config.model, endpoint=config.base_url, resumed=resumed
+        )
+        run = Run(brief=brief, store=store, llm=llm, console=console, summary=summary)
+        try:
+            spec = await build_environment(run)
+            targets = split_targets(n_tasks, tuple(strategies))
+            with Verifier(spec, report=summary.verification) as verifier:
+                for committed in store.accepted():  # dedup spans runs and strategies
+                    verifier.dedup.check(committed)
+                for strategy in strategies:
+                    parents = store.accepted("sampled") + store.accepted("llm")
+                    await synthesize_tasks(
+                        run, spec, verifier, strategy, targets[strategy], parents
+                    )
+        finally:
+            summary = summarise(run, tuple(strategies), time.perf_counter() - started)
+            from toolscale.jsonl import write_json
+
+            write_json(store.dir / "report.json", summary)
+            await llm.close()
+    console.print(rich_table(summary))
+    with contextlib.suppress(Exception):  # no artifact outside a Prefect run context
+        await create_markdown_artifact(
+            key=f"generate-{domain.replace('_', '-')}",
+            markdown=markdown(summary),
+            description=f"toolscale generate {domain}",
+        )
+    with contextlib.suppress(Exception):
+        get_run_logger().info("%s: %d verified tasks in %s", domain, summary.tasks, store.dir)
+    return summary.model_dump(mode="json")
+
+
+@flow(name="generate-all", log_prints=True)
+async def generate_all(
+    n_tasks: int = 20,
+    domains: list[str] | None = None,
+    data_dir: str = "data",
+    domains_dir: str = "domains",
+    model_size: str = "1.5b",
+    parallel: int = 2,
+) -> dict[str, int]:
+    """Every domain (or the ones named), one after another, with one model server."""
+    names = domains or sorted(p.parent.name for p in Path(domains_dir).glob("*/brief.yaml"))
+    console = make_console()
+    out: dict[str, int] = {}
+    async with endpoint(None, None, model_size, parallel, console) as config:
+        for name in names:
+            try:
+                result = await generate_domain(
+                    name,
+                    n_tasks=n_tasks,
+                    data_dir=data_dir,
+                    domains_dir=domains_dir,
+                    parallel=config.concurrency,
+                    base_url=config.base_url,
+                    model=config.model,
+                )
+                out[name] = result["tasks"]
+            except GenerationFailed as e:  # one domain's failure does not stop the others
+                console.print(f"[red]{name}: {e}[/]")
+                out[name] = 0
+    return out

@@ -1,0 +1,229 @@
+"""A scripted "model" for the fake endpoint that answers every generator prompt sensibly for
+a tiny library domain: flow tests and the generation bench run the whole pipeline on it.
+
+It reads the request's `response_format` schema name to know the stage, and answers from
+the schema and prompt it was given (rows from the row schema's types and enums; words that
+state every fact the prompt lists), so it exercises the real checks, not a bypass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tests.fakellm import Reply
+
+BRIEF = """\
+name: library
+description: >
+  A small public library lends books to its members; the assistant helps
+  members find books, borrow and return them.
+entities: [members, books, loans]
+rules:
+  - A member with status suspended cannot borrow.
+  - A book can only be lent when it has copies available.
+task_ideas:
+  - A member borrows a book
+  - A member asks about a book
+n_tables: 3
+rows_per_table: 6
+n_tools: 6
+"""
+
+SCHEMA = {
+    "tables": [
+        {
+            "name": "members",
+            "description": "library members",
+            "columns": [
+                {"name": "member_id", "type": "integer"},
+                {"name": "name", "type": "text"},
+                {"name": "status", "type": "text"},
+                {"name": "joined_on", "type": "date"},
+            ],
+            "checks": ["status IN ('active', 'suspended')"],
+        },
+        {
+            "name": "books",
+            "description": "books in the catalogue",
+            "columns": [
+                {"name": "book_id", "type": "integer"},
+                {"name": "title", "type": "text"},
+                {"name": "author", "type": "text"},
+                {"name": "copies_available", "type": "integer"},
+            ],
+            "checks": ["copies_available >= 0"],
+        },
+        {
+            "name": "loans",
+            "description": "books lent to members",
+            "columns": [
+                {"name": "loan_id", "type": "integer"},
+                {"name": "member_id", "type": "integer", "references": "members"},
+                {"name": "book_id", "type": "integer", "references": "books"},
+                {"name": "due_on", "type": "date"},
+                {"name": "returned", "type": "boolean"},
+            ],
+        },
+    ]
+}
+
+TOOLS = {
+    "borrow_book": {
+        "parameters": [
+            {"name": "member_id", "type": "integer"},
+            {"name": "book_id", "type": "integer"},
+        ],
+        "require": [
+            {
+                "sql": "SELECT status = 'active' FROM members WHERE member_id = :member_id",
+                "error": "The member is not active.",
+            },
+            {
+                "sql": "SELECT copies_available > 0 FROM books WHERE book_id = :book_id",
+                "error": "No copy of that book is available.",
+            },
+        ],
+        "run": [
+            "INSERT INTO loans (loan_id, member_id, book_id, due_on, returned) "
+            "VALUES (:_new_id, :member_id, :book_id, '2025-02-15', 0)",
+            "UPDATE books SET copies_available = copies_available - 1 WHERE book_id = :book_id",
+        ],
+        "returns": "SELECT copies_available AS copies_left FROM books WHERE book_id = :book_id",
+    },
+    "search_books": {
+        "parameters": [{"name": "author", "type": "string"}],
+        "returns": "SELECT book_id, title, copies_available FROM books "
+        "WHERE author = :author ORDER BY book_id",
+    },
+    "suspend_member": {
+        "parameters": [{"name": "member_id", "type": "integer"}],
+        "require": [
+            {
+                "sql": "SELECT status = 'active' FROM members WHERE member_id = :member_id",
+                "error": "The member is already suspended.",
+            }
+        ],
+        "run": ["UPDATE members SET status = 'suspended' WHERE member_id = :member_id"],
+    },
+    "broken_tool": {  # never valid: tests that a dropped tool is counted, not fatal
+        "parameters": [{"name": "member_id", "type": "integer"}],
+        "returns": "SELECT nonexistent FROM members WHERE member_id = :member_id",
+    },
+}
+
+PLAN = {
+    "tools": [
+        {"name": name, "kind": "write" if "run" in body else "read", "description": name}
+        for name, body in TOOLS.items()
+    ]
+}
+
+NAMES = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov"]
+TITLES = ["Dune", "Emma", "Ulysses", "Beloved", "Walden", "Persuasion"]
+AUTHORS = ["Herbert", "Austen", "Joyce", "Morrison"]
+
+
+def _value(name: str, prop: dict[str, Any], i: int, defs: dict[str, Any]) -> Any:
+    if "$ref" in prop:
+        prop = defs[prop["$ref"].split("/")[-1]]
+    if "anyOf" in prop:
+        prop = next(p for p in prop["anyOf"] if p.get("type") != "null")
+    if "enum" in prop:
+        return prop["enum"][i % len(prop["enum"])]
+    if "const" in prop:
+        return prop["const"]
+    kind = prop.get("type")
+    fmt = prop.get("format")
+    if name == "status":
+        return ["active", "active", "suspended"][i % 3]
+    if kind == "integer":
+        return 1 + (i * 3) % 7
+    if kind == "number":
+        return round(10.5 + i, 2)
+    if kind == "boolean":
+        return i % 2 == 1
+    if fmt == "date":
+        return f"2024-0{1 + i % 9}-1{i % 10}"
+    if fmt == "date-time":
+        return f"2024-03-1{i % 10}T10:00:00"
+    pools = {"name": NAMES, "title": TITLES, "author": AUTHORS}
+    return pools.get(name, [f"{name} {i}"])[i % len(pools.get(name, [1]))]
+
+
+def rows_answer(schema: dict[str, Any], n: int) -> dict[str, Any]:
+    defs = schema.get("$defs", {})
+    row_schema = defs[schema["properties"]["rows"]["items"]["$ref"].split("/")[-1]]
+    rows = []
+    for i in range(n):
+        rows.append({k: _value(k, p, i, defs) for k, p in row_schema["properties"].items()})
+    return {"rows": rows}
+
+
+FACT_LINE = re.compile(r"^- (.+?): (.+)$")
+
+
+def words_answer(prompt: str) -> dict[str, Any]:
+    facts = []
+    in_facts = False
+    for line in prompt.splitlines():
+        if line.startswith("The customer knows"):
+            in_facts = True
+            continue
+        if in_facts:
+            m = FACT_LINE.match(line)
+            if not m:
+                break
+            facts.append((m.group(1), m.group(2)))
+    said = ", ".join(f"my {n} is {v}" for n, v in facts)
+    return {
+        "instruction": f"Hello, I need some help with my library account: {said}.",
+        "known_facts": [f"My {n} is {v}" for n, v in facts],
+    }
+
+
+def task_answer() -> dict[str, Any]:
+    return {
+        "instruction": "I am member 101 and I would like to borrow book 203, please.",
+        "known_facts": ["My member id is 101", "The book id is 203"],
+        "gold_calls": [
+            {"name": "get_books", "arguments": {"book_id": 203}},
+            {"name": "borrow_book", "arguments": {"member_id": 101, "book_id": 203}},
+        ],
+        "communicate": [{"call": 1, "field": "copies_left"}],
+    }
+
+
+def library(body: dict[str, Any]) -> Reply:
+    """Answers each generator stage of the library domain."""
+    fmt = body.get("response_format") or {}
+    name = fmt.get("json_schema", {}).get("name", "")
+    schema = fmt.get("json_schema", {}).get("schema", {})
+    prompt = body["messages"][-1]["content"]
+    first = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    if name == "SchemaProposal":
+        answer: Any = SCHEMA
+    elif name.endswith("_rows"):
+        answer = rows_answer(schema, schema["properties"]["rows"].get("maxItems", 6))
+    elif name == "ToolPlan":
+        answer = PLAN
+    elif name == "ToolProposal":
+        tool = re.search(r'the tool "([a-z_0-9]+)"', first)
+        answer = TOOLS[tool.group(1)] if tool else {"parameters": []}
+    elif name == "PolicyProposal":
+        answer = {
+            "introduction": "You help members of the public library.",
+            "rules": [
+                "Identify the member by id before changing anything.",
+                "Suspended members cannot borrow.",
+                "Only lend a book with copies available.",
+            ],
+        }
+    elif name == "Words":
+        answer = words_answer(first if "The customer knows" in first else prompt)
+    elif name == "TaskProposal":
+        answer = task_answer()
+    else:
+        answer = {}
+    return Reply(content=json.dumps(answer))

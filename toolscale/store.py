@@ -1,0 +1,159 @@
+"""Everything a generation run persists under `data/<domain>/`, written atomically.
+
+Environment stages are one JSON file each (`stages/`), so a resumed run skips what is
+done. Task work is committed in batch files named by strategy and first index: a batch
+is the unit of durability. `tasks.jsonl`, `trajectories.jsonl` and `rejected.jsonl` are
+views rebuilt from the batches, so a run killed at any point (kill -9 included) leaves
+no half-written line, loses no committed task, and never repeats one on resume.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from toolscale.ddl import create_statements
+from toolscale.jsonl import AtomicWriter, write_json
+from toolscale.llm import Ledger
+from toolscale.report import Rejection
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from toolscale.trajectory import Message
+
+M = TypeVar("M")
+
+
+class TrajectoryRecord(BaseModel):
+    """One verified task as a conversation, with what a trainer or a dataset needs beside it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    domain: str
+    strategy: str
+    messages: list[Message]
+    tools: list[dict] = Field(description="OpenAI function schemas of the environment's tools")
+
+
+class Batch(BaseModel):
+    """Work items of one strategy, done and verified together."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    strategy: str
+    indices: list[int]
+    accepted: list[Task] = Field(default_factory=list)
+    trajectories: list[TrajectoryRecord] = Field(default_factory=list)
+    rejected: list[Rejection] = Field(default_factory=list)
+    ledger: Ledger = Field(default_factory=Ledger)
+    seconds: float = 0.0
+
+
+class StoreError(RuntimeError):
+    """A stored file that cannot be read back; names the file and the problem."""
+
+
+class DomainStore:
+    def __init__(self, root: str | Path, domain: str):
+        self.dir = Path(root) / domain
+        self.stages = self.dir / "stages"
+        self.batches_dir = self.dir / "batches"
+
+    # environment stages -------------------------------------------------------------
+    def stage_path(self, name: str) -> Path:
+        return self.stages / f"{name}.json"
+
+    def save_stage(self, name: str, value: object, kind: type | object) -> None:
+        write_json(self.stage_path(name), TypeAdapter(kind).dump_python(value, mode="json"))
+
+    def load_stage(self, name: str, kind: type[M] | object) -> M | None:
+        path = self.stage_path(name)
+        if not path.exists():
+            return None
+        try:
+            return TypeAdapter(kind).validate_json(path.read_bytes())  # type: ignore[return-value]
+        except ValidationError as e:
+            raise StoreError(f"{path}: not a valid {name} stage: {e.errors()[0]['msg']}") from e
+
+    @property
+    def environment_path(self) -> Path:
+        return self.dir / "environment.json"
+
+    def load_environment(self) -> EnvironmentSpec | None:
+        if not self.environment_path.exists():
+            return None
+        try:
+            return EnvironmentSpec.model_validate_json(self.environment_path.read_bytes())
+        except ValidationError as e:
+            raise StoreError(f"{self.environment_path}: {e.errors()[0]['msg']}") from e
+
+    def save_environment(self, spec: EnvironmentSpec) -> None:
+        write_json(self.environment_path, spec)
+        self.save_seed_database(spec)
+
+    def save_seed_database(self, spec: EnvironmentSpec) -> None:
+        """`seed.sqlite`: the seed as a real SQLite database, for anyone to open."""
+        target = self.dir / "seed.sqlite"
+        tmp = target.with_suffix(".sqlite.tmp")
+        tmp.unlink(missing_ok=True)
+        con = sqlite3.connect(tmp)
+        try:
+            for ddl in create_statements(spec.schema_, "sqlite"):
+                con.execute(ddl)
+            for table in spec.schema_.insertion_order():
+                cols = table.column_names
+                marks = ", ".join("?" for _ in cols)
+                con.executemany(
+                    f"INSERT INTO {table.name} ({', '.join(cols)}) VALUES ({marks})",
+                    spec.seed_rows(table.name),
+                )
+            con.commit()
+        finally:
+            con.close()
+        tmp.replace(target)
+
+    # task batches ---------------------------------------------------------------------
+    def commit_batch(self, batch: Batch) -> Path:
+        path = self.batches_dir / f"{batch.strategy}-{min(batch.indices):06d}.json"
+        with AtomicWriter(path) as w:
+            w.write_text(batch.model_dump_json(exclude_none=True))
+        return path
+
+    def batches(self, strategy: str | None = None) -> Iterator[Batch]:
+        """Committed batches in order; a temporary file left by a kill is not a batch."""
+        pattern = f"{strategy}-*.json" if strategy else "*.json"
+        for path in sorted(self.batches_dir.glob(pattern)):
+            try:
+                yield Batch.model_validate_json(path.read_bytes())
+            except ValidationError as e:
+                raise StoreError(f"{path}: not a valid batch: {e.errors()[0]['msg']}") from e
+
+    def done(self, strategy: str) -> set[int]:
+        return {i for b in self.batches(strategy) for i in b.indices}
+
+    def accepted(self, strategy: str | None = None) -> list[Task]:
+        return [t for b in self.batches(strategy) for t in b.accepted]
+
+    def write_views(self) -> dict[str, int]:
+        """tasks.jsonl, trajectories.jsonl and rejected.jsonl from every batch, atomically."""
+        counts = {"tasks": 0, "trajectories": 0, "rejected": 0}
+        with (
+            AtomicWriter(self.dir / "tasks.jsonl") as tasks,
+            AtomicWriter(self.dir / "trajectories.jsonl") as trajectories,
+            AtomicWriter(self.dir / "rejected.jsonl") as rejected,
+        ):
+            for batch in self.batches():
+                for task in batch.accepted:
+                    tasks.write(task)
+                for record in batch.trajectories:
+                    trajectories.write(record)
+                for rejection in batch.rejected:
+                    rejected.write(rejection)
+                counts["tasks"] += len(batch.accepted)
+                counts["trajectories"] += len(batch.trajectories)
+                counts["rejected"] += len(batch.rejected)
+        return counts
