@@ -132,7 +132,67 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--timeout-ms", type=float, default=250.0, help="budget per tool call")
     v.add_argument("--quiet", action="store_true", help="no progress bar")
     v.set_defaults(func=cmd_verify)
+    g = sub.add_parser(
+        "generate",
+        help="synthesize a verified dataset for a domain",
+        description="Brief -> environment -> verified tasks and trajectories under DATA/DOMAIN. "
+        "With TOOLSCALE_LLM_MODEL unset, a local llama.cpp server with Qwen2.5-Coder is "
+        "built, started and stopped for the run.",
+    )
+    g.add_argument("domain", help="a folder of --domains with a brief.yaml, or 'all'")
+    g.add_argument("-n", "--n-tasks", type=int, default=20, help="verified tasks wanted")
+    g.add_argument("--data", default="data", help="output root (default data/)")
+    g.add_argument("--domains", default="domains", help="where the briefs are")
+    g.add_argument(
+        "--strategies",
+        default="sampled,llm,evolved",
+        help="task strategies, comma-separated (sampled, llm, evolved)",
+    )
+    g.add_argument("--model-size", choices=["0.5b", "1.5b"], default="1.5b", help="embedded model")
+    g.add_argument("--parallel", type=int, default=2, help="server slots / concurrent requests")
+    g.set_defaults(func=cmd_generate)
     return parser
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Runs the Prefect flow; Prefect starts a temporary local server when none is set."""
+    import asyncio
+    import os
+
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    from flows.generate import GenerationFailed, generate_all, generate_domain
+    from toolscale.brief import BriefError
+
+    if args.n_tasks < 1:
+        raise SystemExit(f"error: --n-tasks must be at least 1, got {args.n_tasks}")
+    strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+    try:
+        if args.domain == "all":
+            done = asyncio.run(
+                generate_all(
+                    n_tasks=args.n_tasks,
+                    data_dir=args.data,
+                    domains_dir=args.domains,
+                    model_size=args.model_size,
+                    parallel=args.parallel,
+                )
+            )
+            return 0 if all(done.values()) else 1
+        summary = asyncio.run(
+            generate_domain(
+                args.domain,
+                n_tasks=args.n_tasks,
+                strategies=strategies,
+                data_dir=args.data,
+                domains_dir=args.domains,
+                model_size=args.model_size,
+                parallel=args.parallel,
+            )
+        )
+    except (BriefError, GenerationFailed, ValueError) as e:
+        raise SystemExit(f"error: {e}") from None
+    return 0 if summary["tasks"] > 0 else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,8 +14,10 @@ import random
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
@@ -34,13 +36,14 @@ from generators.toolkit import schema_tools
 from toolscale.brief import Brief, brief_path, load_brief
 from toolscale.environment import Environment
 from toolscale.llm import Ledger, LLMClient, LLMConfig, Outcome, ResponseCache
-from toolscale.report import Rejection
+from toolscale.report import Rejection, StageReport
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
 from toolscale.summary import RunSummary, StageRow, markdown, rich_table
 from toolscale.task import Task
 from toolscale.tool import Tool
+from toolscale.trajectory import Trajectory
 from validators.pipeline import Verifier, verify_environment
 
 STRATEGIES = ("sampled", "llm", "evolved")
@@ -204,6 +207,57 @@ def _proposer(
     return propose
 
 
+class VerifyWorker:
+    """Verification on a thread of its own, so the event loop keeps requests in flight while
+    tasks are replayed. SQLite connections belong to the thread that opened them, so the
+    verifier is built, used and closed there."""
+
+    def __init__(
+        self,
+        spec: EnvironmentSpec,
+        report: StageReport,
+        committed: list[Task],
+        cross_engine: bool = True,
+    ):
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify")
+        self.spec = spec
+        try:
+            self._verifier = self._pool.submit(
+                self._open, spec, report, committed, cross_engine
+            ).result()
+        except BaseException:
+            self._pool.shutdown()
+            raise
+
+    @staticmethod
+    def _open(
+        spec: EnvironmentSpec, report: StageReport, committed: list[Task], cross_engine: bool
+    ) -> Verifier:
+        verifier = Verifier(spec, report=report, cross_engine=cross_engine)
+        for done in committed:  # dedup spans runs and strategies
+            verifier.dedup.check(done)
+        return verifier
+
+    def _verify(self, task: Task) -> tuple[Task | None, Rejection | None, Trajectory | None]:
+        verdict = self._verifier.verify(task)
+        if verdict.task is None:
+            return None, verdict.rejection, None
+        return verdict.task, None, self._verifier.env.demonstrate(verdict.task)
+
+    async def verify(self, task: Task) -> tuple[Task | None, Rejection | None, Trajectory | None]:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
+
+    def close(self) -> None:
+        self._pool.submit(self._verifier.close).result()
+        self._pool.shutdown()
+
+    def __enter__(self) -> VerifyWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _ledger_delta(now: Ledger, before: Ledger) -> Ledger:
     out = Ledger()
     out.merge(now)
@@ -222,7 +276,7 @@ def _ledger_delta(now: Ledger, before: Ledger) -> Ledger:
 async def synthesize_tasks(
     run: Run,
     spec: EnvironmentSpec,
-    verifier: Verifier,
+    verifier: VerifyWorker,
     strategy: str,
     target: int,
     parents: list[Task],
@@ -239,8 +293,18 @@ async def synthesize_tasks(
     budget = target * budget_factor + 4
     pending: Iterator[int] = (i for i in range(budget) if i not in done)
     propose = _proposer(run, spec, strategy, parents)
+
+    async def item(index: int) -> tuple[Task | None, Rejection | None, Trajectory | None]:
+        """Propose, then verify (on the verifier's thread): one work item, start to end."""
+        outcome = await propose(index)
+        if outcome.value is None:
+            rejection = outcome.rejection or Rejection(stage=strategy, reason="failed", detail="")
+            rejection.task_id = f"{run.brief.name}-{strategy}-{index:05d}"
+            return None, rejection, None
+        return await verifier.verify(outcome.value)
+
     window = max(2, 2 * run.llm.config.concurrency)
-    in_flight: dict[asyncio.Task, int] = {}
+    in_flight: dict[asyncio.Future, int] = {}
     batch = Batch(strategy=strategy, indices=[])
     mark = Ledger()
     mark.merge(run.llm.ledger)
@@ -276,32 +340,22 @@ async def synthesize_tasks(
                     index = next(pending, None)
                     if index is None:
                         break
-                    in_flight[asyncio.ensure_future(propose(index))] = index
+                    in_flight[asyncio.ensure_future(item(index))] = index
                 if not in_flight:
                     break
                 finished, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 for fut in finished:
-                    index = in_flight.pop(fut)
+                    batch.indices.append(in_flight.pop(fut))
                     proposed += 1
-                    batch.indices.append(index)
-                    outcome: Outcome[Task] = fut.result()
-                    if outcome.value is None:
-                        rejection = outcome.rejection or Rejection(
-                            stage=strategy, reason="failed", detail=""
-                        )
-                        rejection.task_id = f"{run.brief.name}-{strategy}-{index:05d}"
-                        batch.rejected.append(rejection)
-                        continue
-                    verdict = verifier.verify(outcome.value)
-                    if verdict.task is None:
-                        batch.rejected.append(verdict.rejection)  # type: ignore[arg-type]
+                    task_, rejection, trajectory = fut.result()
+                    if task_ is None or trajectory is None:
+                        batch.rejected.append(rejection)  # type: ignore[arg-type]
                         continue
                     accepted += 1
-                    batch.accepted.append(verdict.task)
-                    trajectory = verifier.env.demonstrate(verdict.task)
+                    batch.accepted.append(task_)
                     batch.trajectories.append(
                         TrajectoryRecord(
-                            task_id=verdict.task.id,
+                            task_id=task_.id,
                             domain=run.brief.name,
                             strategy=strategy,
                             messages=trajectory.messages,
@@ -373,19 +427,27 @@ def make_console() -> Console:
 
 @contextlib.asynccontextmanager
 async def endpoint(
-    base_url: str | None, model: str | None, model_size: str, parallel: int, console: Console
+    base_url: str | None,
+    model: str | None,
+    model_size: str,
+    parallel: int,
+    console: Console,
+    **overrides: Any,
 ):
-    """The configured endpoint, or the embedded llama.cpp server for the run's duration."""
+    """The endpoint given, else the configured one, else the embedded llama.cpp server for
+    the run's duration (always stopped)."""
+    overrides = {k: v for k, v in overrides.items() if v is not None}
     config = LLMConfig.from_env()
     if base_url and model:
         config = LLMConfig(base_url=base_url, model=model, concurrency=parallel)
     if config is not None:
-        yield config
+        yield config.model_copy(update=overrides)
         return
     from toolscale.local_llm import embedded_endpoint
 
     with embedded_endpoint(size=model_size, parallel=parallel, console=console) as (url, name):
-        yield LLMConfig(base_url=url, model=name, concurrency=parallel, timeout_s=900)
+        config = LLMConfig(base_url=url, model=name, concurrency=parallel, timeout_s=900)
+        yield config.model_copy(update=overrides)
 
 
 @flow(name="generate-domain", log_prints=True)
@@ -399,6 +461,8 @@ async def generate_domain(
     parallel: int = 2,
     base_url: str | None = None,
     model: str | None = None,
+    timeout_s: float | None = None,
+    max_attempts: int | None = None,
 ) -> dict:
     """Brief -> environment -> verified tasks and trajectories under data/<domain>/."""
     started = time.perf_counter()
@@ -409,7 +473,15 @@ async def generate_domain(
     store = DomainStore(data_dir, domain)
     console = make_console()
     resumed = store.dir.exists() and any(store.dir.iterdir())
-    async with endpoint(base_url, model, model_size, parallel, console) as config:
+    async with endpoint(
+        base_url,
+        model,
+        model_size,
+        parallel,
+        console,
+        timeout_s=timeout_s,
+        max_attempts=max_attempts,
+    ) as config:
         cache = ResponseCache(store.dir / "llm-cache")
         llm = LLMClient(config, cache)
         summary = RunSummary(
@@ -419,9 +491,7 @@ async def generate_domain(
         try:
             spec = await build_environment(run)
             targets = split_targets(n_tasks, tuple(strategies))
-            with Verifier(spec, report=summary.verification) as verifier:
-                for committed in store.accepted():  # dedup spans runs and strategies
-                    verifier.dedup.check(committed)
+            with VerifyWorker(spec, summary.verification, store.accepted()) as verifier:
                 for strategy in strategies:
                     parents = store.accepted("sampled") + store.accepted("llm")
                     await synthesize_tasks(

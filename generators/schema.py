@@ -18,66 +18,55 @@ STAGE = "schema"
 class ColumnProposal(BaseModel):
     name: str
     type: Literal["integer", "real", "text", "boolean", "date", "datetime"]
-    description: str = ""
-    nullable: bool = False
-    references: str | None = Field(
-        default=None, description="the table this column points to, or null"
-    )
 
 
 class TableProposal(BaseModel):
     name: str
     description: str
-    columns: list[ColumnProposal] = Field(min_length=2, max_length=10)
-    checks: list[str] = Field(default_factory=list, max_length=4)
+    columns: list[ColumnProposal] = Field(min_length=2, max_length=9)
 
 
 class SchemaProposal(BaseModel):
+    """Deliberately small: keys follow from names (a column named like another table's key
+    points to it), so a small model has less to get wrong and fewer tokens to write."""
+
     tables: list[TableProposal] = Field(min_length=2, max_length=10)
 
 
 def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
-    """Our schema from the proposal: first column is the key, `references` are foreign keys.
-
-    Raises Invalid with every problem found, so the model can fix them in one go.
-    """
+    """Our schema from the proposal: the first column is the key; a column named like
+    another table's key is a foreign key to it. Raises Invalid with every problem found."""
     problems: list[str] = []
     if len(proposal.tables) < min_tables:
         problems.append(f"propose at least {min_tables} tables, got {len(proposal.tables)}")
-    names = {t.name for t in proposal.tables}
-    tables: list[Table] = []
+    keys: dict[str, str] = {}  # key column name -> table
     for t in proposal.tables:
         key = t.columns[0]
-        if key.type != "integer":
+        if key.type != "integer" or not key.name.endswith("_id"):
             problems.append(
-                f"table {t.name!r}: the first column {key.name!r} must be an integer key"
+                f"table {t.name!r}: the first column must be its integer key named "
+                f"<singular>_id, got {key.name!r} ({key.type})"
             )
+        elif key.name in keys:
+            problems.append(
+                f"tables {keys[key.name]!r} and {t.name!r} both have key {key.name!r}; "
+                "each table needs its own key name"
+            )
+        else:
+            keys[key.name] = t.name
+    tables: list[Table] = []
+    for t in proposal.tables:
+        key = t.columns[0].name
         columns, fks = [], []
-        for i, c in enumerate(t.columns):
-            ref = c.references
-            if ref is not None and ref not in names:
-                problems.append(
-                    f"{t.name}.{c.name}: references unknown table {ref!r} "
-                    f"(tables: {', '.join(sorted(names))})"
-                )
-                ref = None
-            if ref == t.name:
-                problems.append(f"{t.name}.{c.name}: a table must not reference itself")
-                ref = None
+        for c in t.columns:
+            ref = keys.get(c.name) if c.name != key else None
             if ref is not None:
                 if c.type != "integer":
                     problems.append(f"{t.name}.{c.name}: a reference must be an integer column")
-                target = next(x for x in proposal.tables if x.name == ref)
-                fks.append(
-                    ForeignKey(
-                        columns=[c.name], ref_table=ref, ref_columns=[target.columns[0].name]
-                    )
-                )
-            nullable = c.nullable and i > 0 and ref is None
+                    continue
+                fks.append(ForeignKey(columns=[c.name], ref_table=ref, ref_columns=[c.name]))
             try:
-                columns.append(
-                    Column(name=c.name, type=c.type, nullable=nullable, description=c.description)
-                )
+                columns.append(Column(name=c.name, type=c.type, nullable=False))
             except ValidationError as e:
                 problems += [f"{t.name}.{c.name}: {p}" for p in validation_problems(e)]
         try:
@@ -86,15 +75,22 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
                     name=t.name,
                     description=t.description,
                     columns=columns,
-                    primary_key=[key.name],
+                    primary_key=[key],
                     foreign_keys=fks,
-                    checks=[c for c in t.checks if c.strip()],
                 )
             )
         except ValidationError as e:
             problems += [f"table {t.name!r}: {p}" for p in validation_problems(e)]
     if problems:
         raise Invalid(problems, reason="bad_schema")
+    if not any(t.foreign_keys for t in tables):
+        raise Invalid(
+            [
+                "no table points to another: name a column like another table's key "
+                "(for example accounts.client_id points to clients)"
+            ],
+            reason="bad_schema",
+        )
     try:
         return Schema(tables=tables)
     except ValidationError as e:

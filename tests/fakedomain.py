@@ -164,7 +164,19 @@ def rows_answer(schema: dict[str, Any], n: int) -> dict[str, Any]:
 FACT_LINE = re.compile(r"^- (.+?): (.+)$")
 
 
-def words_answer(prompt: str) -> dict[str, Any]:
+OPENERS = [
+    "Hello, I need some help",
+    "Hi there, could you sort something out for me",
+    "Good morning, I have a question about my library account",
+    "Hey, quick request",
+    "Hello again, I was hoping you could help",
+    "Hi, I'm calling about the library",
+]
+STEP_LINE = re.compile(r"^\d+\. (.+)$")
+
+
+def words_answer(prompt: str, seed: int = 0) -> dict[str, Any]:
+    steps = [m.group(1) for line in prompt.splitlines() if (m := STEP_LINE.match(line))]
     facts = []
     in_facts = False
     for line in prompt.splitlines():
@@ -177,8 +189,9 @@ def words_answer(prompt: str) -> dict[str, Any]:
                 break
             facts.append((m.group(1), m.group(2)))
     said = ", ".join(f"my {n} is {v}" for n, v in facts)
+    wants = " and then ".join(steps)
     return {
-        "instruction": f"Hello, I need some help with my library account: {said}.",
+        "instruction": f"{OPENERS[seed % len(OPENERS)]}: {said}. I would like to {wants}.",
         "known_facts": [f"My {n} is {v}" for n, v in facts],
     }
 
@@ -200,7 +213,6 @@ def library(body: dict[str, Any]) -> Reply:
     fmt = body.get("response_format") or {}
     name = fmt.get("json_schema", {}).get("name", "")
     schema = fmt.get("json_schema", {}).get("schema", {})
-    prompt = body["messages"][-1]["content"]
     first = next(m["content"] for m in body["messages"] if m["role"] == "user")
     if name == "SchemaProposal":
         answer: Any = SCHEMA
@@ -221,7 +233,7 @@ def library(body: dict[str, Any]) -> Reply:
             ],
         }
     elif name == "Words":
-        answer = words_answer(first if "The customer knows" in first else prompt)
+        answer = words_answer(first, body.get("seed", 0))
     elif name == "TaskProposal":
         answer = task_answer()
     else:

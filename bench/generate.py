@@ -1,0 +1,224 @@
+"""Generation throughput, measured side by side in one run.
+
+1. Fake endpoint with a fixed latency per call, served from another process: achieved
+   calls/s of the task stage as a ratio of the ideal concurrency / latency, and the
+   pipeline's own CPU time per verified task (LLM time excluded: the server is elsewhere).
+2. With --local: the embedded llama.cpp model on the same environment; achieved decode
+   tokens/s as a ratio of the server's own single-request decode rate, and how busy the
+   server's slots were (sum of its prompt+decode time over wall x slots).
+3. Yield per strategy and per validator stage, for every run.
+
+Ends with one JSON line of the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console
+from rich.table import Table
+
+from flows.generate import Run, VerifyWorker, build_environment, synthesize_tasks
+from tests.fakedomain import BRIEF, library
+from tests.fakellm import FakeLLM, Reply
+from toolscale.brief import Brief
+from toolscale.llm import LLMClient, LLMConfig, ResponseCache
+from toolscale.report import StageReport
+from toolscale.store import DomainStore
+from toolscale.summary import RunSummary
+
+console = Console(stderr=True, width=130)
+
+
+def _serve(latency: float, port_out: Any, stop: Any) -> None:
+    def respond(body: dict) -> Reply:
+        reply = library(body)
+        return Reply(content=reply.content, timings=None)
+
+    with FakeLLM(respond, latency_s=latency) as fake:
+        port_out.put(fake.base_url)
+        stop.wait()
+
+
+def make_run(root: Path, config: LLMConfig, cache: bool = True) -> Run:
+    import yaml
+
+    brief = Brief.model_validate(yaml.safe_load(BRIEF))
+    store = DomainStore(root, brief.name)
+    llm = LLMClient(config, ResponseCache(store.dir / "llm-cache") if cache else None)
+    summary = RunSummary(domain=brief.name, model=config.model, endpoint=config.base_url)
+    return Run(brief=brief, store=store, llm=llm, console=console, summary=summary)
+
+
+async def task_stage(run: Run, strategy: str, target: int, cross_engine: bool) -> dict:
+    """Build (or load) the environment, then time the task stage alone."""
+    spec = await build_environment.fn(run)
+    with VerifyWorker(spec, StageReport(), [], cross_engine=cross_engine) as verifier:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        accepted = await synthesize_tasks.fn(
+            run, spec, verifier, strategy, target, [], budget_factor=3
+        )
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        report = verifier._verifier.report
+    usage = run.llm.ledger.stages.get(strategy)
+    batches = list(run.store.batches(strategy))
+    proposed = sum(len(b.indices) for b in batches)
+    reasons: dict[str, int] = {}
+    for b in batches:
+        for r in b.rejected:
+            key = f"{r.stage}:{r.reason}"
+            reasons[key] = reasons.get(key, 0) + 1
+    await run.llm.close()
+    return {
+        "accepted": accepted,
+        "proposed": proposed,
+        "yield": round(accepted / proposed, 3) if proposed else None,
+        "calls": usage.calls if usage else 0,
+        "completion_tokens": usage.completion_tokens if usage else 0,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "rejected": reasons,
+        "stages": {s.stage: {"seen": s.seen, "passed": s.passed} for s in report.stages},
+        "max_in_flight": run.llm.max_in_flight,
+    }
+
+
+def fake_bench(args: argparse.Namespace, work: Path) -> dict:
+    ctx = mp.get_context("spawn")
+    port_q, stop = ctx.Queue(), ctx.Event()
+    server = ctx.Process(target=_serve, args=(args.latency, port_q, stop), daemon=True)
+    server.start()
+    base_url = port_q.get(timeout=60)
+    try:
+        config = LLMConfig(base_url=base_url, model="fake", concurrency=args.concurrency)
+        run = make_run(work / "fake", config, cache=False)
+        result = asyncio.run(task_stage(run, "sampled", args.tasks, not args.no_cross_engine))
+    finally:
+        stop.set()
+        server.join(timeout=10)
+    ideal = args.concurrency / args.latency
+    achieved = result["calls"] / result["wall_s"]
+    result.update(
+        ideal_calls_per_s=round(ideal, 2),
+        achieved_calls_per_s=round(achieved, 2),
+        throughput_ratio=round(achieved / ideal, 3),
+        cpu_ms_per_verified=round(1000 * result["cpu_s"] / max(1, result["accepted"]), 2),
+    )
+    return result
+
+
+def local_bench(args: argparse.Namespace, work: Path) -> dict:
+    """The same library environment (built on the fake), tasks on the embedded model."""
+    from toolscale.local_llm import embedded_endpoint
+
+    fake_env = work / "fake" / "library"
+    target = work / "local" / "library"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(fake_env / "environment.json", target / "environment.json")
+    timings: list[dict] = []
+    with embedded_endpoint(size=args.model_size, parallel=args.parallel, console=console) as (
+        url,
+        name,
+    ):
+        config = LLMConfig(base_url=url, model=name, concurrency=args.parallel, timeout_s=900)
+        run = make_run(work / "local", config, cache=False)
+        original = run.llm._send
+
+        async def send(body: dict) -> Any:  # keep the server's own timings of each answer
+            completion = await original(body)
+            if completion.timings:
+                timings.append(completion.timings)
+            return completion
+
+        run.llm._send = send  # type: ignore[method-assign]
+        result = asyncio.run(task_stage(run, "sampled", args.local_tasks, True))
+    decode_rates = [t["predicted_per_second"] for t in timings if t.get("predicted_per_second")]
+    busy_ms = sum(t.get("prompt_ms", 0) + t.get("predicted_ms", 0) for t in timings)
+    single = statistics.median(decode_rates) if decode_rates else None
+    achieved = result["completion_tokens"] / result["wall_s"]
+    result.update(
+        model=name,
+        server_decode_tok_s=round(single, 2) if single else None,
+        achieved_tok_s=round(achieved, 2),
+        tokens_ratio=round(achieved / single, 3) if single else None,
+        slot_busy_ratio=round(busy_ms / 1000 / (result["wall_s"] * args.parallel), 3),
+    )
+    return result
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tasks", type=int, default=80, help="verified tasks wanted (fake)")
+    p.add_argument("--latency", type=float, default=0.2, help="seconds per fake call")
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--no-cross-engine", action="store_true")
+    p.add_argument("--local", action="store_true", help="also run on the embedded model")
+    p.add_argument("--local-tasks", type=int, default=8)
+    p.add_argument("--model-size", default="0.5b", choices=["0.5b", "1.5b"])
+    p.add_argument("--parallel", type=int, default=2)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-generate-") as tmp:
+        work = Path(tmp)
+        figures: dict[str, Any] = {"fake": fake_bench(args, work)}
+        if args.local:
+            figures["local"] = local_bench(args, work)
+    table = Table(title="bench/generate.py")
+    for col in ("run", "proposed", "verified", "yield", "calls", "wall s", "figure"):
+        table.add_column(col)
+    f = figures["fake"]
+    table.add_row(
+        "fake",
+        str(f["proposed"]),
+        str(f["accepted"]),
+        str(f["yield"]),
+        str(f["calls"]),
+        f"{f['wall_s']:.2f}",
+        f"throughput {f['throughput_ratio']} of ideal; CPU {f['cpu_ms_per_verified']} ms/task",
+    )
+    if "local" in figures:
+        loc = figures["local"]
+        table.add_row(
+            f"local {loc['model']}",
+            str(loc["proposed"]),
+            str(loc["accepted"]),
+            str(loc["yield"]),
+            str(loc["calls"]),
+            f"{loc['wall_s']:.1f}",
+            f"tokens {loc['tokens_ratio']} of decode rate; slots busy {loc['slot_busy_ratio']}",
+        )
+    console.print(table)
+    for name, fig in figures.items():
+        console.print(f"{name} rejected: {fig['rejected']}")
+    out = {
+        "throughput_ratio": f["throughput_ratio"],
+        "cpu_ms_per_verified": f["cpu_ms_per_verified"],
+        "fake_yield": f["yield"],
+        "achieved_calls_per_s": f["achieved_calls_per_s"],
+        "ideal_calls_per_s": f["ideal_calls_per_s"],
+    }
+    if "local" in figures:
+        loc = figures["local"]
+        out.update(
+            local_model=loc["model"],
+            local_tokens_ratio=loc["tokens_ratio"],
+            local_slot_busy_ratio=loc["slot_busy_ratio"],
+            local_sampled_yield=loc["yield"],
+            local_decode_tok_s=loc["server_decode_tok_s"],
+        )
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
