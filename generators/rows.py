@@ -31,9 +31,13 @@ PY_TYPES: dict[str, Any] = {
 }
 
 
-def key_base(index: int) -> int:
-    """Keys of the index-th table start at 101, 201, … (1001, 2001, … past nine tables)."""
-    return (index + 1) * (100 if index < 9 else 1000) + 1
+def key_base(index: int, n_rows: int = 99) -> int:
+    """Keys of the index-th table start at 101, 201, … (1001, 2001, … when tables hold
+    100 rows or more): ranges never overlap."""
+    step = 100
+    while step <= n_rows:
+        step *= 10
+    return (index + 1) * step + 1
 
 
 def row_model(table: Table, parent_keys: dict[str, list[int]], n_rows: int) -> type[BaseModel]:
@@ -67,14 +71,17 @@ def to_scalar(value: Any) -> Scalar:
     return value
 
 
-def with_keys(table: Table, rows: list[dict[str, Any]], index: int) -> list[dict[str, Scalar]]:
+def with_keys(
+    table: Table, rows: list[dict[str, Any]], index: int, n_rows: int | None = None
+) -> list[dict[str, Scalar]]:
+    """Rows with our keys; `n_rows` is the most rows any table may have (the same for all)."""
     out = []
     key = table.primary_key[0] if len(table.primary_key) == 1 else None
     auto = key is not None and table.column(key).type == "integer"
     for i, row in enumerate(rows):
         values = {k: to_scalar(v) for k, v in row.items()}
         if auto:
-            values = {key: key_base(index) + i, **values}
+            values = {key: key_base(index, n_rows or len(rows)) + i, **values}
         out.append(values)
     return out
 
@@ -99,7 +106,8 @@ async def propose_table_rows(
     model = row_model(table, parent_keys, brief.rows_per_table)
 
     def check(answer: BaseModel) -> list[dict[str, Scalar]]:
-        rows = with_keys(table, [r.model_dump() for r in answer.rows], index)  # type: ignore[attr-defined]
+        raw = [r.model_dump() for r in answer.rows]  # type: ignore[attr-defined]
+        rows = with_keys(table, raw, index, brief.rows_per_table)
         partial = {**seed, table.name: rows}
         spec = EnvironmentSpec(name=brief.name, schema=schema, seed=partial, tools=probe)
         problems = seed_problems(spec)

@@ -95,9 +95,11 @@ def walk(
     max_calls: int = 3,
     prefix: list[ToolCall] | None = None,
     tries: int = 20,
+    avoid: frozenset[str] = frozenset(),
 ) -> Chain | None:
-    """A chain of calls that all succeed, with at least one change or one value to tell."""
-    tools = list(env.spec.tools)
+    """A chain of calls that all succeed, with at least one change or one value to tell;
+    tools in `avoid` (a user's stated preference) are never added."""
+    tools = [t for t in env.spec.tools if t.name not in avoid]
     by_name = env.tools
     for _ in range(tries):
         env.reset()
@@ -110,6 +112,9 @@ def walk(
                 return None  # a parent that no longer replays cannot be extended
             calls.append(call)
             results.append(result)
+            for k, v in call.arguments.items():
+                if v is not None:
+                    known.setdefault(k, []).append(v)
             for k, vs in _output_values(result.output).items():
                 known.setdefault(k, []).extend(vs)
         start = len(calls)

@@ -172,7 +172,10 @@ async def propose_sampled_task(
 ) -> Outcome[Task]:
     """Walk a chain (continuing `parent`'s gold calls when evolving), then verbalize it."""
     prefix = list(parent.gold_calls) if parent else None
-    chain = walk(env, sampler, rng, max_calls=2 if parent else 3, prefix=prefix)
+    avoid = (
+        frozenset(parent.preferences.avoid_tools) if parent and parent.preferences else frozenset()
+    )
+    chain = walk(env, sampler, rng, max_calls=2 if parent else 3, prefix=prefix, avoid=avoid)
     stage = EVOLVE_STAGE if parent else SAMPLE_STAGE
     if chain is None:
         llm.ledger.fail(stage, "no_chain")

@@ -57,16 +57,12 @@ async def verbalize(
     repairs: int = 2,
     stage: str = STAGE,
 ) -> Outcome[Verbalized]:
-    attempts = 0
-
-    def check(words: Words) -> Verbalized:
-        nonlocal attempts
-        attempts += 1
+    def judge(words: Words, complete: bool) -> Verbalized:
         text = "\n".join([words.instruction, *words.known_facts])
         if "{" in words.instruction or "```" in words.instruction:
             raise Invalid(["the instruction must be plain words, not JSON or code"], "bad_words")
         missing = missing_facts(text, chain.facts)
-        if missing and attempts <= repairs:
+        if missing and not complete:
             listed = ", ".join(f"{n} = {v}" for n, v in missing)
             raise Invalid([f"these values are not stated exactly: {listed}"], "facts_missing")
         facts = [f.strip() for f in words.known_facts if f.strip()]
@@ -82,5 +78,12 @@ async def verbalize(
         parent=parent,
     )
     return await llm.structured(
-        prompt, Words, stage=stage, check=check, repairs=repairs, sample=sample, max_tokens=400
+        prompt,
+        Words,
+        stage=stage,
+        check=lambda w: judge(w, complete=False),
+        last_check=lambda w: judge(w, complete=True),  # the values are added, the task kept
+        repairs=repairs,
+        sample=sample,
+        max_tokens=400,
     )

@@ -37,7 +37,8 @@ def transpile_expression(sql: str, engine: Engine) -> str:
 def create_statements(schema: Schema, engine: Engine) -> list[str]:
     """CREATE TABLE statements in dependency order (and, on SQLite, foreign-key indexes)."""
     metadata = sa.MetaData()
-    dialect = sqlite.dialect() if engine == "sqlite" else postgresql.dialect()
+    # "named" paramstyle: with the default pyformat, PostgreSQL DDL doubles every % in a CHECK
+    dialect = sqlite.dialect() if engine == "sqlite" else postgresql.dialect(paramstyle="named")
     out = []
     for table in schema.insertion_order():
         columns = [

@@ -431,6 +431,7 @@ class LLMClient:
         *,
         stage: str,
         check: Callable[[T], R] | None = None,
+        last_check: Callable[[T], R] | None = None,
         repairs: int = 2,
         sample: int = 0,
         temperature: float | None = None,
@@ -438,7 +439,8 @@ class LLMClient:
     ) -> Outcome[R]:
         """Ask for `model_cls` JSON; send parse, schema and `check` errors back `repairs` times.
 
-        `check` turns the parsed answer into what the caller keeps, or raises `Invalid`.
+        `check` turns the parsed answer into what the caller keeps, or raises `Invalid`;
+        `last_check`, when given, replaces it on the last attempt (to salvage what it can).
         """
         conversation = [dict(m) for m in messages]
         response_format = json_schema_format(model_cls)
@@ -462,7 +464,8 @@ class LLMClient:
             outcome.raw.append(answer.content or "")
             try:
                 value = model_cls.model_validate(parse_json(answer.content))
-                result = check(value) if check is not None else value
+                judge = last_check if attempt == repairs and last_check is not None else check
+                result = judge(value) if judge is not None else value
             except ValidationError as e:
                 reason, problems = "schema_violation", validation_problems(e)
             except Invalid as e:
