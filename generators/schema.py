@@ -33,6 +33,17 @@ class SchemaProposal(BaseModel):
     tables: list[TableProposal] = Field(min_length=2, max_length=10)
 
 
+def reference(column: str, keys: dict[str, str]) -> str | None:
+    """The table a column points to: named like its key (`client_id`) or ending in it
+    (`source_account_id`)."""
+    if column in keys:
+        return keys[column]
+    for key, table in sorted(keys.items(), key=lambda kv: -len(kv[0])):
+        if column.endswith("_" + key):
+            return table
+    return None
+
+
 def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
     """Our schema from the proposal: the first column is the key; a column named like
     another table's key is a foreign key to it. Raises Invalid with every problem found."""
@@ -54,17 +65,20 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
             )
         else:
             keys[key.name] = t.name
+    t_key = {table: key for key, table in keys.items()}
     tables: list[Table] = []
     for t in proposal.tables:
         key = t.columns[0].name
         columns, fks = [], []
         for c in t.columns:
-            ref = keys.get(c.name) if c.name != key else None
+            ref = reference(c.name, keys) if c.name != key else None
+            if ref == t.name:  # DuckDB cannot bulk-load a self-reference: a plain column
+                ref = None
             if ref is not None:
                 if c.type != "integer":
                     problems.append(f"{t.name}.{c.name}: a reference must be an integer column")
                     continue
-                fks.append(ForeignKey(columns=[c.name], ref_table=ref, ref_columns=[c.name]))
+                fks.append(ForeignKey(columns=[c.name], ref_table=ref, ref_columns=[t_key[ref]]))
             try:
                 columns.append(Column(name=c.name, type=c.type, nullable=False))
             except ValidationError as e:

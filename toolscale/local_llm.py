@@ -637,6 +637,7 @@ def embedded_endpoint(
     parallel: int = 2,
     cache: Path | None = None,
     console: Console | None = None,
+    ctx_per_slot: int = 8192,  # repair turns carry the answer back: room for them
 ) -> Iterator[tuple[str, str]]:
     """(base_url, model name) of a local server, set up on first use and stopped on exit."""
     cache = cache if cache is not None else cache_dir()
@@ -646,7 +647,13 @@ def embedded_endpoint(
     port = free_port()
     log_path = cache / "logs" / f"llama-server-{port}.log"
     server = LocalServer(
-        binary, model, parallel=parallel, port=port, log_path=log_path, alias=spec.model_name
+        binary,
+        model,
+        parallel=parallel,
+        ctx_per_slot=ctx_per_slot,
+        port=port,
+        log_path=log_path,
+        alias=spec.model_name,
     )
     with _status(console, f"starting llama-server with {spec.model_name} (log: {log_path})"):
         server.start()
