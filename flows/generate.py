@@ -162,9 +162,15 @@ async def build_environment(run: Run) -> EnvironmentSpec:
         tools = core + kept
         run.store.save_stage("tools", tools, list[Tool])
         run.store.save_stage("tools_dropped", dropped, list[Rejection])
-    policy: str = await _stage(  # type: ignore[assignment]
-        run, "policy", str, lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s)
-    )
+    try:
+        policy: str = await _stage(  # type: ignore[assignment]
+            run, "policy", str, lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s)
+        )
+    except GenerationFailed as e:  # the brief's own rules still make a usable policy
+        run.console.print(f"[yellow]policy: {e}; using the brief's rules[/]")
+        policy = policy_stage.brief_policy(brief, tools)
+        run.env_row("policy").reject("fell_back_to_brief_rules")
+        run.store.save_stage("policy", policy, str)
     spec = base.model_copy(update={"tools": tools, "policy": policy})
     problems = verify_environment(spec)
     if problems:

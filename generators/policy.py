@@ -33,6 +33,13 @@ def render_policy(brief: Brief, proposal: PolicyProposal, tools: list[Tool]) -> 
     return "\n".join(lines) + "\n"
 
 
+def brief_policy(brief: Brief, tools: list[Tool]) -> str:
+    """The policy from the brief alone, when the model cannot write one."""
+    rules = brief.rules or ["Identify the customer before changing anything."]
+    proposal = PolicyProposal(introduction=brief.description[:600], rules=rules[:15])
+    return render_policy(brief, proposal, tools)
+
+
 async def propose_policy(
     llm: LLMClient, brief: Brief, tools: list[Tool], sample: int = 0
 ) -> Outcome[str]:

@@ -132,6 +132,7 @@ async def plan_tools(
     llm: LLMClient, brief: Brief, schema: Schema, existing: list[Tool], sample: int = 0
 ) -> Outcome[list[PlannedTool]]:
     taken = {t.name for t in existing}
+    n_new = max(2, brief.n_tools - len(existing))
 
     def check(plan: ToolPlan) -> list[PlannedTool]:
         problems, kept, seen = [], [], set(taken)
@@ -148,9 +149,10 @@ async def plan_tools(
             problems.append("propose at least one write tool")
         if problems and len(kept) < 2:
             raise Invalid(problems, reason="bad_plan")
-        return kept
+        writes = [p for p in kept if p.kind == "write"]
+        reads = [p for p in kept if p.kind == "read"]
+        return (writes + reads)[: n_new + 1]  # as many as asked: each costs a repair loop
 
-    n_new = max(2, brief.n_tools - len(existing))
     return await llm.structured(
         messages(
             "tool_plan.j2",

@@ -222,3 +222,22 @@ def test_split_targets():
     }
     assert split_targets(5, ("sampled",)) == {"sampled": 5}
     assert sum(split_targets(37, ("sampled", "llm", "evolved")).values()) == 37
+
+
+def test_prefect_yaml_deployments_point_at_flows_with_those_parameters():
+    import importlib
+    import inspect
+
+    import yaml
+    from prefect import Flow
+
+    config = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    assert config["deployments"]
+    for deployment in config["deployments"]:
+        path, name = deployment["entrypoint"].split(":")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        target = getattr(module, name)
+        assert isinstance(target, Flow), deployment["name"]
+        accepted = set(inspect.signature(target.fn).parameters)
+        assert set(deployment.get("parameters", {})) <= accepted, deployment["name"]
+        assert all("cron" in s for s in deployment["schedules"])
