@@ -57,6 +57,32 @@ class ToolProposal(BaseModel):
     returns: str | None = None
 
 
+def example_answer(schema: Schema) -> dict | None:
+    """A complete, valid answer for a simple write tool on this very schema: small models
+    follow an example far better than a description."""
+    for table in schema.tables:
+        key = table.primary_key[0]
+        texts = [c for c in table.columns if c.type == "text" and c.name != key]
+        col = next((c for c in texts if "status" in c.name), texts[0] if texts else None)
+        if col is None:
+            continue
+        return {
+            "parameters": [
+                {"name": key, "type": "integer", "description": f"the {key}", "required": True},
+                {"name": col.name, "type": "string", "description": "the new value"},
+            ],
+            "require": [
+                {
+                    "sql": f"SELECT COUNT(*) = 1 FROM {table.name} WHERE {key} = :{key}",
+                    "error": f"No such {table.name} row.",
+                }
+            ],
+            "run": [f"UPDATE {table.name} SET {col.name} = :{col.name} WHERE {key} = :{key}"],
+            "returns": f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
+        }
+    return None
+
+
 def price_and_latency(tool: Tool) -> tuple[float, float]:
     """Deterministic per name: writes cost more and take longer; statements add to both."""
     h = int(hashlib.sha256(tool.name.encode()).hexdigest()[:8], 16)
@@ -185,7 +211,14 @@ async def write_tool(
 
     examples = {t: rows[:2] for t, rows in spec.seed.items()}
     return await llm.structured(
-        messages("tool.j2", brief=brief, schema=spec.schema_, examples=examples, plan=plan),
+        messages(
+            "tool.j2",
+            brief=brief,
+            schema=spec.schema_,
+            examples=examples,
+            plan=plan,
+            example=example_answer(spec.schema_),
+        ),
         ToolProposal,
         stage=STAGE,
         check=check,

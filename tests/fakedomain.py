@@ -28,7 +28,7 @@ task_ideas:
   - A member asks about a book
 n_tables: 3
 rows_per_table: 6
-n_tools: 6
+n_tools: 9
 """
 
 SCHEMA = {
