@@ -40,7 +40,7 @@ from toolscale.report import Rejection, StageReport
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
-from toolscale.summary import RunSummary, StageRow, markdown, rich_table
+from toolscale.summary import RunSummary, StageRow, find_row, markdown, rich_table
 from toolscale.task import Task
 from toolscale.tool import Tool
 from toolscale.trajectory import Trajectory
@@ -64,12 +64,7 @@ class Run:
     env_rows: list[StageRow] = field(default_factory=list)
 
     def env_row(self, stage: str) -> StageRow:
-        for r in self.env_rows:
-            if r.stage == stage:
-                return r
-        r = StageRow(stage=stage)
-        self.env_rows.append(r)
-        return r
+        return find_row(self.env_rows, stage)
 
 
 def split_targets(n_tasks: int, strategies: tuple[str, ...]) -> dict[str, int]:

@@ -52,24 +52,24 @@ def ddl_problems(schema: Schema) -> list[str]:
     problems = check_expression_problems(schema)
     if problems:
         return problems
-    con = sqlite3.connect(":memory:")
-    try:
-        for ddl in create_statements(schema, "sqlite"):
-            try:
-                con.execute(ddl)
-            except sqlite3.Error as e:
-                problems.append(f"SQLite refused the DDL: {e} in {ddl.splitlines()[0]!r}")
-    finally:
-        con.close()
-    dcon = duckdb.connect(":memory:", config={"enable_external_access": False})
-    try:
-        for ddl in create_statements(schema, "duckdb"):
-            try:
-                dcon.execute(ddl)
-            except duckdb.Error as e:
-                problems.append(f"DuckDB refused the DDL: {str(e).splitlines()[0]}")
-    finally:
-        dcon.close()
+    engines = [
+        ("SQLite", sqlite3.connect(":memory:"), sqlite3.Error, "sqlite"),
+        (
+            "DuckDB",
+            duckdb.connect(":memory:", config={"enable_external_access": False}),
+            duckdb.Error,
+            "duckdb",
+        ),
+    ]
+    for label, con, error, engine in engines:
+        try:
+            for ddl in create_statements(schema, engine):  # type: ignore[arg-type]
+                try:
+                    con.execute(ddl)
+                except error as e:  # type: ignore[misc]
+                    problems.append(f"{label} refused the DDL: {str(e).splitlines()[0]}")
+        finally:
+            con.close()
     return problems
 
 

@@ -46,12 +46,17 @@ class RunSummary(BaseModel):
     resumed: bool = False
 
     def row(self, stage: str) -> StageRow:
-        for r in self.rows:
-            if r.stage == stage:
-                return r
-        r = StageRow(stage=stage)
-        self.rows.append(r)
-        return r
+        return find_row(self.rows, stage)
+
+
+def find_row(rows: list[StageRow], stage: str) -> StageRow:
+    """The row of `stage`, appended when it is new: rows keep the order stages first ran."""
+    for r in rows:
+        if r.stage == stage:
+            return r
+    r = StageRow(stage=stage)
+    rows.append(r)
+    return r
 
 
 def _reasons(rejected: dict[str, int]) -> str:
