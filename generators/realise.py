@@ -87,10 +87,38 @@ def seed_problems(spec: EnvironmentSpec, programs: dict[str, Program] | None = N
     return out
 
 
+def insert_problems(tool: Tool, schema: Schema) -> list[str]:
+    """An INSERT must give every NOT NULL column, the key as :_new_id: said plainly, since
+    the database's own "NOT NULL constraint failed" teaches a small model little."""
+    out = []
+    tables = {t.name: t for t in schema.tables}
+    for i, sql in enumerate(tool.run):
+        try:
+            tree = sqlglot.parse_one(sql, read="sqlite")
+        except sqlglot.errors.ParseError:
+            continue  # the static check reports it
+        target = tree.this if isinstance(tree, exp.Insert) else None
+        if not isinstance(target, exp.Schema) or not isinstance(target.this, exp.Table):
+            continue
+        table = tables.get(target.this.name)
+        if table is None:
+            continue
+        given = {c.name for c in target.expressions}
+        missing = [c.name for c in table.columns if not c.nullable and c.name not in given]
+        if missing:
+            key = table.primary_key[0]
+            hint = f" (give {key} the value :_new_id)" if key in missing else ""
+            out.append(f"run[{i}]: INSERT INTO {table.name} must set {', '.join(missing)}{hint}")
+    return out
+
+
 def tool_sql_problems(tool: Tool, schema: Schema) -> list[str]:
     """Static SQL problems of one tool, then what DuckDB cannot bind."""
     passed, failed = check_tool(tool, schema)
     if failed:
         return [f"{e.detail} [{e.reason}]" for e in failed]
+    missing = insert_problems(tool, schema)
+    if missing:
+        return missing
     spec = EnvironmentSpec(name="probe", schema=schema, tools=[tool])
     return [e.detail for e in portability_errors(spec, {tool.name: Program.of(tool, passed)})]

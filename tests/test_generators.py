@@ -998,3 +998,25 @@ def test_every_template_is_rendered_by_the_tests_above(lib: Library) -> None:
     ]
     assert "| borrow_book | write |" in lib.spec.policy
     assert "- Suspended members cannot borrow." in lib.spec.policy
+
+
+def test_insert_problems_name_the_missing_columns_and_the_key_hint() -> None:
+    from generators.realise import insert_problems
+
+    schema = library_schema()
+    bad = Tool(
+        name="lend",
+        description="lend a book",
+        kind="write",
+        parameters={
+            "type": "object",
+            "properties": {"member_id": {"type": "integer"}, "book_id": {"type": "integer"}},
+            "required": ["member_id", "book_id"],
+        },
+        run=["INSERT INTO loans (member_id, book_id) VALUES (:member_id, :book_id)"],
+    )
+    problems = insert_problems(bad, schema)
+    assert len(problems) == 1
+    assert "loan_id" in problems[0] and ":_new_id" in problems[0]
+    assert "due_on" in problems[0] and "returned" in problems[0]
+    assert insert_problems(library_tool("borrow_book"), schema) == []
