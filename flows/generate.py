@@ -32,7 +32,7 @@ from generators import tools as tools_stage
 from generators.arguments import ArgumentSampler
 from generators.evolution import evolve_task
 from generators.tasks import propose_llm_task, propose_sampled_task
-from generators.toolkit import schema_tools
+from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief, brief_path, load_brief
 from toolscale.environment import Environment
 from toolscale.llm import Ledger, LLMClient, LLMConfig, Outcome, ResponseCache
@@ -140,8 +140,9 @@ async def build_environment(run: Run) -> EnvironmentSpec:
         dict[str, list[dict[str, Scalar]]],
         lambda s: rows_stage.propose_rows(llm, brief, schema, core, sample=s),
     )
+    derived = core + [tools_stage.priced(t) for t in status_tools(schema, seed)]
     base = EnvironmentSpec(
-        name=brief.name, description=brief.description, schema=schema, seed=seed, tools=core
+        name=brief.name, description=brief.description, schema=schema, seed=seed, tools=derived
     )
     tools: list[Tool] | None = run.store.load_stage("tools", list[Tool])
     if tools is None:
@@ -154,7 +155,7 @@ async def build_environment(run: Run) -> EnvironmentSpec:
             row.reject(rejection.reason)
             run.console.print(f"[yellow]tools: dropped[/] {rejection.detail[:300]}")
         row.seconds += time.perf_counter() - started
-        tools = core + kept
+        tools = derived + kept
         run.store.save_stage("tools", tools, list[Tool])
         run.store.save_stage("tools_dropped", dropped, list[Rejection])
     try:

@@ -79,3 +79,52 @@ def schema_tools(schema: Schema) -> list[Tool]:
             names.add(tool.name)
             unique.append(tool)
     return unique
+
+
+def status_tool(table: Table, column: str, values: list[str]) -> Tool:
+    """Move a row to another status: the write nearly every domain has (freeze a card,
+    cancel a booking). It refuses a no-op, so a call always changes a row."""
+    key = table.primary_key[0]
+    return Tool(
+        name=f"set_{table.name}_{column}"[:63],
+        description=f"Change the {column} of one {table.name} row to one of: {', '.join(values)}.",
+        kind="write",
+        parameters={
+            "type": "object",
+            "properties": {
+                key: param_schema(table.column(key), f"the {key} of the row to change"),
+                column: {"type": "string", "enum": values, "description": f"the new {column}"},
+            },
+            "required": [key, column],
+        },
+        require=[
+            RequireStep(
+                sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{key}",
+                error=f"No {table.name} row with that {key}.",
+            ),
+            RequireStep(
+                sql=f"SELECT {column} <> :{column} AS differs FROM {table.name} "
+                f"WHERE {key} = :{key}",
+                error=f"The {table.name} row already has that {column}.",
+            ),
+        ],
+        run=[f"UPDATE {table.name} SET {column} = :{column} WHERE {key} = :{key}"],
+        returns=f"SELECT {key}, {column} FROM {table.name} WHERE {key} = :{key}",
+        single=True,
+    )
+
+
+def status_tools(schema: Schema, seed: dict[str, list[dict]]) -> list[Tool]:
+    """One status change per table with a text `status`-like column holding 2 to 8 values."""
+    tools = []
+    for table in schema.tables:
+        if len(table.primary_key) != 1:
+            continue
+        for col in table.columns:
+            if col.type != "text" or "status" not in col.name or col.name in table.primary_key:
+                continue
+            values = sorted({str(r[col.name]) for r in seed.get(table.name, []) if r.get(col.name)})
+            if 2 <= len(values) <= 8:
+                tools.append(status_tool(table, col.name, values))
+                break
+    return tools

@@ -158,7 +158,7 @@ async def plan_tools(
     llm: LLMClient, brief: Brief, schema: Schema, existing: list[Tool], sample: int = 0
 ) -> Outcome[list[PlannedTool]]:
     taken = {t.name for t in existing}
-    n_new = max(2, brief.n_tools - len(existing))
+    n_new = max(3, brief.n_tools - len(existing))
 
     def check(plan: ToolPlan) -> list[PlannedTool]:
         problems, kept, seen = [], [], set(taken)

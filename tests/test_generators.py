@@ -1020,3 +1020,33 @@ def test_insert_problems_name_the_missing_columns_and_the_key_hint() -> None:
     assert "loan_id" in problems[0] and ":_new_id" in problems[0]
     assert "due_on" in problems[0] and "returned" in problems[0]
     assert insert_problems(library_tool("borrow_book"), schema) == []
+
+
+def test_status_tools_change_a_row_and_refuse_a_no_op(lib: Library) -> None:
+    from generators.toolkit import status_tools
+
+    seed = {
+        "members": [
+            {"member_id": 101, "status": "active"},
+            {"member_id": 102, "status": "suspended"},
+        ]
+    }
+    tools = status_tools(lib.schema, seed)
+    assert [t.name for t in tools] == ["set_members_status"]
+    tool = tools[0]
+    assert tool.parameters["properties"]["status"]["enum"] == ["active", "suspended"]
+    assert status_tools(lib.schema, {"members": [{"member_id": 101, "status": "active"}]}) == []
+    members = [dict(r) for r in lib.seed["members"]]
+    members[0]["status"], members[1]["status"] = "active", "suspended"
+    spec = EnvironmentSpec(
+        name="library", schema=lib.schema, seed={**lib.seed, "members": members}, tools=[tool]
+    )
+    with Environment(spec) as env:
+        done = env.step(
+            ToolCall(name=tool.name, arguments={"member_id": 101, "status": "suspended"})
+        )
+        assert done.ok and done.output == {"member_id": 101, "status": "suspended"}
+        again = env.step(
+            ToolCall(name=tool.name, arguments={"member_id": 101, "status": "suspended"})
+        )
+        assert not again.ok and "already" in (again.error or "")
