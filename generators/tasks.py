@@ -16,13 +16,15 @@ from generators.arguments import ArgumentSampler
 from generators.preferences import sample_preference, with_preference
 from generators.prompting import messages
 from generators.sampling import walk
-from generators.verbalize import verbalize
+from generators.verbalize import fact_text, verbalize
 from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.matching import mentions, scalars
 from toolscale.report import Rejection
+from toolscale.schema import Scalar
 from toolscale.task import GoldCall, OutputRef, Provenance, Task
-from toolscale.tool import Tool
+from toolscale.tool import Tool, ToolResult
 
 LLM_STAGE = "llm"
 SAMPLE_STAGE = "sampled"
@@ -86,6 +88,22 @@ def _task_from(proposal: Any, task_id: str, domain: str, provenance: Provenance)
     )
 
 
+def unstated_values(task: Task, results: list[ToolResult]) -> list[tuple[int, str, Scalar]]:
+    """(call, parameter, value) of argument values neither the user's words nor an earlier
+    output contain: the provenance validator would reject them as invented."""
+    text = task.user_text()
+    seen: set[Any] = set()
+    out = []
+    for i, call in enumerate(task.gold_calls):
+        for name, value in call.arguments.items():
+            if value is None or value in seen or isinstance(value, bool) or mentions(text, value):
+                continue
+            out.append((i, name, value))
+            seen.add(value)
+        seen.update(scalars(results[i].output))
+    return out
+
+
 def replay_problems(env: Environment, task: Task) -> list[str]:
     """What a quick replay says about the gold calls; the validators decide for real."""
     run = env.replay(task.gold_calls)
@@ -119,17 +137,28 @@ async def propose_llm_task(
     model = task_model(spec.tools)
     provenance = Provenance(source="llm", model=llm.config.model, prompt="task.j2", seed=sample)
 
-    def check(proposal: Any) -> Task:
+    def judge(proposal: Any, complete: bool) -> Task:
         task = _task_from(proposal, task_id, brief.name, provenance)
         problems = replay_problems(env, task)
         if problems:
             raise Invalid(problems, reason="gold_failed")
+        run = env.replay(task.gold_calls)
         for i, ref in enumerate(task.communicate):
-            if "." not in ref.path and isinstance(
-                env.replay(task.gold_calls).results[ref.call].output, list
-            ):
+            if "." not in ref.path and isinstance(run.results[ref.call].output, list):
                 task.communicate[i] = OutputRef(call=ref.call, path=f"0.{ref.path}")
-        return task
+        unstated = unstated_values(task, run.results)
+        if unstated and not complete:
+            listed = "; ".join(f"{v!r} (gold_calls[{i}].{name})" for i, name, v in unstated)
+            raise Invalid(
+                [
+                    f"the customer never states these values the calls use: {listed}; "
+                    "put them in instruction or known_facts"
+                ],
+                reason="facts_missing",
+            )
+        facts = [*task.known_facts, *(fact_text(n, v) for _, n, v in unstated)]
+        task.provenance.facts_completed = len(unstated)  # type: ignore[attr-defined]
+        return task.model_copy(update={"known_facts": facts})
 
     examples = {t: rng.sample(rows, k=min(3, len(rows))) for t, rows in spec.seed.items()}
     ideas = brief.task_ideas or ["a typical request"]
@@ -144,7 +173,8 @@ async def propose_llm_task(
         ),
         model,
         stage=LLM_STAGE,
-        check=check,
+        check=lambda p: judge(p, complete=False),
+        last_check=lambda p: judge(p, complete=True),  # the values are added, the task kept
         repairs=2,
         sample=sample,
         max_tokens=1200,

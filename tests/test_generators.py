@@ -833,6 +833,29 @@ def test_propose_llm_task_repairs_a_failing_gold_call(tmp_path: Path, env: Envir
     assert "No copy of that book is available." in feedback
 
 
+def test_propose_llm_task_asks_for_unstated_values_then_adds_them(
+    tmp_path: Path, env: Environment
+) -> None:
+    silent = {
+        **task_answer(),
+        "instruction": "I would like to borrow a book, please.",
+        "known_facts": [],
+    }
+    asked = ask(
+        scripted(reply(silent)),
+        tmp_path,
+        lambda llm: propose_llm_task(llm, brief(), env, "t-3", random.Random(0), 0),
+    )
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert asked.llm.ledger.stage("llm").repairs == 2
+    feedback = last_user(asked.requests[1])
+    assert "203 (gold_calls[0].book_id)" in feedback and "101 (gold_calls[1].member_id)" in feedback
+    task = outcome.value
+    assert task.known_facts == ["My book id is 203.", "My member id is 101."]
+    assert task.provenance.facts_completed == 2
+
+
 # ----------------------------------------------------------------------------- evolution
 
 
