@@ -130,3 +130,24 @@ def test_console_script_runs(tmp_path: Path, mini_spec: EnvironmentSpec) -> None
     )
     assert done.returncode == 0, done.stderr
     assert "accepted 2 of 6" in done.stderr
+
+
+def test_generate_rejects_bad_input_before_starting_anything(tmp_path, capsys):
+    from flows.cli import main
+
+    domains = tmp_path / "domains"
+    (domains / "shop").mkdir(parents=True)
+    (domains / "shop" / "brief.yaml").write_text("name: shop\ndescription: too short\n")
+    cases = {
+        ("nowhere",): "no brief for domain 'nowhere'",
+        ("shop",): "description: String should have at least 20 characters",
+        ("shop", "-n", "0"): "--n-tasks must be at least 1",
+        ("shop", "--strategies", "sampled,magic"): "--strategies: unknown magic",
+    }
+    for extra, message in cases.items():
+        with pytest.raises(SystemExit) as err:
+            main(["generate", *extra, "--domains", str(domains), "--data", str(tmp_path / "d")])
+        assert message in str(err.value), (extra, err.value)
+        if extra == ("shop",):  # a bad brief names its file
+            assert "shop/brief.yaml" in str(err.value)
+    assert not (tmp_path / "d").exists()  # nothing was started, nothing written
