@@ -271,6 +271,8 @@ def _ledger_delta(now: Ledger, before: Ledger) -> Ledger:
         mine.seconds -= u.seconds
         for reason, n in u.failures.items():
             mine.failures[reason] = mine.failures.get(reason, 0) - n
+        mine.failures = {k: v for k, v in mine.failures.items() if v}
+    out.stages = {k: u for k, u in out.stages.items() if u.calls or u.cached or u.failures}
     return out
 
 

@@ -104,25 +104,27 @@ def unstated_values(task: Task, results: list[ToolResult]) -> list[tuple[int, st
     return out
 
 
-def replay_problems(env: Environment, task: Task) -> list[str]:
-    """What a quick replay says about the gold calls; the validators decide for real."""
+def replay_problems(env: Environment, task: Task) -> tuple[list[str], list[int]]:
+    """What a quick replay says about the gold calls (the validators decide for real), and
+    which communicate refs point at no field."""
     run = env.replay(task.gold_calls)
     out = []
     for i, (call, result) in enumerate(zip(task.gold_calls, run.results, strict=True)):
         if not result.ok:
             out.append(f"gold_calls[{i}] {call.name}({call.arguments}) failed: {result.error}")
+    dangling = []
     for j, ref in enumerate(task.communicate):
         result = run.results[ref.call]
         if not result.ok:
             continue
-        row = (
-            result.output[0] if isinstance(result.output, list) and result.output else result.output
-        )
+        out_ = result.output
+        row = out_[0] if isinstance(out_, list) and out_ else out_
         key = ref.path.split(".")[-1]
         if not isinstance(row, dict) or key not in row:
             fields = ", ".join(row) if isinstance(row, dict) else "nothing"
             out.append(f"communicate[{j}]: call {ref.call} returns no field {key!r} ({fields})")
-    return out
+            dangling.append(j)
+    return out, dangling
 
 
 async def propose_llm_task(
@@ -139,7 +141,10 @@ async def propose_llm_task(
 
     def judge(proposal: Any, complete: bool) -> Task:
         task = _task_from(proposal, task_id, brief.name, provenance)
-        problems = replay_problems(env, task)
+        problems, dangling = replay_problems(env, task)
+        if complete and dangling and len(problems) == len(dangling):  # only asks that miss
+            task.communicate = [r for j, r in enumerate(task.communicate) if j not in dangling]
+            problems = []
         if problems:
             raise Invalid(problems, reason="gold_failed")
         run = env.replay(task.gold_calls)
