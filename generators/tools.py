@@ -26,6 +26,7 @@ from toolscale.tool import RequireStep, Tool, ToolCall
 PLAN_STAGE = "tool_plan"
 STAGE = "tools"
 SMOKE_TRIES = 12
+PLAN_SAMPLES = 3
 
 
 class PlannedTool(BaseModel):
@@ -231,7 +232,10 @@ async def propose_tools(
     llm: LLMClient, brief: Brief, spec: EnvironmentSpec, sample: int = 0
 ) -> tuple[list[Tool], list[Rejection]]:
     """The LLM's tools that pass every check, and why the others were dropped."""
-    plan = await plan_tools(llm, brief, spec.schema_, spec.tools, sample)
+    for attempt in range(PLAN_SAMPLES):  # a fresh sample gets a model out of a loop
+        plan = await plan_tools(llm, brief, spec.schema_, spec.tools, sample * 10 + attempt)
+        if plan.ok and plan.value:
+            break
     if not plan.ok or not plan.value:
         return [], [plan.rejection or Rejection(stage=PLAN_STAGE, reason="no_plan", detail="")]
     outcomes = await asyncio.gather(*(write_tool(llm, brief, spec, p, sample) for p in plan.value))

@@ -494,6 +494,24 @@ def test_price_and_latency_are_deterministic_and_writes_cost_more() -> None:
     assert price_and_latency(longer)[0] > price_and_latency(borrow)[0]
 
 
+def test_propose_tools_samples_the_plan_again_when_it_keeps_failing(
+    tmp_path: Path, lib: Library
+) -> None:
+    from tests.fakellm import faulty
+
+    base = lib.spec.model_copy(update={"tools": lib.core, "policy": ""})
+    looping = Reply(content='{"tools": [{"name": "a", "description": "aaaa', finish_reason="length")
+    responder = faulty(library, dict.fromkeys(range(3), looping))  # the first sample, repaired
+    asked = ask(responder, tmp_path, lambda llm: propose_tools(llm, brief(), base))
+    kept, _ = asked.value
+    assert sorted(t.name for t in kept) == sorted(GOOD_TOOLS)
+    plan_seeds = [
+        r["seed"] for r in asked.requests if "ToolPlan" in json.dumps(r.get("response_format"))
+    ]
+    assert plan_seeds == [0, 0, 0, 1]  # three tries of sample 0, then sample 1 succeeds
+    assert asked.llm.ledger.stage("tool_plan").failures == {"truncated": 1}
+
+
 def test_propose_tools_keeps_the_good_and_says_why_the_broken_was_dropped(
     tmp_path: Path, lib: Library
 ) -> None:
