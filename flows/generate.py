@@ -294,7 +294,9 @@ async def synthesize_tasks(
     accepted = len(store.accepted(strategy))
     if target <= accepted or (strategy == "evolved" and not parents):
         return accepted
-    budget = target * budget_factor + 4
+    # an LLM-invented task costs a long answer and often repairs: a smaller budget
+    factor = max(1, budget_factor // 2) if strategy == "llm" else budget_factor
+    budget = target * factor + 4
     pending: Iterator[int] = (i for i in range(budget) if i not in done)
     propose = _proposer(run, spec, strategy, parents)
 

@@ -69,11 +69,46 @@ def task_model(tools: list[Tool]) -> type[BaseModel]:
     )
 
 
-def _task_from(proposal: Any, task_id: str, domain: str, provenance: Provenance) -> Task:
-    calls = [
-        GoldCall(name=c.name, arguments=c.arguments.model_dump(exclude_none=True))
-        for c in proposal.gold_calls
-    ]
+TYPED_TOOLS = 6  # past this many tools, a union of typed calls slows a CPU server's grammar ~4x
+
+
+def loose_task_model(tools: list[Tool]) -> type[BaseModel]:
+    """Calls as a tool name and a flat argument object: a grammar a CPU server samples fast;
+    argument types are then checked (and fed back) by the quick replay."""
+    names: Any = Literal[tuple(t.name for t in tools)]  # type: ignore[misc]
+    call = create_model("GoldCallProposal", name=(names, ...), arguments=(dict[str, Scalar], ...))
+    return create_model(
+        "TaskProposal",
+        instruction=(str, Field(min_length=15, max_length=1500)),
+        known_facts=(list[str], Field(default_factory=list, max_length=10)),
+        gold_calls=(list[call], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
+        communicate=(list[CommunicateProposal], Field(default_factory=list, max_length=4)),
+    )
+
+
+def _coerce(value: Scalar, kind: str) -> Scalar:
+    """ "203" for an integer parameter is 203: a model's quoting is not the user's intent."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if kind == "integer" and text.lstrip("-").isdigit():
+                return int(text)
+            if kind == "number":
+                return float(text)
+        except ValueError:
+            return value
+    return value
+
+
+def _task_from(
+    proposal: Any, task_id: str, domain: str, provenance: Provenance, tools: dict[str, Tool]
+) -> Task:
+    calls = []
+    for c in proposal.gold_calls:
+        args = c.arguments if isinstance(c.arguments, dict) else c.arguments.model_dump()
+        kinds = tools[c.name].param_types()
+        args = {k: _coerce(v, kinds.get(k, "")) for k, v in args.items() if v is not None}
+        calls.append(GoldCall(name=c.name, arguments=args))
     refs = [
         OutputRef(call=r.call, path=r.field) for r in proposal.communicate if r.call < len(calls)
     ]
@@ -136,11 +171,12 @@ async def propose_llm_task(
     sample: int,
 ) -> Outcome[Task]:
     spec = env.spec
-    model = task_model(spec.tools)
+    typed = len(spec.tools) <= TYPED_TOOLS
+    model = task_model(spec.tools) if typed else loose_task_model(spec.tools)
     provenance = Provenance(source="llm", model=llm.config.model, prompt="task.j2", seed=sample)
 
     def judge(proposal: Any, complete: bool) -> Task:
-        task = _task_from(proposal, task_id, brief.name, provenance)
+        task = _task_from(proposal, task_id, brief.name, provenance, env.tools)
         problems, dangling = replay_problems(env, task)
         if complete and dangling and len(problems) == len(dangling):  # only asks that miss
             task.communicate = [r for j, r in enumerate(task.communicate) if j not in dangling]

@@ -851,6 +851,24 @@ def test_propose_llm_task_repairs_a_failing_gold_call(tmp_path: Path, env: Envir
     assert "No copy of that book is available." in feedback
 
 
+def test_many_tools_get_the_loose_call_shape_and_quoted_numbers_are_coerced(
+    tmp_path: Path, env: Environment
+) -> None:
+    quoted = task_answer()
+    quoted["gold_calls"][0]["arguments"] = {"book_id": "203"}
+    asked = ask(
+        scripted(reply(quoted)),
+        tmp_path,
+        lambda llm: propose_llm_task(llm, brief(), env, "t-4", random.Random(0), 0),
+    )
+    assert len(env.spec.tools) > 6
+    schema = asked.requests[0]["response_format"]["json_schema"]["schema"]
+    assert "GoldCallProposal" in schema["$defs"]
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value.gold_calls[0].arguments == {"book_id": 203}
+
+
 def test_propose_llm_task_asks_for_unstated_values_then_adds_them(
     tmp_path: Path, env: Environment
 ) -> None:
