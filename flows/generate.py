@@ -47,6 +47,7 @@ from toolscale.trajectory import Trajectory
 from validators.pipeline import Verifier, verify_environment
 
 STRATEGIES = ("sampled", "llm", "evolved")
+ENV_STAGES = ("schema", "rows", "tool_plan", "tools", "policy")
 ENV_ATTEMPTS = 3  # fresh samples per environment stage, each with its own repair loop
 
 
@@ -62,9 +63,28 @@ class Run:
     console: Console
     summary: RunSummary
     env_rows: list[StageRow] = field(default_factory=list)
+    env_ledger: Ledger = field(default_factory=Ledger)  # what earlier runs spent on them
 
     def env_row(self, stage: str) -> StageRow:
         return find_row(self.env_rows, stage)
+
+    def load_env(self) -> None:
+        """Environment stage rows and tokens of earlier (maybe killed) runs."""
+        self.env_rows = self.store.load_stage("environment_rows", list[StageRow]) or []
+        self.env_ledger = self.store.load_stage("environment_ledger", Ledger) or Ledger()
+
+    def env_spent(self) -> Ledger:
+        out = Ledger()
+        out.merge(self.env_ledger)
+        for stage in ENV_STAGES:
+            if stage in self.llm.ledger.stages:
+                out.stage(stage).add(self.llm.ledger.stages[stage])
+        return out
+
+    def save_env(self) -> None:
+        """Saved as each stage ends, so a kill -9 loses no environment figure."""
+        self.store.save_stage("environment_rows", self.env_rows, list[StageRow])
+        self.store.save_stage("environment_ledger", self.env_spent(), Ledger)
 
 
 def split_targets(n_tasks: int, strategies: tuple[str, ...]) -> dict[str, int]:
@@ -121,6 +141,7 @@ async def _stage(
         )
     finally:
         row.seconds += time.perf_counter() - started
+        run.save_env()
 
 
 @task(name="build-environment", cache_policy=NO_CACHE)
@@ -158,6 +179,7 @@ async def build_environment(run: Run) -> EnvironmentSpec:
         tools = derived + kept
         run.store.save_stage("tools", tools, list[Tool])
         run.store.save_stage("tools_dropped", dropped, list[Rejection])
+        run.save_env()
     try:
         policy: str = await _stage(  # type: ignore[assignment]
             run, "policy", str, lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s)
@@ -384,19 +406,10 @@ async def synthesize_tasks(
 def summarise(run: Run, strategies: tuple[str, ...], seconds: float) -> RunSummary:
     """The per-stage table from what is on disk, so a resumed run reports the whole dataset."""
     summary = run.summary
-    stored_rows = run.store.load_stage("environment_rows", list[StageRow]) or []
-    by_stage = {r.stage: r for r in stored_rows}
-    for r in run.env_rows:
-        by_stage[r.stage] = r
-    run.store.save_stage("environment_rows", list(by_stage.values()), list[StageRow])
-    rows = list(by_stage.values())
-    ledger = Ledger()
+    rows = [r.model_copy() for r in run.env_rows]
+    ledger = run.env_spent()
     for batch in run.store.batches():
         ledger.merge(batch.ledger)
-    for stage in ("schema", "rows", "tool_plan", "tools", "policy"):
-        u = run.llm.ledger.stages.get(stage)
-        if u is not None:
-            ledger.stage(stage).add(u)
     for r in rows:
         stages = ("tool_plan", "tools") if r.stage == "tools" else (r.stage,)
         r.tokens = sum(ledger.stage(s).tokens for s in stages if s in ledger.stages)
@@ -494,6 +507,7 @@ async def generate_domain(
             domain=domain, model=config.model, endpoint=config.base_url, resumed=resumed
         )
         run = Run(brief=brief, store=store, llm=llm, console=console, summary=summary)
+        run.load_env()
         try:
             spec = await build_environment(run)
             targets = split_targets(n_tasks, tuple(strategies))

@@ -210,6 +210,10 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
     assert len(ids) == len(set(ids)) and len(ids) >= 12  # none repeated
     trajectories = read_jsonl(data / "library" / "trajectories.jsonl")
     assert [r["task_id"] for r in trajectories] == ids
+    report = json.loads((data / "library" / "report.json").read_text())
+    stages = {r["stage"]: r for r in report["rows"]}
+    for stage in ("schema", "rows", "tools", "policy"):  # figures of the killed run survive
+        assert stages[stage]["accepted"] >= 1 and stages[stage]["tokens"] > 0, stage
 
 
 def test_split_targets():
