@@ -172,6 +172,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-generate-") as tmp:
         work = Path(tmp)
         figures: dict[str, Any] = {"fake": fake_bench(args, work)}
+        if not args.no_cross_engine:  # the same run without the DuckDB replay, for scale
+            solo = argparse.Namespace(**{**vars(args), "no_cross_engine": True})
+            figures["fake_sqlite_only"] = fake_bench(solo, work / "solo")
         if args.local:
             figures["local"] = local_bench(args, work)
     table = Table(title="bench/generate.py")
@@ -187,6 +190,17 @@ def main() -> None:
         f"{f['wall_s']:.2f}",
         f"throughput {f['throughput_ratio']} of ideal; CPU {f['cpu_ms_per_verified']} ms/task",
     )
+    if "fake_sqlite_only" in figures:
+        g = figures["fake_sqlite_only"]
+        table.add_row(
+            "fake, no DuckDB replay",
+            str(g["proposed"]),
+            str(g["accepted"]),
+            str(g["yield"]),
+            str(g["calls"]),
+            f"{g['wall_s']:.2f}",
+            f"throughput {g['throughput_ratio']} of ideal; CPU {g['cpu_ms_per_verified']} ms/task",
+        )
     if "local" in figures:
         loc = figures["local"]
         table.add_row(
@@ -204,6 +218,9 @@ def main() -> None:
     out = {
         "throughput_ratio": f["throughput_ratio"],
         "cpu_ms_per_verified": f["cpu_ms_per_verified"],
+        "cpu_ms_per_verified_sqlite_only": figures.get("fake_sqlite_only", {}).get(
+            "cpu_ms_per_verified"
+        ),
         "fake_yield": f["yield"],
         "achieved_calls_per_s": f["achieved_calls_per_s"],
         "ideal_calls_per_s": f["ideal_calls_per_s"],

@@ -150,6 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--model-size", choices=["0.5b", "1.5b"], default="1.5b", help="embedded model")
     g.add_argument("--parallel", type=int, default=2, help="server slots / concurrent requests")
+    g.add_argument(
+        "--no-cross-engine",
+        action="store_true",
+        help="skip the DuckDB replay in verification (faster; determinism on SQLite only)",
+    )
     g.set_defaults(func=cmd_generate)
     return parser
 
@@ -199,6 +204,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 domains_dir=args.domains,
                 model_size=args.model_size,
                 parallel=args.parallel,
+                cross_engine=not args.no_cross_engine,
             )
         )
     except (BriefError, GenerationFailed, ValueError) as e:

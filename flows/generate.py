@@ -482,6 +482,7 @@ async def generate_domain(
     model: str | None = None,
     timeout_s: float | None = None,
     max_attempts: int | None = None,
+    cross_engine: bool = True,
 ) -> dict:
     """Brief -> environment -> verified tasks and trajectories under data/<domain>/."""
     started = time.perf_counter()
@@ -511,7 +512,9 @@ async def generate_domain(
         try:
             spec = await build_environment(run)
             targets = split_targets(n_tasks, tuple(strategies))
-            with VerifyWorker(spec, summary.verification, store.accepted()) as verifier:
+            with VerifyWorker(
+                spec, summary.verification, store.accepted(), cross_engine
+            ) as verifier:
                 for strategy in strategies:
                     parents = store.accepted("sampled") + store.accepted("llm")
                     await synthesize_tasks(
