@@ -166,7 +166,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    from flows.generate import STRATEGIES, GenerationFailed, generate_all, generate_domain
+    from generators.tasks import STRATEGIES
     from toolscale.brief import BriefError, brief_path, load_brief
 
     if args.n_tasks < 1:
@@ -183,6 +183,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             load_brief(brief_path(args.domains, args.domain))
     except BriefError as e:
         raise SystemExit(f"error: {e}") from None
+    from flows.generate import GenerationFailed, generate_all, generate_domain  # Prefect: slow
+
     try:
         if args.domain == "all":
             done = asyncio.run(

@@ -31,7 +31,7 @@ from generators import schema as schema_stage
 from generators import tools as tools_stage
 from generators.arguments import ArgumentSampler
 from generators.evolution import evolve_task
-from generators.tasks import propose_llm_task, propose_sampled_task
+from generators.tasks import STRATEGIES, propose_llm_task, propose_sampled_task
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief, brief_path, load_brief
 from toolscale.environment import Environment
@@ -46,7 +46,6 @@ from toolscale.tool import Tool
 from toolscale.trajectory import Trajectory
 from validators.pipeline import Verifier, verify_environment
 
-STRATEGIES = ("sampled", "llm", "evolved")
 ENV_STAGES = ("schema", "rows", "tool_plan", "tools", "policy")
 ENV_ATTEMPTS = 3  # fresh samples per environment stage, each with its own repair loop
 

@@ -26,6 +26,7 @@ from toolscale.schema import Scalar
 from toolscale.task import GoldCall, OutputRef, Provenance, Task
 from toolscale.tool import Tool, ToolResult
 
+STRATEGIES = ("sampled", "llm", "evolved")  # each is also its ledger stage
 LLM_STAGE = "llm"
 SAMPLE_STAGE = "sampled"
 EVOLVE_STAGE = "evolved"

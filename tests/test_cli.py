@@ -132,9 +132,10 @@ def test_console_script_runs(tmp_path: Path, mini_spec: EnvironmentSpec) -> None
     assert "accepted 2 of 6" in done.stderr
 
 
-def test_generate_rejects_bad_input_before_starting_anything(tmp_path, capsys):
+def test_generate_rejects_bad_input_before_starting_anything(tmp_path):
     from flows.cli import main
 
+    prefect_loaded = "prefect" in sys.modules
     domains = tmp_path / "domains"
     (domains / "shop").mkdir(parents=True)
     (domains / "shop" / "brief.yaml").write_text("name: shop\ndescription: too short\n")
@@ -151,3 +152,4 @@ def test_generate_rejects_bad_input_before_starting_anything(tmp_path, capsys):
         if extra == ("shop",):  # a bad brief names its file
             assert "shop/brief.yaml" in str(err.value)
     assert not (tmp_path / "d").exists()  # nothing was started, nothing written
+    assert ("prefect" in sys.modules) == prefect_loaded  # nor was Prefect imported
