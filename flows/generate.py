@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact
+from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -526,12 +526,14 @@ async def generate_domain(
             write_json(store.dir / "report.json", summary)
             await llm.close()
     console.print(rich_table(summary))
-    with contextlib.suppress(Exception):  # no artifact outside a Prefect run context
-        await create_markdown_artifact(
+    try:
+        await acreate_markdown_artifact(
             key=f"generate-{domain.replace('_', '-')}",
             markdown=markdown(summary),
             description=f"toolscale generate {domain}",
         )
+    except Exception as e:  # the data is on disk; a missing artifact is worth a warning only
+        console.print(f"[yellow]no Prefect artifact: {e}[/]")
     with contextlib.suppress(Exception):
         get_run_logger().info("%s: %d verified tasks in %s", domain, summary.tasks, store.dir)
     return summary.model_dump(mode="json")

@@ -105,6 +105,29 @@ def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_
     )
 
 
+def latest_artifact(key: str) -> dict | None:
+    """The newest artifact with `key` on the harness server (raw filter: this client's typed
+    read sends null filters the pinned server refuses)."""
+    from prefect.client.orchestration import get_client
+
+    async def read() -> dict | None:
+        async with get_client() as client:
+            body = {"artifacts": {"key": {"any_": [key]}}, "sort": "CREATED_DESC", "limit": 1}
+            found = (await client._client.post("/artifacts/filter", json=body)).json()
+            return found[0] if found else None
+
+    return asyncio.run(read())
+
+
+def test_generate_leaves_the_table_as_a_prefect_artifact(prefect_harness, domains, tmp_path):
+    with FakeLLM(library) as fake:
+        summary = run_flow(fake, domains, tmp_path / "data", n=3, strategies=("sampled",))
+    artifact = latest_artifact("generate-library")
+    assert artifact is not None and artifact["type"] == "markdown"
+    assert "| tasks/sampled |" in artifact["data"]
+    assert f"{summary['tasks']} verified tasks" in artifact["data"]
+
+
 def test_rerun_resumes_without_new_calls_or_duplicates(
     prefect_harness, domains: Path, tmp_path: Path
 ):
