@@ -180,38 +180,22 @@ def main() -> None:
     table = Table(title="bench/generate.py")
     for col in ("run", "proposed", "verified", "yield", "calls", "wall s", "figure"):
         table.add_column(col)
+    labels = {"fake": "fake", "fake_sqlite_only": "fake, no DuckDB replay"}
+    for name, fig in figures.items():
+        if name == "local":
+            label = f"local {fig['model']}"
+            figure = (
+                f"tokens {fig['tokens_ratio']} of decode rate; slots busy {fig['slot_busy_ratio']}"
+            )
+        else:
+            label = labels[name]
+            figure = (
+                f"throughput {fig['throughput_ratio']} of ideal; "
+                f"CPU {fig['cpu_ms_per_verified']} ms/task"
+            )
+        cells = [fig["proposed"], fig["accepted"], fig["yield"], fig["calls"]]
+        table.add_row(label, *map(str, cells), f"{fig['wall_s']:.2f}", figure)
     f = figures["fake"]
-    table.add_row(
-        "fake",
-        str(f["proposed"]),
-        str(f["accepted"]),
-        str(f["yield"]),
-        str(f["calls"]),
-        f"{f['wall_s']:.2f}",
-        f"throughput {f['throughput_ratio']} of ideal; CPU {f['cpu_ms_per_verified']} ms/task",
-    )
-    if "fake_sqlite_only" in figures:
-        g = figures["fake_sqlite_only"]
-        table.add_row(
-            "fake, no DuckDB replay",
-            str(g["proposed"]),
-            str(g["accepted"]),
-            str(g["yield"]),
-            str(g["calls"]),
-            f"{g['wall_s']:.2f}",
-            f"throughput {g['throughput_ratio']} of ideal; CPU {g['cpu_ms_per_verified']} ms/task",
-        )
-    if "local" in figures:
-        loc = figures["local"]
-        table.add_row(
-            f"local {loc['model']}",
-            str(loc["proposed"]),
-            str(loc["accepted"]),
-            str(loc["yield"]),
-            str(loc["calls"]),
-            f"{loc['wall_s']:.1f}",
-            f"tokens {loc['tokens_ratio']} of decode rate; slots busy {loc['slot_busy_ratio']}",
-        )
     console.print(table)
     for name, fig in figures.items():
         console.print(f"{name} rejected: {fig['rejected']}")

@@ -56,18 +56,23 @@ class CommunicateProposal(BaseModel):
     field: str
 
 
-def task_model(tools: list[Tool]) -> type[BaseModel]:
-    calls = tuple(call_model(t) for t in tools)
-    union: Any = calls[0]
-    for c in calls[1:]:
-        union = union | c
+def _proposal_model(call: Any) -> type[BaseModel]:
     return create_model(
         "TaskProposal",
         instruction=(str, Field(min_length=15, max_length=1500)),
         known_facts=(list[str], Field(default_factory=list, max_length=10)),
-        gold_calls=(list[union], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
+        gold_calls=(list[call], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
         communicate=(list[CommunicateProposal], Field(default_factory=list, max_length=4)),
     )
+
+
+def task_model(tools: list[Tool]) -> type[BaseModel]:
+    """Calls as a union of one typed shape per tool: arguments always fit their tool."""
+    calls = tuple(call_model(t) for t in tools)
+    union: Any = calls[0]
+    for c in calls[1:]:
+        union = union | c
+    return _proposal_model(union)
 
 
 TYPED_TOOLS = 6  # past this many tools, a union of typed calls slows a CPU server's grammar ~4x
@@ -78,13 +83,7 @@ def loose_task_model(tools: list[Tool]) -> type[BaseModel]:
     argument types are then checked (and fed back) by the quick replay."""
     names: Any = Literal[tuple(t.name for t in tools)]  # type: ignore[misc]
     call = create_model("GoldCallProposal", name=(names, ...), arguments=(dict[str, Scalar], ...))
-    return create_model(
-        "TaskProposal",
-        instruction=(str, Field(min_length=15, max_length=1500)),
-        known_facts=(list[str], Field(default_factory=list, max_length=10)),
-        gold_calls=(list[call], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
-        communicate=(list[CommunicateProposal], Field(default_factory=list, max_length=4)),
-    )
+    return _proposal_model(call)
 
 
 def _coerce(value: Scalar, kind: str) -> Scalar:
