@@ -33,7 +33,7 @@ from generators.arguments import ArgumentSampler
 from generators.evolution import evolve_task
 from generators.tasks import STRATEGIES, propose_llm_task, propose_sampled_task
 from generators.toolkit import schema_tools, status_tools
-from toolscale.brief import Brief, brief_path, load_brief
+from toolscale.brief import Brief, BriefError, brief_path, load_brief
 from toolscale.environment import Environment
 from toolscale.llm import Ledger, LLMClient, LLMConfig, Outcome, ResponseCache
 from toolscale.report import Rejection, StageReport
@@ -565,7 +565,7 @@ async def generate_all(
                     model=config.model,
                 )
                 out[name] = result["tasks"]
-            except GenerationFailed as e:  # one domain's failure does not stop the others
+            except (GenerationFailed, BriefError) as e:  # one domain does not stop the others
                 console.print(f"[red]{name}: {e}[/]")
                 out[name] = 0
     return out

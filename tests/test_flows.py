@@ -268,3 +268,20 @@ def test_prefect_yaml_deployments_point_at_flows_with_those_parameters():
         accepted = set(inspect.signature(target.fn).parameters)
         assert set(deployment.get("parameters", {})) <= accepted, deployment["name"]
         assert all("cron" in s for s in deployment["schedules"])
+
+
+def test_generate_all_runs_every_domain_on_the_configured_endpoint(
+    prefect_harness, domains: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from flows.generate import generate_all
+
+    (domains / "broken").mkdir()
+    (domains / "broken" / "brief.yaml").write_text("name: broken\n")  # reported, not fatal
+    with FakeLLM(library) as fake:
+        monkeypatch.setenv("TOOLSCALE_LLM_URL", fake.base_url)
+        monkeypatch.setenv("TOOLSCALE_LLM_MODEL", "fake")
+        done = asyncio.run(
+            generate_all(n_tasks=3, data_dir=str(tmp_path / "data"), domains_dir=str(domains))
+        )
+    assert done["library"] >= 3 and done["broken"] == 0
+    assert (tmp_path / "data" / "library" / "tasks.jsonl").is_file()
