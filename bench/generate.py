@@ -71,7 +71,7 @@ async def task_stage(run: Run, strategy: str, target: int, cross_engine: bool) -
             run, spec, verifier, strategy, target, [], budget_factor=3
         )
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        report = verifier._verifier.report
+        report = verifier.report
     usage = run.llm.ledger.stages.get(strategy)
     batches = list(run.store.batches(strategy))
     proposed = sum(len(b.indices) for b in batches)

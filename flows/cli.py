@@ -166,18 +166,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    from generators.tasks import STRATEGIES
+    from generators.tasks import check_strategies
     from toolscale.brief import BriefError, brief_path, load_brief
 
     if args.n_tasks < 1:
         raise SystemExit(f"error: --n-tasks must be at least 1, got {args.n_tasks}")
     strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
-    unknown = [s for s in strategies if s not in STRATEGIES] or ([] if strategies else ["(none)"])
-    if unknown:
-        raise SystemExit(
-            f"error: --strategies: unknown {', '.join(unknown)}; "
-            f"choose from {', '.join(STRATEGIES)}"
-        )
+    try:
+        check_strategies(strategies)
+    except ValueError as e:
+        raise SystemExit(f"error: --strategies: {e}") from None
     try:
         if args.domain != "all":  # a bad brief is reported before anything starts
             load_brief(brief_path(args.domains, args.domain))

@@ -31,7 +31,7 @@ from generators import schema as schema_stage
 from generators import tools as tools_stage
 from generators.arguments import ArgumentSampler
 from generators.evolution import evolve_task
-from generators.tasks import STRATEGIES, propose_llm_task, propose_sampled_task
+from generators.tasks import STRATEGIES, check_strategies, propose_llm_task, propose_sampled_task
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief, BriefError, brief_path, load_brief
 from toolscale.environment import Environment
@@ -267,6 +267,10 @@ class VerifyWorker:
             return None, verdict.rejection, None
         return verdict.task, None, self._verifier.env.demonstrate(verdict.task)
 
+    @property
+    def report(self) -> StageReport:
+        return self._verifier.report
+
     async def verify(self, task: Task) -> tuple[Task | None, Rejection | None, Trajectory | None]:
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
 
@@ -285,14 +289,7 @@ def _ledger_delta(now: Ledger, before: Ledger) -> Ledger:
     out = Ledger()
     out.merge(now)
     for name, u in before.stages.items():
-        mine = out.stage(name)
-        for f in ("calls", "cached", "retries", "repairs", "prompt_tokens", "completion_tokens"):
-            setattr(mine, f, getattr(mine, f) - getattr(u, f))
-        mine.cost_usd -= u.cost_usd
-        mine.seconds -= u.seconds
-        for reason, n in u.failures.items():
-            mine.failures[reason] = mine.failures.get(reason, 0) - n
-        mine.failures = {k: v for k, v in mine.failures.items() if v}
+        out.stage(name).add(u, sign=-1)
     out.stages = {k: u for k, u in out.stages.items() if u.calls or u.cached or u.failures}
     return out
 
@@ -311,8 +308,11 @@ async def synthesize_tasks(
     """Propose until `target` tasks of this strategy are verified (or the budget is spent),
     keeping `concurrency` requests in flight; verified work is committed batch by batch."""
     store = run.store
-    done = store.done(strategy)
-    accepted = len(store.accepted(strategy))
+    done: set[int] = set()
+    accepted = 0
+    for committed in store.batches(strategy):  # one read for both
+        done.update(committed.indices)
+        accepted += len(committed.accepted)
     if target <= accepted or (strategy == "evolved" and not parents):
         return accepted
     # an LLM-invented task costs a long answer and often repairs: a smaller budget
@@ -405,27 +405,31 @@ async def synthesize_tasks(
 def summarise(run: Run, strategies: tuple[str, ...], seconds: float) -> RunSummary:
     """The per-stage table from what is on disk, so a resumed run reports the whole dataset."""
     summary = run.summary
-    rows = [r.model_copy() for r in run.env_rows]
     ledger = run.env_spent()
-    for batch in run.store.batches():
+    task_rows = {s: StageRow(stage=f"tasks/{s}") for s in strategies}
+
+    def count(batch: Batch) -> None:
         ledger.merge(batch.ledger)
+        row = task_rows.get(batch.strategy)
+        if row is None:
+            return
+        row.proposed += len(batch.indices)
+        row.accepted += len(batch.accepted)
+        row.seconds += batch.seconds
+        for rej in batch.rejected:
+            row.reject(f"{rej.stage}:{rej.reason}")
+
+    counts = run.store.write_views(count)  # one read of the batches for views and table
+    rows = [r.model_copy() for r in run.env_rows]
     for r in rows:
         stages = ("tool_plan", "tools") if r.stage == "tools" else (r.stage,)
         r.tokens = sum(ledger.stage(s).tokens for s in stages if s in ledger.stages)
         r.cost_usd = sum(ledger.stage(s).cost_usd for s in stages if s in ledger.stages)
-    for strategy in strategies:
-        row = StageRow(stage=f"tasks/{strategy}")
-        for batch in run.store.batches(strategy):
-            row.proposed += len(batch.indices)
-            row.accepted += len(batch.accepted)
-            row.seconds += batch.seconds
-            for rej in batch.rejected:
-                row.reject(f"{rej.stage}:{rej.reason}")
+    for strategy, row in task_rows.items():
         u = ledger.stages.get(strategy)
         if u is not None:
             row.tokens, row.cost_usd = u.tokens, u.cost_usd
         rows.append(row)
-    counts = run.store.write_views()
     summary.rows = rows
     summary.ledger = ledger
     summary.tasks = counts["tasks"]
@@ -485,9 +489,7 @@ async def generate_domain(
 ) -> dict:
     """Brief -> environment -> verified tasks and trajectories under data/<domain>/."""
     started = time.perf_counter()
-    unknown = [s for s in strategies if s not in STRATEGIES]
-    if unknown:
-        raise ValueError(f"unknown strategies {unknown}; choose from {list(STRATEGIES)}")
+    check_strategies(tuple(strategies))
     brief = load_brief(brief_path(domains_dir, domain))
     store = DomainStore(data_dir, domain)
     console = make_console()

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from toolscale.ddl import create_statements
 from toolscale.duckdb_sandbox import portability_errors
-from toolscale.sandbox import Program, SeedError
+from toolscale.sandbox import Program, SeedError, open_sandbox
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.sqlcheck import check_tool
@@ -75,8 +75,6 @@ def ddl_problems(schema: Schema) -> list[str]:
 
 def seed_problems(spec: EnvironmentSpec, programs: dict[str, Program] | None = None) -> list[str]:
     """Load the seed through the real DDL of both engines; the first refused row is named."""
-    from toolscale.sandbox import open_sandbox
-
     out = []
     for engine in ("sqlite", "duckdb"):
         try:

@@ -128,15 +128,12 @@ def walk(
                     if p in known and rng.random() < 0.85
                 }
                 arguments = sampler.arguments(tool, rng, given=given)
-                before = env.sandbox.changes()
-                before_rows = sum(len(r) for r in before.values())
+                before = env.sandbox.changes() if tool.kind == "write" else None
                 result = env.step(ToolCall(name=tool.name, arguments=arguments))
                 if not result.ok:
                     continue
-                if tool.kind == "write":
-                    after = env.sandbox.changes()
-                    if after == before and sum(len(r) for r in after.values()) == before_rows:
-                        continue  # a write that changed nothing would be unnecessary
+                if before is not None and env.sandbox.changes() == before:
+                    continue  # a write that changed nothing would be unnecessary
                 calls.append(ToolCall(name=tool.name, arguments=arguments))
                 results.append(result)
                 for k, v in arguments.items():

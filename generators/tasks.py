@@ -18,7 +18,7 @@ from generators.prompting import messages
 from generators.sampling import walk
 from generators.verbalize import fact_text, verbalize
 from toolscale.brief import Brief
-from toolscale.environment import Environment
+from toolscale.environment import Environment, Replay
 from toolscale.llm import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions, scalars
 from toolscale.report import Rejection
@@ -27,6 +27,15 @@ from toolscale.task import GoldCall, OutputRef, Provenance, Task
 from toolscale.tool import Tool, ToolResult
 
 STRATEGIES = ("sampled", "llm", "evolved")  # each is also its ledger stage
+
+
+def check_strategies(names: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [s for s in names if s not in STRATEGIES] or ([] if names else ["(none)"])
+    if unknown:
+        raise ValueError(f"unknown {', '.join(unknown)}; choose from {', '.join(STRATEGIES)}")
+    return names
+
+
 LLM_STAGE = "llm"
 SAMPLE_STAGE = "sampled"
 EVOLVE_STAGE = "evolved"
@@ -139,10 +148,9 @@ def unstated_values(task: Task, results: list[ToolResult]) -> list[tuple[int, st
     return out
 
 
-def replay_problems(env: Environment, task: Task) -> tuple[list[str], list[int]]:
+def replay_problems(task: Task, run: Replay) -> tuple[list[str], list[int]]:
     """What a quick replay says about the gold calls (the validators decide for real), and
     which communicate refs point at no field."""
-    run = env.replay(task.gold_calls)
     out = []
     for i, (call, result) in enumerate(zip(task.gold_calls, run.results, strict=True)):
         if not result.ok:
@@ -177,13 +185,13 @@ async def propose_llm_task(
 
     def judge(proposal: Any, complete: bool) -> Task:
         task = _task_from(proposal, task_id, brief.name, provenance, env.tools)
-        problems, dangling = replay_problems(env, task)
+        run = env.replay(task.gold_calls)
+        problems, dangling = replay_problems(task, run)
         if complete and dangling and len(problems) == len(dangling):  # only asks that miss
             task.communicate = [r for j, r in enumerate(task.communicate) if j not in dangling]
             problems = []
         if problems:
             raise Invalid(problems, reason="gold_failed")
-        run = env.replay(task.gold_calls)
         for i, ref in enumerate(task.communicate):
             if "." not in ref.path and isinstance(run.results[ref.call].output, list):
                 task.communicate[i] = OutputRef(call=ref.call, path=f"0.{ref.path}")

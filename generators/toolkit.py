@@ -20,6 +20,15 @@ def param_schema(column: Column, description: str = "") -> dict:
     return {"type": JSON_TYPES[column.type], "description": description or column.description}
 
 
+def row_exists(table: Table) -> RequireStep:
+    """The check every keyed tool starts with: the row it names exists."""
+    key = table.primary_key[0]
+    return RequireStep(
+        sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{key}",
+        error=f"No {table.name} row with that {key}.",
+    )
+
+
 def _select(table: Table) -> str:
     return ", ".join(table.column_names)
 
@@ -36,12 +45,7 @@ def get_tool(table: Table) -> Tool:
             "properties": {key: param_schema(column, f"the {key} to look up")},
             "required": [key],
         },
-        require=[
-            RequireStep(
-                sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{key}",
-                error=f"No {table.name} row with that {key}.",
-            )
-        ],
+        require=[row_exists(table)],
         returns=f"SELECT {_select(table)} FROM {table.name} WHERE {key} = :{key}",
         single=True,
     )
@@ -98,10 +102,7 @@ def status_tool(table: Table, column: str, values: list[str]) -> Tool:
             "required": [key, column],
         },
         require=[
-            RequireStep(
-                sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{key}",
-                error=f"No {table.name} row with that {key}.",
-            ),
+            row_exists(table),
             RequireStep(
                 sql=f"SELECT {column} <> :{column} AS differs FROM {table.name} "
                 f"WHERE {key} = :{key}",

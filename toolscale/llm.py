@@ -11,6 +11,7 @@ per stage: calls, cached hits, retries, tokens, cost and failures by reason.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import os
@@ -105,13 +106,15 @@ class Usage(BaseModel):
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
-    def add(self, other: Usage) -> None:
+    def add(self, other: Usage, sign: int = 1) -> None:
+        """Adds `other` (subtracts it with sign=-1, for what was spent between two points)."""
         for name in ("calls", "cached", "retries", "repairs", "prompt_tokens", "completion_tokens"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.cost_usd += other.cost_usd
-        self.seconds += other.seconds
+            setattr(self, name, getattr(self, name) + sign * getattr(other, name))
+        self.cost_usd += sign * other.cost_usd
+        self.seconds += sign * other.seconds
         for reason, n in other.failures.items():
-            self.failures[reason] = self.failures.get(reason, 0) + n
+            self.failures[reason] = self.failures.get(reason, 0) + sign * n
+        self.failures = {k: v for k, v in self.failures.items() if v}
 
 
 class Ledger(BaseModel):
@@ -251,6 +254,7 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
+@functools.lru_cache(maxsize=64)  # generated models are new classes: bounded
 def json_schema_format(model_cls: type[BaseModel]) -> dict[str, Any]:
     """The `response_format` that asks the server for this model's JSON."""
     return {

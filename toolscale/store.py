@@ -10,7 +10,7 @@ no half-written line, loses no committed task, and never repeats one on resume.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -132,14 +132,12 @@ class DomainStore:
             except ValidationError as e:
                 raise StoreError(f"{path}: not a valid batch: {e.errors()[0]['msg']}") from e
 
-    def done(self, strategy: str) -> set[int]:
-        return {i for b in self.batches(strategy) for i in b.indices}
-
     def accepted(self, strategy: str | None = None) -> list[Task]:
         return [t for b in self.batches(strategy) for t in b.accepted]
 
-    def write_views(self) -> dict[str, int]:
-        """tasks.jsonl, trajectories.jsonl and rejected.jsonl from every batch, atomically."""
+    def write_views(self, on_batch: Callable[[Batch], None] | None = None) -> dict[str, int]:
+        """tasks.jsonl, trajectories.jsonl and rejected.jsonl from every batch, atomically;
+        `on_batch` sees each batch on the way, so a summary needs no second read."""
         counts = {"tasks": 0, "trajectories": 0, "rejected": 0}
         with (
             AtomicWriter(self.dir / "tasks.jsonl") as tasks,
@@ -147,6 +145,8 @@ class DomainStore:
             AtomicWriter(self.dir / "rejected.jsonl") as rejected,
         ):
             for batch in self.batches():
+                if on_batch is not None:
+                    on_batch(batch)
                 for task in batch.accepted:
                     tasks.write(task)
                 for record in batch.trajectories:
