@@ -34,7 +34,9 @@ from flows.generate import Run, VerifyWorker, build_environment, synthesize_task
 from tests.fakedomain import BRIEF, library
 from tests.fakellm import FakeLLM, Reply
 from toolscale.brief import Brief
-from toolscale.llm import LLMClient, LLMConfig, ResponseCache
+from toolscale.llm.cache import ResponseCache
+from toolscale.llm.client import LLMClient
+from toolscale.llm.config import LLMConfig
 from toolscale.report import StageReport
 from toolscale.store import DomainStore
 from toolscale.summary import RunSummary
@@ -121,7 +123,7 @@ def fake_bench(args: argparse.Namespace, work: Path) -> dict:
 
 def local_bench(args: argparse.Namespace, work: Path) -> dict:
     """The same library environment (built on the fake), tasks on the embedded model."""
-    from toolscale.local_llm import embedded_endpoint
+    from toolscale.llm.local import embedded_endpoint
 
     fake_env = work / "fake" / "library"
     target = work / "local" / "library"

@@ -27,9 +27,9 @@ from rich.console import Console
 from rich.table import Table
 
 from tests.fixtures.banking.build import build_environment
-from toolscale.ddl import create_statements
+from toolscale.sandbox.ddl import create_statements
+from toolscale.sandbox.sqlite import SQLiteSandbox
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlite_sandbox import SQLiteSandbox
 from toolscale.task import Task
 from validators.pipeline import Verifier
 

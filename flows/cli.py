@@ -17,7 +17,7 @@ from rich.table import Table
 
 from toolscale.jsonl import AtomicWriter, read_lines, write_json
 from toolscale.report import StageReport
-from toolscale.sandbox import Limits
+from toolscale.sandbox.base import ENGINE_NAMES, Limits
 from toolscale.spec import EnvironmentSpec
 from validators import structure
 from validators.pipeline import ENVIRONMENT_STAGES, TASK_STAGES, EnvironmentRejected, Verifier
@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="verify tasks against an environment")
     v.add_argument("environment", help="environment JSON (schema, seed, tools, policy)")
     v.add_argument("tasks", help="tasks, one JSON object per line")
-    v.add_argument("--engine", choices=["sqlite", "duckdb"], default="sqlite")
+    v.add_argument("--engine", choices=ENGINE_NAMES, default="sqlite")
     v.add_argument("--out", default="out/verify", help="folder for accepted/rejected/report")
     v.add_argument(
         "--no-cross-engine", action="store_true", help="skip the replay on the other engine"

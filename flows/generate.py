@@ -35,7 +35,10 @@ from generators.tasks import STRATEGIES, check_strategies, propose_llm_task, pro
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief, BriefError, brief_path, load_brief
 from toolscale.environment import Environment
-from toolscale.llm import Ledger, LLMClient, LLMConfig, Outcome, ResponseCache
+from toolscale.llm.cache import ResponseCache
+from toolscale.llm.client import LLMClient, Outcome
+from toolscale.llm.config import LLMConfig
+from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection, StageReport
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
@@ -465,7 +468,7 @@ async def endpoint(
     if config is not None:
         yield config.model_copy(update=overrides)
         return
-    from toolscale.local_llm import embedded_endpoint
+    from toolscale.llm.local import embedded_endpoint
 
     with embedded_endpoint(size=model_size, parallel=parallel, console=console) as (url, name):
         config = LLMConfig(base_url=url, model=name, concurrency=parallel, timeout_s=900)

@@ -11,7 +11,7 @@ from generators.arguments import ArgumentSampler
 from generators.tasks import propose_sampled_task
 from toolscale.brief import Brief
 from toolscale.environment import Environment
-from toolscale.llm import LLMClient, Outcome
+from toolscale.llm.client import LLMClient, Outcome
 from toolscale.task import Task
 
 STAGE = "evolved"

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 from generators.prompting import messages
 from toolscale.brief import Brief
-from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.tool import Tool
 
 STAGE = "policy"

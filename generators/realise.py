@@ -10,12 +10,13 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from toolscale.ddl import create_statements
-from toolscale.duckdb_sandbox import portability_errors
-from toolscale.sandbox import Program, SeedError, open_sandbox
+from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.base import ENGINE_NAMES, Program, SeedError
+from toolscale.sandbox.ddl import create_statements
+from toolscale.sandbox.duckdb import portability_errors
+from toolscale.sandbox.sqlcheck import check_tool
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import check_tool
 from toolscale.tool import Tool
 
 CHECK_FUNCTIONS = {"length", "lower", "upper", "abs", "coalesce", "trim"}
@@ -76,7 +77,7 @@ def ddl_problems(schema: Schema) -> list[str]:
 def seed_problems(spec: EnvironmentSpec, programs: dict[str, Program] | None = None) -> list[str]:
     """Load the seed through the real DDL of both engines; the first refused row is named."""
     out = []
-    for engine in ("sqlite", "duckdb"):
+    for engine in ENGINE_NAMES:
         try:
             open_sandbox(spec, engine, None, programs).close()  # type: ignore[arg-type]
         except SeedError as e:

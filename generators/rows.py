@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, create_model
 from generators.prompting import messages
 from generators.realise import seed_problems
 from toolscale.brief import Brief
-from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.report import Rejection
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, ValidationError
 from generators.prompting import messages
 from generators.realise import ddl_problems
 from toolscale.brief import Brief
-from toolscale.llm import Invalid, LLMClient, Outcome, validation_problems
+from toolscale.llm.client import Invalid, LLMClient, Outcome, validation_problems
 from toolscale.schema import Column, ForeignKey, Schema, Table
 
 STAGE = "schema"

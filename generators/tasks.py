@@ -19,7 +19,7 @@ from generators.sampling import walk
 from generators.verbalize import fact_text, verbalize
 from toolscale.brief import Brief
 from toolscale.environment import Environment, Replay
-from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions, scalars
 from toolscale.report import Rejection
 from toolscale.schema import Scalar

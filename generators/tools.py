@@ -16,7 +16,7 @@ from generators.prompting import messages
 from generators.realise import tool_sql_problems
 from toolscale.brief import Brief
 from toolscale.environment import Environment
-from toolscale.llm import Invalid, LLMClient, Outcome, validation_problems
+from toolscale.llm.client import Invalid, LLMClient, Outcome, validation_problems
 from toolscale.names import check_identifier
 from toolscale.report import Rejection
 from toolscale.schema import Schema

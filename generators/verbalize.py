@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from generators.prompting import messages
 from generators.sampling import Chain
-from toolscale.llm import Invalid, LLMClient, Outcome
+from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions
 from toolscale.schema import Scalar
 

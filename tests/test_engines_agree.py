@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import MINI
-from toolscale.sandbox import open_sandbox, same_results
+from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.base import same_results
 from toolscale.spec import EnvironmentSpec
 
 SPEC = EnvironmentSpec.model_validate(MINI)

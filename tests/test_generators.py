@@ -44,7 +44,9 @@ from tests.fakedomain import BRIEF, PLAN, SCHEMA, TOOLS, library, task_answer
 from tests.fakellm import FakeLLM, Reply, Responder, scripted
 from toolscale.brief import Brief
 from toolscale.environment import Environment
-from toolscale.llm import Invalid, LLMClient, LLMConfig, ResponseCache
+from toolscale.llm.cache import ResponseCache
+from toolscale.llm.client import Invalid, LLMClient
+from toolscale.llm.config import LLMConfig
 from toolscale.matching import mentions, scalars
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec

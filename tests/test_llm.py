@@ -15,17 +15,10 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 from tests.fakellm import FakeLLM, Reply, faulty, scripted
-from toolscale.llm import (
-    DEFAULT_OPENAI_URL,
-    Completion,
-    Invalid,
-    Ledger,
-    LLMClient,
-    LLMConfig,
-    Outcome,
-    ResponseCache,
-    Usage,
-)
+from toolscale.llm.cache import Completion, ResponseCache
+from toolscale.llm.client import Invalid, LLMClient, Outcome
+from toolscale.llm.config import DEFAULT_OPENAI_URL, LLMConfig
+from toolscale.llm.ledger import Ledger, Usage
 from toolscale.report import Rejection
 
 R = TypeVar("R")

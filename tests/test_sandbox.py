@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscale.sandbox import Limits, SeedError, open_sandbox
+from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.base import Limits, SeedError
 from toolscale.spec import EnvironmentSpec
 
 ENGINES = ["sqlite", "duckdb"]

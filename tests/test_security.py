@@ -14,11 +14,12 @@ import time
 
 import pytest
 
-import toolscale.sandbox as sandbox_module
-from toolscale.sandbox import Limits, SandboxRefused, open_sandbox
+import toolscale.sandbox.base as sandbox_module
+from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.base import Limits, SandboxRefused
+from toolscale.sandbox.sqlcheck import SQLCheckError, Statement, check_statement
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import SQLCheckError, Statement, check_statement
 from toolscale.tool import Tool
 from validators.pipeline import verify_environment
 

@@ -8,8 +8,8 @@ import decimal
 import pytest
 
 from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.state import normalise
 from toolscale.spec import EnvironmentSpec
-from toolscale.state import normalise
 
 
 @pytest.mark.parametrize(

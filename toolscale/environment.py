@@ -15,10 +15,11 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolscale.matching import Text
-from toolscale.sandbox import EngineName, Limits, Program, Sandbox, open_sandbox
+from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.base import EngineName, Limits, Program, Sandbox
+from toolscale.sandbox.state import Changes, StateDiff
 from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
-from toolscale.state import Changes, StateDiff
 from toolscale.task import Task
 from toolscale.tool import ToolCall, ToolResult
 from toolscale.trajectory import FunctionCall, Message, MessageToolCall, Trajectory, final_message

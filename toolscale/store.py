@@ -16,10 +16,10 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from toolscale.ddl import create_statements
 from toolscale.jsonl import AtomicWriter, write_json
-from toolscale.llm import Ledger
+from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection
+from toolscale.sandbox.ddl import create_statements
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.trajectory import Message

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from rich.table import Table
 
-from toolscale.llm import Ledger
+from toolscale.llm.ledger import Ledger
 from toolscale.report import StageReport
 
 

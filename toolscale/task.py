@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from toolscale.sandbox.state import StateDiff
 from toolscale.schema import Scalar
-from toolscale.state import StateDiff
 from toolscale.tool import ToolCall
 
 

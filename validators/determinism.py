@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolscale.environment import Replay
 from toolscale.report import Rejection
-from toolscale.sandbox import same_results
+from toolscale.sandbox.base import same_results
 from toolscale.task import Task
 
 STAGE = "determinism"

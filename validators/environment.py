@@ -4,12 +4,12 @@ environment cannot verify any task."""
 
 from __future__ import annotations
 
-from toolscale.duckdb_sandbox import portability_errors
 from toolscale.environment import Environment
 from toolscale.report import Rejection
-from toolscale.sandbox import Limits, Program, SeedError
+from toolscale.sandbox.base import ENGINE_NAMES, Limits, Program, SeedError
+from toolscale.sandbox.duckdb import portability_errors
+from toolscale.sandbox.sqlcheck import check_tool
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import check_tool
 
 STATIC_SQL = "static_sql"
 SEED = "seed"
@@ -41,7 +41,7 @@ def check_seed(
     """
     out = []
     opened: dict[str, Environment] = {}
-    for engine in ("sqlite", "duckdb"):
+    for engine in ENGINE_NAMES:
         try:
             opened[engine] = Environment(spec, engine, limits, programs)  # type: ignore[arg-type]
         except SeedError as e:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toolscale.environment import Environment, Replay
 from toolscale.report import Rejection, StageReport, Stopwatch
-from toolscale.sandbox import EngineName, Limits
+from toolscale.sandbox.base import EngineName, Limits
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Difficulty, ExpectedOutcome, Task
 from validators import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from toolscale.environment import Replay
 from toolscale.matching import Text, scalars
 from toolscale.report import Rejection
-from toolscale.state import normalise
+from toolscale.sandbox.state import normalise
 from toolscale.task import Task
 from toolscale.tool import Tool
 

@@ -8,19 +8,16 @@ dialect and transpiled for DuckDB with sqlglot.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import sqlalchemy as sa
 import sqlglot
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 
+from toolscale.sandbox.base import EngineName
 from toolscale.schema import Column, Schema
 
-Engine = Literal["sqlite", "duckdb"]
 
-
-def _type(col: Column, engine: Engine) -> sa.types.TypeEngine:
+def _type(col: Column, engine: EngineName) -> sa.types.TypeEngine:
     if col.type in ("integer", "boolean"):
         return sa.Integer() if engine == "sqlite" else sa.BigInteger()
     if col.type == "real":
@@ -28,13 +25,13 @@ def _type(col: Column, engine: Engine) -> sa.types.TypeEngine:
     return sa.Text()  # text, and date / datetime as ISO 8601 text on both engines
 
 
-def transpile_expression(sql: str, engine: Engine) -> str:
+def transpile_expression(sql: str, engine: EngineName) -> str:
     if engine == "sqlite":
         return sql
     return sqlglot.transpile(sql, read="sqlite", write="duckdb")[0]
 
 
-def create_statements(schema: Schema, engine: Engine) -> list[str]:
+def create_statements(schema: Schema, engine: EngineName) -> list[str]:
     """CREATE TABLE statements in dependency order (and, on SQLite, foreign-key indexes)."""
     metadata = sa.MetaData()
     # "named" paramstyle: with the default pyformat, PostgreSQL DDL doubles every % in a CHECK

@@ -12,10 +12,10 @@ import sqlite3
 import time
 from typing import Any
 
-from toolscale.ddl import create_statements
-from toolscale.sandbox import CallFailed, Sandbox, SeedError
-from toolscale.sqlcheck import Statement
-from toolscale.state import Changes, normalise, normalise_row
+from toolscale.sandbox.base import CallFailed, Sandbox, SeedError
+from toolscale.sandbox.ddl import create_statements
+from toolscale.sandbox.sqlcheck import Statement
+from toolscale.sandbox.state import Changes, normalise, normalise_row
 
 _LOG = "_ts_changes"
 # Functions a tool may never call even if a static check were bypassed.

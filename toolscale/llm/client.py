@@ -12,186 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import json
-import os
 import random
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import openai
 from openai.types.chat import ChatCompletion
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
+from toolscale.llm.cache import Completion, ResponseCache
+from toolscale.llm.config import LLMConfig
+from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
-
-DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
-
-
-class LLMConfig(BaseModel):
-    """Where the model is and how to call it; `from_env` reads the TOOLSCALE_LLM_* variables."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    base_url: str = DEFAULT_OPENAI_URL
-    model: str
-    api_key: str = Field(default="not-needed", repr=False)
-    concurrency: int = Field(default=4, ge=1, le=512)
-    timeout_s: float = Field(default=300.0, gt=0)
-    max_attempts: int = Field(default=6, ge=1, description="tries per request on transient errors")
-    backoff_s: float = Field(default=0.5, ge=0, description="first backoff; doubles, with jitter")
-    max_backoff_s: float = Field(default=30.0, ge=0)
-    temperature: float = Field(default=0.7, ge=0, le=2)
-    max_tokens: int = Field(default=2048, ge=16)
-    price_in: float = Field(default=0.0, ge=0, description="USD per 1M prompt tokens")
-    price_out: float = Field(default=0.0, ge=0, description="USD per 1M completion tokens")
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
-        """The configured endpoint, or None when none is (the embedded model is used then).
-
-        An endpoint is configured by TOOLSCALE_LLM_MODEL; TOOLSCALE_LLM_URL defaults to
-        OpenAI; the key is TOOLSCALE_LLM_KEY or OPENAI_API_KEY.
-        """
-        env = os.environ if env is None else env
-        model = env.get("TOOLSCALE_LLM_MODEL", "").strip()
-        if not model:
-            return None
-        values: dict[str, Any] = {"model": model}
-        values["base_url"] = env.get("TOOLSCALE_LLM_URL", "").strip() or DEFAULT_OPENAI_URL
-        key = env.get("TOOLSCALE_LLM_KEY") or env.get("OPENAI_API_KEY")
-        if key:
-            values["api_key"] = key
-        numeric = {
-            "TOOLSCALE_LLM_CONCURRENCY": "concurrency",
-            "TOOLSCALE_LLM_PRICE_IN": "price_in",
-            "TOOLSCALE_LLM_PRICE_OUT": "price_out",
-            "TOOLSCALE_LLM_TIMEOUT": "timeout_s",
-        }
-        for var, name in numeric.items():
-            if env.get(var):
-                values[name] = env[var]
-        try:
-            return cls.model_validate(values)
-        except ValidationError as e:
-            err = e.errors()[0]
-            var = next((v for v, n in numeric.items() if n == err["loc"][0]), err["loc"][0])
-            raise ValueError(f"{var}: {err['msg']} (got {err.get('input')!r})") from e
-
-
-class Usage(BaseModel):
-    """What one stage spent on the LLM."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    stage: str
-    calls: int = Field(default=0, description="requests answered by the endpoint")
-    cached: int = Field(default=0, description="requests answered from the cache")
-    retries: int = 0
-    repairs: int = Field(default=0, description="answers sent back with their errors")
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    seconds: float = Field(default=0.0, description="summed request time, concurrent overlap too")
-    failures: dict[str, int] = Field(default_factory=dict)
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, other: Usage, sign: int = 1) -> None:
-        """Adds `other` (subtracts it with sign=-1, for what was spent between two points)."""
-        for name in ("calls", "cached", "retries", "repairs", "prompt_tokens", "completion_tokens"):
-            setattr(self, name, getattr(self, name) + sign * getattr(other, name))
-        self.cost_usd += sign * other.cost_usd
-        self.seconds += sign * other.seconds
-        for reason, n in other.failures.items():
-            self.failures[reason] = self.failures.get(reason, 0) + sign * n
-        self.failures = {k: v for k, v in self.failures.items() if v}
-
-
-class Ledger(BaseModel):
-    """Usage per stage, in the order stages first appear."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    stages: dict[str, Usage] = Field(default_factory=dict)
-
-    def stage(self, name: str) -> Usage:
-        if name not in self.stages:
-            self.stages[name] = Usage(stage=name)
-        return self.stages[name]
-
-    def fail(self, stage: str, reason: str) -> None:
-        failures = self.stage(stage).failures
-        failures[reason] = failures.get(reason, 0) + 1
-
-    def total(self) -> Usage:
-        out = Usage(stage="total")
-        for u in self.stages.values():
-            out.add(u)
-        return out
-
-    def merge(self, other: Ledger) -> None:
-        for name, u in other.stages.items():
-            self.stage(name).add(u)
-
-
-class Completion(BaseModel):
-    """A raw answer as the endpoint gave it; this, not the parsed value, is what is cached."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    content: str | None
-    finish_reason: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    model: str = ""
-    timings: dict[str, Any] | None = Field(
-        default=None, description="server-side timings when the server reports them (llama.cpp)"
-    )
-    seconds: float = 0.0
-
-
-class ResponseCache:
-    """Raw completions on disk, one file per request, named by the request's sha256."""
-
-    def __init__(self, root: str | Path):
-        self.root = Path(root)
-
-    @staticmethod
-    def key(request: Mapping[str, Any]) -> str:
-        text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> Completion | None:
-        path = self._path(key)
-        try:
-            return Completion.model_validate_json(path.read_bytes())
-        except FileNotFoundError:
-            return None
-        except (OSError, ValidationError):  # a damaged entry is a miss, never a crash
-            return None
-
-    def put(self, key: str, completion: Completion) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.{random.getrandbits(32):08x}.tmp")
-        tmp.write_text(completion.model_dump_json(), encoding="utf-8")
-        os.replace(tmp, path)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self.root.glob("*/*.json")) if self.root.exists() else 0
 
 
 class Invalid(Exception):

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
-import threading
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
+from toolscale.sandbox.sqlcheck import Statement, compile_tool
+from toolscale.sandbox.state import Changes, SeedState, normalise
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import Statement, compile_tool
-from toolscale.state import Changes, SeedState, normalise
 from toolscale.tool import Tool, ToolResult
 
 EngineName = Literal["sqlite", "duckdb"]
+ENGINE_NAMES: tuple[EngineName, ...] = get_args(EngineName)
 
 
 @dataclass(frozen=True)
@@ -278,57 +276,6 @@ class Sandbox(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class Watchdog:
-    """One thread per sandbox that fires `interrupt` when an armed deadline passes."""
-
-    def __init__(self, interrupt: Callable[[], None]):
-        self._interrupt = interrupt
-        self._cond = threading.Condition()
-        self._deadline = math.inf
-        self._closed = False
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="sandbox-watchdog")
-        self._thread.start()
-
-    def arm(self, seconds: float | None) -> None:
-        with self._cond:
-            self._deadline = math.inf if seconds is None else time.monotonic() + seconds
-            self._cond.notify()
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify()
-        self._thread.join(timeout=1)
-
-    def _loop(self) -> None:
-        with self._cond:
-            while not self._closed:
-                wait = self._deadline - time.monotonic()
-                if wait <= 0:
-                    self._deadline = math.inf
-                    self._interrupt()
-                    continue
-                self._cond.wait(None if math.isinf(wait) else wait)
-
-
-def open_sandbox(
-    spec: EnvironmentSpec,
-    engine: EngineName = "sqlite",
-    limits: Limits | None = None,
-    programs: dict[str, Program] | None = None,
-) -> Sandbox:
-    """A seeded sandbox; pass `programs` from compile_programs to skip compiling again."""
-    if engine == "sqlite":
-        from toolscale.sqlite_sandbox import SQLiteSandbox
-
-        return SQLiteSandbox(spec, limits, programs)
-    if engine == "duckdb":
-        from toolscale.duckdb_sandbox import DuckDBSandbox
-
-        return DuckDBSandbox(spec, limits, programs)
-    raise ValueError(f"unknown engine {engine!r}: use 'sqlite' or 'duckdb'")
 
 
 def same_results(a: Sequence[ToolResult], b: Sequence[ToolResult]) -> bool:

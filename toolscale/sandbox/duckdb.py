@@ -7,23 +7,26 @@ fixed clock, counter ids). Changes are found with EXCEPT against a copy of the s
 
 from __future__ import annotations
 
+import math
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
 
-from toolscale.ddl import create_statements
-from toolscale.sandbox import (
+from toolscale.sandbox.base import (
     CallFailed,
     Program,
     Sandbox,
     SandboxRefused,
     SeedError,
-    Watchdog,
     compile_programs,
 )
+from toolscale.sandbox.ddl import create_statements
+from toolscale.sandbox.sqlcheck import SQLCheckError, Statement
+from toolscale.sandbox.state import Changes, normalise_row
 from toolscale.spec import EnvironmentSpec
-from toolscale.sqlcheck import SQLCheckError, Statement
-from toolscale.state import Changes, normalise_row
 
 _CONFIG = {
     "threads": 1,
@@ -197,3 +200,36 @@ def portability_errors(
         return found
     finally:
         con.close()
+
+
+class Watchdog:
+    """One thread per sandbox that fires `interrupt` when an armed deadline passes."""
+
+    def __init__(self, interrupt: Callable[[], None]):
+        self._interrupt = interrupt
+        self._cond = threading.Condition()
+        self._deadline = math.inf
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="sandbox-watchdog")
+        self._thread.start()
+
+    def arm(self, seconds: float | None) -> None:
+        with self._cond:
+            self._deadline = math.inf if seconds is None else time.monotonic() + seconds
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(timeout=1)
+
+    def _loop(self) -> None:
+        with self._cond:
+            while not self._closed:
+                wait = self._deadline - time.monotonic()
+                if wait <= 0:
+                    self._deadline = math.inf
+                    self._interrupt()
+                    continue
+                self._cond.wait(None if math.isinf(wait) else wait)

@@ -1,0 +1,62 @@
+"""Where the model is and how to call it: one configuration, from code or the environment."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+
+
+class LLMConfig(BaseModel):
+    """Where the model is and how to call it; `from_env` reads the TOOLSCALE_LLM_* variables."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = DEFAULT_OPENAI_URL
+    model: str
+    api_key: str = Field(default="not-needed", repr=False)
+    concurrency: int = Field(default=4, ge=1, le=512)
+    timeout_s: float = Field(default=300.0, gt=0)
+    max_attempts: int = Field(default=6, ge=1, description="tries per request on transient errors")
+    backoff_s: float = Field(default=0.5, ge=0, description="first backoff; doubles, with jitter")
+    max_backoff_s: float = Field(default=30.0, ge=0)
+    temperature: float = Field(default=0.7, ge=0, le=2)
+    max_tokens: int = Field(default=2048, ge=16)
+    price_in: float = Field(default=0.0, ge=0, description="USD per 1M prompt tokens")
+    price_out: float = Field(default=0.0, ge=0, description="USD per 1M completion tokens")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
+        """The configured endpoint, or None when none is (the embedded model is used then).
+
+        An endpoint is configured by TOOLSCALE_LLM_MODEL; TOOLSCALE_LLM_URL defaults to
+        OpenAI; the key is TOOLSCALE_LLM_KEY or OPENAI_API_KEY.
+        """
+        env = os.environ if env is None else env
+        model = env.get("TOOLSCALE_LLM_MODEL", "").strip()
+        if not model:
+            return None
+        values: dict[str, Any] = {"model": model}
+        values["base_url"] = env.get("TOOLSCALE_LLM_URL", "").strip() or DEFAULT_OPENAI_URL
+        key = env.get("TOOLSCALE_LLM_KEY") or env.get("OPENAI_API_KEY")
+        if key:
+            values["api_key"] = key
+        numeric = {
+            "TOOLSCALE_LLM_CONCURRENCY": "concurrency",
+            "TOOLSCALE_LLM_PRICE_IN": "price_in",
+            "TOOLSCALE_LLM_PRICE_OUT": "price_out",
+            "TOOLSCALE_LLM_TIMEOUT": "timeout_s",
+        }
+        for var, name in numeric.items():
+            if env.get(var):
+                values[name] = env[var]
+        try:
+            return cls.model_validate(values)
+        except ValidationError as e:
+            err = e.errors()[0]
+            var = next((v for v, n in numeric.items() if n == err["loc"][0]), err["loc"][0])
+            raise ValueError(f"{var}: {err['msg']} (got {err.get('input')!r})") from e

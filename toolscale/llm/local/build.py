@@ -1,0 +1,166 @@
+"""llama-server, built once per machine from the llama.cpp vendored in the llama-cpp-python
+sdist (the package index serves no wheel of it)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from toolscale.llm.local.files import (
+    LocalLLMError,
+    file_lock,
+    log_tail,
+    remove_stale,
+    run_logged,
+    status_line,
+)
+
+LLAMA_CPP_PYTHON_VERSION = "0.3.36"
+
+
+def llama_server_path(cache: Path) -> Path:
+    """Where the built binary is cached, per llama-cpp-python version."""
+    return cache / "llama.cpp" / LLAMA_CPP_PYTHON_VERSION / "llama-server"
+
+
+def _binary_works(binary: Path) -> bool:
+    """`--version` exits 0: catches a truncated binary or one missing its shared libraries."""
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        return False
+    try:
+        return (
+            subprocess.run(
+                [str(binary), "--version"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=60,
+                check=False,
+            ).returncode
+            == 0
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def check_build_tools() -> None:
+    """Fail early and plainly when cmake or a C++ compiler is missing."""
+    missing = []
+    if shutil.which("cmake") is None:
+        missing.append("cmake")
+    cxx = os.environ.get("CXX")
+    if not ((cxx and shutil.which(cxx)) or any(shutil.which(c) for c in ("c++", "g++", "clang++"))):
+        missing.append("a C++ compiler (c++, g++ or clang++)")
+    if missing:
+        raise LocalLLMError(
+            "building the embedded llama-server needs cmake and a C++ compiler; missing: "
+            + ", ".join(missing)
+            + ". Install them (e.g. `apt-get install cmake g++`) or configure an LLM endpoint."
+        )
+
+
+def download_llama_cpp_source(dest: Path, log_path: Path) -> Path:
+    """Fetch the llama-cpp-python sdist and unpack only its vendored llama.cpp tree."""
+    sdist_dir = dest / "sdist"
+    run_logged(
+        "downloading the llama-cpp-python sdist",
+        [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+            "--disable-pip-version-check", "--progress-bar", "off",
+            f"llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}", "-d", sdist_dir,
+        ],
+        log_path,
+    )  # fmt: skip
+    archives = sorted(sdist_dir.glob("*.tar.gz"))
+    if not archives:
+        raise LocalLLMError(f"pip download produced no .tar.gz in {sdist_dir} (log: {log_path})")
+    with tarfile.open(archives[0]) as tar:
+        members = [
+            m
+            for m in tar.getmembers()
+            if m.name.split("/")[1:3] == ["vendor", "llama.cpp"]
+            and (m.isreg() or m.isdir())
+            and ".." not in m.name.split("/")
+        ]
+        if not members:
+            raise LocalLLMError(f"{archives[0].name} has no vendor/llama.cpp tree")
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse unsafe members
+            tar.extractall(dest / "src", members=members, filter="data")
+        else:  # plain files and dirs under one relative top directory, filtered above
+            tar.extractall(dest / "src", members=members)
+    top = members[0].name.split("/")[0]
+    source = dest / "src" / top / "vendor" / "llama.cpp"
+    if not (source / "CMakeLists.txt").is_file():
+        raise LocalLLMError(f"unpacked llama.cpp at {source} has no CMakeLists.txt")
+    shutil.rmtree(sdist_dir, ignore_errors=True)
+    return source
+
+
+def build_llama_server(source: Path, build_dir: Path, log_path: Path, jobs: int) -> Path:
+    """Configure and build only the llama-server target (static, no UI, no SSL)."""
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    run_logged(
+        "configuring llama.cpp (cmake)",
+        [
+            "cmake", "-S", source, "-B", build_dir, *generator,
+            "-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_BUILD_SERVER=ON", "-DLLAMA_BUILD_TOOLS=ON",
+            "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
+            "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_OPENSSL=OFF",
+            "-DBUILD_SHARED_LIBS=OFF",
+        ],
+        log_path,
+    )  # fmt: skip
+    run_logged(
+        "building llama-server",
+        ["cmake", "--build", build_dir, "--target", "llama-server", "-j", str(jobs)],
+        log_path,
+    )
+    binary = build_dir / "bin" / "llama-server"
+    if not binary.is_file():
+        raise LocalLLMError(f"build finished but {binary} is missing (log: {log_path})")
+    return binary
+
+
+def ensure_llama_server(cache: Path, console: Console | None = None) -> Path:
+    """The cached llama-server binary, building it from source the first time only."""
+    target = llama_server_path(cache)
+    if _binary_works(target):
+        return target
+    with file_lock(cache / "locks" / "llama-server.lock", console, "llama-server"):
+        if _binary_works(target):  # another process built it while we waited
+            return target
+        check_build_tools()
+        log_path = cache / "logs" / "build-llama-server.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_path.write_bytes(b"")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(target.parent, ".build-")
+        work = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+        try:
+            with status_line(console, "downloading the llama.cpp source (llama-cpp-python sdist)"):
+                source = download_llama_cpp_source(work, log_path)
+            jobs = os.cpu_count() or 1
+            with status_line(
+                console, f"building llama-server with {jobs} jobs (a few minutes; log: {log_path})"
+            ):
+                built = build_llama_server(source, work / "build", log_path, jobs)
+            if not _binary_works(built):
+                raise LocalLLMError(
+                    f"the built {built} does not run `--version`; log: {log_path}\n"
+                    f"{log_tail(log_path)}"
+                )
+            staged = target.parent / f".llama-server.{os.getpid()}.tmp"
+            shutil.copy2(built, staged)
+            os.replace(staged, target)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    if console is not None:
+        console.print(f"built llama-server: {target}")
+    return target
