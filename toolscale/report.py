@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +20,22 @@ class Rejection(BaseModel):
     task_id: str | None = None
     source: str | None = Field(default=None, description="file:line the item came from")
     item: Any = Field(default=None, description="the rejected item, as read, so nothing is lost")
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Result(Generic[T]):
+    """A value, or the rejection saying why there is none: the one shape of "value or
+    rejection" (a verification verdict, a proposal, a structured LLM answer)."""
+
+    value: T | None = None
+    rejection: Rejection | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.rejection is None
 
 
 class StageStats(BaseModel):
