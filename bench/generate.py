@@ -19,20 +19,15 @@ import json
 import multiprocessing as mp
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from rich.console import Console
 from rich.table import Table
 
 from flows.generate import Run, VerifyWorker, build_environment, synthesize_tasks
-from tests.fakedomain import BRIEF, library
-from tests.fakellm import FakeLLM, Reply
 from toolscale.brief import Brief
 from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient
@@ -40,6 +35,8 @@ from toolscale.llm.config import LLMConfig
 from toolscale.report import StageReport
 from toolscale.store import DomainStore
 from toolscale.summary import RunSummary
+from toolscale.testing.fakedomain import BRIEF, library
+from toolscale.testing.fakellm import FakeLLM, Reply
 
 console = Console(stderr=True, width=130)
 

@@ -16,21 +16,17 @@ import random
 import resource
 import sqlite3
 import statistics
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rich.console import Console
 from rich.table import Table
 
-from tests.fixtures.banking.build import build_environment
 from toolscale.sandbox.ddl import create_statements
 from toolscale.sandbox.sqlite import SQLiteSandbox
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.testing.banking import build_environment
 from validators.pipeline import Verifier
 
 

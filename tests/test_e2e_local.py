@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakedomain import BRIEF
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.testing.fakedomain import BRIEF
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """The generation flow end to end against the fake endpoint: outputs, faults, resume, kill -9.
 
-The scripted library "model" (tests/fakedomain.py) answers every stage; faults are layered
-on top. Prefect runs against one temporary harness for the session.
+The scripted library "model" (toolscale/testing/fakedomain.py) answers every stage; faults are
+layered on top. Prefect runs against one temporary harness for the session.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from tests.fakedomain import BRIEF, library
-from tests.fakellm import FakeLLM, Reply, faulty
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.task import Task
+from toolscale.testing.fakedomain import BRIEF, library
+from toolscale.testing.fakellm import FakeLLM, Reply, faulty
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -188,10 +188,9 @@ def test_unavailable_endpoint_fails_clearly_and_keeps_nothing_half_written(
 
 
 KILLER = """
-import asyncio, sys
-sys.path.insert(0, {root!r})
-from tests.fakellm import FakeLLM
-from tests.fakedomain import library
+import asyncio
+from toolscale.testing.fakellm import FakeLLM
+from toolscale.testing.fakedomain import library
 from flows.generate import generate_domain
 with FakeLLM(library, latency_s=0.3) as fake:
     asyncio.run(generate_domain("library", n_tasks=12, data_dir={data!r},
@@ -204,7 +203,7 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
 ):
     data = tmp_path / "data"
     script = tmp_path / "killer.py"
-    script.write_text(KILLER.format(root=str(ROOT), data=str(data), domains=str(domains)))
+    script.write_text(KILLER.format(data=str(data), domains=str(domains)))
     from prefect.settings import PREFECT_API_URL
 
     env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value())}  # the harness server

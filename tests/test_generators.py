@@ -40,8 +40,6 @@ from generators.tools import (
     to_tool,
 )
 from generators.verbalize import verbalize
-from tests.fakedomain import BRIEF, PLAN, SCHEMA, TOOLS, library, task_answer
-from tests.fakellm import FakeLLM, Reply, Responder, scripted
 from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.cache import ResponseCache
@@ -51,6 +49,8 @@ from toolscale.matching import mentions, scalars
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.testing.fakedomain import BRIEF, PLAN, SCHEMA, TOOLS, library, task_answer
+from toolscale.testing.fakellm import FakeLLM, Reply, Responder, scripted
 from toolscale.tool import Tool, ToolCall, ToolResult
 from validators.pipeline import Verifier
 from validators.replay import resolve
@@ -499,7 +499,7 @@ def test_price_and_latency_are_deterministic_and_writes_cost_more() -> None:
 def test_propose_tools_samples_the_plan_again_when_it_keeps_failing(
     tmp_path: Path, lib: Library
 ) -> None:
-    from tests.fakellm import faulty
+    from toolscale.testing.fakellm import faulty
 
     base = lib.spec.model_copy(update={"tools": lib.core, "policy": ""})
     looping = Reply(content='{"tools": [{"name": "a", "description": "aaaa', finish_reason="length")

@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel, field_validator
 
-from tests.fakellm import FakeLLM, Reply, faulty, scripted
 from toolscale.llm.cache import Completion, ResponseCache
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.llm.config import DEFAULT_OPENAI_URL, LLMConfig
 from toolscale.llm.ledger import Ledger, Usage
 from toolscale.report import Rejection
+from toolscale.testing.fakellm import FakeLLM, Reply, faulty, scripted
 
 R = TypeVar("R")
 

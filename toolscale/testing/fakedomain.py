@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from tests.fakellm import Reply
+from toolscale.testing.fakellm import Reply
 
 BRIEF = """\
 name: library
