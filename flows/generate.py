@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import acreate_markdown_artifact
@@ -35,15 +34,16 @@ from generators.tasks import STRATEGIES, check_strategies, propose_llm_task, pro
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief, BriefError, brief_path, load_brief
 from toolscale.environment import Environment
+from toolscale.jsonl import write_json
 from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient, Outcome
-from toolscale.llm.config import LLMConfig
+from toolscale.llm.endpoint import endpoint
 from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection, StageReport
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
-from toolscale.summary import RunSummary, StageRow, find_row, markdown, rich_table
+from toolscale.summary import RunSummary, StageRow, find_row, markdown, rich_table, summarise
 from toolscale.task import Task
 from toolscale.tool import Tool
 from toolscale.trajectory import Trajectory
@@ -76,8 +76,7 @@ class Run:
         self.env_ledger = self.store.load_stage("environment_ledger", Ledger) or Ledger()
 
     def env_spent(self) -> Ledger:
-        out = Ledger()
-        out.merge(self.env_ledger)
+        out = self.env_ledger.snapshot()
         for stage in ENV_STAGES:
             if stage in self.llm.ledger.stages:
                 out.stage(stage).add(self.llm.ledger.stages[stage])
@@ -288,15 +287,6 @@ class VerifyWorker:
         self.close()
 
 
-def _ledger_delta(now: Ledger, before: Ledger) -> Ledger:
-    out = Ledger()
-    out.merge(now)
-    for name, u in before.stages.items():
-        out.stage(name).add(u, sign=-1)
-    out.stages = {k: u for k, u in out.stages.items() if u.calls or u.cached or u.failures}
-    return out
-
-
 @task(name="synthesize-tasks", cache_policy=NO_CACHE)
 async def synthesize_tasks(
     run: Run,
@@ -336,19 +326,17 @@ async def synthesize_tasks(
     window = max(2, 2 * run.llm.config.concurrency)
     in_flight: dict[asyncio.Future, int] = {}
     batch = Batch(strategy=strategy, indices=[])
-    mark = Ledger()
-    mark.merge(run.llm.ledger)
+    mark = run.llm.ledger.snapshot()
     batch_started = time.perf_counter()
 
     def commit() -> None:
         nonlocal batch, mark, batch_started
         if not batch.indices:
             return
-        batch.ledger = _ledger_delta(run.llm.ledger, mark)
+        batch.ledger = run.llm.ledger.since(mark)
         batch.seconds = time.perf_counter() - batch_started
         store.commit_batch(batch)
-        mark = Ledger()
-        mark.merge(run.llm.ledger)
+        mark = run.llm.ledger.snapshot()
         batch = Batch(strategy=strategy, indices=[])
         batch_started = time.perf_counter()
 
@@ -402,77 +390,12 @@ async def synthesize_tasks(
     return accepted
 
 
-# summary -------------------------------------------------------------------------------
-
-
-def summarise(run: Run, strategies: tuple[str, ...], seconds: float) -> RunSummary:
-    """The per-stage table from what is on disk, so a resumed run reports the whole dataset."""
-    summary = run.summary
-    ledger = run.env_spent()
-    task_rows = {s: StageRow(stage=f"tasks/{s}") for s in strategies}
-
-    def count(batch: Batch) -> None:
-        ledger.merge(batch.ledger)
-        row = task_rows.get(batch.strategy)
-        if row is None:
-            return
-        row.proposed += len(batch.indices)
-        row.accepted += len(batch.accepted)
-        row.seconds += batch.seconds
-        for rej in batch.rejected:
-            row.reject(f"{rej.stage}:{rej.reason}")
-
-    counts = run.store.write_views(count)  # one read of the batches for views and table
-    rows = [r.model_copy() for r in run.env_rows]
-    for r in rows:
-        stages = ("tool_plan", "tools") if r.stage == "tools" else (r.stage,)
-        r.tokens = sum(ledger.stage(s).tokens for s in stages if s in ledger.stages)
-        r.cost_usd = sum(ledger.stage(s).cost_usd for s in stages if s in ledger.stages)
-    for strategy, row in task_rows.items():
-        u = ledger.stages.get(strategy)
-        if u is not None:
-            row.tokens, row.cost_usd = u.tokens, u.cost_usd
-        rows.append(row)
-    summary.rows = rows
-    summary.ledger = ledger
-    summary.tasks = counts["tasks"]
-    summary.trajectories = counts["trajectories"]
-    summary.rejected = counts["rejected"]
-    summary.seconds = seconds
-    return summary
-
-
 def make_console() -> Console:
     """Progress and the summary go to stderr; wide enough for the table when piped."""
     console = Console(stderr=True)
     if not console.is_terminal:
         console = Console(stderr=True, width=150)
     return console
-
-
-@contextlib.asynccontextmanager
-async def endpoint(
-    base_url: str | None,
-    model: str | None,
-    model_size: str,
-    parallel: int,
-    console: Console,
-    **overrides: Any,
-):
-    """The endpoint given, else the configured one, else the embedded llama.cpp server for
-    the run's duration (always stopped)."""
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    config = LLMConfig.from_env()
-    if base_url and model:
-        config = LLMConfig(base_url=base_url, model=model, concurrency=parallel)
-    if config is not None:
-        yield config.model_copy(update=overrides)
-        return
-    from toolscale.llm.local import embedded_endpoint
-
-    with embedded_endpoint(size=model_size, parallel=parallel, console=console) as (url, name):
-        config = LLMConfig(base_url=url, model=name, concurrency=parallel, timeout_s=900)
-        yield config.model_copy(update=overrides)
 
 
 @flow(name="generate-domain", log_prints=True)
@@ -497,7 +420,7 @@ async def generate_domain(
     store = DomainStore(data_dir, domain)
     console = make_console()
     resumed = store.dir.exists() and any(store.dir.iterdir())
-    async with endpoint(
+    with endpoint(
         base_url,
         model,
         model_size,
@@ -525,9 +448,10 @@ async def generate_domain(
                         run, spec, verifier, strategy, targets[strategy], parents
                     )
         finally:
-            summary = summarise(run, tuple(strategies), time.perf_counter() - started)
-            from toolscale.jsonl import write_json
-
+            seconds = time.perf_counter() - started
+            summary = summarise(
+                summary, store, run.env_rows, run.env_spent(), tuple(strategies), seconds
+            )
             write_json(store.dir / "report.json", summary)
             await llm.close()
     console.print(rich_table(summary))
@@ -557,7 +481,7 @@ async def generate_all(
     names = domains or sorted(p.parent.name for p in Path(domains_dir).glob("*/brief.yaml"))
     console = make_console()
     out: dict[str, int] = {}
-    async with endpoint(None, None, model_size, parallel, console) as config:
+    with endpoint(None, None, model_size, parallel, console) as config:
         for name in names:
             try:
                 result = await generate_domain(

@@ -160,6 +160,19 @@ def test_ledger_total_and_merge_add_up_stages() -> None:
     assert (total.calls, total.prompt_tokens, total.cost_usd) == (5, 7, 0.5)
 
 
+def test_ledger_since_a_snapshot_is_what_was_spent_after_it() -> None:
+    ledger = Ledger()
+    ledger.stage("x").calls = 2
+    ledger.stage("idle").cached = 1
+    mark = ledger.snapshot()
+    ledger.stage("x").calls += 3
+    ledger.fail("y", "bad_json")
+    assert mark.stage("x").calls == 2  # the snapshot is not touched by later spending
+    spent = ledger.since(mark)
+    assert list(spent.stages) == ["x", "y"]  # a stage that spent nothing since is left out
+    assert (spent.stage("x").calls, spent.stage("y").failures) == (3, {"bad_json": 1})
+
+
 # ----------------------------------------------------------------------------- the cache
 
 

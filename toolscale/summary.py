@@ -9,6 +9,7 @@ from rich.table import Table
 
 from toolscale.llm.ledger import Ledger
 from toolscale.report import StageReport
+from toolscale.store import Batch, DomainStore
 
 
 class StageRow(BaseModel):
@@ -57,6 +58,54 @@ def find_row(rows: list[StageRow], stage: str) -> StageRow:
     r = StageRow(stage=stage)
     rows.append(r)
     return r
+
+
+def summarise(
+    summary: RunSummary,
+    store: DomainStore,
+    env_rows: list[StageRow],
+    env_spent: Ledger,
+    strategies: tuple[str, ...],
+    seconds: float,
+) -> RunSummary:
+    """`summary` with its table, ledger and counts taken from what is on disk (the views are
+    rewritten on the way), so a resumed run reports the whole dataset. `env_spent` is what
+    the environment stages cost over every run; the task rows come from the batches."""
+    ledger = env_spent.snapshot()
+    task_rows = {s: StageRow(stage=f"tasks/{s}") for s in strategies}
+
+    def count(batch: Batch) -> None:
+        ledger.merge(batch.ledger)
+        row = task_rows.get(batch.strategy)
+        if row is None:
+            return
+        row.proposed += len(batch.indices)
+        row.accepted += len(batch.accepted)
+        row.seconds += batch.seconds
+        for rej in batch.rejected:
+            row.reject(f"{rej.stage}:{rej.reason}")
+
+    counts = store.write_views(count)  # one read of the batches for views and table
+    rows = [r.model_copy() for r in env_rows]
+    for r in rows:
+        stages = ("tool_plan", "tools") if r.stage == "tools" else (r.stage,)
+        r.tokens = sum(ledger.stage(s).tokens for s in stages if s in ledger.stages)
+        r.cost_usd = sum(ledger.stage(s).cost_usd for s in stages if s in ledger.stages)
+    for strategy, row in task_rows.items():
+        u = ledger.stages.get(strategy)
+        if u is not None:
+            row.tokens, row.cost_usd = u.tokens, u.cost_usd
+        rows.append(row)
+    return summary.model_copy(
+        update={
+            "rows": rows,
+            "ledger": ledger,
+            "tasks": counts["tasks"],
+            "trajectories": counts["trajectories"],
+            "rejected": counts["rejected"],
+            "seconds": seconds,
+        }
+    )
 
 
 def _reasons(rejected: dict[str, int]) -> str:

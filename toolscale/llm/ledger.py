@@ -61,3 +61,18 @@ class Ledger(BaseModel):
     def merge(self, other: Ledger) -> None:
         for name, u in other.stages.items():
             self.stage(name).add(u)
+
+    def snapshot(self) -> Ledger:
+        """A copy that later spending does not touch: the mark `since` measures from."""
+        out = Ledger()
+        out.merge(self)
+        return out
+
+    def since(self, before: Ledger) -> Ledger:
+        """What was spent after the snapshot `before`; stages with no call, cache hit or
+        failure in between are left out."""
+        out = self.snapshot()
+        for name, u in before.stages.items():
+            out.stage(name).add(u, sign=-1)
+        out.stages = {k: u for k, u in out.stages.items() if u.calls or u.cached or u.failures}
+        return out
