@@ -28,6 +28,8 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.generate import Run, VerifyWorker, build_environment, synthesize_tasks
+from generators.config import GenerationConfig
+from generators.strategies import check_strategies
 from toolscale.brief import Brief
 from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient
@@ -58,7 +60,8 @@ def make_run(root: Path, config: LLMConfig, cache: bool = True) -> Run:
     store = DomainStore(root, brief.name)
     llm = LLMClient(config, ResponseCache(store.dir / "llm-cache") if cache else None)
     summary = RunSummary(domain=brief.name, model=config.model, endpoint=config.base_url)
-    return Run(brief=brief, store=store, llm=llm, console=console, summary=summary)
+    config = GenerationConfig(budget_factor=3)
+    return Run(brief=brief, store=store, llm=llm, console=console, summary=summary, config=config)
 
 
 async def task_stage(run: Run, strategy: str, target: int, cross_engine: bool) -> dict:
@@ -66,9 +69,8 @@ async def task_stage(run: Run, strategy: str, target: int, cross_engine: bool) -
     spec = await build_environment.fn(run)
     with VerifyWorker(spec, StageReport(), [], cross_engine=cross_engine) as verifier:
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        accepted = await synthesize_tasks.fn(
-            run, spec, verifier, strategy, target, [], budget_factor=3
-        )
+        (chosen,) = check_strategies((strategy,))
+        accepted = await synthesize_tasks.fn(run, spec, verifier, chosen, target, [])
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         report = verifier.report
     usage = run.llm.ledger.stages.get(strategy)

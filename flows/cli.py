@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from generators.strategies import STRATEGY_NAMES, check_strategies
 from toolscale.jsonl import AtomicWriter, read_lines, write_json
 from toolscale.report import StageReport
 from toolscale.sandbox.base import ENGINE_NAMES, Limits
@@ -145,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--domains", default="domains", help="where the briefs are")
     g.add_argument(
         "--strategies",
-        default="sampled,llm,evolved",
-        help="task strategies, comma-separated (sampled, llm, evolved)",
+        default=",".join(STRATEGY_NAMES),
+        help=f"task strategies, comma-separated ({', '.join(STRATEGY_NAMES)})",
     )
     g.add_argument("--model-size", choices=["0.5b", "1.5b"], default="1.5b", help="embedded model")
     g.add_argument("--parallel", type=int, default=2, help="server slots / concurrent requests")
@@ -166,7 +167,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    from generators.tasks import check_strategies
     from toolscale.brief import BriefError, brief_path, load_brief
 
     if args.n_tasks < 1:

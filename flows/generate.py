@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,8 +27,15 @@ from generators import rows as rows_stage
 from generators import schema as schema_stage
 from generators import tools as tools_stage
 from generators.arguments import ArgumentSampler
-from generators.evolution import evolve_task
-from generators.tasks import STRATEGIES, check_strategies, propose_llm_task, propose_sampled_task
+from generators.config import DEFAULT_CONFIG, GenerationConfig
+from generators.strategies import (
+    STRATEGIES,
+    STRATEGY_NAMES,
+    Strategy,
+    StrategyContext,
+    check_strategies,
+    split_targets,
+)
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief, BriefError, brief_path, load_brief
 from toolscale.environment import Environment
@@ -50,7 +55,6 @@ from toolscale.trajectory import Trajectory
 from validators.pipeline import Verifier, verify_environment
 
 ENV_STAGES = ("schema", "rows", "tool_plan", "tools", "policy")
-ENV_ATTEMPTS = 3  # fresh samples per environment stage, each with its own repair loop
 
 
 class GenerationFailed(RuntimeError):
@@ -64,6 +68,7 @@ class Run:
     llm: LLMClient
     console: Console
     summary: RunSummary
+    config: GenerationConfig
     env_rows: list[StageRow] = field(default_factory=list)
     env_ledger: Ledger = field(default_factory=Ledger)  # what earlier runs spent on them
 
@@ -88,26 +93,6 @@ class Run:
         self.store.save_stage("environment_ledger", self.env_spent(), Ledger)
 
 
-def split_targets(n_tasks: int, strategies: tuple[str, ...]) -> dict[str, int]:
-    """How many verified tasks each strategy should bring: evolution a fifth, the LLM
-    strategy a third of the rest, sampling the remainder."""
-    targets = dict.fromkeys(strategies, 0)
-    left = n_tasks
-    if "evolved" in targets and len(targets) > 1:
-        targets["evolved"] = n_tasks // 5
-        left -= targets["evolved"]
-    if "llm" in targets and "sampled" in targets:
-        targets["llm"] = left // 3
-        targets["sampled"] = left - targets["llm"]
-    elif "llm" in targets:
-        targets["llm"] = left
-    elif "sampled" in targets:
-        targets["sampled"] = left
-    else:
-        targets["evolved"] = left
-    return targets
-
-
 # environment ---------------------------------------------------------------------------
 
 
@@ -117,14 +102,15 @@ async def _stage(
     kind: object,
     make: Callable[[int], Awaitable[Outcome]],
 ) -> object:
-    """A stored stage, or up to ENV_ATTEMPTS fresh samples of it; counted in its row."""
+    """A stored stage, or up to `config.env_attempts` fresh samples of it; counted in its
+    row."""
     stored = run.store.load_stage(name, kind)
     if stored is not None:
         return stored
     row = run.env_row(name)
     started = time.perf_counter()
     try:
-        for attempt in range(ENV_ATTEMPTS):
+        for attempt in range(run.config.env_attempts):
             row.proposed += 1
             outcome = await make(attempt)
             if outcome.ok and outcome.value is not None:
@@ -138,7 +124,7 @@ async def _stage(
                 f"[yellow]{name}: attempt {attempt + 1} rejected ({reason})[/] {detail[:300]}"
             )
         raise GenerationFailed(
-            f"stage {name!r} failed {ENV_ATTEMPTS} times; last: {reason}: {detail[:500]}"
+            f"stage {name!r} failed {run.config.env_attempts} times; last: {reason}: {detail[:500]}"
         )
     finally:
         row.seconds += time.perf_counter() - started
@@ -202,36 +188,6 @@ async def build_environment(run: Run) -> EnvironmentSpec:
 # tasks ---------------------------------------------------------------------------------
 
 
-def _proposer(
-    run: Run, spec: EnvironmentSpec, strategy: str, parents: list[Task]
-) -> Callable[[int], Awaitable[Outcome[Task]]]:
-    """One work item of a strategy: deterministic in its index, so a resumed run redoes
-    exactly what was lost, from the LLM cache."""
-    env = Environment(spec)  # the walks' own sandbox; verification has its own
-    sampler = ArgumentSampler(spec)
-    domain = run.brief.name
-
-    async def propose(index: int) -> Outcome[Task]:
-        rng = random.Random(f"{domain}/{strategy}/{index}")
-        task_id = f"{domain}-{strategy}-{index:05d}"
-        try:
-            if strategy == "sampled":
-                return await propose_sampled_task(
-                    run.llm, run.brief, env, sampler, task_id, rng, index
-                )
-            if strategy == "llm":
-                return await propose_llm_task(run.llm, run.brief, env, task_id, rng, index)
-            parent = parents[index % len(parents)]
-            return await evolve_task(run.llm, run.brief, env, sampler, parent, task_id, rng, index)
-        except Exception as e:  # a generator bug must not stop the run; it is counted
-            last = traceback.format_exception_only(e)[-1].strip()
-            return Outcome(
-                rejection=Rejection(stage=strategy, reason="generator_error", detail=last)
-            )
-
-    return propose
-
-
 class VerifyWorker:
     """Verification on a thread of its own, so the event loop keeps requests in flight while
     tasks are replayed. SQLite connections belong to the thread that opened them, so the
@@ -292,40 +248,46 @@ async def synthesize_tasks(
     run: Run,
     spec: EnvironmentSpec,
     verifier: VerifyWorker,
-    strategy: str,
+    strategy: Strategy,
     target: int,
     parents: list[Task],
-    batch_size: int = 8,
-    budget_factor: int = 4,
 ) -> int:
     """Propose until `target` tasks of this strategy are verified (or the budget is spent),
     keeping `concurrency` requests in flight; verified work is committed batch by batch."""
     store = run.store
     done: set[int] = set()
     accepted = 0
-    for committed in store.batches(strategy):  # one read for both
+    for committed in store.batches(strategy.name):  # one read for both
         done.update(committed.indices)
         accepted += len(committed.accepted)
-    if target <= accepted or (strategy == "evolved" and not parents):
+    if target <= accepted or (strategy.needs_parents and not parents):
         return accepted
-    # an LLM-invented task costs a long answer and often repairs: a smaller budget
-    factor = max(1, budget_factor // 2) if strategy == "llm" else budget_factor
-    budget = target * factor + 4
+    config = run.config
+    factor = max(1, config.budget_factor // strategy.budget_divisor)
+    budget = target * factor + config.budget_slack
     pending: Iterator[int] = (i for i in range(budget) if i not in done)
-    propose = _proposer(run, spec, strategy, parents)
+    ctx = StrategyContext(  # the walks' own sandbox; verification has its own
+        llm=run.llm,
+        brief=run.brief,
+        env=Environment(spec),
+        sampler=ArgumentSampler(spec),
+        config=config,
+    )
 
     async def item(index: int) -> tuple[Task | None, Rejection | None, Trajectory | None]:
         """Propose, then verify (on the verifier's thread): one work item, start to end."""
-        outcome = await propose(index)
+        outcome = await strategy.propose(ctx, index, parents)
         if outcome.value is None:
-            rejection = outcome.rejection or Rejection(stage=strategy, reason="failed", detail="")
-            rejection.task_id = f"{run.brief.name}-{strategy}-{index:05d}"
+            rejection = outcome.rejection or Rejection(
+                stage=strategy.name, reason="failed", detail=""
+            )
+            rejection.task_id = strategy.task_id(run.brief.name, index)
             return None, rejection, None
         return await verifier.verify(outcome.value)
 
-    window = max(2, 2 * run.llm.config.concurrency)
+    window = config.window(run.llm.config.concurrency)
     in_flight: dict[asyncio.Future, int] = {}
-    batch = Batch(strategy=strategy, indices=[])
+    batch = Batch(strategy=strategy.name, indices=[])
     mark = run.llm.ledger.snapshot()
     batch_started = time.perf_counter()
 
@@ -337,11 +299,11 @@ async def synthesize_tasks(
         batch.seconds = time.perf_counter() - batch_started
         store.commit_batch(batch)
         mark = run.llm.ledger.snapshot()
-        batch = Batch(strategy=strategy, indices=[])
+        batch = Batch(strategy=strategy.name, indices=[])
         batch_started = time.perf_counter()
 
     progress = Progress(
-        TextColumn(f"tasks/{strategy}"),
+        TextColumn(f"tasks/{strategy.name}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("verified · {task.fields[proposed]} proposed"),
@@ -351,7 +313,9 @@ async def synthesize_tasks(
     )
     try:
         with progress:
-            bar = progress.add_task(strategy, total=target, completed=accepted, proposed=len(done))
+            bar = progress.add_task(
+                strategy.name, total=target, completed=accepted, proposed=len(done)
+            )
             proposed = len(done)
             while True:
                 while len(in_flight) < window and accepted < target:
@@ -375,13 +339,13 @@ async def synthesize_tasks(
                         TrajectoryRecord(
                             task_id=task_.id,
                             domain=run.brief.name,
-                            strategy=strategy,
+                            strategy=strategy.name,
                             messages=trajectory.messages,
                             tools=spec.openai_tools(),
                         )
                     )
                 progress.update(bar, completed=min(accepted, target), proposed=proposed)
-                if len(batch.indices) >= batch_size:
+                if len(batch.indices) >= config.batch_size:
                     commit()
     finally:
         for fut in in_flight:
@@ -402,7 +366,7 @@ def make_console() -> Console:
 async def generate_domain(
     domain: str,
     n_tasks: int = 20,
-    strategies: tuple[str, ...] = STRATEGIES,
+    strategies: tuple[str, ...] = STRATEGY_NAMES,
     data_dir: str = "data",
     domains_dir: str = "domains",
     model_size: str = "1.5b",
@@ -412,10 +376,11 @@ async def generate_domain(
     timeout_s: float | None = None,
     max_attempts: int | None = None,
     cross_engine: bool = True,
+    config: GenerationConfig = DEFAULT_CONFIG,
 ) -> dict:
     """Brief -> environment -> verified tasks and trajectories under data/<domain>/."""
     started = time.perf_counter()
-    check_strategies(tuple(strategies))
+    chosen = check_strategies(tuple(strategies))
     brief = load_brief(brief_path(domains_dir, domain))
     store = DomainStore(data_dir, domain)
     console = make_console()
@@ -428,13 +393,15 @@ async def generate_domain(
         console,
         timeout_s=timeout_s,
         max_attempts=max_attempts,
-    ) as config:
+    ) as llm_config:
         cache = ResponseCache(store.dir / "llm-cache")
-        llm = LLMClient(config, cache)
+        llm = LLMClient(llm_config, cache)
         summary = RunSummary(
-            domain=domain, model=config.model, endpoint=config.base_url, resumed=resumed
+            domain=domain, model=llm_config.model, endpoint=llm_config.base_url, resumed=resumed
         )
-        run = Run(brief=brief, store=store, llm=llm, console=console, summary=summary)
+        run = Run(
+            brief=brief, store=store, llm=llm, console=console, summary=summary, config=config
+        )
         run.load_env()
         try:
             spec = await build_environment(run)
@@ -442,10 +409,12 @@ async def generate_domain(
             with VerifyWorker(
                 spec, summary.verification, store.accepted(), cross_engine
             ) as verifier:
-                for strategy in strategies:
-                    parents = store.accepted("sampled") + store.accepted("llm")
+                for strategy in chosen:
+                    parents = [  # what evolution may build on: the other strategies' tasks
+                        t for s in STRATEGIES if not s.needs_parents for t in store.accepted(s.name)
+                    ]
                     await synthesize_tasks(
-                        run, spec, verifier, strategy, targets[strategy], parents
+                        run, spec, verifier, strategy, targets[strategy.name], parents
                     )
         finally:
             seconds = time.perf_counter() - started
@@ -476,12 +445,13 @@ async def generate_all(
     domains_dir: str = "domains",
     model_size: str = "1.5b",
     parallel: int = 2,
+    config: GenerationConfig = DEFAULT_CONFIG,
 ) -> dict[str, int]:
     """Every domain (or the ones named), one after another, with one model server."""
     names = domains or sorted(p.parent.name for p in Path(domains_dir).glob("*/brief.yaml"))
     console = make_console()
     out: dict[str, int] = {}
-    with endpoint(None, None, model_size, parallel, console) as config:
+    with endpoint(None, None, model_size, parallel, console) as llm_config:
         for name in names:
             try:
                 result = await generate_domain(
@@ -489,9 +459,10 @@ async def generate_all(
                     n_tasks=n_tasks,
                     data_dir=data_dir,
                     domains_dir=domains_dir,
-                    parallel=config.concurrency,
-                    base_url=config.base_url,
-                    model=config.model,
+                    parallel=llm_config.concurrency,
+                    base_url=llm_config.base_url,
+                    model=llm_config.model,
+                    config=config,
                 )
                 out[name] = result["tasks"]
             except (GenerationFailed, BriefError) as e:  # one domain does not stop the others

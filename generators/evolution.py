@@ -14,8 +14,6 @@ from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.task import Task
 
-STAGE = "evolved"
-
 
 async def evolve_task(
     llm: LLMClient,

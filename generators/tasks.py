@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from generators.arguments import ArgumentSampler
+from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.preferences import sample_preference, with_preference
 from generators.prompting import messages
 from generators.sampling import walk
@@ -26,16 +27,7 @@ from toolscale.schema import Scalar
 from toolscale.task import GoldCall, OutputRef, Provenance, Task
 from toolscale.tool import Tool, ToolResult
 
-STRATEGIES = ("sampled", "llm", "evolved")  # each is also its ledger stage
-
-
-def check_strategies(names: tuple[str, ...]) -> tuple[str, ...]:
-    unknown = [s for s in names if s not in STRATEGIES] or ([] if names else ["(none)"])
-    if unknown:
-        raise ValueError(f"unknown {', '.join(unknown)}; choose from {', '.join(STRATEGIES)}")
-    return names
-
-
+# the strategies' names, each also its ledger stage (generators/strategies.py declares them)
 LLM_STAGE = "llm"
 SAMPLE_STAGE = "sampled"
 EVOLVE_STAGE = "evolved"
@@ -82,9 +74,6 @@ def task_model(tools: list[Tool]) -> type[BaseModel]:
     for c in calls[1:]:
         union = union | c
     return _proposal_model(union)
-
-
-TYPED_TOOLS = 6  # past this many tools, a union of typed calls slows a CPU server's grammar ~4x
 
 
 def loose_task_model(tools: list[Tool]) -> type[BaseModel]:
@@ -177,9 +166,10 @@ async def propose_llm_task(
     task_id: str,
     rng: random.Random,
     sample: int,
+    config: GenerationConfig = DEFAULT_CONFIG,
 ) -> Outcome[Task]:
     spec = env.spec
-    typed = len(spec.tools) <= TYPED_TOOLS
+    typed = len(spec.tools) <= config.typed_tools
     model = task_model(spec.tools) if typed else loose_task_model(spec.tools)
     provenance = Provenance(source="llm", model=llm.config.model, prompt="task.j2", seed=sample)
 

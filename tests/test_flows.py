@@ -239,7 +239,7 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
 
 
 def test_split_targets():
-    from flows.generate import split_targets
+    from generators.strategies import split_targets
 
     assert split_targets(10, ("sampled", "llm", "evolved")) == {
         "sampled": 6,

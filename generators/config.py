@@ -1,0 +1,66 @@
+"""The numbers a generation run is tuned by, in one documented place (as TRL's `GRPOConfig`
+gathers a trainer's): how hard each stage is retried, how much work a strategy may spend,
+how much is in flight and how much is lost at most to a kill. Defaults are what the tests
+and the README's figures were measured with."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GenerationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    env_attempts: int = Field(
+        default=3,
+        ge=1,
+        description="Fresh samples per environment stage (schema, rows, policy), each with its "
+        "own repair loop, before the stage fails: a sample that went wrong is often past "
+        "repair, and a new one is cheaper than giving up on the domain.",
+    )
+    batch_size: int = Field(
+        default=8,
+        ge=1,
+        description="Finished work items per committed batch. A batch is the unit of "
+        "durability: a kill -9 loses at most this many finished items (redone from the LLM "
+        "cache on resume), and fewer means more small files.",
+    )
+    budget_factor: int = Field(
+        default=4,
+        ge=1,
+        description="Work items a strategy may propose per verified task it should bring, so "
+        "a strategy that keeps failing stops instead of spending without end. A strategy's "
+        "`budget_divisor` lowers it for expensive proposals.",
+    )
+    budget_slack: int = Field(
+        default=4,
+        ge=0,
+        description="Work items added to every budget, so a target of one or two tasks still "
+        "gets a few tries.",
+    )
+    window_per_slot: int = Field(
+        default=2,
+        ge=1,
+        description="Work items in flight per concurrent LLM request: while one item is "
+        "verified on the verifier's thread, the next already waits on the model, so the "
+        "endpoint's slots stay busy.",
+    )
+    min_window: int = Field(
+        default=2,
+        ge=1,
+        description="The fewest work items in flight, whatever the concurrency.",
+    )
+    typed_tools: int = Field(
+        default=6,
+        ge=0,
+        description="Up to this many tools, an LLM-invented task's calls are a union of one "
+        "typed shape per tool; past it, a tool name and a flat argument object (a union of "
+        "typed calls slows a CPU server's grammar about 4x).",
+    )
+
+    def window(self, concurrency: int) -> int:
+        """Work items kept in flight against an endpoint of `concurrency` slots."""
+        return max(self.min_window, self.window_per_slot * concurrency)
+
+
+DEFAULT_CONFIG = GenerationConfig()

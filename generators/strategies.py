@@ -1,0 +1,142 @@
+"""The task strategies, declared once: each has a name (also its ledger stage and its batch
+files' prefix), a share of the tasks asked for, a budget, whether it needs verified parents,
+and a proposer. Everything that runs strategies (target split, budgets, scheduling, the
+CLI's choices) reads this registry instead of spelling names.
+
+A work item is deterministic in its strategy and index (its random draws, its task id, its
+parent), so a resumed run redoes exactly the requests that were lost, from the LLM cache.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from generators.arguments import ArgumentSampler
+from generators.config import GenerationConfig
+from generators.evolution import evolve_task
+from generators.tasks import (
+    EVOLVE_STAGE,
+    LLM_STAGE,
+    SAMPLE_STAGE,
+    propose_llm_task,
+    propose_sampled_task,
+)
+from toolscale.brief import Brief
+from toolscale.environment import Environment
+from toolscale.llm.client import LLMClient, Outcome
+from toolscale.report import Rejection
+from toolscale.task import Task
+
+
+@dataclass(frozen=True)
+class StrategyContext:
+    """What every proposer draws on; `env` is the walks' own sandbox (verification has its
+    own)."""
+
+    llm: LLMClient
+    brief: Brief
+    env: Environment
+    sampler: ArgumentSampler
+    config: GenerationConfig
+
+
+Draft = Callable[[StrategyContext, str, random.Random, int, list[Task]], Awaitable[Outcome[Task]]]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str
+    share: Fraction  # of the tasks left when its turn comes in split_targets
+    budget_divisor: int  # divides the configured budget factor (which stays at least 1)
+    needs_parents: bool  # works on verified tasks of the others; skipped while there are none
+    draft: Draft  # (context, task id, rng, index, parents) -> the proposed task
+
+    def task_id(self, domain: str, index: int) -> str:
+        return f"{domain}-{self.name}-{index:05d}"
+
+    async def propose(self, ctx: StrategyContext, index: int, parents: list[Task]) -> Outcome[Task]:
+        """Work item `index`, seeded by domain, strategy and index; a generator bug becomes a
+        counted `generator_error` rejection instead of stopping the run."""
+        rng = random.Random(f"{ctx.brief.name}/{self.name}/{index}")
+        task_id = self.task_id(ctx.brief.name, index)
+        try:
+            return await self.draft(ctx, task_id, rng, index, parents)
+        except Exception as e:
+            last = traceback.format_exception_only(e)[-1].strip()
+            return Outcome(
+                rejection=Rejection(stage=self.name, reason="generator_error", detail=last)
+            )
+
+
+async def _sampled(
+    ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
+) -> Outcome[Task]:
+    return await propose_sampled_task(ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index)
+
+
+async def _llm(
+    ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
+) -> Outcome[Task]:
+    return await propose_llm_task(ctx.llm, ctx.brief, ctx.env, task_id, rng, index, ctx.config)
+
+
+async def _evolved(
+    ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
+) -> Outcome[Task]:
+    parent = parents[index % len(parents)]
+    return await evolve_task(ctx.llm, ctx.brief, ctx.env, ctx.sampler, parent, task_id, rng, index)
+
+
+STRATEGIES = (  # in run order: evolution works on what the first two verified
+    Strategy(
+        name=SAMPLE_STAGE,
+        share=Fraction(1),
+        budget_divisor=1,
+        needs_parents=False,
+        draft=_sampled,
+    ),
+    Strategy(
+        name=LLM_STAGE,
+        share=Fraction(1, 3),
+        budget_divisor=2,  # an invented task costs a long answer and often repairs
+        needs_parents=False,
+        draft=_llm,
+    ),
+    Strategy(
+        name=EVOLVE_STAGE,
+        share=Fraction(1, 5),
+        budget_divisor=1,
+        needs_parents=True,
+        draft=_evolved,
+    ),
+)
+STRATEGY_NAMES = tuple(s.name for s in STRATEGIES)
+
+
+def check_strategies(names: tuple[str, ...]) -> tuple[Strategy, ...]:
+    """The strategies named, in the order given; a ValueError lists the unknown names."""
+    unknown = [s for s in names if s not in STRATEGY_NAMES] or ([] if names else ["(none)"])
+    if unknown:
+        raise ValueError(f"unknown {', '.join(unknown)}; choose from {', '.join(STRATEGY_NAMES)}")
+    return tuple(next(s for s in STRATEGIES if s.name == name) for name in names)
+
+
+def split_targets(n_tasks: int, names: tuple[str, ...]) -> dict[str, int]:
+    """How many verified tasks each chosen strategy should bring. Going through the chosen
+    ones against run order, each takes its share (rounded down) of what is left and the
+    first in run order takes the rest: evolution a fifth, the LLM strategy a third of the
+    rest, sampling the remainder; a strategy alone takes all."""
+    targets = dict.fromkeys(names, 0)
+    chosen = [s for s in reversed(STRATEGIES) if s.name in targets]
+    left = n_tasks
+    for s in chosen[:-1]:
+        targets[s.name] = math.floor(left * s.share)
+        left -= targets[s.name]
+    if chosen:
+        targets[chosen[-1].name] = left
+    return targets
