@@ -24,23 +24,27 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from rich.console import Console
 from rich.table import Table
 
-from flows.generate import Run, VerifyWorker, build_environment, synthesize_tasks
+from flows.console import task_progress, warner
 from generators.config import GenerationConfig
+from generators.environment import EnvironmentStages, build_environment
+from generators.scheduler import synthesize
 from generators.strategies import check_strategies
 from toolscale.brief import Brief
-from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient
 from toolscale.llm.config import LLMConfig
 from toolscale.report import StageReport
 from toolscale.store import DomainStore
-from toolscale.summary import RunSummary
 from toolscale.testing.fakedomain import BRIEF, library
 from toolscale.testing.fakellm import FakeLLM, Reply
+from validators.pipeline import verify_environment
+from validators.worker import VerifyWorker
 
 console = Console(stderr=True, width=130)
+CONFIG = GenerationConfig(budget_factor=3)  # 3 proposals per wanted task, as the README figures
 
 
 def _serve(latency: float, port_out: Any, stop: Any) -> None:
@@ -53,35 +57,32 @@ def _serve(latency: float, port_out: Any, stop: Any) -> None:
         stop.wait()
 
 
-def make_run(root: Path, config: LLMConfig, cache: bool = True) -> Run:
-    import yaml
-
+async def task_stage(
+    root: Path, llm: LLMClient, strategy: str, target: int, cross_engine: bool
+) -> dict:
+    """Build (or load) the library environment under `root`, then time the task stage alone."""
     brief = Brief.model_validate(yaml.safe_load(BRIEF))
     store = DomainStore(root, brief.name)
-    llm = LLMClient(config, ResponseCache(store.dir / "llm-cache") if cache else None)
-    summary = RunSummary(domain=brief.name, model=config.model, endpoint=config.base_url)
-    config = GenerationConfig(budget_factor=3)
-    return Run(brief=brief, store=store, llm=llm, console=console, summary=summary, config=config)
-
-
-async def task_stage(run: Run, strategy: str, target: int, cross_engine: bool) -> dict:
-    """Build (or load) the environment, then time the task stage alone."""
-    spec = await build_environment.fn(run)
+    stages = EnvironmentStages.load(store, llm.ledger)
+    spec = await build_environment(llm, brief, stages, verify_environment, CONFIG, warner(console))
+    (chosen,) = check_strategies((strategy,))
     with VerifyWorker(spec, StageReport(), [], cross_engine=cross_engine) as verifier:
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        (chosen,) = check_strategies((strategy,))
-        accepted = await synthesize_tasks.fn(run, spec, verifier, chosen, target, [])
+        with task_progress(console, strategy, target) as progress:
+            accepted = await synthesize(
+                chosen, llm, brief, spec, store, verifier.verify, target, [], CONFIG, progress
+            )
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         report = verifier.report
-    usage = run.llm.ledger.stages.get(strategy)
-    batches = list(run.store.batches(strategy))
+    usage = llm.ledger.stages.get(strategy)
+    batches = list(store.batches(strategy))
     proposed = sum(len(b.indices) for b in batches)
     reasons: dict[str, int] = {}
     for b in batches:
         for r in b.rejected:
             key = f"{r.stage}:{r.reason}"
             reasons[key] = reasons.get(key, 0) + 1
-    await run.llm.close()
+    await llm.close()
     return {
         "accepted": accepted,
         "proposed": proposed,
@@ -92,7 +93,7 @@ async def task_stage(run: Run, strategy: str, target: int, cross_engine: bool) -
         "cpu_s": cpu,
         "rejected": reasons,
         "stages": {s.stage: {"seen": s.seen, "passed": s.passed} for s in report.stages},
-        "max_in_flight": run.llm.max_in_flight,
+        "max_in_flight": llm.max_in_flight,
     }
 
 
@@ -104,8 +105,9 @@ def fake_bench(args: argparse.Namespace, work: Path) -> dict:
     base_url = port_q.get(timeout=60)
     try:
         config = LLMConfig(base_url=base_url, model="fake", concurrency=args.concurrency)
-        run = make_run(work / "fake", config, cache=False)
-        result = asyncio.run(task_stage(run, "sampled", args.tasks, not args.no_cross_engine))
+        llm = LLMClient(config)
+        cross_engine = not args.no_cross_engine
+        result = asyncio.run(task_stage(work / "fake", llm, "sampled", args.tasks, cross_engine))
     finally:
         stop.set()
         server.join(timeout=10)
@@ -134,8 +136,8 @@ def local_bench(args: argparse.Namespace, work: Path) -> dict:
         name,
     ):
         config = LLMConfig(base_url=url, model=name, concurrency=args.parallel, timeout_s=900)
-        run = make_run(work / "local", config, cache=False)
-        original = run.llm._send
+        llm = LLMClient(config)
+        original = llm._send
 
         async def send(body: dict) -> Any:  # keep the server's own timings of each answer
             completion = await original(body)
@@ -143,8 +145,8 @@ def local_bench(args: argparse.Namespace, work: Path) -> dict:
                 timings.append(completion.timings)
             return completion
 
-        run.llm._send = send  # type: ignore[method-assign]
-        result = asyncio.run(task_stage(run, "sampled", args.local_tasks, True))
+        llm._send = send  # type: ignore[method-assign]
+        result = asyncio.run(task_stage(work / "local", llm, "sampled", args.local_tasks, True))
     decode_rates = [t["predicted_per_second"] for t in timings if t.get("predicted_per_second")]
     busy_ms = sum(t.get("prompt_ms", 0) + t.get("predicted_ms", 0) for t in timings)
     single = statistics.median(decode_rates) if decode_rates else None

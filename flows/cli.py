@@ -181,7 +181,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             load_brief(brief_path(args.domains, args.domain))
     except BriefError as e:
         raise SystemExit(f"error: {e}") from None
-    from flows.generate import GenerationFailed, generate_all, generate_domain  # Prefect: slow
+    from flows.generate import generate_all, generate_domain  # Prefect: slow
+    from generators.environment import GenerationFailed
 
     try:
         if args.domain == "all":

@@ -176,7 +176,7 @@ def test_faults_are_retried_repaired_and_counted(prefect_harness, domains: Path,
 def test_unavailable_endpoint_fails_clearly_and_keeps_nothing_half_written(
     prefect_harness, domains: Path, tmp_path: Path
 ):
-    from flows.generate import GenerationFailed
+    from generators.environment import GenerationFailed
 
     data = tmp_path / "data"
     with FakeLLM(lambda body: Reply.status(500)) as fake, pytest.raises(GenerationFailed) as err:

@@ -1,0 +1,64 @@
+"""What a generation run shows on the terminal besides the summary table: a progress bar per
+strategy and the generators' setbacks, on stderr."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from generators.environment import Warn
+from generators.scheduler import OnProgress
+
+
+def make_console() -> Console:
+    """Progress and the summary go to stderr; wide enough for the table when piped."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        console = Console(stderr=True, width=150)
+    return console
+
+
+def warner(console: Console) -> Warn:
+    """A generator's setback as one console line: the headline in yellow, then the detail."""
+
+    def warn(headline: str, detail: str) -> None:
+        console.print(f"[yellow]{headline}[/]" + (f" {detail}" if detail else ""))
+
+    return warn
+
+
+@contextlib.contextmanager
+def task_progress(console: Console, strategy: str, target: int) -> Iterator[OnProgress]:
+    """A strategy's progress bar, shown from its first report until the block ends."""
+    progress = Progress(
+        TextColumn(f"tasks/{strategy}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("verified · {task.fields[proposed]} proposed"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    bar: TaskID | None = None
+
+    def report(verified: int, proposed: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = progress.add_task(strategy, total=target, proposed=proposed)
+            progress.start()
+        progress.update(bar, completed=min(verified, target), proposed=proposed)
+
+    try:
+        yield report
+    finally:
+        progress.stop()

@@ -1,0 +1,185 @@
+"""The environment of a domain, stage by stage: schema -> seed rows -> tools -> policy, each
+checked before the next starts, each stored as it is accepted, so a resumed run skips what
+is done. A stage that fails is sampled afresh a few times; the policy falls back to the
+brief's own rules. The assembled environment still goes through the validators' check,
+which the caller passes in (generators do not import validators).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from generators import policy as policy_stage
+from generators import rows as rows_stage
+from generators import schema as schema_stage
+from generators import tools as tools_stage
+from generators.config import GenerationConfig
+from generators.toolkit import schema_tools, status_tools
+from toolscale.brief import Brief
+from toolscale.llm.client import LLMClient, Outcome
+from toolscale.llm.ledger import Ledger
+from toolscale.report import Rejection
+from toolscale.schema import Scalar, Schema
+from toolscale.spec import EnvironmentSpec
+from toolscale.store import DomainStore
+from toolscale.summary import StageRow, find_row
+from toolscale.tool import Tool
+
+ENV_STAGES = ("schema", "rows", "tool_plan", "tools", "policy")
+SHOWN_CHARS = 300  # of a rejection's detail in a warning
+RAISED_CHARS = 500  # of the last rejection's detail in GenerationFailed
+RAISED_PROBLEMS = 5  # verification problems named in GenerationFailed
+
+V = TypeVar("V")
+Warn = Callable[[str, str], None]  # (headline, detail): where a stage's setbacks are told
+
+
+class GenerationFailed(RuntimeError):
+    """A stage could not produce anything usable; what was made so far stays on disk."""
+
+
+@dataclass
+class EnvironmentStages:
+    """The environment stages' rows and what they cost, over every run of a domain: saved as
+    each stage ends, so a kill -9 loses no figure and a resumed run reports them all."""
+
+    store: DomainStore
+    ledger: Ledger  # this run's client's, still counting
+    rows: list[StageRow] = field(default_factory=list)
+    earlier: Ledger = field(default_factory=Ledger)  # what earlier runs spent on them
+
+    @classmethod
+    def load(cls, store: DomainStore, ledger: Ledger) -> EnvironmentStages:
+        """With the rows and tokens of earlier (maybe killed) runs."""
+        return cls(
+            store=store,
+            ledger=ledger,
+            rows=store.load_stage("environment_rows", list[StageRow]) or [],
+            earlier=store.load_stage("environment_ledger", Ledger) or Ledger(),
+        )
+
+    def row(self, stage: str) -> StageRow:
+        return find_row(self.rows, stage)
+
+    def spent(self) -> Ledger:
+        out = self.earlier.snapshot()
+        for stage in ENV_STAGES:
+            if stage in self.ledger.stages:
+                out.stage(stage).add(self.ledger.stages[stage])
+        return out
+
+    def save(self) -> None:
+        self.store.save_stage("environment_rows", self.rows, list[StageRow])
+        self.store.save_stage("environment_ledger", self.spent(), Ledger)
+
+
+async def _stage(
+    stages: EnvironmentStages,
+    name: str,
+    kind: type[V] | object,
+    make: Callable[[int], Awaitable[Outcome[V]]],
+    attempts: int,
+    warn: Warn,
+) -> V:
+    """A stored stage, or up to `attempts` fresh samples of it; counted in its row."""
+    stored: V | None = stages.store.load_stage(name, kind)
+    if stored is not None:
+        return stored
+    row = stages.row(name)
+    started = time.perf_counter()
+    try:
+        for attempt in range(attempts):
+            row.proposed += 1
+            outcome = await make(attempt)
+            if outcome.ok and outcome.value is not None:
+                row.accepted += 1
+                stages.store.save_stage(name, outcome.value, kind)
+                return outcome.value
+            reason = outcome.rejection.reason if outcome.rejection else "failed"
+            row.reject(reason)
+            detail = outcome.rejection.detail if outcome.rejection else ""
+            warn(f"{name}: attempt {attempt + 1} rejected ({reason})", detail[:SHOWN_CHARS])
+        raise GenerationFailed(
+            f"stage {name!r} failed {attempts} times; last: {reason}: {detail[:RAISED_CHARS]}"
+        )
+    finally:
+        row.seconds += time.perf_counter() - started
+        stages.save()
+
+
+async def build_environment(
+    llm: LLMClient,
+    brief: Brief,
+    stages: EnvironmentStages,
+    check: Callable[[EnvironmentSpec], list[Rejection]],
+    config: GenerationConfig,
+    warn: Warn,
+) -> EnvironmentSpec:
+    """The stored environment, or one built from `brief` and stored; `check` (the
+    validators' environment stages) must find no problem in it, else GenerationFailed."""
+    store = stages.store
+    spec = store.load_environment()
+    if spec is not None:
+        return spec
+    attempts = config.env_attempts
+    schema: Schema = await _stage(
+        stages,
+        "schema",
+        Schema,
+        lambda s: schema_stage.propose_schema(llm, brief, sample=s),
+        attempts,
+        warn,
+    )
+    core = [tools_stage.priced(t) for t in schema_tools(schema)]
+    seed: dict[str, list[dict[str, Scalar]]] = await _stage(
+        stages,
+        "rows",
+        dict[str, list[dict[str, Scalar]]],
+        lambda s: rows_stage.propose_rows(llm, brief, schema, core, sample=s),
+        attempts,
+        warn,
+    )
+    derived = core + [tools_stage.priced(t) for t in status_tools(schema, seed)]
+    base = EnvironmentSpec(
+        name=brief.name, description=brief.description, schema=schema, seed=seed, tools=derived
+    )
+    tools: list[Tool] | None = store.load_stage("tools", list[Tool])
+    if tools is None:
+        row = stages.row("tools")
+        started = time.perf_counter()
+        kept, dropped = await tools_stage.propose_tools(llm, brief, base)
+        row.proposed += len(kept) + len(dropped)
+        row.accepted += len(kept)
+        for rejection in dropped:
+            row.reject(rejection.reason)
+            warn("tools: dropped", rejection.detail[:SHOWN_CHARS])
+        row.seconds += time.perf_counter() - started
+        tools = derived + kept
+        store.save_stage("tools", tools, list[Tool])
+        store.save_stage("tools_dropped", dropped, list[Rejection])
+        stages.save()
+    try:
+        policy: str = await _stage(
+            stages,
+            "policy",
+            str,
+            lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s),
+            attempts,
+            warn,
+        )
+    except GenerationFailed as e:  # the brief's own rules still make a usable policy
+        warn(f"policy: {e}; using the brief's rules", "")
+        policy = policy_stage.brief_policy(brief, tools)
+        stages.row("policy").reject("fell_back_to_brief_rules")
+        store.save_stage("policy", policy, str)
+    spec = base.model_copy(update={"tools": tools, "policy": policy})
+    problems = check(spec)
+    if problems:
+        shown = problems[:RAISED_PROBLEMS]
+        lines = "; ".join(f"[{p.stage}/{p.reason}] {p.detail}" for p in shown)
+        raise GenerationFailed(f"the assembled environment fails verification: {lines}")
+    store.save_environment(spec)
+    return spec

@@ -1,0 +1,138 @@
+"""Task synthesis for one strategy: work items (propose, then verify) kept in flight in a
+window, finished ones committed to the store batch by batch. A batch is the unit of
+durability: what finished is committed even when the run is stopped, and a resumed run
+skips the committed indices and goes on to the same target and budget.
+
+Verification is passed in as a callable (generators do not import validators).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+
+from generators.arguments import ArgumentSampler
+from generators.config import GenerationConfig
+from generators.strategies import Strategy, StrategyContext
+from toolscale.brief import Brief
+from toolscale.environment import Environment
+from toolscale.llm.client import LLMClient
+from toolscale.llm.ledger import Ledger
+from toolscale.report import Rejection, Result
+from toolscale.spec import EnvironmentSpec
+from toolscale.store import Batch, DomainStore, TrajectoryRecord
+from toolscale.task import Task
+from toolscale.trajectory import Trajectory
+
+Verdict = Result[tuple[Task, Trajectory]]  # the verified task and its gold trajectory
+Verify = Callable[[Task], Awaitable[Verdict]]
+OnProgress = Callable[[int, int], None]  # (verified, proposed) so far, earlier runs' too
+
+
+class OpenBatch:
+    """Finished work items not yet committed, with what the LLM spent since the last commit
+    (the requests of items still in flight included: a batch pays for what ran during it)."""
+
+    def __init__(self, store: DomainStore, strategy: str, ledger: Ledger):
+        self.store, self.strategy, self.ledger = store, strategy, ledger
+        self._open()
+
+    def _open(self) -> None:
+        self.batch = Batch(strategy=self.strategy, indices=[])
+        self.mark = self.ledger.snapshot()
+        self.started = time.perf_counter()
+
+    def commit(self) -> None:
+        if not self.batch.indices:
+            return
+        self.batch.ledger = self.ledger.since(self.mark)
+        self.batch.seconds = time.perf_counter() - self.started
+        self.store.commit_batch(self.batch)
+        self._open()
+
+
+async def synthesize(
+    strategy: Strategy,
+    llm: LLMClient,
+    brief: Brief,
+    spec: EnvironmentSpec,
+    store: DomainStore,
+    verify: Verify,
+    target: int,
+    parents: list[Task],
+    config: GenerationConfig,
+    on_progress: OnProgress,
+) -> int:
+    """How many verified tasks of `strategy` the store holds once `target` is reached or the
+    budget is spent. `on_progress` hears of the start and of each finished wave (a strategy
+    with nothing to do hears nothing)."""
+    done: set[int] = set()
+    accepted = 0
+    for committed in store.batches(strategy.name):  # one read for both
+        done.update(committed.indices)
+        accepted += len(committed.accepted)
+    if target <= accepted or (strategy.needs_parents and not parents):
+        return accepted
+    factor = max(1, config.budget_factor // strategy.budget_divisor)
+    budget = target * factor + config.budget_slack
+    pending: Iterator[int] = (i for i in range(budget) if i not in done)
+    with Environment(spec) as env:  # the walks' own sandbox; verification has its own
+        ctx = StrategyContext(
+            llm=llm, brief=brief, env=env, sampler=ArgumentSampler(spec), config=config
+        )
+
+        async def item(index: int) -> Verdict:
+            """Propose, then verify: one work item, start to end."""
+            outcome = await strategy.propose(ctx, index, parents)
+            if outcome.value is None:
+                rejection = outcome.rejection or Rejection(
+                    stage=strategy.name, reason="failed", detail=""
+                )
+                rejection.task_id = strategy.task_id(brief.name, index)
+                return Result(rejection=rejection)
+            return await verify(outcome.value)
+
+        window = config.window(llm.config.concurrency)
+        in_flight: dict[asyncio.Future[Verdict], int] = {}
+        open_batch = OpenBatch(store, strategy.name, llm.ledger)
+        proposed = len(done)
+        on_progress(accepted, proposed)
+        try:
+            while True:
+                while len(in_flight) < window and accepted < target:
+                    index = next(pending, None)
+                    if index is None:
+                        break
+                    in_flight[asyncio.ensure_future(item(index))] = index
+                if not in_flight:
+                    break
+                finished, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                batch = open_batch.batch
+                for fut in finished:
+                    batch.indices.append(in_flight.pop(fut))
+                    proposed += 1
+                    verdict = fut.result()
+                    if verdict.value is None:
+                        batch.rejected.append(verdict.rejection)  # type: ignore[arg-type]
+                        continue
+                    task, trajectory = verdict.value
+                    accepted += 1
+                    batch.accepted.append(task)
+                    batch.trajectories.append(
+                        TrajectoryRecord(
+                            task_id=task.id,
+                            domain=brief.name,
+                            strategy=strategy.name,
+                            messages=trajectory.messages,
+                            tools=spec.openai_tools(),
+                        )
+                    )
+                on_progress(accepted, proposed)
+                if len(batch.indices) >= config.batch_size:
+                    open_batch.commit()
+        finally:
+            for fut in in_flight:
+                fut.cancel()
+            open_batch.commit()  # what finished is kept, even when the run is stopped
+    return accepted

@@ -1,0 +1,69 @@
+"""The verifier confined to a thread of its own, so an event loop keeps LLM requests in flight
+while tasks are replayed. SQLite connections belong to the thread that opened them, so the
+verifier is built, used and closed there."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+from toolscale.report import Result, StageReport
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from toolscale.trajectory import Trajectory
+from validators.pipeline import Verifier
+
+
+class VerifyWorker:
+    """Verifies on its thread; a verdict is a `Result` of the verified task and its gold
+    trajectory, or of the rejection."""
+
+    def __init__(
+        self,
+        spec: EnvironmentSpec,
+        report: StageReport,
+        committed: list[Task],
+        cross_engine: bool = True,
+    ):
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify")
+        self.spec = spec
+        try:
+            self._verifier = self._pool.submit(
+                self._open, spec, report, committed, cross_engine
+            ).result()
+        except BaseException:
+            self._pool.shutdown()
+            raise
+
+    @staticmethod
+    def _open(
+        spec: EnvironmentSpec, report: StageReport, committed: list[Task], cross_engine: bool
+    ) -> Verifier:
+        verifier = Verifier(spec, report=report, cross_engine=cross_engine)
+        for done in committed:  # dedup spans runs and strategies
+            verifier.dedup.check(done)
+        return verifier
+
+    def _verify(self, task: Task) -> Result[tuple[Task, Trajectory]]:
+        verdict = self._verifier.verify(task)
+        if verdict.task is None:
+            return Result(rejection=verdict.rejection)
+        return Result(value=(verdict.task, self._verifier.env.demonstrate(verdict.task)))
+
+    @property
+    def report(self) -> StageReport:
+        return self._verifier.report
+
+    async def verify(self, task: Task) -> Result[tuple[Task, Trajectory]]:
+        """The verified task with its gold trajectory, or the rejection saying why not."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
+
+    def close(self) -> None:
+        self._pool.submit(self._verifier.close).result()
+        self._pool.shutdown()
+
+    def __enter__(self) -> VerifyWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
