@@ -420,7 +420,7 @@ def test_propose_rows_repairs_a_check_violation(tmp_path: Path) -> None:
     repairs = [b for b in asked.requests if len(b["messages"]) > 2]
     assert len(repairs) == 1 and stage_of(repairs[0]) == "members_rows"
     feedback = last_user(repairs[0])
-    assert "'members'" in feedback and "CHECK" in feedback.upper()
+    assert "seed members[1]" in feedback and "CHECK" in feedback.upper()  # table and row
 
 
 # ----------------------------------------------------------------------------- tools

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolscale.checks import SEED, STATIC_SQL, check_seed, check_sql
 from toolscale.environment import Environment, Replay
 from toolscale.report import Rejection, StageReport, Stopwatch
 from toolscale.sandbox.base import EngineName, Limits
@@ -20,7 +21,6 @@ from toolscale.task import Difficulty, ExpectedOutcome, Task
 from validators import (
     dedup,
     determinism,
-    environment,
     necessity,
     provenance,
     replay,
@@ -37,7 +37,7 @@ TASK_STAGES = (
     provenance.STAGE,
     dedup.STAGE,
 )
-ENVIRONMENT_STAGES = (environment.STATIC_SQL, environment.SEED)
+ENVIRONMENT_STAGES = (STATIC_SQL, SEED)
 
 
 class EnvironmentRejected(Exception):
@@ -62,17 +62,17 @@ class Verdict:
 
 def _environment_stages(
     spec: EnvironmentSpec, report: StageReport, limits: Limits | None
-) -> tuple[list[Rejection], dict[str, Environment]]:
+) -> tuple[list[Rejection], dict[EngineName, Environment]]:
     """`static_sql`, then `seed`, recorded; with no problem, both engines' environments,
     open (the seed stage is opening them, so nothing is compiled or loaded twice)."""
     with Stopwatch() as sw:
-        problems, programs = environment.check_sql(spec)
-    report.record(environment.STATIC_SQL, sw.seconds, problems[0] if problems else None)
+        problems, programs = check_sql(spec)
+    report.record(STATIC_SQL, sw.seconds, problems[0] if problems else None)
     if problems or programs is None:
         return problems, {}
     with Stopwatch() as sw:
-        problems, opened = environment.check_seed(spec, programs, limits)
-    report.record(environment.SEED, sw.seconds, problems[0] if problems else None)
+        problems, opened = check_seed(spec, programs, limits)
+    report.record(SEED, sw.seconds, problems[0] if problems else None)
     return problems, opened
 
 
