@@ -265,10 +265,10 @@ class VerifyWorker:
         return verifier
 
     def _verify(self, task: Task) -> tuple[Task | None, Rejection | None, Trajectory | None]:
-        verdict = self._verifier.verify(task)
-        if verdict.task is None:
-            return None, verdict.rejection, None
-        return verdict.task, None, self._verifier.env.demonstrate(verdict.task)
+        result = self._verifier.verify(task)
+        if result.value is None:
+            return None, result.rejection, None
+        return result.value, None, self._verifier.env.demonstrate(result.value)
 
     @property
     def report(self) -> StageReport:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -78,16 +77,3 @@ class StageReport(BaseModel):
             s.passed += 1
         else:
             s.rejected[rejection.reason] = s.rejected.get(rejection.reason, 0) + 1
-
-
-class Stopwatch:
-    """perf_counter in a context manager; cheap enough for per-stage timing."""
-
-    __slots__ = ("_t0", "seconds")
-
-    def __enter__(self) -> Stopwatch:
-        self._t0 = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.seconds = time.perf_counter() - self._t0
