@@ -257,7 +257,7 @@ def main() -> None:
             t0 = time.perf_counter()
             accepted += verifier.verify(task).ok
             sqlite_only.append(time.perf_counter() - t0)
-        for s in verifier.report.stages:
+        for s in verifier.report.stages.values():
             if s.stage not in ("static_sql", "seed"):
                 stages[s.stage] = 1000 * s.seconds / len(tasks)
     sqlite_full, _ = time_verifier(spec, tasks, engine="sqlite", cross_engine=True)

@@ -47,7 +47,7 @@ def report_table(report: StageReport, title: str) -> Table:
     for col in ("stage", "seen", "passed", "rejected", "reasons", "ms/item"):
         table.add_column(col, justify="left" if col in ("stage", "reasons") else "right")
     order = {s.STAGE: i for i, s in enumerate(ENVIRONMENT_STAGES + TASK_STAGES)}
-    for s in sorted(report.stages, key=lambda s: order.get(s.stage, 99)):
+    for s in sorted(report.stages.values(), key=lambda s: order.get(s.stage, 99)):
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(s.rejected.items()))
         ms = 1000 * s.seconds / s.seen if s.seen else 0.0
         table.add_row(s.stage, str(s.seen), str(s.passed), str(s.n_rejected), reasons, f"{ms:.2f}")

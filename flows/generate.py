@@ -39,11 +39,11 @@ from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.llm.config import LLMConfig
 from toolscale.llm.ledger import Ledger
-from toolscale.report import Rejection, StageReport
+from toolscale.report import Rejection, StageReport, StageStats, stage_entry
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
-from toolscale.summary import RunSummary, StageRow, find_row, markdown, rich_table
+from toolscale.summary import RunSummary, markdown, rich_table
 from toolscale.task import Task
 from toolscale.tool import Tool
 from toolscale.trajectory import Trajectory
@@ -64,15 +64,15 @@ class Run:
     llm: LLMClient
     console: Console
     summary: RunSummary
-    env_rows: list[StageRow] = field(default_factory=list)
+    env_rows: dict[str, StageStats] = field(default_factory=dict)
     env_ledger: Ledger = field(default_factory=Ledger)  # what earlier runs spent on them
 
-    def env_row(self, stage: str) -> StageRow:
-        return find_row(self.env_rows, stage)
+    def env_row(self, stage: str) -> StageStats:
+        return stage_entry(self.env_rows, stage, StageStats)
 
     def load_env(self) -> None:
         """Environment stage rows and tokens of earlier (maybe killed) runs."""
-        self.env_rows = self.store.load_stage("environment_rows", list[StageRow]) or []
+        self.env_rows = self.store.load_stage("environment_rows", dict[str, StageStats]) or {}
         self.env_ledger = self.store.load_stage("environment_ledger", Ledger) or Ledger()
 
     def env_spent(self) -> Ledger:
@@ -85,7 +85,7 @@ class Run:
 
     def save_env(self) -> None:
         """Saved as each stage ends, so a kill -9 loses no environment figure."""
-        self.store.save_stage("environment_rows", self.env_rows, list[StageRow])
+        self.store.save_stage("environment_rows", self.env_rows, dict[str, StageStats])
         self.store.save_stage("environment_ledger", self.env_spent(), Ledger)
 
 
@@ -126,10 +126,10 @@ async def _stage(
     started = time.perf_counter()
     try:
         for attempt in range(ENV_ATTEMPTS):
-            row.proposed += 1
+            row.seen += 1
             outcome = await make(attempt)
             if outcome.ok and outcome.value is not None:
-                row.accepted += 1
+                row.passed += 1
                 run.store.save_stage(name, outcome.value, kind)
                 return outcome.value
             reason = outcome.rejection.reason if outcome.rejection else "failed"
@@ -172,8 +172,8 @@ async def build_environment(run: Run) -> EnvironmentSpec:
         row = run.env_row("tools")
         started = time.perf_counter()
         kept, dropped = await tools_stage.propose_tools(llm, brief, base)
-        row.proposed += len(kept) + len(dropped)
-        row.accepted += len(kept)
+        row.seen += len(kept) + len(dropped)
+        row.passed += len(kept)
         for rejection in dropped:
             row.reject(rejection.reason)
             run.console.print(f"[yellow]tools: dropped[/] {rejection.detail[:300]}")
@@ -409,22 +409,22 @@ def summarise(run: Run, strategies: tuple[str, ...], seconds: float) -> RunSumma
     """The per-stage table from what is on disk, so a resumed run reports the whole dataset."""
     summary = run.summary
     ledger = run.env_spent()
-    task_rows = {s: StageRow(stage=f"tasks/{s}") for s in strategies}
+    task_rows = {s: StageStats(stage=f"tasks/{s}") for s in strategies}
 
     def count(batch: Batch) -> None:
         ledger.merge(batch.ledger)
         row = task_rows.get(batch.strategy)
         if row is None:
             return
-        row.proposed += len(batch.indices)
-        row.accepted += len(batch.accepted)
+        row.seen += len(batch.indices)
+        row.passed += len(batch.accepted)
         row.seconds += batch.seconds
         for rej in batch.rejected:
             row.reject(f"{rej.stage}:{rej.reason}")
 
     counts = run.store.write_views(count)  # one read of the batches for views and table
-    rows = [r.model_copy() for r in run.env_rows]
-    for r in rows:
+    rows = {name: r.model_copy() for name, r in run.env_rows.items()}
+    for r in rows.values():
         stages = ("tool_plan", "tools") if r.stage == "tools" else (r.stage,)
         r.tokens = sum(ledger.stage(s).tokens for s in stages if s in ledger.stages)
         r.cost_usd = sum(ledger.stage(s).cost_usd for s in stages if s in ledger.stages)
@@ -432,7 +432,7 @@ def summarise(run: Run, strategies: tuple[str, ...], seconds: float) -> RunSumma
         u = ledger.stages.get(strategy)
         if u is not None:
             row.tokens, row.cost_usd = u.tokens, u.cost_usd
-        rows.append(row)
+        rows[row.stage] = row
     summary.rows = rows
     summary.ledger = ledger
     summary.tasks = counts["tasks"]

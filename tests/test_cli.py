@@ -69,7 +69,7 @@ def test_verify_writes_outputs_and_names_bad_lines(
     assert "account_id" in rejected[3]["detail"]
     report = json.loads((out / "report.json").read_text())
     assert (report["accepted"], report["rejected"]) == (2, 4)
-    structure = next(s for s in report["stages"] if s["stage"] == "structure")
+    structure = report["stages"]["structure"]
     assert structure["rejected"] == {
         "bad_json": 1,
         "not_a_task": 1,

@@ -96,13 +96,13 @@ def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_
     rejected = read_jsonl(out / "rejected.jsonl")
     assert all(r["stage"] and r["reason"] for r in rejected)
     report = json.loads((out / "report.json").read_text())
-    stages = {r["stage"]: r for r in report["rows"]}
+    stages = report["rows"]
     assert stages["tools"]["rejected"] == {"sql_rejected": 1}  # broken_tool, after repairs
     assert stages["tasks/llm"]["rejected"].get("dedup:duplicate_gold", 0) >= 1
     assert report["tasks"] == len(tasks)
-    assert sum(r["accepted"] for r in report["rows"] if r["stage"].startswith("tasks/")) == len(
-        tasks
-    )
+    assert sum(
+        r["passed"] for r in report["rows"].values() if r["stage"].startswith("tasks/")
+    ) == len(tasks)
 
 
 def latest_artifact(key: str) -> dict | None:
@@ -183,7 +183,7 @@ def test_unavailable_endpoint_fails_clearly_and_keeps_nothing_half_written(
         run_flow(fake, domains, data, n=2, max_attempts=2)
     assert "schema" in str(err.value) and "llm_unavailable" in str(err.value)
     report = json.loads((data / "library" / "report.json").read_text())
-    assert report["rows"][0]["rejected"] == {"llm_unavailable": 3}
+    assert report["rows"]["schema"]["rejected"] == {"llm_unavailable": 3}
     assert not list((data / "library").glob("**/*.tmp"))
 
 
@@ -234,9 +234,9 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
     trajectories = read_jsonl(data / "library" / "trajectories.jsonl")
     assert [r["task_id"] for r in trajectories] == ids
     report = json.loads((data / "library" / "report.json").read_text())
-    stages = {r["stage"]: r for r in report["rows"]}
+    stages = report["rows"]
     for stage in ("schema", "rows", "tools", "policy"):  # figures of the killed run survive
-        assert stages[stage]["accepted"] >= 1 and stages[stage]["tokens"] > 0, stage
+        assert stages[stage]["passed"] >= 1 and stages[stage]["tokens"] > 0, stage
 
 
 def test_split_targets():

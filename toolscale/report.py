@@ -37,37 +37,59 @@ class Result(Generic[T]):
         return self.rejection is None
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def stage_entry(entries: dict[str, M], stage: str, kind: type[M]) -> M:
+    """The entry of `stage`, added when new, so entries keep the order stages first ran: the
+    one get-or-create of per-stage figures (StageReport, RunSummary, the LLM Ledger)."""
+    entry = entries.get(stage)
+    if entry is None:
+        entry = entries[stage] = kind(stage=stage)
+    return entry
+
+
 class StageStats(BaseModel):
+    """What one stage made of the items that reached it: the one stats type of verification
+    reports and the run summary. `seen` counts the items that reached the stage (the run
+    table calls them proposed), `passed` those it kept (accepted); `rejected` counts the
+    rest by reason. Tokens and cost stay 0 where no LLM is involved (verification)."""
+
     model_config = ConfigDict(extra="forbid")
 
     stage: str
     seen: int = 0
     passed: int = 0
     rejected: dict[str, int] = Field(default_factory=dict)
+    tokens: int = 0
+    cost_usd: float = 0.0
     seconds: float = 0.0
 
     @property
     def n_rejected(self) -> int:
         return sum(self.rejected.values())
 
+    @property
+    def yield_(self) -> float | None:
+        return self.passed / self.seen if self.seen else None
+
+    def reject(self, reason: str, n: int = 1) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + n
+
 
 class StageReport(BaseModel):
-    """Counts per stage, in order, plus totals: what every run prints and saves."""
+    """Counts per stage, in the order stages first ran, plus totals: what every run prints
+    and saves."""
 
     model_config = ConfigDict(extra="forbid")
 
-    stages: list[StageStats] = Field(default_factory=list)
+    stages: dict[str, StageStats] = Field(default_factory=dict)
     accepted: int = 0
     rejected: int = 0
     seconds: float = 0.0
 
     def stage(self, name: str) -> StageStats:
-        for s in self.stages:
-            if s.stage == name:
-                return s
-        s = StageStats(stage=name)
-        self.stages.append(s)
-        return s
+        return stage_entry(self.stages, name, StageStats)
 
     def record(self, stage: str, seconds: float, rejection: Rejection | None) -> None:
         s = self.stage(stage)
@@ -76,4 +98,4 @@ class StageReport(BaseModel):
         if rejection is None:
             s.passed += 1
         else:
-            s.rejected[rejection.reason] = s.rejected.get(rejection.reason, 0) + 1
+            s.reject(rejection.reason)

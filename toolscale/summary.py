@@ -8,26 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.table import Table
 
 from toolscale.llm.ledger import Ledger
-from toolscale.report import StageReport
-
-
-class StageRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    stage: str
-    proposed: int = 0
-    accepted: int = 0
-    rejected: dict[str, int] = Field(default_factory=dict)
-    tokens: int = 0
-    cost_usd: float = 0.0
-    seconds: float = 0.0
-
-    @property
-    def yield_(self) -> float | None:
-        return self.accepted / self.proposed if self.proposed else None
-
-    def reject(self, reason: str, n: int = 1) -> None:
-        self.rejected[reason] = self.rejected.get(reason, 0) + n
+from toolscale.report import StageReport, StageStats, stage_entry
 
 
 class RunSummary(BaseModel):
@@ -36,7 +17,7 @@ class RunSummary(BaseModel):
     domain: str
     model: str
     endpoint: str
-    rows: list[StageRow] = Field(default_factory=list)
+    rows: dict[str, StageStats] = Field(default_factory=dict)
     verification: StageReport = Field(default_factory=StageReport)
     ledger: Ledger = Field(default_factory=Ledger)
     tasks: int = 0
@@ -45,25 +26,15 @@ class RunSummary(BaseModel):
     seconds: float = 0.0
     resumed: bool = False
 
-    def row(self, stage: str) -> StageRow:
-        return find_row(self.rows, stage)
-
-
-def find_row(rows: list[StageRow], stage: str) -> StageRow:
-    """The row of `stage`, appended when it is new: rows keep the order stages first ran."""
-    for r in rows:
-        if r.stage == stage:
-            return r
-    r = StageRow(stage=stage)
-    rows.append(r)
-    return r
+    def row(self, stage: str) -> StageStats:
+        return stage_entry(self.rows, stage, StageStats)
 
 
 def _reasons(rejected: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(rejected.items(), key=lambda kv: -kv[1]))
 
 
-def _yield(row: StageRow) -> str:
+def _yield(row: StageStats) -> str:
     return "" if row.yield_ is None else f"{row.yield_:.0%}"
 
 
@@ -75,11 +46,11 @@ def rich_table(summary: RunSummary) -> Table:
         )
     table.add_column("cost $", justify="right")
     table.add_column("time s", justify="right")
-    for r in summary.rows:
+    for r in summary.rows.values():
         table.add_row(
             r.stage,
-            str(r.proposed),
-            str(r.accepted),
+            str(r.seen),
+            str(r.passed),
             _yield(r),
             _reasons(r.rejected),
             f"{r.tokens:,}",
@@ -112,9 +83,9 @@ def markdown(summary: RunSummary) -> str:
         "| stage | proposed | accepted | yield | rejected by reason | tokens | cost $ | time s |",
         "|---|---:|---:|---:|---|---:|---:|---:|",
     ]
-    for r in summary.rows:
+    for r in summary.rows.values():
         lines.append(
-            f"| {r.stage} | {r.proposed} | {r.accepted} | {_yield(r)} | {_reasons(r.rejected)} "
+            f"| {r.stage} | {r.seen} | {r.passed} | {_yield(r)} | {_reasons(r.rejected)} "
             f"| {r.tokens:,} | {r.cost_usd:.4f} | {r.seconds:.1f} |"
         )
     return "\n".join(lines) + "\n"
