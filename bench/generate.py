@@ -92,7 +92,7 @@ async def task_stage(
         "wall_s": wall,
         "cpu_s": cpu,
         "rejected": reasons,
-        "stages": {s.stage: {"seen": s.seen, "passed": s.passed} for s in report.stages},
+        "stages": {s.stage: {"seen": s.seen, "passed": s.passed} for s in report.stages.values()},
         "max_in_flight": llm.max_in_flight,
     }
 

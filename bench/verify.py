@@ -174,9 +174,9 @@ def time_verifier(
         accepted = 0
         for task in tasks:
             t0 = time.perf_counter()
-            verdict = verifier.verify(task)
+            result = verifier.verify(task)
             times.append(time.perf_counter() - t0)
-            accepted += verdict.accepted
+            accepted += result.ok
     return times, accepted
 
 
@@ -192,8 +192,8 @@ def memory_run(spec: EnvironmentSpec, n: int, console: Console, cross_engine: bo
     accepted = 0
     t0 = time.perf_counter()
     with Verifier(spec, cross_engine=cross_engine) as verifier:
-        for i, verdict in enumerate(verifier.verify_stream(sample_tasks(spec, n, seed=2)), 1):
-            accepted += verdict.accepted
+        for i, result in enumerate(verifier.verify_stream(sample_tasks(spec, n, seed=2)), 1):
+            accepted += result.ok
             if i in checkpoints:
                 readings[i] = rss_mib()
                 console.print(
@@ -251,9 +251,9 @@ def main() -> None:
             run_raw(con, log)
             raw.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            accepted += verifier.verify(task).accepted
+            accepted += verifier.verify(task).ok
             sqlite_only.append(time.perf_counter() - t0)
-        for s in verifier.report.stages:
+        for s in verifier.report.stages.values():
             if s.stage not in ("static_sql", "seed"):
                 stages[s.stage] = 1000 * s.seconds / len(tasks)
     sqlite_full, _ = time_verifier(spec, tasks, engine="sqlite", cross_engine=True)

@@ -47,8 +47,8 @@ def report_table(report: StageReport, title: str) -> Table:
     table = Table(title=title, title_justify="left")
     for col in ("stage", "seen", "passed", "rejected", "reasons", "ms/item"):
         table.add_column(col, justify="left" if col in ("stage", "reasons") else "right")
-    order = {s: i for i, s in enumerate(ENVIRONMENT_STAGES + TASK_STAGES)}
-    for s in sorted(report.stages, key=lambda s: order.get(s.stage, 99)):
+    order = {s.STAGE: i for i, s in enumerate(ENVIRONMENT_STAGES + TASK_STAGES)}
+    for s in sorted(report.stages.values(), key=lambda s: order.get(s.stage, 99)):
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(s.rejected.items()))
         ms = 1000 * s.seconds / s.seen if s.seen else 0.0
         table.add_row(s.stage, str(s.seen), str(s.passed), str(s.n_rejected), reasons, f"{ms:.2f}")
@@ -106,11 +106,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     ):
         bar = progress.add_task("verify", total=total_bytes, ok=0, bad=0)
         for size, item in items:
-            verdict = verifier.verify(item)
-            if verdict.task is not None:
-                accepted.write(verdict.task)
+            result = verifier.verify(item)
+            if result.value is not None:
+                accepted.write(result.value)
             else:
-                rejected.write(verdict.rejection)
+                rejected.write(result.rejection)
             progress.update(bar, advance=size, ok=report.accepted, bad=report.rejected)
     write_json(out / "report.json", report)
     console.print(report_table(report, f"verify {tasks_path} against {spec.name} ({args.engine})"))

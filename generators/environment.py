@@ -21,11 +21,10 @@ from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.llm.ledger import Ledger
-from toolscale.report import Rejection
+from toolscale.report import Rejection, RunTable, StageStats, stage_entry
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
-from toolscale.summary import StageRow, find_row
 from toolscale.tool import Tool
 
 ENV_STAGES = ("schema", "rows", "tool_plan", "tools", "policy")
@@ -48,7 +47,7 @@ class EnvironmentStages:
 
     store: DomainStore
     ledger: Ledger  # this run's client's, still counting
-    rows: list[StageRow] = field(default_factory=list)
+    rows: dict[str, StageStats] = field(default_factory=dict)
     earlier: Ledger = field(default_factory=Ledger)  # what earlier runs spent on them
 
     @classmethod
@@ -57,12 +56,12 @@ class EnvironmentStages:
         return cls(
             store=store,
             ledger=ledger,
-            rows=store.load_stage("environment_rows", list[StageRow]) or [],
+            rows=store.load_stage("environment_rows", RunTable) or {},
             earlier=store.load_stage("environment_ledger", Ledger) or Ledger(),
         )
 
-    def row(self, stage: str) -> StageRow:
-        return find_row(self.rows, stage)
+    def row(self, stage: str) -> StageStats:
+        return stage_entry(self.rows, stage, StageStats)
 
     def spent(self) -> Ledger:
         out = self.earlier.snapshot()
@@ -72,7 +71,7 @@ class EnvironmentStages:
         return out
 
     def save(self) -> None:
-        self.store.save_stage("environment_rows", self.rows, list[StageRow])
+        self.store.save_stage("environment_rows", self.rows, RunTable)
         self.store.save_stage("environment_ledger", self.spent(), Ledger)
 
 
@@ -92,10 +91,10 @@ async def _stage(
     started = time.perf_counter()
     try:
         for attempt in range(attempts):
-            row.proposed += 1
+            row.seen += 1
             outcome = await make(attempt)
             if outcome.ok and outcome.value is not None:
-                row.accepted += 1
+                row.passed += 1
                 stages.store.save_stage(name, outcome.value, kind)
                 return outcome.value
             reason = outcome.rejection.reason if outcome.rejection else "failed"
@@ -151,8 +150,8 @@ async def build_environment(
         row = stages.row("tools")
         started = time.perf_counter()
         kept, dropped = await tools_stage.propose_tools(llm, brief, base)
-        row.proposed += len(kept) + len(dropped)
-        row.accepted += len(kept)
+        row.seen += len(kept) + len(dropped)
+        row.passed += len(kept)
         for rejection in dropped:
             row.reject(rejection.reason)
             warn("tools: dropped", rejection.detail[:SHOWN_CHARS])

@@ -1,6 +1,8 @@
 """Checks that realise what a stage proposed: DDL on both engines, seed rows through that
 DDL, tool SQL statically and on seed data. Each returns readable problems that go back to
-the model as feedback (the validators run the same core checks on the final environment)."""
+the model as feedback. Seed and tool SQL are the core's checks (`toolscale.checks`, which
+the validators run on the final environment too); only the DDL, CHECK expression and
+INSERT column rules are the generators' own."""
 
 from __future__ import annotations
 
@@ -10,11 +12,9 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from toolscale.sandbox import open_sandbox
-from toolscale.sandbox.base import ENGINE_NAMES, Program, SeedError
+from toolscale.checks import check_seed, check_sql
+from toolscale.report import Rejection
 from toolscale.sandbox.ddl import create_statements
-from toolscale.sandbox.duckdb import portability_errors
-from toolscale.sandbox.sqlcheck import check_tool
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
@@ -74,16 +74,18 @@ def ddl_problems(schema: Schema) -> list[str]:
     return problems
 
 
-def seed_problems(spec: EnvironmentSpec, programs: dict[str, Program] | None = None) -> list[str]:
+def feedback(rejection: Rejection) -> str:
+    """A core check's rejection as the model reads it: the detail names the table and row,
+    or the tool and step; the reason code says which rule."""
+    return f"{rejection.detail} [{rejection.reason}]"
+
+
+def seed_problems(spec: EnvironmentSpec) -> list[str]:
     """Load the seed through the real DDL of both engines; the first refused row is named."""
-    out = []
-    for engine in ENGINE_NAMES:
-        try:
-            open_sandbox(spec, engine, None, programs).close()  # type: ignore[arg-type]
-        except SeedError as e:
-            where = f"table {e.table!r}" + (f" row {e.index}" if e.index is not None else "")
-            out.append(f"{engine}: {where}: {e.detail}")
-    return out
+    rejections, opened = check_seed(spec)
+    for env in opened.values():
+        env.close()
+    return [feedback(r) for r in rejections]
 
 
 def insert_problems(tool: Tool, schema: Schema) -> list[str]:
@@ -112,12 +114,9 @@ def insert_problems(tool: Tool, schema: Schema) -> list[str]:
 
 
 def tool_sql_problems(tool: Tool, schema: Schema) -> list[str]:
-    """Static SQL problems of one tool, then what DuckDB cannot bind."""
-    passed, failed = check_tool(tool, schema)
-    if failed:
-        return [f"{e.detail} [{e.reason}]" for e in failed]
-    missing = insert_problems(tool, schema)
-    if missing:
-        return missing
-    spec = EnvironmentSpec(name="probe", schema=schema, tools=[tool])
-    return [e.detail for e in portability_errors(spec, {tool.name: Program.of(tool, passed)})]
+    """Static SQL problems of one tool and what DuckDB cannot bind, then missing INSERT
+    columns."""
+    rejections, _ = check_sql(EnvironmentSpec(name="probe", schema=schema, tools=[tool]))
+    if rejections:
+        return [feedback(r) for r in rejections]
+    return insert_problems(tool, schema)

@@ -197,9 +197,9 @@ def verified(lib: Library, env: Environment, tmp_path_factory: pytest.TempPathFa
     ).value
     assert out.ok, out.rejection
     with Verifier(lib.spec) as verifier:
-        verdict = verifier.verify(out.value)
-    assert verdict.task is not None, verdict.rejection
-    return verdict.task
+        result = verifier.verify(out.value)
+    assert result.value is not None, result.rejection
+    return result.value
 
 
 # ----------------------------------------------------------------------------- schema
@@ -420,7 +420,7 @@ def test_propose_rows_repairs_a_check_violation(tmp_path: Path) -> None:
     repairs = [b for b in asked.requests if len(b["messages"]) > 2]
     assert len(repairs) == 1 and stage_of(repairs[0]) == "members_rows"
     feedback = last_user(repairs[0])
-    assert "'members'" in feedback and "CHECK" in feedback.upper()
+    assert "seed members[1]" in feedback and "CHECK" in feedback.upper()  # table and row
 
 
 # ----------------------------------------------------------------------------- tools
@@ -920,8 +920,8 @@ def test_evolve_task_extends_a_verified_parent(
     assert child.id == "library-evolved-0"
     assert verified.instruction in last_user(asked.requests[0])
     with Verifier(lib.spec) as verifier:
-        verdict = verifier.verify(child)
-    assert verdict.task is not None, verdict.rejection
+        result = verifier.verify(child)
+    assert result.value is not None, result.rejection
 
 
 def test_evolved_tasks_never_call_a_tool_their_preference_avoids(

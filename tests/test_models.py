@@ -6,7 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from tests.conftest import mini_task
-from toolscale.report import Rejection, StageReport
+from toolscale.llm.ledger import Ledger, Usage
+from toolscale.report import Rejection, StageReport, StageStats, stage_entry
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
@@ -107,3 +108,19 @@ def test_report_counts_by_stage_and_reason() -> None:
     stage = report.stage("replay")
     assert (stage.seen, stage.passed, stage.rejected) == (2, 1, {"gold_call_failed": 1})
     assert StageReport.model_validate_json(report.model_dump_json()) == report
+
+
+def test_stage_entry_is_the_one_get_or_create() -> None:
+    rows: dict[str, StageStats] = {}
+    schema = stage_entry(rows, "schema", StageStats)
+    schema.seen, schema.passed = 3, 1
+    schema.reject("ddl_rejected", 2)
+    assert stage_entry(rows, "schema", StageStats) is schema
+    stage_entry(rows, "rows", StageStats)
+    assert list(rows) == ["schema", "rows"]  # the order stages first ran
+    assert (schema.n_rejected, schema.yield_) == (2, 1 / 3)
+    assert stage_entry(rows, "rows", StageStats).yield_ is None
+    ledger = Ledger()
+    assert ledger.stage("tools") is ledger.stages["tools"] == Usage(stage="tools")
+    report = StageReport()
+    assert report.stage("replay") is report.stages["replay"]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 
 class Rejection(BaseModel):
@@ -38,37 +37,59 @@ class Result(Generic[T]):
         return self.rejection is None
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def stage_entry(entries: dict[str, M], stage: str, kind: type[M]) -> M:
+    """The entry of `stage`, added when new, so entries keep the order stages first ran: the
+    one get-or-create of per-stage figures (StageReport, RunSummary, the LLM Ledger)."""
+    entry = entries.get(stage)
+    if entry is None:
+        entry = entries[stage] = kind(stage=stage)
+    return entry
+
+
 class StageStats(BaseModel):
+    """What one stage made of the items that reached it: the one stats type of verification
+    reports and the run summary. `seen` counts the items that reached the stage (the run
+    table calls them proposed), `passed` those it kept (accepted); `rejected` counts the
+    rest by reason. Tokens and cost stay 0 where no LLM is involved (verification)."""
+
     model_config = ConfigDict(extra="forbid")
 
     stage: str
     seen: int = 0
     passed: int = 0
     rejected: dict[str, int] = Field(default_factory=dict)
+    tokens: int = 0
+    cost_usd: float = 0.0
     seconds: float = 0.0
 
     @property
     def n_rejected(self) -> int:
         return sum(self.rejected.values())
 
+    @property
+    def yield_(self) -> float | None:
+        return self.passed / self.seen if self.seen else None
+
+    def reject(self, reason: str, n: int = 1) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + n
+
 
 class StageReport(BaseModel):
-    """Counts per stage, in order, plus totals: what every run prints and saves."""
+    """Counts per stage, in the order stages first ran, plus totals: what every run prints
+    and saves."""
 
     model_config = ConfigDict(extra="forbid")
 
-    stages: list[StageStats] = Field(default_factory=list)
+    stages: StageTable = Field(default_factory=dict)
     accepted: int = 0
     rejected: int = 0
     seconds: float = 0.0
 
     def stage(self, name: str) -> StageStats:
-        for s in self.stages:
-            if s.stage == name:
-                return s
-        s = StageStats(stage=name)
-        self.stages.append(s)
-        return s
+        return stage_entry(self.stages, name, StageStats)
 
     def record(self, stage: str, seconds: float, rejection: Rejection | None) -> None:
         s = self.stage(stage)
@@ -77,17 +98,43 @@ class StageReport(BaseModel):
         if rejection is None:
             s.passed += 1
         else:
-            s.rejected[rejection.reason] = s.rejected.get(rejection.reason, 0) + 1
+            s.reject(rejection.reason)
 
 
-class Stopwatch:
-    """perf_counter in a context manager; cheap enough for per-stage timing."""
+def _keyed(entries: object) -> object:
+    """Stage tables are stored as lists of entries (each names its stage): read them keyed."""
+    if isinstance(entries, list):
+        return {e["stage"] if isinstance(e, dict) else e.stage: e for e in entries}
+    return entries
 
-    __slots__ = ("_t0", "seconds")
 
-    def __enter__(self) -> Stopwatch:
-        self._t0 = time.perf_counter()
-        return self
+_RUN_KEYS = {"seen": "proposed", "passed": "accepted"}  # the run table's words
 
-    def __exit__(self, *exc: object) -> None:
-        self.seconds = time.perf_counter() - self._t0
+
+def _run_entries(entries: object) -> object:
+    if isinstance(entries, list):
+        inverse = {v: k for k, v in _RUN_KEYS.items()}
+        entries = [{inverse.get(k, k): v for k, v in e.items()} for e in entries]
+    return _keyed(entries)
+
+
+StageTable = Annotated[
+    dict[str, StageStats],
+    BeforeValidator(_keyed),
+    PlainSerializer(lambda entries: [e.model_dump(mode="json") for e in entries.values()]),
+]
+"""Per-stage figures keyed by stage in memory, a list of entries in JSON (report.json's
+shape since the first release)."""
+
+RunTable = Annotated[
+    dict[str, StageStats],
+    BeforeValidator(_run_entries),
+    PlainSerializer(
+        lambda entries: [
+            {_RUN_KEYS.get(k, k): v for k, v in e.model_dump(mode="json").items()}
+            for e in entries.values()
+        ]
+    ),
+]
+"""The run summary's table: the same entries, whose `seen` / `passed` the run table (and its
+report.json rows) calls `proposed` / `accepted`."""

@@ -19,6 +19,7 @@ import numpy as np
 from toolscale.matching import tokens
 from toolscale.report import Rejection
 from toolscale.task import Task
+from validators.stage import TaskContext
 
 STAGE = "dedup"
 _PERMS = 64
@@ -137,3 +138,8 @@ class DedupIndex:
         self._con.close()
         if self._tmp is not None:
             self._tmp.cleanup()
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    """The verifier's index: it spans every task it verifies (and what a caller adds)."""
+    return ctx.dedup.check(ctx.task)

@@ -6,6 +6,7 @@ from toolscale.environment import Replay
 from toolscale.report import Rejection
 from toolscale.sandbox.base import same_results
 from toolscale.task import Task
+from validators.stage import TaskContext
 
 STAGE = "determinism"
 
@@ -42,3 +43,12 @@ def check(
             + _first_difference(task, first, other),
         )
     return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    """Replays again on the same engine, and on the other one unless the verifier skips it."""
+    calls = ctx.task.gold_calls
+    again = ctx.env.replay(calls)
+    other = ctx.other.replay(calls) if ctx.other is not None else None
+    engine = ctx.other.engine if ctx.other is not None else ""
+    return check(ctx.task, ctx.replayed, again, other, engine)

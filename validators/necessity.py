@@ -5,6 +5,7 @@ from __future__ import annotations
 from toolscale.environment import Environment, Replay
 from toolscale.report import Rejection
 from toolscale.task import Task
+from validators.stage import TaskContext
 
 STAGE = "necessity"
 
@@ -26,3 +27,7 @@ def check(task: Task, env: Environment, replay: Replay) -> Rejection | None:
                 detail=f"gold call {i} {call.key()} can be dropped and the final state is the same",
             )
     return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.env, ctx.replayed)

@@ -1,43 +1,44 @@
 """The one entry point: verify an environment, then stream tasks through every stage.
 
-Stages run in order and the first failure rejects the task with its stage and reason.
-Nothing is held per task after its verdict, so memory stays flat over any number of tasks
-(the dedup index lives on disk).
+Stages run in the order declared below and the first failure rejects the task with its
+stage and reason. Nothing is held per task after its result, so memory stays flat over any
+number of tasks (the dedup index lives on disk).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from toolscale.environment import Environment, Replay
-from toolscale.report import Rejection, StageReport, Stopwatch
+from toolscale.report import Rejection, Result, StageReport
 from toolscale.sandbox.base import EngineName, Limits
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Difficulty, ExpectedOutcome, Task
 from validators import (
     dedup,
     determinism,
-    environment,
     necessity,
     provenance,
     replay,
+    seed,
+    static_sql,
     structure,
     triviality,
 )
+from validators.stage import EnvironmentContext, EnvironmentStage, TaskContext, TaskStage
 
-TASK_STAGES = (
-    structure.STAGE,
-    replay.STAGE,
-    determinism.STAGE,
-    triviality.STAGE,
-    necessity.STAGE,
-    provenance.STAGE,
-    dedup.STAGE,
+TASK_STAGES: tuple[TaskStage, ...] = (
+    structure,
+    replay,
+    determinism,
+    triviality,
+    necessity,
+    provenance,
+    dedup,
 )
-ENVIRONMENT_STAGES = (environment.STATIC_SQL, environment.SEED)
+ENVIRONMENT_STAGES: tuple[EnvironmentStage, ...] = (static_sql, seed)
 
 
 class EnvironmentRejected(Exception):
@@ -50,30 +51,20 @@ class EnvironmentRejected(Exception):
         super().__init__(f"the environment fails {len(rejections)} check(s):\n{lines}{more}")
 
 
-@dataclass
-class Verdict:
-    task: Task | None
-    rejection: Rejection | None
-
-    @property
-    def accepted(self) -> bool:
-        return self.rejection is None
-
-
 def _environment_stages(
     spec: EnvironmentSpec, report: StageReport, limits: Limits | None
-) -> tuple[list[Rejection], dict[str, Environment]]:
-    """`static_sql`, then `seed`, recorded; with no problem, both engines' environments,
-    open (the seed stage is opening them, so nothing is compiled or loaded twice)."""
-    with Stopwatch() as sw:
-        problems, programs = environment.check_sql(spec)
-    report.record(environment.STATIC_SQL, sw.seconds, problems[0] if problems else None)
-    if problems or programs is None:
-        return problems, {}
-    with Stopwatch() as sw:
-        problems, opened = environment.check_seed(spec, programs, limits)
-    report.record(environment.SEED, sw.seconds, problems[0] if problems else None)
-    return problems, opened
+) -> tuple[list[Rejection], dict[EngineName, Environment]]:
+    """Every environment stage in order, recorded, up to the first that finds problems; with
+    none, both engines' environments, open (the seed stage opened them, so nothing is
+    compiled or loaded twice)."""
+    ctx = EnvironmentContext(spec, limits)
+    for stage in ENVIRONMENT_STAGES:
+        started = time.perf_counter()
+        problems = stage.run(ctx)
+        report.record(stage.STAGE, time.perf_counter() - started, problems[0] if problems else None)
+        if problems:
+            return problems, {}
+    return [], ctx.opened
 
 
 def verify_environment(spec: EnvironmentSpec, report: StageReport | None = None) -> list[Rejection]:
@@ -126,15 +117,15 @@ class Verifier:
             self.other = None
         self.dedup = dedup.DedupIndex(dedup_path, near_duplicate)
 
-    def _reject(self, rejection: Rejection, task: Task | None) -> Verdict:
+    def _reject(self, rejection: Rejection, task: Task | None) -> Result[Task]:
         if task is not None:
             rejection.task_id = task.id
             if rejection.item is None:
                 rejection.item = task.model_dump(mode="json", exclude_none=True)
         self.report.rejected += 1
-        return Verdict(None, rejection)
+        return Result(rejection=rejection)
 
-    def verify(self, item: Task | Rejection) -> Verdict:
+    def verify(self, item: Task | Rejection) -> Result[Task]:
         """One task through every stage; a Rejection from parsing is counted and passed on."""
         started = time.perf_counter()
         try:
@@ -142,66 +133,34 @@ class Verifier:
         finally:
             self.report.seconds += time.perf_counter() - started
 
-    def _verify(self, item: Task | Rejection) -> Verdict:
+    def _verify(self, item: Task | Rejection) -> Result[Task]:
         if isinstance(item, Rejection):
             self.report.record(item.stage, 0.0, item)
             return self._reject(item, None)
-        task = item
-        env = self.env
-
-        def stage(name: str, check: Callable[[], Rejection | None]) -> Rejection | None:
-            with Stopwatch() as sw:
-                found = check()
-            self.report.record(name, sw.seconds, found)
-            return found
-
-        if found := stage(structure.STAGE, lambda: structure.check(task, env)):
-            return self._reject(found, task)
-
-        first: Replay
-
-        def replayed() -> Rejection | None:
-            nonlocal first
-            first = env.replay(task.gold_calls)
-            claimed = env.state_hash(first) if task.expected is not None else None
-            return replay.check(task, first, claimed)
-
-        if found := stage(replay.STAGE, replayed):
-            return self._reject(found, task)
-
-        def deterministic() -> Rejection | None:
-            again = env.replay(task.gold_calls)
-            other = self.other.replay(task.gold_calls) if self.other else None
-            engine = self.other.engine if self.other else ""
-            return determinism.check(task, first, again, other, engine)
-
-        if found := stage(determinism.STAGE, deterministic):
-            return self._reject(found, task)
-        if found := stage(triviality.STAGE, lambda: triviality.check(task, first)):
-            return self._reject(found, task)
-        if found := stage(necessity.STAGE, lambda: necessity.check(task, env, first)):
-            return self._reject(found, task)
-        if found := stage(provenance.STAGE, lambda: provenance.check(task, env.tools, first)):
-            return self._reject(found, task)
-        if found := stage(dedup.STAGE, lambda: self.dedup.check(task)):
-            return self._reject(found, task)
-
-        verified = task.model_copy(
+        ctx = TaskContext(item, self.env, self.other, self.dedup)
+        for stage in TASK_STAGES:
+            started = time.perf_counter()
+            found = stage.run(ctx)
+            self.report.record(stage.STAGE, time.perf_counter() - started, found)
+            if found is not None:
+                return self._reject(found, item)
+        env, first = self.env, ctx.replayed
+        verified = item.model_copy(
             update={
                 "expected": ExpectedOutcome(
                     state_hash=env.state_hash(first),
                     diff=env.diff({}, first.changes),
-                    communicate=replay.resolve_all(task, first),
+                    communicate=replay.resolve_all(item, first),
                     engine=env.engine,
                 ),
-                "difficulty": difficulty(task, env, first),
+                "difficulty": difficulty(item, env, first),
             }
         )
         self.report.accepted += 1
-        return Verdict(verified, None)
+        return Result(verified)
 
-    def verify_stream(self, items: Iterable[Task | Rejection]) -> Iterator[Verdict]:
-        """Lazily, one item at a time: the caller writes each verdict out as it comes."""
+    def verify_stream(self, items: Iterable[Task | Rejection]) -> Iterator[Result[Task]]:
+        """Lazily, one item at a time: the caller writes each result out as it comes."""
         for item in items:
             yield self.verify(item)
 
@@ -225,9 +184,9 @@ def verify(
     accepted: list[Task] = []
     rejected: list[Rejection] = []
     with Verifier(spec, **options) as verifier:  # type: ignore[arg-type]
-        for verdict in verifier.verify_stream(items):
-            if verdict.task is not None:
-                accepted.append(verdict.task)
+        for result in verifier.verify_stream(items):
+            if result.value is not None:
+                accepted.append(result.value)
             else:
-                rejected.append(verdict.rejection)  # type: ignore[arg-type]
+                rejected.append(result.rejection)  # type: ignore[arg-type]
         return accepted, rejected, verifier.report

@@ -9,6 +9,7 @@ from toolscale.report import Rejection
 from toolscale.sandbox.state import normalise
 from toolscale.task import Task
 from toolscale.tool import Tool
+from validators.stage import TaskContext
 
 STAGE = "provenance"
 
@@ -50,3 +51,7 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
         if result.ok:
             seen.update(_key(v) for v in scalars(result.output))
     return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.env.tools, ctx.replayed)

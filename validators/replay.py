@@ -8,6 +8,7 @@ from toolscale.environment import Replay
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
 from toolscale.task import OutputRef, Task
+from validators.stage import TaskContext
 
 STAGE = "replay"
 
@@ -89,3 +90,10 @@ def check(task: Task, replay: Replay, state_hash: str | None) -> Rejection | Non
             f"the replay reached {(state_hash or '')[:12]}…",
         )
     return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    """The first replay, kept in the context: the stages after this one judge it."""
+    ctx.first = ctx.env.replay(ctx.task.gold_calls)
+    claimed = ctx.env.state_hash(ctx.first) if ctx.task.expected is not None else None
+    return check(ctx.task, ctx.first, claimed)

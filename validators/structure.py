@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from toolscale.environment import Environment
 from toolscale.report import Rejection
 from toolscale.task import Task
+from validators.stage import TaskContext
 
 STAGE = "structure"
 
@@ -77,3 +78,7 @@ def check(task: Task, env: Environment) -> Rejection | None:
                 detail=f"preferences name unknown tools {unknown}",
             )
     return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from toolscale.environment import Replay
 from toolscale.report import Rejection
 from toolscale.task import Task
+from validators.stage import TaskContext
 
 STAGE = "triviality"
 
@@ -18,3 +19,7 @@ def check(task: Task, replay: Replay) -> Rejection | None:
         detail="the gold calls leave the database as seeded and there is nothing to communicate: "
         "any agent would pass it",
     )
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.replayed)

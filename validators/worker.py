@@ -46,9 +46,9 @@ class VerifyWorker:
 
     def _verify(self, task: Task) -> Result[tuple[Task, Trajectory]]:
         verdict = self._verifier.verify(task)
-        if verdict.task is None:
+        if verdict.value is None:
             return Result(rejection=verdict.rejection)
-        return Result(value=(verdict.task, self._verifier.env.demonstrate(verdict.task)))
+        return Result(value=(verdict.value, self._verifier.env.demonstrate(verdict.value)))
 
     @property
     def report(self) -> StageReport:

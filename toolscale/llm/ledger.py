@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolscale.report import stage_entry
+
 
 class Usage(BaseModel):
     """What one stage spent on the LLM."""
@@ -44,9 +46,7 @@ class Ledger(BaseModel):
     stages: dict[str, Usage] = Field(default_factory=dict)
 
     def stage(self, name: str) -> Usage:
-        if name not in self.stages:
-            self.stages[name] = Usage(stage=name)
-        return self.stages[name]
+        return stage_entry(self.stages, name, Usage)
 
     def fail(self, stage: str, reason: str) -> None:
         failures = self.stage(stage).failures

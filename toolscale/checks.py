@@ -1,12 +1,13 @@
-"""Environment-level stages: `static_sql` (every tool statement parses, is allowed, and
-binds on DuckDB too) and `seed` (rows the database accepts on both engines). A failing
-environment cannot verify any task."""
+"""The environment checks, once for every part: static SQL of every tool (stage `static_sql`)
+and the seed through the real DDL of both engines (stage `seed`). Problems are rejections
+with stable reason codes: validators run these as their environment stages, generators send
+them back to the model as feedback (generators may not import validators)."""
 
 from __future__ import annotations
 
 from toolscale.environment import Environment
 from toolscale.report import Rejection
-from toolscale.sandbox.base import ENGINE_NAMES, Limits, Program, SeedError
+from toolscale.sandbox.base import ENGINE_NAMES, EngineName, Limits, Program, SeedError
 from toolscale.sandbox.duckdb import portability_errors
 from toolscale.sandbox.sqlcheck import check_tool
 from toolscale.spec import EnvironmentSpec
@@ -32,18 +33,20 @@ def check_sql(spec: EnvironmentSpec) -> tuple[list[Rejection], dict[str, Program
 
 
 def check_seed(
-    spec: EnvironmentSpec, programs: dict[str, Program], limits: Limits | None = None
-) -> tuple[list[Rejection], dict[str, Environment]]:
+    spec: EnvironmentSpec,
+    programs: dict[str, Program] | None = None,
+    limits: Limits | None = None,
+) -> tuple[list[Rejection], dict[EngineName, Environment]]:
     """Load the seed through the real DDL of both engines; the first refused row is named.
 
     The environments that loaded are returned open, so a caller uses them rather than
     loading the seed again; on any rejection they are closed and none is returned.
     """
     out = []
-    opened: dict[str, Environment] = {}
+    opened: dict[EngineName, Environment] = {}
     for engine in ENGINE_NAMES:
         try:
-            opened[engine] = Environment(spec, engine, limits, programs)  # type: ignore[arg-type]
+            opened[engine] = Environment(spec, engine, limits, programs)
         except SeedError as e:
             out.append(Rejection(stage=SEED, reason=e.reason, detail=f"{engine}: {e.detail}"))
     if out:

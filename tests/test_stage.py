@@ -1,0 +1,51 @@
+"""The stage protocol: every validator module is a stage the pipeline runs in its declared
+order, and a task's context carries the first replay from `replay` to the stages after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import mini_task
+from toolscale.environment import Environment
+from toolscale.spec import EnvironmentSpec
+from validators import dedup, determinism, provenance, replay, structure, triviality
+from validators.pipeline import ENVIRONMENT_STAGES, TASK_STAGES
+from validators.stage import TaskContext
+
+
+def test_declared_order_is_the_documented_one() -> None:
+    assert [s.STAGE for s in ENVIRONMENT_STAGES] == ["static_sql", "seed"]
+    assert [s.STAGE for s in TASK_STAGES] == [
+        "structure",
+        "replay",
+        "determinism",
+        "triviality",
+        "necessity",
+        "provenance",
+        "dedup",
+    ]
+
+
+def test_stages_share_one_context(mini_spec: EnvironmentSpec) -> None:
+    index = dedup.DedupIndex()
+    with Environment(mini_spec) as env:
+        ctx = TaskContext(mini_task(), env, None, index)
+        assert structure.run(ctx) is None
+        with pytest.raises(AssertionError, match="runs before it"):
+            _ = ctx.replayed
+        assert replay.run(ctx) is None
+        assert ctx.replayed.results[0].ok and ctx.replayed.changes
+        for stage in (determinism, triviality, provenance, dedup):
+            assert stage.run(ctx) is None, stage.STAGE
+        found = dedup.run(ctx)  # the context's index remembered the task
+        assert found is not None and found.reason == "duplicate_gold"
+    index.close()
+
+
+def test_a_stage_reports_its_own_name(mini_spec: EnvironmentSpec) -> None:
+    task = mini_task(gold_calls=[{"name": "teleport", "arguments": {}}], communicate=[])
+    index = dedup.DedupIndex()
+    with Environment(mini_spec) as env:
+        found = structure.run(TaskContext(task, env, None, index))
+    index.close()
+    assert found is not None and (found.stage, found.reason) == (structure.STAGE, "unknown_tool")
