@@ -15,6 +15,7 @@ from generators.prompting import messages
 from generators.realise import seed_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
@@ -112,7 +113,7 @@ async def propose_table_rows(
         spec = EnvironmentSpec(name=brief.name, schema=schema, seed=partial, tools=probe)
         problems = seed_problems(spec)
         if problems:
-            raise Invalid(problems, reason="seed_rejected")
+            raise Invalid(problems, reason=GeneratorReason.SEED_REJECTED)
         return rows
 
     prompt = messages(
@@ -140,7 +141,9 @@ async def propose_rows(
         got = await propose_table_rows(llm, brief, schema, seed, table, index, probe, sample)
         attempts += got.attempts
         if not got.ok or got.value is None:
-            rejection = got.rejection or Rejection(stage=STAGE, reason="no_rows", detail="")
+            rejection = got.rejection or Rejection(
+                stage=STAGE, reason=GeneratorReason.NO_ROWS, detail=""
+            )
             rejection.detail = f"table {table.name!r}: {rejection.detail}"
             return Outcome(rejection=rejection, attempts=attempts, raw=got.raw)
         seed[table.name] = got.value

@@ -21,6 +21,7 @@ from toolscale.brief import Brief
 from toolscale.environment import Environment, Replay
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions, scalars
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
 from toolscale.task import GoldCall, OutputRef, Provenance, Task
@@ -191,7 +192,7 @@ async def propose_llm_task(
             task.communicate = [r for j, r in enumerate(task.communicate) if j not in dangling]
             problems = []
         if problems:
-            raise Invalid(problems, reason="gold_failed")
+            raise Invalid(problems, reason=GeneratorReason.GOLD_FAILED)
         for i, ref in enumerate(task.communicate):
             if "." not in ref.path and isinstance(run.results[ref.call].output, list):
                 task.communicate[i] = OutputRef(call=ref.call, path=f"0.{ref.path}")
@@ -203,7 +204,7 @@ async def propose_llm_task(
                     f"the customer never states these values the calls use: {listed}; "
                     "put them in instruction or known_facts"
                 ],
-                reason="facts_missing",
+                reason=GeneratorReason.FACTS_MISSING,
             )
         facts = [*task.known_facts, *(fact_text(n, v) for _, n, v in unstated)]
         task.provenance.facts_completed = len(unstated)  # type: ignore[attr-defined]
@@ -257,10 +258,12 @@ async def propose_sampled_task(
     chain = walk(env, sampler, rng, max_calls=2 if parent else 3, prefix=prefix, avoid=avoid)
     stage = EVOLVE_STAGE if parent else SAMPLE_STAGE
     if chain is None:
-        llm.ledger.fail(stage, "no_chain")
+        llm.ledger.fail(stage, GeneratorReason.NO_CHAIN)
         return Outcome(
             rejection=Rejection(
-                stage=stage, reason="no_chain", detail="no walk of successful calls was found"
+                stage=stage,
+                reason=GeneratorReason.NO_CHAIN,
+                detail="no walk of successful calls was found",
             )
         )
     if parent is not None:  # the parent's asks stay; the new ones are added
