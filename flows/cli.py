@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from toolscale.errors import pydantic_problems
 from toolscale.jsonl import AtomicWriter, read_lines, write_json
 from toolscale.report import StageReport
 from toolscale.sandbox.base import ENGINE_NAMES, Limits
@@ -32,10 +33,7 @@ def load_environment(path: Path) -> EnvironmentSpec:
     try:
         return EnvironmentSpec.model_validate_json(text)
     except ValidationError as e:
-        lines = []
-        for err in e.errors()[:10]:
-            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            lines.append(f"  {path}: {where}: {err['msg']}")
+        lines = [f"  {path}: {problem}" for problem in pydantic_problems(e)[:10]]
         raise SystemExit(
             f"error: {path} is not a valid environment ({e.error_count()} problem(s)):\n"
             + "\n".join(lines)

@@ -16,8 +16,10 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, write_json
 from toolscale.llm.ledger import Ledger
+from toolscale.reasons import ErrorReason
 from toolscale.report import Rejection
 from toolscale.sandbox.ddl import create_statements
 from toolscale.spec import EnvironmentSpec
@@ -53,8 +55,15 @@ class Batch(BaseModel):
     seconds: float = 0.0
 
 
-class StoreError(RuntimeError):
-    """A stored file that cannot be read back; names the file and the problem."""
+class StoreError(ToolscaleError):
+    """A stored file that cannot be read back; `detail` names the file, the field and the
+    problem."""
+
+    reason = ErrorReason.BAD_STORED_FILE
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(pydantic_problems(error, limit=3))
 
 
 class DomainStore:
@@ -77,7 +86,7 @@ class DomainStore:
         try:
             return TypeAdapter(kind).validate_json(path.read_bytes())  # type: ignore[return-value]
         except ValidationError as e:
-            raise StoreError(f"{path}: not a valid {name} stage: {e.errors()[0]['msg']}") from e
+            raise StoreError(f"{path}: not a valid {name} stage: {_problems(e)}") from e
 
     @property
     def environment_path(self) -> Path:
@@ -89,7 +98,7 @@ class DomainStore:
         try:
             return EnvironmentSpec.model_validate_json(self.environment_path.read_bytes())
         except ValidationError as e:
-            raise StoreError(f"{self.environment_path}: {e.errors()[0]['msg']}") from e
+            raise StoreError(f"{self.environment_path}: {_problems(e)}") from e
 
     def save_environment(self, spec: EnvironmentSpec) -> None:
         write_json(self.environment_path, spec)
@@ -130,7 +139,7 @@ class DomainStore:
             try:
                 yield Batch.model_validate_json(path.read_bytes())
             except ValidationError as e:
-                raise StoreError(f"{path}: not a valid batch: {e.errors()[0]['msg']}") from e
+                raise StoreError(f"{path}: not a valid batch: {_problems(e)}") from e
 
     def accepted(self, strategy: str | None = None) -> list[Task]:
         return [t for b in self.batches(strategy) for t in b.accepted]

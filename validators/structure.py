@@ -7,6 +7,8 @@ import json
 from pydantic import ValidationError
 
 from toolscale.environment import Environment
+from toolscale.errors import pydantic_problems
+from toolscale.reasons import StructureReason
 from toolscale.report import Rejection
 from toolscale.task import Task
 
@@ -14,9 +16,7 @@ STAGE = "structure"
 
 
 def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "task"
-    return f"{where}: {err['msg']} ({e.error_count()} error(s) in all)"
+    return f"{pydantic_problems(e, limit=1, top='task')[0]} ({e.error_count()} error(s) in all)"
 
 
 def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
@@ -27,7 +27,7 @@ def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
         except UnicodeDecodeError as e:
             return Rejection(
                 stage=STAGE,
-                reason="bad_json",
+                reason=StructureReason.BAD_JSON,
                 detail=f"not UTF-8 text: byte {e.start} is {line[e.start : e.start + 1]!r}",
                 source=source,
                 item=line.decode("utf-8", errors="backslashreplace").rstrip("\n"),
@@ -37,7 +37,7 @@ def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
     except json.JSONDecodeError as e:
         return Rejection(
             stage=STAGE,
-            reason="bad_json",
+            reason=StructureReason.BAD_JSON,
             detail=f"not JSON: {e.msg} at column {e.colno}",
             source=source,
             item=line.rstrip("\n"),
@@ -48,7 +48,7 @@ def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
     except ValidationError as e:
         return Rejection(
             stage=STAGE,
-            reason="not_a_task",
+            reason=StructureReason.NOT_A_TASK,
             detail=_first_error(e),
             task_id=task_id if isinstance(task_id, str) else None,
             source=source,
