@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 
 from toolscale.sandbox import open_sandbox
-from toolscale.sandbox.base import ENGINE_NAMES, Program, SeedError
+from toolscale.sandbox.base import ENGINE_NAMES, EngineName, Program, SeedError
 from toolscale.sandbox.ddl import create_statements
 from toolscale.sandbox.duckdb import portability_errors
 from toolscale.sandbox.sqlcheck import check_tool
@@ -53,7 +53,9 @@ def ddl_problems(schema: Schema) -> list[str]:
     problems = check_expression_problems(schema)
     if problems:
         return problems
-    engines = [
+    engines: list[
+        tuple[str, sqlite3.Connection | duckdb.DuckDBPyConnection, type[Exception], EngineName]
+    ] = [
         ("SQLite", sqlite3.connect(":memory:"), sqlite3.Error, "sqlite"),
         (
             "DuckDB",
@@ -64,10 +66,10 @@ def ddl_problems(schema: Schema) -> list[str]:
     ]
     for label, con, error, engine in engines:
         try:
-            for ddl in create_statements(schema, engine):  # type: ignore[arg-type]
+            for ddl in create_statements(schema, engine):
                 try:
                     con.execute(ddl)
-                except error as e:  # type: ignore[misc]
+                except error as e:
                     problems.append(f"{label} refused the DDL: {str(e).splitlines()[0]}")
         finally:
             con.close()
@@ -79,7 +81,7 @@ def seed_problems(spec: EnvironmentSpec, programs: dict[str, Program] | None = N
     out = []
     for engine in ENGINE_NAMES:
         try:
-            open_sandbox(spec, engine, None, programs).close()  # type: ignore[arg-type]
+            open_sandbox(spec, engine, None, programs).close()
         except SeedError as e:
             where = f"table {e.table!r}" + (f" row {e.index}" if e.index is not None else "")
             out.append(f"{engine}: {where}: {e.detail}")
@@ -119,5 +121,5 @@ def tool_sql_problems(tool: Tool, schema: Schema) -> list[str]:
     missing = insert_problems(tool, schema)
     if missing:
         return missing
-    spec = EnvironmentSpec(name="probe", schema=schema, tools=[tool])
+    spec = EnvironmentSpec(name="probe", schema_=schema, tools=[tool])
     return [e.detail for e in portability_errors(spec, {tool.name: Program.of(tool, passed)})]

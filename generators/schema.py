@@ -54,19 +54,19 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
         problems.append(f"propose at least {min_tables} tables, got {len(proposal.tables)}")
     keys: dict[str, str] = {}  # key column name -> table
     for t in proposal.tables:
-        key = t.columns[0]
-        if key.type != "integer" or not key.name.endswith("_id"):
+        first = t.columns[0]
+        if first.type != "integer" or not first.name.endswith("_id"):
             problems.append(
                 f"table {t.name!r}: the first column must be its integer key named "
-                f"<singular>_id, got {key.name!r} ({key.type})"
+                f"<singular>_id, got {first.name!r} ({first.type})"
             )
-        elif key.name in keys:
+        elif first.name in keys:
             problems.append(
-                f"tables {keys[key.name]!r} and {t.name!r} both have key {key.name!r}; "
+                f"tables {keys[first.name]!r} and {t.name!r} both have key {first.name!r}; "
                 "each table needs its own key name"
             )
         else:
-            keys[key.name] = t.name
+            keys[first.name] = t.name
     t_key = {table: key for key, table in keys.items()}
     tables: list[Table] = []
     for t in proposal.tables:

@@ -51,14 +51,11 @@ def call_model(tool: Tool) -> type[BaseModel]:
     for name, prop in props.items():
         kind: Any = PY.get(prop.get("type") if isinstance(prop.get("type"), str) else "", str)
         if prop.get("enum"):
-            kind = Literal[tuple(prop["enum"])]  # type: ignore[misc]
+            kind = Literal[tuple(prop["enum"])]
         fields[name] = (kind, ...) if name in required else (kind | None, None)
-    args = create_model(f"{tool.name}_args", **fields)  # type: ignore[call-overload]
-    return create_model(
-        f"call_{tool.name}",
-        name=(Literal[tool.name], ...),  # type: ignore[valid-type]
-        arguments=(args, ...),
-    )
+    args = create_model(f"{tool.name}_args", **fields)
+    constant: Any = Literal[tool.name]
+    return create_model(f"call_{tool.name}", name=(constant, ...), arguments=(args, ...))
 
 
 class CommunicateProposal(BaseModel):
@@ -71,7 +68,7 @@ def _proposal_model(call: Any) -> type[BaseModel]:
         "TaskProposal",
         instruction=(str, Field(min_length=15, max_length=1500)),
         known_facts=(list[str], Field(default_factory=list, max_length=10)),
-        gold_calls=(list[call], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
+        gold_calls=(list[call], Field(min_length=1, max_length=6)),
         communicate=(list[CommunicateProposal], Field(default_factory=list, max_length=4)),
     )
 
@@ -91,7 +88,7 @@ TYPED_TOOLS = 6  # past this many tools, a union of typed calls slows a CPU serv
 def loose_task_model(tools: list[Tool]) -> type[BaseModel]:
     """Calls as a tool name and a flat argument object: a grammar a CPU server samples fast;
     argument types are then checked (and fed back) by the quick replay."""
-    names: Any = Literal[tuple(t.name for t in tools)]  # type: ignore[misc]
+    names: Any = Literal[tuple(t.name for t in tools)]
     call = create_model("GoldCallProposal", name=(names, ...), arguments=(dict[str, Scalar], ...))
     return _proposal_model(call)
 
@@ -138,7 +135,7 @@ def unstated_values(task: Task, results: list[ToolResult]) -> list[tuple[int, st
     output contain: the provenance validator would reject them as invented."""
     text = task.user_text()
     seen: set[Any] = set()
-    out = []
+    out: list[tuple[int, str, Scalar]] = []
     for i, call in enumerate(task.gold_calls):
         for name, value in call.arguments.items():
             if value is None or value in seen or isinstance(value, bool) or mentions(text, value):
@@ -207,8 +204,8 @@ async def propose_llm_task(
                 reason=GeneratorReason.FACTS_MISSING,
             )
         facts = [*task.known_facts, *(fact_text(n, v) for _, n, v in unstated)]
-        task.provenance.facts_completed = len(unstated)  # type: ignore[attr-defined]
-        return task.model_copy(update={"known_facts": facts})
+        completed = task.provenance.model_copy(update={"facts_completed": len(unstated)})
+        return task.model_copy(update={"known_facts": facts, "provenance": completed})
 
     examples = {t: rng.sample(rows, k=min(3, len(rows))) for t, rows in spec.seed.items()}
     ideas = brief.task_ideas or ["a typical request"]

@@ -250,6 +250,8 @@ def test_parsing_is_apart_from_the_cache(tmp_path: Path) -> None:
     """A changed parser re-reads the paid answer; nothing is asked again."""
     strict, lenient = _point_class(False), _point_class(True)
     assert strict.model_json_schema() == lenient.model_json_schema()
+    failed: Outcome[Any]
+    parsed: Outcome[Any]
     with FakeLLM(scripted(Reply(content='{"x": -1, "y": 2}'), Reply(content=GOOD))) as server:
         failed, _ = run(
             server,

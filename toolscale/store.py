@@ -76,15 +76,15 @@ class DomainStore:
     def stage_path(self, name: str) -> Path:
         return self.stages / f"{name}.json"
 
-    def save_stage(self, name: str, value: object, kind: type | object) -> None:
+    def save_stage(self, name: str, value: M, kind: type[M]) -> None:
         write_json(self.stage_path(name), TypeAdapter(kind).dump_python(value, mode="json"))
 
-    def load_stage(self, name: str, kind: type[M] | object) -> M | None:
+    def load_stage(self, name: str, kind: type[M]) -> M | None:
         path = self.stage_path(name)
         if not path.exists():
             return None
         try:
-            return TypeAdapter(kind).validate_json(path.read_bytes())  # type: ignore[return-value]
+            return TypeAdapter(kind).validate_json(path.read_bytes())
         except ValidationError as e:
             raise StoreError(f"{path}: not a valid {name} stage: {_problems(e)}") from e
 

@@ -22,15 +22,16 @@ def _first_error(e: ValidationError) -> str:
 def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
     """One JSONL line to a Task, or a rejection naming the line and the first problem."""
     if isinstance(line, bytes):
+        raw = line
         try:
-            line = line.decode("utf-8")
+            line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             return Rejection(
                 stage=STAGE,
                 reason=StructureReason.BAD_JSON,
-                detail=f"not UTF-8 text: byte {e.start} is {line[e.start : e.start + 1]!r}",
+                detail=f"not UTF-8 text: byte {e.start} is {raw[e.start : e.start + 1]!r}",
                 source=source,
-                item=line.decode("utf-8", errors="backslashreplace").rstrip("\n"),
+                item=raw.decode("utf-8", errors="backslashreplace").rstrip("\n"),
             )
     try:
         data = json.loads(line)

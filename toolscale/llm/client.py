@@ -325,7 +325,7 @@ class LLMClient:
             except Invalid as e:
                 reason, problems = e.reason, e.problems
             else:
-                outcome.value = result  # type: ignore[assignment]
+                outcome.value = result  # type: ignore[assignment]  # with no check, R is T
                 return outcome
             conversation = [
                 *conversation,

@@ -29,7 +29,7 @@ from toolscale.sandbox.sqlcheck import SQLCheckError, Statement
 from toolscale.sandbox.state import Changes, normalise_row
 from toolscale.spec import EnvironmentSpec
 
-_CONFIG = {
+_CONFIG: dict[str, str | bool | int] = {
     "threads": 1,
     "memory_limit": "512MB",
     "enable_external_access": False,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import sqlglot
 from sqlglot import exp
@@ -38,7 +38,7 @@ _SQL_TYPES = {
 }
 
 # Expression types that never belong in a tool, wherever they appear in the tree.
-_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = tuple(
+_FORBIDDEN_NODES: tuple[type[exp.Expr], ...] = tuple(
     getattr(exp, n)
     for n in (
         "Command",
@@ -118,7 +118,7 @@ def _head(sql: str) -> str:
     return " ".join(words[:3]) + (" ..." if len(words) > 3 else "")
 
 
-def _mapping(schema: Schema) -> dict[str, dict[str, str]]:
+def _mapping(schema: Schema) -> dict[str, object]:
     return {t.name: {c.name: _SQL_TYPES[c.type] for c in t.columns} for t in schema.tables}
 
 
@@ -238,8 +238,8 @@ def check_statement(
     if isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Schema):
         writes = tree.this.this.name
     try:
-        duck = _sqlite_semantics(annotate_types(duck_tree, schema=mapping, dialect="sqlite"))
-        duck = duck.sql(dialect="duckdb")
+        typed = annotate_types(duck_tree, schema=mapping, dialect="sqlite")
+        duck = _sqlite_semantics(typed).sql(dialect="duckdb")
     except Exception as e:  # sqlglot raises UnsupportedError and friends
         raise SQLCheckError(
             where + f"cannot transpile to DuckDB: {e}", StaticSQLReason.SQL_NOT_PORTABLE
@@ -257,7 +257,7 @@ _INTEGER_TYPES = {
 }
 
 
-def _check_output_names(tree: exp.Expression, where: str) -> None:
+def _check_output_names(tree: exp.Expr, where: str) -> None:
     """Output keys are the tool's contract: expressions must be named, since SQLite and
     DuckDB name them differently (`count(*)` vs `count_star()`)."""
     select = tree
@@ -274,7 +274,7 @@ def _check_output_names(tree: exp.Expression, where: str) -> None:
             )
 
 
-def _typed_placeholders(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
+def _typed_placeholders(tree: exp.Expr, params: Mapping[str, str]) -> exp.Expr:
     """Give parameters their declared types, so DuckDB computes as SQLite does."""
     for node in list(tree.find_all(exp.Placeholder)):
         kind = params.get(node.name) or _BUILTIN_TYPES.get(node.name)
@@ -284,11 +284,11 @@ def _typed_placeholders(tree: exp.Expression, params: Mapping[str, str]) -> exp.
     return tree
 
 
-def _sqlite_semantics(tree: exp.Expression) -> exp.Expression:
+def _sqlite_semantics(tree: exp.Expr) -> exp.Expr:
     """Rewrite a type-annotated tree so DuckDB gives SQLite's answers: LIKE ignores ASCII
     case, x / 0 and x % 0 are NULL, and a cast of a fraction to an integer truncates."""
 
-    def rewrite(node: exp.Expression) -> exp.Expression:
+    def rewrite(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Like):
             return exp.ILike(this=node.this, expression=node.expression)
         if isinstance(node, exp.Div | exp.Mod):
@@ -337,7 +337,7 @@ def check_tool(tool: Tool, schema: Schema) -> tuple[list[Statement], list[SQLChe
     params = tool.param_types()
     passed, failed = [], []
     for label, sql in tool.statements():
-        role: Role = label.split("[")[0]  # type: ignore[assignment]
+        role = cast(Role, label.split("[")[0])  # labels are "require[0]", "run[1]", "returns"
         try:
             passed.append(check_statement(sql, role, schema, params, f"{tool.name}.{label}"))
         except SQLCheckError as e:

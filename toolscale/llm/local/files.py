@@ -77,7 +77,9 @@ def remove_stale(parent: Path, prefix: str) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def run_logged(step: str, cmd: Sequence[str], log_path: Path, cwd: Path | None = None) -> None:
+def run_logged(
+    step: str, cmd: Sequence[str | Path], log_path: Path, cwd: Path | None = None
+) -> None:
     """Run a command with its output appended to a log; failure names the step and the log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
