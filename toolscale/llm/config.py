@@ -58,7 +58,7 @@ class LLMConfig(BaseModel):
                 values[name] = env[var]
         try:
             return cls.model_validate(values)
-        except ValidationError as e:  # a bad value of the caller's environment: a ValueError
+        except ValidationError as e:  # a ValueError like any bad argument; the CLI prints it
             field = e.errors()[0]["loc"][0]
             var = next((v for v, n in numeric.items() if n == field), str(field))
             problems = "; ".join(pydantic_problems(e, limit=1))
