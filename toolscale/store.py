@@ -63,6 +63,7 @@ class StoreError(ToolscaleError):
 
 
 def _problems(error: ValidationError) -> str:
+    """The first few problems, each naming its field, so a broken file can be fixed by hand."""
     return "; ".join(pydantic_problems(error, limit=3))
 
 
