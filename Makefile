@@ -14,15 +14,18 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 # The end-to-end run on the real embedded 0.5B model (builds llama-server on first use).
 test-slow: $(STAMP)
 	TOOLSCALE_E2E=1 $(BIN)/python -m pytest -q -m slow
 
+# mypy checks the folders `files` names in pyproject.toml's [tool.mypy].
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 bench-verify: $(STAMP)
 	$(BIN)/python bench/verify.py
@@ -40,4 +43,4 @@ generate: $(STAMP)
 	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

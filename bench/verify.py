@@ -18,11 +18,13 @@ import sqlite3
 import statistics
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from toolscale.sandbox.ddl import create_statements
+from toolscale.sandbox.sqlcheck import Statement
 from toolscale.sandbox.sqlite import SQLiteSandbox
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
@@ -33,14 +35,15 @@ from validators.pipeline import Verifier
 def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]:
     """Valid multi-step tasks drawn from the seed: transfers and card freezes, in turn."""
     rng = random.Random(seed)
-    clients = {c["client_id"]: c for c in spec.seed["clients"]}
-    accounts: dict[str, list[dict]] = {}
-    for a in spec.seed["accounts"]:
+    rows: dict[str, list[dict[str, Any]]] = spec.seed  # the banking fixture: ids are integers
+    clients = {c["client_id"]: c for c in rows["clients"]}
+    accounts: dict[int, list[dict]] = {}
+    for a in rows["accounts"]:
         if a["status"] == "active":
             accounts.setdefault(a["client_id"], []).append(a)
-    cards: dict[str, list[dict]] = {}
-    owner = {a["account_id"]: a["client_id"] for a in spec.seed["accounts"]}
-    for c in spec.seed["cards"]:
+    cards: dict[int, list[dict]] = {}
+    owner = {a["account_id"]: a["client_id"] for a in rows["accounts"]}
+    for c in rows["cards"]:
         if c["status"] == "active":
             cards.setdefault(owner[c["account_id"]], []).append(c)
     movers = sorted(
@@ -104,15 +107,15 @@ def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]
 class Recorder(SQLiteSandbox):
     """A SQLite sandbox that also records every tool statement and reset it performs."""
 
-    log: list[tuple[str, dict] | None]
+    log: list[tuple[str, dict | None, str, int] | None]
 
-    def _query(self, stmt, params, limit):  # type: ignore[override]
+    def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
         self.log.append((stmt.sqlite, dict(params), "q", limit))
         return super()._query(stmt, params, limit)
 
-    def _execute(self, stmt, params):  # type: ignore[override]
+    def _execute(self, stmt: Statement, params: dict[str, Any]) -> None:
         self.log.append((stmt.sqlite, dict(params), "x", 0))
-        return super()._execute(stmt, params)
+        super()._execute(stmt, params)
 
     def _begin_call(self) -> None:
         self.log.append(("call", None, "b", 0))

@@ -16,6 +16,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from generators.strategies import STRATEGY_NAMES, check_strategies
+from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, read_lines, write_json
 from toolscale.report import StageReport
 from toolscale.sandbox.base import ENGINE_NAMES, Limits
@@ -33,10 +34,7 @@ def load_environment(path: Path) -> EnvironmentSpec:
     try:
         return EnvironmentSpec.model_validate_json(text)
     except ValidationError as e:
-        lines = []
-        for err in e.errors()[:10]:
-            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            lines.append(f"  {path}: {where}: {err['msg']}")
+        lines = [f"  {path}: {problem}" for problem in pydantic_problems(e)[:10]]
         raise SystemExit(
             f"error: {path} is not a valid environment ({e.error_count()} problem(s)):\n"
             + "\n".join(lines)
@@ -182,7 +180,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except BriefError as e:
         raise SystemExit(f"error: {e}") from None
     from flows.generate import generate_all, generate_domain  # Prefect: slow
-    from generators.environment import GenerationFailed
 
     try:
         if args.domain == "all":
@@ -208,7 +205,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 cross_engine=not args.no_cross_engine,
             )
         )
-    except (BriefError, GenerationFailed, ValueError) as e:
+    except (ToolscaleError, ValueError) as e:  # a stage, the store, the embedded model
         raise SystemExit(f"error: {e}") from None
     return 0 if summary["tasks"] > 0 else 1
 

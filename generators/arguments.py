@@ -68,9 +68,9 @@ def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str,
     for pname in tool.parameters.get("properties", {}):
         if pname in found:
             continue
-        for table in spec.schema_.tables:  # a parameter named after a column
-            if pname in table.column_names:
-                found[pname] = (table.name, pname)
+        for named in spec.schema_.tables:  # a parameter named after a column
+            if pname in named.column_names:
+                found[pname] = (named.name, pname)
                 break
     return found
 
@@ -138,9 +138,9 @@ class ArgumentSampler:
                     if found is not None:
                         return found
         for fk in self.spec.schema_.table(table).foreign_keys:
-            picked = rows.get(fk.ref_table)
-            if picked is not None and len(fk.columns) == 1:
-                key = picked.get(fk.ref_columns[0])
+            parent = rows.get(fk.ref_table)
+            if parent is not None and len(fk.columns) == 1:
+                key = parent.get(fk.ref_columns[0])
                 children = [r for r in self.rows.get(table, []) if r.get(fk.columns[0]) == key]
                 if children:
                     return rng.choice(children)

@@ -19,8 +19,10 @@ from generators import tools as tools_stage
 from generators.config import GenerationConfig
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief
+from toolscale.errors import ToolscaleError
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.llm.ledger import Ledger
+from toolscale.reasons import ErrorReason, GeneratorReason
 from toolscale.report import Rejection, RunTable, StageStats, stage_entry
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
@@ -36,8 +38,10 @@ V = TypeVar("V")
 Warn = Callable[[str, str], None]  # (headline, detail): where a stage's setbacks are told
 
 
-class GenerationFailed(RuntimeError):
+class GenerationFailed(ToolscaleError):
     """A stage could not produce anything usable; what was made so far stays on disk."""
+
+    reason = ErrorReason.GENERATION_FAILED
 
 
 @dataclass
@@ -78,7 +82,7 @@ class EnvironmentStages:
 async def _stage(
     stages: EnvironmentStages,
     name: str,
-    kind: type[V] | object,
+    kind: type[V],
     make: Callable[[int], Awaitable[Outcome[V]]],
     attempts: int,
     warn: Warn,
@@ -97,7 +101,7 @@ async def _stage(
                 row.passed += 1
                 stages.store.save_stage(name, outcome.value, kind)
                 return outcome.value
-            reason = outcome.rejection.reason if outcome.rejection else "failed"
+            reason = outcome.rejection.reason if outcome.rejection else GeneratorReason.FAILED
             row.reject(reason)
             detail = outcome.rejection.detail if outcome.rejection else ""
             warn(f"{name}: attempt {attempt + 1} rejected ({reason})", detail[:SHOWN_CHARS])
@@ -143,7 +147,7 @@ async def build_environment(
     )
     derived = core + [tools_stage.priced(t) for t in status_tools(schema, seed)]
     base = EnvironmentSpec(
-        name=brief.name, description=brief.description, schema=schema, seed=seed, tools=derived
+        name=brief.name, description=brief.description, schema_=schema, seed=seed, tools=derived
     )
     tools: list[Tool] | None = store.load_stage("tools", list[Tool])
     if tools is None:
@@ -172,7 +176,7 @@ async def build_environment(
     except GenerationFailed as e:  # the brief's own rules still make a usable policy
         warn(f"policy: {e}; using the brief's rules", "")
         policy = policy_stage.brief_policy(brief, tools)
-        stages.row("policy").reject("fell_back_to_brief_rules")
+        stages.row("policy").reject(GeneratorReason.FELL_BACK_TO_BRIEF_RULES)
         store.save_stage("policy", policy, str)
     spec = base.model_copy(update={"tools": tools, "policy": policy})
     problems = check(spec)

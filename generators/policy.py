@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from generators.prompting import messages
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
+from toolscale.reasons import GeneratorReason
 from toolscale.tool import Tool
 
 STAGE = "policy"
@@ -53,7 +54,7 @@ async def propose_policy(
             f"rule {i + 1} is empty" for i, r in enumerate(proposal.rules) if not r.strip()
         ]
         if problems:
-            raise Invalid(problems, reason="bad_policy")
+            raise Invalid(problems, reason=GeneratorReason.BAD_POLICY)
         return render_policy(brief, proposal, tools)
 
     n_rules = min(12, max(4, len(brief.rules) + 2))

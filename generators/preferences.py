@@ -4,6 +4,7 @@ words (appended to the instruction) and as a vector the trainer's reward reads."
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from toolscale.task import Preference
 from toolscale.tool import Tool, ToolCall
@@ -13,7 +14,7 @@ LATENCY = "I'm in a hurry, so please be quick about it."
 
 
 def sample_preference(
-    rng: random.Random, tools: list[Tool], calls: list[ToolCall], share: float = 0.3
+    rng: random.Random, tools: list[Tool], calls: Sequence[ToolCall], share: float = 0.3
 ) -> Preference | None:
     if rng.random() >= share:
         return None

@@ -13,7 +13,9 @@ import sqlglot
 from sqlglot import exp
 
 from toolscale.checks import check_seed, check_sql
+from toolscale.reasons import StaticSQLReason
 from toolscale.report import Rejection
+from toolscale.sandbox.base import EngineName
 from toolscale.sandbox.ddl import create_statements
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
@@ -53,7 +55,9 @@ def ddl_problems(schema: Schema) -> list[str]:
     problems = check_expression_problems(schema)
     if problems:
         return problems
-    engines = [
+    engines: list[
+        tuple[str, sqlite3.Connection | duckdb.DuckDBPyConnection, type[Exception], EngineName]
+    ] = [
         ("SQLite", sqlite3.connect(":memory:"), sqlite3.Error, "sqlite"),
         (
             "DuckDB",
@@ -64,10 +68,10 @@ def ddl_problems(schema: Schema) -> list[str]:
     ]
     for label, con, error, engine in engines:
         try:
-            for ddl in create_statements(schema, engine):  # type: ignore[arg-type]
+            for ddl in create_statements(schema, engine):
                 try:
                     con.execute(ddl)
-                except error as e:  # type: ignore[misc]
+                except error as e:
                     problems.append(f"{label} refused the DDL: {str(e).splitlines()[0]}")
         finally:
             con.close()
@@ -114,9 +118,9 @@ def insert_problems(tool: Tool, schema: Schema) -> list[str]:
 
 
 def tool_sql_problems(tool: Tool, schema: Schema) -> list[str]:
-    """Static SQL problems of one tool and what DuckDB cannot bind, then missing INSERT
-    columns."""
-    rejections, _ = check_sql(EnvironmentSpec(name="probe", schema=schema, tools=[tool]))
-    if rejections:
-        return [feedback(r) for r in rejections]
-    return insert_problems(tool, schema)
+    """Static SQL problems of one tool, then missing INSERT columns, then what DuckDB cannot
+    bind."""
+    rejections, _ = check_sql(EnvironmentSpec(name="probe", schema_=schema, tools=[tool]))
+    if any(r.reason != StaticSQLReason.SQL_NOT_PORTABLE for r in rejections):
+        return [feedback(r) for r in rejections]  # portability is only checked without these
+    return insert_problems(tool, schema) or [feedback(r) for r in rejections]

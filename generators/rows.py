@@ -15,6 +15,7 @@ from generators.prompting import messages
 from generators.realise import seed_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
@@ -40,7 +41,7 @@ def key_base(index: int, n_rows: int = 99) -> int:
     return (index + 1) * step + 1
 
 
-def row_model(table: Table, parent_keys: dict[str, list[int]], n_rows: int) -> type[BaseModel]:
+def row_model(table: Table, parent_keys: dict[str, list[Scalar]], n_rows: int) -> type[BaseModel]:
     """The JSON schema one table's rows must follow; the integer primary key is left out."""
     fields: dict[str, Any] = {}
     fk_of = {fk.columns[0]: fk.ref_table for fk in table.foreign_keys if len(fk.columns) == 1}
@@ -48,18 +49,18 @@ def row_model(table: Table, parent_keys: dict[str, list[int]], n_rows: int) -> t
         if col.name in table.primary_key and col.type == "integer" and len(table.primary_key) == 1:
             continue
         if col.name in fk_of and parent_keys.get(fk_of[col.name]):
-            kind: Any = Literal[tuple(parent_keys[fk_of[col.name]])]  # type: ignore[misc]
+            kind: Any = Literal[tuple(parent_keys[fk_of[col.name]])]
         else:
             kind = PY_TYPES[col.type]
         if col.nullable:
             fields[col.name] = (kind | None, None)
         else:
             fields[col.name] = (kind, ...)
-    row = create_model(f"{table.name}_row", **fields)  # type: ignore[call-overload]
+    row = create_model(f"{table.name}_row", **fields)
     low = max(2, n_rows // 2)
     return create_model(
         f"{table.name}_rows",
-        rows=(list[row], Field(min_length=low, max_length=n_rows)),  # type: ignore[valid-type]
+        rows=(list[row], Field(min_length=low, max_length=n_rows)),
     )
 
 
@@ -76,11 +77,11 @@ def with_keys(
 ) -> list[dict[str, Scalar]]:
     """Rows with our keys; `n_rows` is the most rows any table may have (the same for all)."""
     out = []
-    key = table.primary_key[0] if len(table.primary_key) == 1 else None
-    auto = key is not None and table.column(key).type == "integer"
+    keys = table.primary_key
+    key = keys[0] if len(keys) == 1 and table.column(keys[0]).type == "integer" else None
     for i, row in enumerate(rows):
         values = {k: to_scalar(v) for k, v in row.items()}
-        if auto:
+        if key is not None:
             values = {key: key_base(index, n_rows or len(rows)) + i, **values}
         out.append(values)
     return out
@@ -99,20 +100,20 @@ async def propose_table_rows(
 ) -> Outcome[list[dict[str, Scalar]]]:
     """Rows for one table, given its parents' rows; checked by loading them on both engines."""
     parents = {fk.ref_table for fk in table.foreign_keys}
-    parent_keys: dict[str, list[int]] = {}
+    parent_keys: dict[str, list[Scalar]] = {}
     for name in parents:
         parent = schema.table(name)
-        parent_keys[name] = [r[parent.primary_key[0]] for r in seed.get(name, [])]  # type: ignore[misc]
+        parent_keys[name] = [r[parent.primary_key[0]] for r in seed.get(name, [])]
     model = row_model(table, parent_keys, brief.rows_per_table)
 
     def check(answer: BaseModel) -> list[dict[str, Scalar]]:
-        raw = [r.model_dump() for r in answer.rows]  # type: ignore[attr-defined]
+        raw = answer.model_dump()["rows"]
         rows = with_keys(table, raw, index, brief.rows_per_table)
         partial = {**seed, table.name: rows}
-        spec = EnvironmentSpec(name=brief.name, schema=schema, seed=partial, tools=probe)
+        spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=partial, tools=probe)
         problems = seed_problems(spec)
         if problems:
-            raise Invalid(problems, reason="seed_rejected")
+            raise Invalid(problems, reason=GeneratorReason.SEED_REJECTED)
         return rows
 
     prompt = messages(
@@ -140,7 +141,9 @@ async def propose_rows(
         got = await propose_table_rows(llm, brief, schema, seed, table, index, probe, sample)
         attempts += got.attempts
         if not got.ok or got.value is None:
-            rejection = got.rejection or Rejection(stage=STAGE, reason="no_rows", detail="")
+            rejection = got.rejection or Rejection(
+                stage=STAGE, reason=GeneratorReason.NO_ROWS, detail=""
+            )
             rejection.detail = f"table {table.name!r}: {rejection.detail}"
             return Outcome(rejection=rejection, attempts=attempts, raw=got.raw)
         seed[table.name] = got.value

@@ -7,6 +7,7 @@ the user should be told are picked from read outputs. The LLM only puts it into 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,7 +94,7 @@ def walk(
     sampler: ArgumentSampler,
     rng: random.Random,
     max_calls: int = 3,
-    prefix: list[ToolCall] | None = None,
+    prefix: Sequence[ToolCall] | None = None,
     tries: int = 20,
     avoid: frozenset[str] = frozenset(),
 ) -> Chain | None:

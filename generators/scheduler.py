@@ -19,6 +19,7 @@ from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient
 from toolscale.llm.ledger import Ledger
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection, Result
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
@@ -87,7 +88,7 @@ async def synthesize(
             outcome = await strategy.propose(ctx, index, parents)
             if outcome.value is None:
                 rejection = outcome.rejection or Rejection(
-                    stage=strategy.name, reason="failed", detail=""
+                    stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
                 )
                 rejection.task_id = strategy.task_id(brief.name, index)
                 return Result(rejection=rejection)

@@ -9,7 +9,9 @@ from pydantic import BaseModel, Field, ValidationError
 from generators.prompting import messages
 from generators.realise import ddl_problems
 from toolscale.brief import Brief
-from toolscale.llm.client import Invalid, LLMClient, Outcome, validation_problems
+from toolscale.errors import pydantic_problems
+from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
+from toolscale.reasons import GeneratorReason
 from toolscale.schema import Column, ForeignKey, Schema, Table
 
 STAGE = "schema"
@@ -52,19 +54,19 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
         problems.append(f"propose at least {min_tables} tables, got {len(proposal.tables)}")
     keys: dict[str, str] = {}  # key column name -> table
     for t in proposal.tables:
-        key = t.columns[0]
-        if key.type != "integer" or not key.name.endswith("_id"):
+        first = t.columns[0]
+        if first.type != "integer" or not first.name.endswith("_id"):
             problems.append(
                 f"table {t.name!r}: the first column must be its integer key named "
-                f"<singular>_id, got {key.name!r} ({key.type})"
+                f"<singular>_id, got {first.name!r} ({first.type})"
             )
-        elif key.name in keys:
+        elif first.name in keys:
             problems.append(
-                f"tables {keys[key.name]!r} and {t.name!r} both have key {key.name!r}; "
+                f"tables {keys[first.name]!r} and {t.name!r} both have key {first.name!r}; "
                 "each table needs its own key name"
             )
         else:
-            keys[key.name] = t.name
+            keys[first.name] = t.name
     t_key = {table: key for key, table in keys.items()}
     tables: list[Table] = []
     for t in proposal.tables:
@@ -82,7 +84,9 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
             try:
                 columns.append(Column(name=c.name, type=c.type, nullable=False))
             except ValidationError as e:
-                problems += [f"{t.name}.{c.name}: {p}" for p in validation_problems(e)]
+                problems += [
+                    f"{t.name}.{c.name}: {p}" for p in pydantic_problems(e, FEEDBACK_PROBLEMS)
+                ]
         try:
             tables.append(
                 Table(
@@ -94,21 +98,23 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
                 )
             )
         except ValidationError as e:
-            problems += [f"table {t.name!r}: {p}" for p in validation_problems(e)]
+            problems += [f"table {t.name!r}: {p}" for p in pydantic_problems(e, FEEDBACK_PROBLEMS)]
     if problems:
-        raise Invalid(problems, reason="bad_schema")
+        raise Invalid(problems, reason=GeneratorReason.BAD_SCHEMA)
     if not any(t.foreign_keys for t in tables):
         raise Invalid(
             [
                 "no table points to another: name a column like another table's key "
                 "(for example accounts.client_id points to clients)"
             ],
-            reason="bad_schema",
+            reason=GeneratorReason.BAD_SCHEMA,
         )
     try:
         return Schema(tables=tables)
     except ValidationError as e:
-        raise Invalid(validation_problems(e), reason="bad_schema") from e
+        raise Invalid(
+            pydantic_problems(e, FEEDBACK_PROBLEMS), reason=GeneratorReason.BAD_SCHEMA
+        ) from e
 
 
 async def propose_schema(
@@ -120,7 +126,7 @@ async def propose_schema(
         schema = to_schema(proposal, min_tables=min(3, brief.n_tables))
         problems = ddl_problems(schema)
         if problems:
-            raise Invalid(problems, reason="ddl_rejected")
+            raise Invalid(problems, reason=GeneratorReason.DDL_REJECTED)
         return schema
 
     return await llm.structured(

@@ -29,6 +29,7 @@ from generators.tasks import (
 from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.task import Task
 
@@ -69,7 +70,9 @@ class Strategy:
         except Exception as e:
             last = traceback.format_exception_only(e)[-1].strip()
             return Outcome(
-                rejection=Rejection(stage=self.name, reason="generator_error", detail=last)
+                rejection=Rejection(
+                    stage=self.name, reason=GeneratorReason.GENERATOR_ERROR, detail=last
+                )
             )
 
 

@@ -22,6 +22,7 @@ from toolscale.brief import Brief
 from toolscale.environment import Environment, Replay
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions, scalars
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
 from toolscale.task import GoldCall, OutputRef, Provenance, Task
@@ -42,14 +43,11 @@ def call_model(tool: Tool) -> type[BaseModel]:
     for name, prop in props.items():
         kind: Any = PY.get(prop.get("type") if isinstance(prop.get("type"), str) else "", str)
         if prop.get("enum"):
-            kind = Literal[tuple(prop["enum"])]  # type: ignore[misc]
+            kind = Literal[tuple(prop["enum"])]
         fields[name] = (kind, ...) if name in required else (kind | None, None)
-    args = create_model(f"{tool.name}_args", **fields)  # type: ignore[call-overload]
-    return create_model(
-        f"call_{tool.name}",
-        name=(Literal[tool.name], ...),  # type: ignore[valid-type]
-        arguments=(args, ...),
-    )
+    args = create_model(f"{tool.name}_args", **fields)
+    constant: Any = Literal[tool.name]
+    return create_model(f"call_{tool.name}", name=(constant, ...), arguments=(args, ...))
 
 
 class CommunicateProposal(BaseModel):
@@ -62,7 +60,7 @@ def _proposal_model(call: Any) -> type[BaseModel]:
         "TaskProposal",
         instruction=(str, Field(min_length=15, max_length=1500)),
         known_facts=(list[str], Field(default_factory=list, max_length=10)),
-        gold_calls=(list[call], Field(min_length=1, max_length=6)),  # type: ignore[valid-type]
+        gold_calls=(list[call], Field(min_length=1, max_length=6)),
         communicate=(list[CommunicateProposal], Field(default_factory=list, max_length=4)),
     )
 
@@ -79,7 +77,7 @@ def task_model(tools: list[Tool]) -> type[BaseModel]:
 def loose_task_model(tools: list[Tool]) -> type[BaseModel]:
     """Calls as a tool name and a flat argument object: a grammar a CPU server samples fast;
     argument types are then checked (and fed back) by the quick replay."""
-    names: Any = Literal[tuple(t.name for t in tools)]  # type: ignore[misc]
+    names: Any = Literal[tuple(t.name for t in tools)]
     call = create_model("GoldCallProposal", name=(names, ...), arguments=(dict[str, Scalar], ...))
     return _proposal_model(call)
 
@@ -126,7 +124,7 @@ def unstated_values(task: Task, results: list[ToolResult]) -> list[tuple[int, st
     output contain: the provenance validator would reject them as invented."""
     text = task.user_text()
     seen: set[Any] = set()
-    out = []
+    out: list[tuple[int, str, Scalar]] = []
     for i, call in enumerate(task.gold_calls):
         for name, value in call.arguments.items():
             if value is None or value in seen or isinstance(value, bool) or mentions(text, value):
@@ -181,7 +179,7 @@ async def propose_llm_task(
             task.communicate = [r for j, r in enumerate(task.communicate) if j not in dangling]
             problems = []
         if problems:
-            raise Invalid(problems, reason="gold_failed")
+            raise Invalid(problems, reason=GeneratorReason.GOLD_FAILED)
         for i, ref in enumerate(task.communicate):
             if "." not in ref.path and isinstance(run.results[ref.call].output, list):
                 task.communicate[i] = OutputRef(call=ref.call, path=f"0.{ref.path}")
@@ -193,11 +191,11 @@ async def propose_llm_task(
                     f"the customer never states these values the calls use: {listed}; "
                     "put them in instruction or known_facts"
                 ],
-                reason="facts_missing",
+                reason=GeneratorReason.FACTS_MISSING,
             )
         facts = [*task.known_facts, *(fact_text(n, v) for _, n, v in unstated)]
-        task.provenance.facts_completed = len(unstated)  # type: ignore[attr-defined]
-        return task.model_copy(update={"known_facts": facts})
+        completed = task.provenance.model_copy(update={"facts_completed": len(unstated)})
+        return task.model_copy(update={"known_facts": facts, "provenance": completed})
 
     examples = {t: rng.sample(rows, k=min(3, len(rows))) for t, rows in spec.seed.items()}
     ideas = brief.task_ideas or ["a typical request"]
@@ -247,10 +245,12 @@ async def propose_sampled_task(
     chain = walk(env, sampler, rng, max_calls=2 if parent else 3, prefix=prefix, avoid=avoid)
     stage = EVOLVE_STAGE if parent else SAMPLE_STAGE
     if chain is None:
-        llm.ledger.fail(stage, "no_chain")
+        llm.ledger.fail(stage, GeneratorReason.NO_CHAIN)
         return Outcome(
             rejection=Rejection(
-                stage=stage, reason="no_chain", detail="no walk of successful calls was found"
+                stage=stage,
+                reason=GeneratorReason.NO_CHAIN,
+                detail="no walk of successful calls was found",
             )
         )
     if parent is not None:  # the parent's asks stay; the new ones are added

@@ -16,8 +16,10 @@ from generators.prompting import messages
 from generators.realise import tool_sql_problems
 from toolscale.brief import Brief
 from toolscale.environment import Environment
-from toolscale.llm.client import Invalid, LLMClient, Outcome, validation_problems
+from toolscale.errors import pydantic_problems
+from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
 from toolscale.names import check_identifier
+from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
@@ -120,7 +122,9 @@ def to_tool(plan: PlannedTool, proposal: ToolProposal) -> Tool:
             returns=(proposal.returns or "").strip().rstrip(";") or None,
         )
     except ValidationError as e:
-        raise Invalid(validation_problems(e), reason="bad_tool") from e
+        raise Invalid(
+            pydantic_problems(e, FEEDBACK_PROBLEMS), reason=GeneratorReason.BAD_TOOL
+        ) from e
 
 
 def smoke_problems(
@@ -175,7 +179,7 @@ async def plan_tools(
         if not any(p.kind == "write" for p in kept):
             problems.append("propose at least one write tool")
         if problems and len(kept) < 2:
-            raise Invalid(problems, reason="bad_plan")
+            raise Invalid(problems, reason=GeneratorReason.BAD_PLAN)
         writes = [p for p in kept if p.kind == "write"]
         reads = [p for p in kept if p.kind == "read"]
         return (writes + reads)[: n_new + 1]  # as many as asked: each costs a repair loop
@@ -204,10 +208,10 @@ async def write_tool(
         tool = to_tool(plan, proposal)
         problems = tool_sql_problems(tool, spec.schema_)
         if problems:
-            raise Invalid(problems, reason="sql_rejected")
+            raise Invalid(problems, reason=GeneratorReason.SQL_REJECTED)
         problems = smoke_problems(tool, spec, seed=sample)
         if problems:
-            raise Invalid(problems, reason="smoke_failed")
+            raise Invalid(problems, reason=GeneratorReason.SMOKE_FAILED)
         return priced(tool)
 
     examples = {t: rows[:2] for t, rows in spec.seed.items()}
@@ -237,14 +241,18 @@ async def propose_tools(
         if plan.ok and plan.value:
             break
     if not plan.ok or not plan.value:
-        return [], [plan.rejection or Rejection(stage=PLAN_STAGE, reason="no_plan", detail="")]
+        return [], [
+            plan.rejection or Rejection(stage=PLAN_STAGE, reason=GeneratorReason.NO_PLAN, detail="")
+        ]
     outcomes = await asyncio.gather(*(write_tool(llm, brief, spec, p, sample) for p in plan.value))
     kept, dropped = [], []
     for p, outcome in zip(plan.value, outcomes, strict=True):
         if outcome.ok and outcome.value is not None:
             kept.append(outcome.value)
         else:
-            rejection = outcome.rejection or Rejection(stage=STAGE, reason="no_tool", detail="")
+            rejection = outcome.rejection or Rejection(
+                stage=STAGE, reason=GeneratorReason.NO_TOOL, detail=""
+            )
             rejection.detail = f"tool {p.name!r}: {rejection.detail}"
             dropped.append(rejection)
     return kept, dropped

@@ -14,6 +14,7 @@ from generators.prompting import messages
 from generators.sampling import Chain
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions
+from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
 
 STAGE = "verbalize"
@@ -60,11 +61,15 @@ async def verbalize(
     def judge(words: Words, complete: bool) -> Verbalized:
         text = "\n".join([words.instruction, *words.known_facts])
         if "{" in words.instruction or "```" in words.instruction:
-            raise Invalid(["the instruction must be plain words, not JSON or code"], "bad_words")
+            raise Invalid(
+                ["the instruction must be plain words, not JSON or code"], GeneratorReason.BAD_WORDS
+            )
         missing = missing_facts(text, chain.facts)
         if missing and not complete:
             listed = ", ".join(f"{n} = {v}" for n, v in missing)
-            raise Invalid([f"these values are not stated exactly: {listed}"], "facts_missing")
+            raise Invalid(
+                [f"these values are not stated exactly: {listed}"], GeneratorReason.FACTS_MISSING
+            )
         facts = [f.strip() for f in words.known_facts if f.strip()]
         facts += [fact_text(n, v) for n, v in missing]
         return Verbalized(words.instruction.strip(), facts, len(missing))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolscale.spec import EnvironmentSpec
-from toolscale.task import Task
+from toolscale.task import ExpectedOutcome, Task
 
 BANKING = Path(__file__).parent / "fixtures" / "banking"
 
@@ -146,7 +146,7 @@ def mini_spec() -> EnvironmentSpec:
 
 
 def mini_task(**overrides: object) -> Task:
-    base = {
+    base: dict[str, object] = {
         "id": "t1",
         "instruction": "Withdraw $30 from account A1 and tell me the new balance.",
         "gold_calls": [{"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}],
@@ -154,6 +154,12 @@ def mini_task(**overrides: object) -> Task:
     }
     base.update(overrides)
     return Task.model_validate(base)
+
+
+def expected_of(task: Task) -> ExpectedOutcome:
+    """The expected outcome a verified task carries."""
+    assert task.expected is not None, f"task {task.id!r} has no expected outcome"
+    return task.expected
 
 
 @pytest.fixture(scope="session")

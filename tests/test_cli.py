@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli import main
-from tests.conftest import mini_task
+from tests.conftest import expected_of, mini_task
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 
@@ -90,7 +90,7 @@ def test_verify_on_duckdb(tmp_path: Path, mini_spec: EnvironmentSpec) -> None:
     accepted = [
         Task.model_validate_json(x) for x in (out / "accepted.jsonl").read_text().splitlines()
     ]
-    assert [t.expected.engine for t in accepted] == ["duckdb", "duckdb"]
+    assert [expected_of(t).engine for t in accepted] == ["duckdb", "duckdb"]
 
 
 def test_bad_environment_file_is_a_clear_error(tmp_path: Path, mini_dict: dict) -> None:

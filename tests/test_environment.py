@@ -44,6 +44,7 @@ def verified(mini_spec: EnvironmentSpec):
 def test_reset_gives_policy_and_instruction(mini_spec: EnvironmentSpec, verified) -> None:
     with Environment(mini_spec) as env:
         system, user = env.reset(verified)
+        assert system.content is not None
         assert "not frozen" in system.content and "2025-03-14T09:30:00" in system.content
         assert user.content == verified.instruction
 
@@ -55,13 +56,13 @@ def test_step_reports_invalid_calls_without_touching_the_database(
         env.reset()
         bad = env.step(ToolCall(name="withdraw", arguments={"account_id": "A1", "amount": "lots"}))
         assert (bad.ok, bad.code) == (False, "invalid_arguments")
-        assert "amount" in bad.error
+        assert "amount" in (bad.error or "")
         extra = env.step(
             ToolCall(name="withdraw", arguments={"account_id": "A1", "amount": 1, "x": 2})
         )
         assert extra.code == "invalid_arguments"
         unknown = env.step(ToolCall(name="rob_bank", arguments={}))
-        assert unknown.code == "unknown_tool" and "withdraw" in unknown.error
+        assert unknown.code == "unknown_tool" and "withdraw" in (unknown.error or "")
         assert env.invalid_calls == 3
         assert env.sandbox.changes() == {}
 
@@ -97,6 +98,7 @@ def test_evaluate_wrong_state_explains_the_difference(mini_spec: EnvironmentSpec
     assert ev.invalid_calls == 1 and ev.n_calls == 3
     assert ev.avoided_tools_used == ["get_account"]
     (row,) = ev.diff.tables["accounts"]
+    assert row.before is not None and row.after is not None
     assert (row.before["balance"], row.after["balance"]) == (70, 97)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolscale.jsonl import AtomicWriter, read_lines
+from toolscale.report import Rejection
 
 
 def test_commit_replaces_and_failure_keeps_old_file_and_partial(tmp_path: Path) -> None:
@@ -35,6 +36,8 @@ def test_a_line_that_is_not_utf8_is_rejected_alone(tmp_path: Path) -> None:
     path.write_bytes(b'{"id": "caf\xe9"}\n{"id": 2}\n')
     (first, raw), (second, _) = read_lines(path)
     rejection = parse(raw, first)
+    assert isinstance(rejection, Rejection)
     assert (rejection.reason, rejection.source) == ("bad_json", f"{path}:1")
     assert "not UTF-8" in rejection.detail and rejection.item == '{"id": "caf\\xe9"}'
-    assert parse(b'{"id": 2}', second).reason == "not_a_task"
+    second_rejection = parse(b'{"id": 2}', second)
+    assert isinstance(second_rejection, Rejection) and second_rejection.reason == "not_a_task"

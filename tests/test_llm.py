@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel, field_validator
 
+from toolscale.errors import ToolscaleError
 from toolscale.llm.cache import Completion, ResponseCache
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.llm.config import DEFAULT_OPENAI_URL, LLMConfig
@@ -262,6 +263,8 @@ def test_parsing_is_apart_from_the_cache(tmp_path: Path) -> None:
     """A changed parser re-reads the paid answer; nothing is asked again."""
     strict, lenient = _point_class(False), _point_class(True)
     assert strict.model_json_schema() == lenient.model_json_schema()
+    failed: Outcome[Any]
+    parsed: Outcome[Any]
     with FakeLLM(scripted(Reply(content='{"x": -1, "y": 2}'), Reply(content=GOOD))) as server:
         failed, _ = run(
             server,
@@ -478,6 +481,38 @@ def test_a_check_that_keeps_failing_gives_its_own_reason() -> None:
 def test_invalid_without_problems_still_says_something() -> None:
     error = Invalid(["", ""])
     assert (error.problems, error.reason) == (["the answer was not accepted"], "check_failed")
+    assert isinstance(error, ToolscaleError) and error.detail == "the answer was not accepted"
+
+
+def _broken_check(point: Point) -> int:
+    return int(str(point.x) + "!")  # the caller's own bug: a ValueError, not the model's
+
+
+def test_a_checks_own_value_error_propagates_and_is_not_bad_json() -> None:
+    clients: list[LLMClient] = []
+
+    async def body(client: LLMClient) -> Outcome[int]:
+        clients.append(client)
+        return await client.structured(MESSAGES, Point, stage="gen", check=_broken_check)
+
+    with FakeLLM(scripted(Reply(content=GOOD))) as server:
+        with pytest.raises(ValueError, match="invalid literal for int"):
+            run(server, body)
+        assert server.count == 1  # nothing was sent back to the model as feedback
+    usage = clients[0].ledger.stage("gen")
+    assert (usage.failures, usage.repairs) == ({}, 0)
+
+
+def _model_built_in_the_check(point: Point) -> Point:
+    return Point.model_validate({"x": point.x, "y": "not a number"})
+
+
+def test_a_validation_error_from_a_checks_own_model_is_a_schema_violation() -> None:
+    with FakeLLM(scripted(Reply(content=GOOD))) as server:
+        outcome, client = run(server, ask_point(check=_model_built_in_the_check, repairs=1))
+        assert server.count == 2
+    assert outcome.rejection is not None and outcome.rejection.reason == "schema_violation"
+    assert client.ledger.stage("gen").failures == {"schema_violation": 1}
 
 
 @pytest.mark.parametrize("content", [f"```json\n{GOOD}\n```", f"```\n{GOOD}\n```", f"  \n{GOOD}\n"])

@@ -16,6 +16,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,10 +102,10 @@ def _logged_pid(log: Path) -> int:
     return int(log.read_text().split("fake llama-server pid ", 1)[1].split()[0])
 
 
-def _server(tmp_path: Path, binary: Path, **kw: object) -> LocalServer:
+def _server(tmp_path: Path, binary: Path, **kw: Any) -> LocalServer:
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF")
-    return LocalServer(binary, model, log_path=tmp_path / "server.log", **kw)  # type: ignore[arg-type]
+    return LocalServer(binary, model, log_path=tmp_path / "server.log", **kw)
 
 
 def _health(base_url: str) -> int:

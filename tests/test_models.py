@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
@@ -30,6 +32,7 @@ def test_task_round_trips_losslessly() -> None:
     )
     again = Task.model_validate_json(task.model_dump_json())
     assert again == task
+    assert again.preferences is not None
     assert again.preferences.weights() == pytest.approx((0.3, 0.7, 0.0))
 
 
@@ -44,7 +47,7 @@ def test_tool_exports_openai_function_schema(mini_spec: EnvironmentSpec) -> None
 
 
 def test_schema_errors_name_the_table_and_column() -> None:
-    table = {
+    table: dict[str, Any] = {
         "name": "loans",
         "columns": [{"name": "id", "type": "integer"}],
         "primary_key": ["id"],

@@ -5,25 +5,25 @@ from __future__ import annotations
 import pytest
 
 from toolscale.sandbox import open_sandbox
-from toolscale.sandbox.base import Limits, SeedError
+from toolscale.sandbox.base import EngineName, Limits, SeedError
 from toolscale.spec import EnvironmentSpec
 
-ENGINES = ["sqlite", "duckdb"]
+ENGINES: list[EngineName] = ["sqlite", "duckdb"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_read_write_and_policy(mini_spec: EnvironmentSpec, engine: str) -> None:
+def test_read_write_and_policy(mini_spec: EnvironmentSpec, engine: EngineName) -> None:
     with open_sandbox(mini_spec, engine) as sb:
         got = sb.call("get_account", {"account_id": "A1"})
         assert got.ok and got.output == {"id": "A1", "client_id": 1, "balance": 100, "frozen": 0}
         missing = sb.call("get_account", {"account_id": "NOPE"})
         assert (missing.ok, missing.code, missing.error) == (False, "policy", "account not found")
         frozen = sb.call("withdraw", {"account_id": "A2", "amount": 1})
-        assert frozen.code == "policy" and "frozen" in frozen.error
+        assert frozen.code == "policy" and "frozen" in (frozen.error or "")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_failed_call_leaves_no_trace(mini_spec: EnvironmentSpec, engine: str) -> None:
+def test_failed_call_leaves_no_trace(mini_spec: EnvironmentSpec, engine: EngineName) -> None:
     with open_sandbox(mini_spec, engine) as sb:
         assert sb.call("withdraw", {"account_id": "A1", "amount": 10}).ok
         before = sb.changes()
@@ -34,7 +34,9 @@ def test_failed_call_leaves_no_trace(mini_spec: EnvironmentSpec, engine: str) ->
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_new_id_is_per_write_and_restarts_on_reset(mini_spec: EnvironmentSpec, engine: str) -> None:
+def test_new_id_is_per_write_and_restarts_on_reset(
+    mini_spec: EnvironmentSpec, engine: EngineName
+) -> None:
     with open_sandbox(mini_spec, engine) as sb:
         first = sb.call("open_account", {"client_id": 1})
         assert first.output == {"id": "AC1000000", "balance": 0, "opened": "2025-03-14"}
@@ -47,7 +49,7 @@ def test_new_id_is_per_write_and_restarts_on_reset(mini_spec: EnvironmentSpec, e
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_row_and_byte_caps(mini_dict: dict, engine: str) -> None:
+def test_row_and_byte_caps(mini_dict: dict, engine: EngineName) -> None:
     mini_dict["seed"]["clients"] = [{"id": i, "name": f"client {i}" * 20} for i in range(1, 60)]
     mini_dict["tools"].append(
         {
@@ -60,15 +62,15 @@ def test_row_and_byte_caps(mini_dict: dict, engine: str) -> None:
     spec = EnvironmentSpec.model_validate(mini_dict)
     with open_sandbox(spec, engine, Limits(max_rows=50)) as sb:
         rows = sb.call("all_clients", {})
-        assert rows.code == "too_large" and "more than 50 rows" in rows.error
+        assert rows.code == "too_large" and "more than 50 rows" in (rows.error or "")
     with open_sandbox(spec, engine, Limits(max_rows=100, max_bytes=2000)) as sb:
         big = sb.call("all_clients", {})
-        assert big.code == "too_large" and "2000-byte cap" in big.error
+        assert big.code == "too_large" and "2000-byte cap" in (big.error or "")
         assert sb.call("get_account", {"account_id": "A1"}).ok
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_seed_constraint_violation_names_table_and_row(mini_dict: dict, engine: str) -> None:
+def test_seed_constraint_violation_names_table_and_row(mini_dict: dict, engine: EngineName) -> None:
     mini_dict["seed"]["accounts"].append({"id": "A3", "client_id": 1, "balance": -5, "frozen": 0})
     spec = EnvironmentSpec.model_validate(mini_dict)
     with pytest.raises(SeedError, match=r"seed accounts\[2\]") as info:
@@ -104,4 +106,4 @@ def test_strict_tables_refuse_wrong_types(mini_dict: dict) -> None:
 
 def test_unknown_engine_is_a_clear_error(mini_spec: EnvironmentSpec) -> None:
     with pytest.raises(ValueError, match="unknown engine 'postgres'"):
-        open_sandbox(mini_spec, "postgres")  # type: ignore[arg-type]
+        open_sandbox(mini_spec, "postgres")  # type: ignore[arg-type]  # the wrong name is the test

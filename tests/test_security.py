@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 import time
+from typing import cast
 
 import pytest
 
 import toolscale.sandbox.base as sandbox_module
 from toolscale.sandbox import open_sandbox
-from toolscale.sandbox.base import Limits, SandboxRefused
-from toolscale.sandbox.sqlcheck import SQLCheckError, Statement, check_statement
+from toolscale.sandbox.base import EngineName, Limits, SandboxRefused
+from toolscale.sandbox.sqlcheck import Role, SQLCheckError, Statement, check_statement
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
@@ -92,10 +93,10 @@ def _tool(role: str, sql: str) -> dict:
     "case, role, sql, reason", HOSTILE + HYGIENE, ids=[h[0] for h in HOSTILE + HYGIENE]
 )
 def test_static_check_refuses_before_running(
-    mini_spec: EnvironmentSpec, case: str, role: str, sql: str, reason: str
+    mini_spec: EnvironmentSpec, case: str, role: Role, sql: str, reason: str
 ) -> None:
     with pytest.raises(SQLCheckError) as info:
-        check_statement(sql, role, mini_spec.schema_, {}, "evil")  # type: ignore[arg-type]
+        check_statement(sql, role, mini_spec.schema_, {}, "evil")
     assert info.value.reason == reason
     assert info.value.detail.startswith("evil: ")
     # the environment validator reports the same reason, naming the tool and step
@@ -114,11 +115,11 @@ def _unchecked_compile(tool: Tool, schema: Schema) -> list[Statement]:
     """What a sandbox would run if the static check were bypassed or had a hole."""
     out = []
     for label, sql in tool.statements():
-        role = label.split("[")[0]
+        role = cast(Role, label.split("[")[0])
         params = tuple(dict.fromkeys(re.findall(r":(\w+)", sql)))
         duck = re.sub(r":(\w+)", r"$\1", sql)
         writes = "accounts" if role == "run" else None
-        out.append(Statement(f"{tool.name}.{label}", role, sql, duck, params, writes))  # type: ignore[arg-type]
+        out.append(Statement(f"{tool.name}.{label}", role, sql, duck, params, writes))
     return out
 
 
@@ -135,7 +136,7 @@ def _assert_next_call_correct(sb: sandbox_module.Sandbox) -> None:
 def test_engine_lock_refuses_when_static_check_is_bypassed(
     monkeypatch: pytest.MonkeyPatch,
     mini_spec: EnvironmentSpec,
-    engine: str,
+    engine: EngineName,
     case: str,
     role: str,
     sql: str,
@@ -145,7 +146,7 @@ def test_engine_lock_refuses_when_static_check_is_bypassed(
     tools = [*mini_spec.tools, Tool.model_validate(_tool(role, sql))]
     spec = mini_spec.model_copy(update={"tools": tools})
     try:
-        sb = open_sandbox(spec, engine)  # type: ignore[arg-type]
+        sb = open_sandbox(spec, engine)
     except SandboxRefused:
         assert engine == "duckdb"  # DuckDB's own parser refused the statement kind up front
         return
@@ -161,7 +162,7 @@ def test_engine_lock_refuses_when_static_check_is_bypassed(
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 @pytest.mark.parametrize("case, sql", RUNAWAY, ids=[r[0] for r in RUNAWAY])
 def test_runaway_queries_are_stopped_within_budget(
-    mini_dict: dict, engine: str, case: str, sql: str
+    mini_dict: dict, engine: EngineName, case: str, sql: str
 ) -> None:
     mini_dict["seed"]["clients"] = [{"id": i, "name": f"c{i}"} for i in range(1, 41)]
     mini_dict["seed"]["accounts"] += [
@@ -175,13 +176,15 @@ def test_runaway_queries_are_stopped_within_budget(
         result = sb.call("evil", {})
         elapsed = time.perf_counter() - started
         assert (result.ok, result.code) == (False, "timeout")
-        assert "100 ms budget" in result.error
+        assert "100 ms budget" in (result.error or "")
         assert elapsed < 2.0  # stopped, not run to completion (that would take hours)
         _assert_next_call_correct(sb)
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
-def test_runaway_write_keeps_earlier_writes_of_the_task(mini_dict: dict, engine: str) -> None:
+def test_runaway_write_keeps_earlier_writes_of_the_task(
+    mini_dict: dict, engine: EngineName
+) -> None:
     """SQLite rolls back the whole transaction when it interrupts a write, DuckDB on any
     error: either way the calls that succeeded before must survive, and reset still works."""
     mini_dict["seed"]["clients"] = [{"id": i, "name": f"c{i}"} for i in range(1, 41)]

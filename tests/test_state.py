@@ -8,6 +8,7 @@ import decimal
 import pytest
 
 from toolscale.sandbox import open_sandbox
+from toolscale.sandbox.base import EngineName
 from toolscale.sandbox.state import normalise
 from toolscale.spec import EnvironmentSpec
 
@@ -75,11 +76,12 @@ def test_diff_names_inserted_updated_deleted_and_columns(mini_spec: EnvironmentS
         (updated,) = sb.seed_state.diff({}, other).tables["accounts"]
         assert updated.kind == "updated"
         assert updated.changed_columns == ["balance"]
+        assert updated.before is not None and updated.after is not None
         assert (updated.before["balance"], updated.after["balance"]) == (100, 60)
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
-def test_changes_of_many_rows(mini_dict: dict, engine: str) -> None:
+def test_changes_of_many_rows(mini_dict: dict, engine: EngineName) -> None:
     """More changed rows than one statement may bind parameters for (SQLite caps it at 100)."""
     mini_dict["seed"]["clients"] = [{"id": i, "name": f"c{i}"} for i in range(1, 301)]
     mini_dict["tools"].append(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import mini_task
+from tests.conftest import expected_of, mini_task
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from validators import dedup
@@ -172,7 +172,7 @@ def test_nondeterministic_and_engine_mismatch(mini_dict: dict) -> None:
     ]
     assert "duckdb" in rejected[1].detail
     # integer division is compiled for DuckDB with SQLite's semantics: 100 / 3 is 33 on both
-    assert [(t.id, t.expected.communicate) for t in accepted] == [("split", [33])]
+    assert [(t.id, expected_of(t).communicate) for t in accepted] == [("split", [33])]
     # without the cross-engine replay the printf difference slips through: the check matters
     accepted, _, _ = verify(spec, [fmt], cross_engine=False)
     assert [t.id for t in accepted] == ["fmt"]
@@ -209,15 +209,18 @@ def test_dedup_index_persists_on_disk(tmp_path, mini_spec: EnvironmentSpec) -> N
     assert index.check(mini_task(id="a")) is None
     index.close()
     again = dedup.DedupIndex(path)
-    assert again.check(mini_task(id="b")).reason == "duplicate_gold"
+    found = again.check(mini_task(id="b"))
+    assert found is not None and found.reason == "duplicate_gold"
     again.close()
 
 
 def test_accepted_task_carries_expected_outcome_and_difficulty(mini_spec: EnvironmentSpec) -> None:
     (task,), _, _ = verify(mini_spec, [mini_task()])
-    assert task.expected.communicate == [70]
-    assert task.expected.diff.summary() == "accounts: 1 updated (balance)"
-    assert len(task.expected.state_hash) == 64
+    expected = expected_of(task)
+    assert expected.communicate == [70]
+    assert expected.diff.summary() == "accounts: 1 updated (balance)"
+    assert len(expected.state_hash) == 64
+    assert task.difficulty is not None
     assert task.difficulty.n_writes == 1 and task.difficulty.level == "easy"
     # verifying a verified task again checks its claimed outcome and accepts it
     again, rejected, _ = verify(mini_spec, [task])

@@ -10,7 +10,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.names import check_identifier
+from toolscale.reasons import ErrorReason
 
 
 class Brief(BaseModel):
@@ -35,8 +37,10 @@ class Brief(BaseModel):
         return check_identifier(v, "domain", in_sql=False)
 
 
-class BriefError(ValueError):
-    """A brief that cannot be read; the message names the file and the field."""
+class BriefError(ToolscaleError):
+    """A brief that cannot be read; `detail` names the file and the field."""
+
+    reason = ErrorReason.BAD_BRIEF
 
 
 def load_brief(path: str | Path) -> Brief:
@@ -52,10 +56,7 @@ def load_brief(path: str | Path) -> Brief:
     try:
         brief = Brief.model_validate(raw)
     except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top)'}: {err['msg']}" for err in e.errors()
-        )
-        raise BriefError(f"{path}: {problems}") from e
+        raise BriefError(f"{path}: {'; '.join(pydantic_problems(e))}") from e
     if brief.name != path.parent.name:
         raise BriefError(
             f"{path}: name {brief.name!r} must equal the folder name {path.parent.name!r}"

@@ -15,6 +15,7 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolscale.matching import Text
+from toolscale.reasons import ToolErrorCode
 from toolscale.sandbox import open_sandbox
 from toolscale.sandbox.base import EngineName, Limits, Program, Sandbox
 from toolscale.sandbox.state import Changes, StateDiff
@@ -109,7 +110,11 @@ class Environment:
         error = self.argument_error(call)
         if error is not None:
             self.invalid_calls += 1
-            code = "unknown_tool" if call.name not in self.tools else "invalid_arguments"
+            code = (
+                ToolErrorCode.UNKNOWN_TOOL
+                if call.name not in self.tools
+                else ToolErrorCode.INVALID_ARGUMENTS
+            )
             return ToolResult(ok=False, error=error, code=code)
         return self.sandbox.call(call.name, call.arguments)
 
@@ -142,7 +147,7 @@ class Environment:
                 invalid += 1
                 continue
             result = self.step(call)
-            if result.code in ("unknown_tool", "invalid_arguments"):
+            if result.code in (ToolErrorCode.UNKNOWN_TOOL, ToolErrorCode.INVALID_ARGUMENTS):
                 invalid += 1
                 continue
             tool = self.tools[call.name]

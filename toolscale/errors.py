@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from toolscale.reasons import ErrorReason
+
 
 class ToolscaleError(Exception):
     """Root of the errors the program cannot go on from (a pipeline that must go on returns a
     `Rejection` instead). `reason` is a stable code; `detail` is for a person."""
 
-    reason: str = "error"
+    reason: str = ErrorReason.ERROR
 
     def __init__(self, detail: str, reason: str | None = None):
         super().__init__(detail)
@@ -20,12 +22,14 @@ class ToolscaleError(Exception):
             self.reason = reason
 
 
-def pydantic_problems(error: ValidationError, limit: int | None = None) -> list[str]:
-    """`where: what` per problem (where = the dotted field path, `(top level)` for the
-    document), at most `limit` of them plus a line saying how many were left out."""
+def pydantic_problems(
+    error: ValidationError, limit: int | None = None, top: str = "(top level)"
+) -> list[str]:
+    """`where: what` per problem (where = the dotted field path, `top` for the document
+    itself), at most `limit` of them plus a line saying how many were left out."""
     errors = error.errors()
     shown = errors if limit is None else errors[:limit]
-    out = [f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}" for e in shown]
+    out = [f"{'.'.join(str(p) for p in e['loc']) or top}: {e['msg']}" for e in shown]
     if len(errors) > len(shown):
         out.append(f"… and {len(errors) - len(shown)} more problems")
     return out

@@ -16,8 +16,10 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, write_json
 from toolscale.llm.ledger import Ledger
+from toolscale.reasons import ErrorReason
 from toolscale.report import Rejection
 from toolscale.sandbox.ddl import create_statements
 from toolscale.spec import EnvironmentSpec
@@ -53,8 +55,16 @@ class Batch(BaseModel):
     seconds: float = 0.0
 
 
-class StoreError(RuntimeError):
-    """A stored file that cannot be read back; names the file and the problem."""
+class StoreError(ToolscaleError):
+    """A stored file that cannot be read back; `detail` names the file, the field and the
+    problem."""
+
+    reason = ErrorReason.BAD_STORED_FILE
+
+
+def _problems(error: ValidationError) -> str:
+    """The first few problems, each naming its field, so a broken file can be fixed by hand."""
+    return "; ".join(pydantic_problems(error, limit=3))
 
 
 class DomainStore:
@@ -67,17 +77,17 @@ class DomainStore:
     def stage_path(self, name: str) -> Path:
         return self.stages / f"{name}.json"
 
-    def save_stage(self, name: str, value: object, kind: type | object) -> None:
+    def save_stage(self, name: str, value: M, kind: type[M]) -> None:
         write_json(self.stage_path(name), TypeAdapter(kind).dump_python(value, mode="json"))
 
-    def load_stage(self, name: str, kind: type[M] | object) -> M | None:
+    def load_stage(self, name: str, kind: type[M]) -> M | None:
         path = self.stage_path(name)
         if not path.exists():
             return None
         try:
-            return TypeAdapter(kind).validate_json(path.read_bytes())  # type: ignore[return-value]
+            return TypeAdapter(kind).validate_json(path.read_bytes())
         except ValidationError as e:
-            raise StoreError(f"{path}: not a valid {name} stage: {e.errors()[0]['msg']}") from e
+            raise StoreError(f"{path}: not a valid {name} stage: {_problems(e)}") from e
 
     @property
     def environment_path(self) -> Path:
@@ -89,7 +99,7 @@ class DomainStore:
         try:
             return EnvironmentSpec.model_validate_json(self.environment_path.read_bytes())
         except ValidationError as e:
-            raise StoreError(f"{self.environment_path}: {e.errors()[0]['msg']}") from e
+            raise StoreError(f"{self.environment_path}: {_problems(e)}") from e
 
     def save_environment(self, spec: EnvironmentSpec) -> None:
         write_json(self.environment_path, spec)
@@ -130,7 +140,7 @@ class DomainStore:
             try:
                 yield Batch.model_validate_json(path.read_bytes())
             except ValidationError as e:
-                raise StoreError(f"{path}: not a valid batch: {e.errors()[0]['msg']}") from e
+                raise StoreError(f"{path}: not a valid batch: {_problems(e)}") from e
 
     def accepted(self, strategy: str | None = None) -> list[Task]:
         return [t for b in self.batches(strategy) for t in b.accepted]

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from toolscale.matching import tokens
+from toolscale.reasons import DedupReason
 from toolscale.report import Rejection
 from toolscale.task import Task
 from validators.stage import TaskContext
@@ -91,7 +92,7 @@ class DedupIndex:
         if row is not None:
             return Rejection(
                 stage=STAGE,
-                reason="duplicate_gold",
+                reason=DedupReason.DUPLICATE_GOLD,
                 detail=f"the same gold call sequence as accepted task {row[0]!r}",
             )
         sig = signature(task.instruction)
@@ -110,7 +111,7 @@ class DedupIndex:
                 if similarity >= self.threshold:
                     return Rejection(
                         stage=STAGE,
-                        reason="near_duplicate_instruction",
+                        reason=DedupReason.NEAR_DUPLICATE_INSTRUCTION,
                         detail=f"instruction is {similarity:.0%} similar (word 3-shingles) to "
                         f"accepted task {tid!r} (threshold {self.threshold:.0%})",
                     )

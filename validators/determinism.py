@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolscale.environment import Replay
+from toolscale.reasons import DeterminismReason
 from toolscale.report import Rejection
 from toolscale.sandbox.base import same_results
 from toolscale.task import Task
@@ -29,7 +30,7 @@ def check(
     if not same_results(first.results, again.results) or first.changes != again.changes:
         return Rejection(
             stage=STAGE,
-            reason="nondeterministic",
+            reason=DeterminismReason.NONDETERMINISTIC,
             detail="two replays on the same engine differ: "
             + _first_difference(task, first, again),
         )
@@ -38,7 +39,7 @@ def check(
     ):
         return Rejection(
             stage=STAGE,
-            reason="engine_mismatch",
+            reason=DeterminismReason.ENGINE_MISMATCH,
             detail=f"the replay on {other_engine} differs: "
             + _first_difference(task, first, other),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolscale.environment import Environment, Replay
+from toolscale.reasons import NecessityReason
 from toolscale.report import Rejection
 from toolscale.task import Task
 from validators.stage import TaskContext
@@ -23,7 +24,7 @@ def check(task: Task, env: Environment, replay: Replay) -> Rejection | None:
         if without.changes == replay.changes:
             return Rejection(
                 stage=STAGE,
-                reason="unnecessary_write",
+                reason=NecessityReason.UNNECESSARY_WRITE,
                 detail=f"gold call {i} {call.key()} can be dropped and the final state is the same",
             )
     return None

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from toolscale.environment import Environment, Replay
+from toolscale.errors import ToolscaleError
+from toolscale.reasons import ErrorReason
 from toolscale.report import Rejection, Result, StageReport
 from toolscale.sandbox.base import EngineName, Limits
 from toolscale.spec import EnvironmentSpec
@@ -41,8 +43,10 @@ TASK_STAGES: tuple[TaskStage, ...] = (
 ENVIRONMENT_STAGES: tuple[EnvironmentStage, ...] = (static_sql, seed)
 
 
-class EnvironmentRejected(Exception):
+class EnvironmentRejected(ToolscaleError):
     """The environment itself fails; no task can be verified against it."""
+
+    reason = ErrorReason.ENVIRONMENT_REJECTED
 
     def __init__(self, rejections: list[Rejection]):
         self.rejections = rejections

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from toolscale.environment import Replay
 from toolscale.matching import Text, scalars
+from toolscale.reasons import ProvenanceReason
 from toolscale.report import Rejection
 from toolscale.sandbox.state import normalise
 from toolscale.task import Task
@@ -43,7 +44,7 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
                 continue
             return Rejection(
                 stage=STAGE,
-                reason="unsupported_argument",
+                reason=ProvenanceReason.UNSUPPORTED_ARGUMENT,
                 detail=f"gold call {i} {call.name}: {name}={value!r} is not in the instruction, "
                 "the known facts or an earlier output",
             )

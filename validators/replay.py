@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscale.environment import Replay
+from toolscale.reasons import ReplayReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
 from toolscale.task import OutputRef, Task
@@ -56,21 +57,21 @@ def check(task: Task, replay: Replay, state_hash: str | None) -> Rejection | Non
             if result.ok:
                 return Rejection(
                     stage=STAGE,
-                    reason="expected_error_missing",
+                    reason=ReplayReason.EXPECTED_ERROR_MISSING,
                     detail=f"gold call {i} {call.name} was declared to fail with "
                     f"{call.expect_error!r} but succeeded",
                 )
             if call.expect_error.casefold() not in (result.error or "").casefold():
                 return Rejection(
                     stage=STAGE,
-                    reason="gold_call_failed",
+                    reason=ReplayReason.GOLD_CALL_FAILED,
                     detail=f"gold call {i} {call.name} failed with {result.error!r}, "
                     f"not the declared {call.expect_error!r}",
                 )
         elif not result.ok:
             return Rejection(
                 stage=STAGE,
-                reason="gold_call_failed",
+                reason=ReplayReason.GOLD_CALL_FAILED,
                 detail=f"gold call {i} {call.key()} failed: {result.error}",
             )
     for i, ref in enumerate(task.communicate):
@@ -79,13 +80,13 @@ def check(task: Task, replay: Replay, state_hash: str | None) -> Rejection | Non
         except (KeyError, IndexError) as e:
             return Rejection(
                 stage=STAGE,
-                reason="communicate_unresolved",
+                reason=ReplayReason.COMMUNICATE_UNRESOLVED,
                 detail=f"communicate[{i}] (call {ref.call}, path {ref.path!r}): {e}",
             )
     if task.expected is not None and task.expected.state_hash != state_hash:
         return Rejection(
             stage=STAGE,
-            reason="expected_mismatch",
+            reason=ReplayReason.EXPECTED_MISMATCH,
             detail=f"the task claims final state {task.expected.state_hash[:12]}…, "
             f"the replay reached {(state_hash or '')[:12]}…",
         )

@@ -7,6 +7,8 @@ import json
 from pydantic import ValidationError
 
 from toolscale.environment import Environment
+from toolscale.errors import pydantic_problems
+from toolscale.reasons import StructureReason
 from toolscale.report import Rejection
 from toolscale.task import Task
 from validators.stage import TaskContext
@@ -15,30 +17,29 @@ STAGE = "structure"
 
 
 def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "task"
-    return f"{where}: {err['msg']} ({e.error_count()} error(s) in all)"
+    return f"{pydantic_problems(e, limit=1, top='task')[0]} ({e.error_count()} error(s) in all)"
 
 
 def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
     """One JSONL line to a Task, or a rejection naming the line and the first problem."""
     if isinstance(line, bytes):
+        raw = line
         try:
-            line = line.decode("utf-8")
+            line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             return Rejection(
                 stage=STAGE,
-                reason="bad_json",
-                detail=f"not UTF-8 text: byte {e.start} is {line[e.start : e.start + 1]!r}",
+                reason=StructureReason.BAD_JSON,
+                detail=f"not UTF-8 text: byte {e.start} is {raw[e.start : e.start + 1]!r}",
                 source=source,
-                item=line.decode("utf-8", errors="backslashreplace").rstrip("\n"),
+                item=raw.decode("utf-8", errors="backslashreplace").rstrip("\n"),
             )
     try:
         data = json.loads(line)
     except json.JSONDecodeError as e:
         return Rejection(
             stage=STAGE,
-            reason="bad_json",
+            reason=StructureReason.BAD_JSON,
             detail=f"not JSON: {e.msg} at column {e.colno}",
             source=source,
             item=line.rstrip("\n"),
@@ -49,7 +50,7 @@ def parse(line: str | bytes, source: str | None = None) -> Task | Rejection:
     except ValidationError as e:
         return Rejection(
             stage=STAGE,
-            reason="not_a_task",
+            reason=StructureReason.NOT_A_TASK,
             detail=_first_error(e),
             task_id=task_id if isinstance(task_id, str) else None,
             source=source,
@@ -62,19 +63,21 @@ def check(task: Task, env: Environment) -> Rejection | None:
         if call.name not in env.tools:
             return Rejection(
                 stage=STAGE,
-                reason="unknown_tool",
+                reason=StructureReason.UNKNOWN_TOOL,
                 detail=f"gold call {i} names unknown tool {call.name!r}",
             )
         error = env.argument_error(call)
         if error is not None:
-            return Rejection(stage=STAGE, reason="bad_arguments", detail=f"gold call {i}: {error}")
+            return Rejection(
+                stage=STAGE, reason=StructureReason.BAD_ARGUMENTS, detail=f"gold call {i}: {error}"
+            )
     if task.preferences is not None:
         named = task.preferences.avoid_tools + task.preferences.prefer_tools
         unknown = sorted(set(named) - set(env.tools))
         if unknown:
             return Rejection(
                 stage=STAGE,
-                reason="unknown_preference_tool",
+                reason=StructureReason.UNKNOWN_PREFERENCE_TOOL,
                 detail=f"preferences name unknown tools {unknown}",
             )
     return None

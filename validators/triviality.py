@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolscale.environment import Replay
+from toolscale.reasons import TrivialityReason
 from toolscale.report import Rejection
 from toolscale.task import Task
 from validators.stage import TaskContext
@@ -15,7 +16,7 @@ def check(task: Task, replay: Replay) -> Rejection | None:
         return None
     return Rejection(
         stage=STAGE,
-        reason="trivial",
+        reason=TrivialityReason.TRIVIAL,
         detail="the gold calls leave the database as seeded and there is nothing to communicate: "
         "any agent would pass it",
     )

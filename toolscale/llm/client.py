@@ -24,22 +24,31 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
+from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.llm.cache import Completion, ResponseCache
 from toolscale.llm.config import LLMConfig
 from toolscale.llm.ledger import Ledger
+from toolscale.reasons import LLMFailure, LLMRetry
 from toolscale.report import Rejection
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
+FEEDBACK_PROBLEMS = 12  # problems listed to the model per refused answer
 
 
-class Invalid(Exception):
-    """Raised by a semantic check: the messages go back to the model as feedback."""
+class Invalid(ToolscaleError):
+    """Raised by a semantic check: the `problems` go back to the model as feedback, and
+    `reason` is recorded if the last answer is refused too."""
 
-    def __init__(self, problems: Sequence[str], reason: str = "check_failed"):
+    def __init__(self, problems: Sequence[str], reason: str = LLMFailure.CHECK_FAILED):
         self.problems = [p for p in problems if p] or ["the answer was not accepted"]
-        self.reason = reason
-        super().__init__("; ".join(self.problems))
+        super().__init__("; ".join(self.problems), reason)
+
+
+class NotJSON(ToolscaleError):
+    """An answer that is empty or not JSON (a parse error, unlike a schema violation)."""
+
+    reason = LLMFailure.BAD_JSON
 
 
 @dataclass
@@ -56,8 +65,10 @@ class Outcome(Generic[R]):
         return self.rejection is None
 
 
-class _BadResponse(Exception):
+class _BadResponse(ToolscaleError):
     """A 200 whose body is not a chat completion (a proxy's error page): retried as transient."""
+
+    reason = LLMRetry.BAD_RESPONSE
 
 
 _TRANSIENT = (
@@ -70,16 +81,16 @@ _TRANSIENT = (
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
-def _transient_reason(exc: Exception) -> str:
+def _transient_reason(exc: Exception) -> LLMRetry:
     if isinstance(exc, openai.RateLimitError):
-        return "rate_limited"
+        return LLMRetry.RATE_LIMITED
     if isinstance(exc, openai.APITimeoutError):
-        return "timeout"
+        return LLMRetry.TIMEOUT
     if isinstance(exc, openai.APIConnectionError):
-        return "connection_error"
+        return LLMRetry.CONNECTION_ERROR
     if isinstance(exc, _BadResponse):
-        return "bad_response"
-    return "server_error"
+        return LLMRetry.BAD_RESPONSE
+    return LLMRetry.SERVER_ERROR
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -103,9 +114,9 @@ def json_schema_format(model_cls: type[BaseModel]) -> dict[str, Any]:
 
 
 def parse_json(content: str | None) -> Any:
-    """JSON from an answer; tolerates a ```json fence around it. Raises ValueError."""
+    """JSON from an answer; tolerates a ```json fence around it. Raises NotJSON."""
     if content is None or not content.strip():
-        raise ValueError("the answer is empty")
+        raise NotJSON("the answer is empty")
     text = content.strip()
     fenced = _FENCE.match(text)
     if fenced:
@@ -113,17 +124,7 @@ def parse_json(content: str | None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from e
-
-
-def validation_problems(error: ValidationError, limit: int = 12) -> list[str]:
-    out = []
-    for err in error.errors()[:limit]:
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        out.append(f"{where}: {err['msg']}")
-    if error.error_count() > limit:
-        out.append(f"… and {error.error_count() - limit} more problems")
-    return out
+        raise NotJSON(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from e
 
 
 class LLMClient:
@@ -212,9 +213,11 @@ class LLMClient:
                     await self._sleep(wait)
                 continue
             except openai.APIStatusError as exc:  # 4xx: the request itself is wrong
-                self.ledger.fail(stage, "llm_refused")
+                self.ledger.fail(stage, LLMFailure.LLM_REFUSED)
                 return Rejection(
-                    stage=stage, reason="llm_refused", detail=f"HTTP {exc.status_code}: {exc}"
+                    stage=stage,
+                    reason=LLMFailure.LLM_REFUSED,
+                    detail=f"HTTP {exc.status_code}: {exc}",
                 )
             usage.calls += 1
             usage.prompt_tokens += completion.prompt_tokens
@@ -227,10 +230,10 @@ class LLMClient:
             if self.cache is not None and completion.finish_reason != "error":
                 self.cache.put(key, completion)
             return completion
-        self.ledger.fail(stage, "llm_unavailable")
+        self.ledger.fail(stage, LLMFailure.LLM_UNAVAILABLE)
         return Rejection(
             stage=stage,
-            reason="llm_unavailable",
+            reason=LLMFailure.LLM_UNAVAILABLE,
             detail=f"gave up after {self.config.max_attempts} attempts; last error {last}",
         )
 
@@ -282,13 +285,16 @@ class LLMClient:
     ) -> Outcome[R]:
         """Ask for `model_cls` JSON; send parse, schema and `check` errors back `repairs` times.
 
-        `check` turns the parsed answer into what the caller keeps, or raises `Invalid`;
+        `check` turns the parsed answer into what the caller keeps, or raises `Invalid`
+        (a pydantic ValidationError of a model it builds from the answer counts as a schema
+        violation); anything else it raises is the caller's own failure and propagates.
         `last_check`, when given, replaces it on the last attempt (to salvage what it can).
         """
         conversation = [dict(m) for m in messages]
         response_format = json_schema_format(model_cls)
         outcome: Outcome[R] = Outcome()
-        reason, problems = "", [""]
+        reason: str = ""
+        problems = [""]
         for attempt in range(repairs + 1):
             if attempt:
                 self.ledger.stage(stage).repairs += 1
@@ -309,15 +315,17 @@ class LLMClient:
                 value = model_cls.model_validate(parse_json(answer.content))
                 judge = last_check if attempt == repairs and last_check is not None else check
                 result = judge(value) if judge is not None else value
+            except NotJSON as e:
+                cut = answer.finish_reason == "length"
+                reason = LLMFailure.TRUNCATED if cut else e.reason
+                problems = [e.detail]
             except ValidationError as e:
-                reason, problems = "schema_violation", validation_problems(e)
+                reason = LLMFailure.SCHEMA_VIOLATION
+                problems = pydantic_problems(e, FEEDBACK_PROBLEMS)
             except Invalid as e:
                 reason, problems = e.reason, e.problems
-            except ValueError as e:
-                reason = "truncated" if answer.finish_reason == "length" else "bad_json"
-                problems = [str(e)]
             else:
-                outcome.value = result  # type: ignore[assignment]
+                outcome.value = result  # type: ignore[assignment]  # with no check, R is T
                 return outcome
             conversation = [
                 *conversation,

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolscale.errors import pydantic_problems
+
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 
 
@@ -56,7 +58,8 @@ class LLMConfig(BaseModel):
                 values[name] = env[var]
         try:
             return cls.model_validate(values)
-        except ValidationError as e:
-            err = e.errors()[0]
-            var = next((v for v, n in numeric.items() if n == err["loc"][0]), err["loc"][0])
-            raise ValueError(f"{var}: {err['msg']} (got {err.get('input')!r})") from e
+        except ValidationError as e:  # a ValueError like any bad argument; the CLI prints it
+            field = e.errors()[0]["loc"][0]
+            var = next((v for v, n in numeric.items() if n == field), str(field))
+            problems = "; ".join(pydantic_problems(e, limit=1))
+            raise ValueError(f"{var}={env.get(var)!r}: {problems}") from e

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, get_args
 
+from toolscale.errors import ToolscaleError
+from toolscale.reasons import ErrorReason, SeedReason, ToolErrorCode
 from toolscale.sandbox.sqlcheck import Statement, compile_tool
 from toolscale.sandbox.state import Changes, SeedState, normalise
 from toolscale.schema import Schema
@@ -33,29 +35,29 @@ class Limits:
     max_bytes: int = 64 * 1024
 
 
-class SeedError(Exception):
-    """Seed rows the database refused; names the table, the row and why."""
+class SeedError(ToolscaleError):
+    """Seed rows the database refused; `detail` names the table, the row and why, and
+    `table` and `index` (None when no single row is to blame) say it for a program."""
 
-    def __init__(self, reason: str, table: str, index: int | None, detail: str):
+    def __init__(self, detail: str, reason: SeedReason, *, table: str, index: int | None):
         where = f"seed {table}" + (f"[{index}]" if index is not None else "")
-        super().__init__(f"{where}: {detail}")
-        self.reason = reason
+        super().__init__(f"{where}: {detail}", reason)
         self.table = table
         self.index = index
-        self.detail = f"{where}: {detail}"
 
 
-class SandboxRefused(Exception):
+class SandboxRefused(ToolscaleError):
     """A statement got past the static checks but the engine's own lock refuses it."""
 
+    reason = ErrorReason.SANDBOX_REFUSED
 
-class CallFailed(Exception):
-    """Raised inside a call to abort it; becomes the tool's error result."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class CallFailed(ToolscaleError):
+    """Raised inside a call to abort it; becomes the tool's error result (`reason` is its
+    code, `detail` its error message)."""
+
+    def __init__(self, detail: str, reason: ToolErrorCode):
+        super().__init__(detail, reason)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,10 @@ def _check_seed_values(schema: Schema, seed: dict[str, list[dict[str, Any]]]) ->
                 col = columns.get(name)
                 if col is None:
                     raise SeedError(
-                        "seed_unknown_column", table.name, i, f"unknown column {name!r}"
+                        f"unknown column {name!r}",
+                        SeedReason.SEED_UNKNOWN_COLUMN,
+                        table=table.name,
+                        index=i,
                     )
                 if value is None or col.type not in ("date", "datetime"):
                     continue
@@ -96,10 +101,10 @@ def _check_seed_values(schema: Schema, seed: dict[str, list[dict[str, Any]]]) ->
                         dt.datetime.fromisoformat(str(value))
                 except ValueError:
                     raise SeedError(
-                        "seed_bad_value",
-                        table.name,
-                        i,
                         f"column {name!r} is a {col.type} but {value!r} is not ISO 8601",
+                        SeedReason.SEED_BAD_VALUE,
+                        table=table.name,
+                        index=i,
                     ) from None
 
 
@@ -207,7 +212,9 @@ class Sandbox(ABC):
         """Run one tool call in its own transaction; any failure leaves no trace."""
         program = self.programs.get(name)
         if program is None:
-            return ToolResult(ok=False, error=f"unknown tool {name!r}", code="unknown_tool")
+            return ToolResult(
+                ok=False, error=f"unknown tool {name!r}", code=ToolErrorCode.UNKNOWN_TOOL
+            )
         params = self.bind(program.tool, arguments)
         # Read tools are SELECTs only (checked statically and by DuckDB's own parser): they
         # cannot change state, so they need no transaction of their own, unless a failed
@@ -225,7 +232,7 @@ class Sandbox(ABC):
                 self._end_call(ok=False)
             if failed is None:
                 raise
-            return ToolResult(ok=False, error=failed.message, code=failed.code)
+            return ToolResult(ok=False, error=failed.detail, code=failed.reason)
         self._arm(None)
         if guarded:
             self._end_call(ok=True)
@@ -251,7 +258,7 @@ class Sandbox(ABC):
                 step = next(requires)
                 _, rows = self._query(stmt, bound, 1)
                 if not rows or not rows[0] or not _truthy(rows[0][0]):
-                    raise CallFailed("policy", step.error)
+                    raise CallFailed(step.error, ToolErrorCode.POLICY)
             elif stmt.role == "run":
                 self._execute(stmt, bound)
             else:
@@ -259,15 +266,16 @@ class Sandbox(ABC):
                 columns, rows = self._query(stmt, bound, cap + 1)
                 if len(rows) > cap and not tool.single:
                     raise CallFailed(
-                        "too_large", f"the result has more than {cap} rows; narrow the query"
+                        f"the result has more than {cap} rows; narrow the query",
+                        ToolErrorCode.TOO_LARGE,
                     )
                 records = [dict(zip(columns, map(normalise, row), strict=True)) for row in rows]
                 output = (records[0] if records else None) if tool.single else records
                 size = len(json.dumps(output, ensure_ascii=False))
                 if size > self.limits.max_bytes:
                     raise CallFailed(
-                        "too_large",
                         f"the result is {size} bytes, over the {self.limits.max_bytes}-byte cap",
+                        ToolErrorCode.TOO_LARGE,
                     )
         return output
 
@@ -287,6 +295,8 @@ def same_results(a: Sequence[ToolResult], b: Sequence[ToolResult]) -> bool:
             return False
         if x.ok and x.output != y.output:
             return False
-        if not x.ok and (x.code != y.code or (x.code == "policy" and x.error != y.error)):
+        if not x.ok and (
+            x.code != y.code or (x.code == ToolErrorCode.POLICY and x.error != y.error)
+        ):
             return False
     return True

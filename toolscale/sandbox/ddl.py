@@ -8,6 +8,8 @@ dialect and transpiled for DuckDB with sqlglot.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 import sqlglot
 from sqlalchemy.dialects import postgresql, sqlite
@@ -64,7 +66,7 @@ def create_statements(schema: Schema, engine: EngineName) -> list[str]:
                 constraints.append(
                     sa.CheckConstraint(f"{c.name} IN (0, 1)", name=f"{table.name}_{c.name}_bool")
                 )
-        kwargs = {"sqlite_strict": True} if engine == "sqlite" else {}
+        kwargs: dict[str, Any] = {"sqlite_strict": True} if engine == "sqlite" else {}
         sa_table = sa.Table(table.name, metadata, *columns, *constraints, **kwargs)
         out.append(str(CreateTable(sa_table).compile(dialect=dialect)).strip())
         if engine == "sqlite":  # tools filter on references all the time; DuckDB scans fast

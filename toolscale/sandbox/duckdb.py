@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from toolscale.reasons import SeedReason, StaticSQLReason, ToolErrorCode
 from toolscale.sandbox.base import (
     CallFailed,
     Program,
@@ -28,7 +29,7 @@ from toolscale.sandbox.sqlcheck import SQLCheckError, Statement
 from toolscale.sandbox.state import Changes, normalise_row
 from toolscale.spec import EnvironmentSpec
 
-_CONFIG = {
+_CONFIG: dict[str, str | bool | int] = {
     "threads": 1,
     "memory_limit": "512MB",
     "enable_external_access": False,
@@ -102,10 +103,18 @@ class DuckDBSandbox(Sandbox):
                     self._con.execute(f"INSERT INTO {table} VALUES {one}", list(row))
                 except duckdb.Error as e:
                     raise SeedError(
-                        "seed_constraint_violation", table, start + i, str(e).split("\n")[0]
+                        str(e).split("\n")[0],
+                        SeedReason.SEED_CONSTRAINT_VIOLATION,
+                        table=table,
+                        index=start + i,
                     ) from None
             first = str(batch_error).split("\n")[0]
-            raise SeedError("seed_constraint_violation", table, None, f"as a batch: {first}")
+            raise SeedError(
+                f"as a batch: {first}",
+                SeedReason.SEED_CONSTRAINT_VIOLATION,
+                table=table,
+                index=None,
+            )
         finally:
             self._con.execute("ROLLBACK")
 
@@ -136,14 +145,18 @@ class DuckDBSandbox(Sandbox):
         text = str(exc).split("\n")[0]
         if isinstance(exc, duckdb.InterruptException) or "INTERRUPT" in text.upper():
             ms = self.limits.timeout_ms
-            return CallFailed("timeout", f"the call ran past its {ms:g} ms budget and was stopped")
+            return CallFailed(
+                f"the call ran past its {ms:g} ms budget and was stopped", ToolErrorCode.TIMEOUT
+            )
         if isinstance(exc, duckdb.ConstraintException):
-            return CallFailed("constraint", f"the database refused the change: {text}")
+            return CallFailed(f"the database refused the change: {text}", ToolErrorCode.CONSTRAINT)
         if isinstance(exc, duckdb.PermissionException):
-            return CallFailed("forbidden", f"the sandbox refused the statement: {text}")
+            return CallFailed(f"the sandbox refused the statement: {text}", ToolErrorCode.FORBIDDEN)
         if isinstance(exc, duckdb.OutOfMemoryException):
-            return CallFailed("too_large", f"the call ran out of its memory budget: {text}")
-        return CallFailed("sql_error", f"the statement failed: {text}")
+            return CallFailed(
+                f"the call ran out of its memory budget: {text}", ToolErrorCode.TOO_LARGE
+            )
+        return CallFailed(f"the statement failed: {text}", ToolErrorCode.SQL_ERROR)
 
     # -- state --------------------------------------------------------------------------
     def _rollback_task(self) -> None:
@@ -195,7 +208,9 @@ def portability_errors(
                 except duckdb.Error as e:
                     first = str(e).split("\n")[0]
                     found.append(
-                        SQLCheckError("sql_not_portable", f"{stmt.label}: on DuckDB: {first}")
+                        SQLCheckError(
+                            f"{stmt.label}: on DuckDB: {first}", StaticSQLReason.SQL_NOT_PORTABLE
+                        )
                     )
         return found
     finally:

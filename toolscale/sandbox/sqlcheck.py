@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import sqlglot
 from sqlglot import exp
@@ -19,6 +19,8 @@ from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
+from toolscale.errors import ToolscaleError
+from toolscale.reasons import StaticSQLReason
 from toolscale.schema import Schema
 from toolscale.tool import BUILTIN_PARAMS, Tool
 
@@ -36,7 +38,7 @@ _SQL_TYPES = {
 }
 
 # Expression types that never belong in a tool, wherever they appear in the tree.
-_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = tuple(
+_FORBIDDEN_NODES: tuple[type[exp.Expr], ...] = tuple(
     getattr(exp, n)
     for n in (
         "Command",
@@ -92,13 +94,11 @@ SAFE_ANONYMOUS = frozenset(
 )
 
 
-class SQLCheckError(ValueError):
-    """A statement failed a static check; `reason` is a stable code."""
+class SQLCheckError(ToolscaleError):
+    """A statement failed a static check; `detail` names the tool and the step."""
 
-    def __init__(self, reason: str, detail: str):
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
+    def __init__(self, detail: str, reason: StaticSQLReason):
+        super().__init__(detail, reason)
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def _head(sql: str) -> str:
     return " ".join(words[:3]) + (" ..." if len(words) > 3 else "")
 
 
-def _mapping(schema: Schema) -> dict[str, dict[str, str]]:
+def _mapping(schema: Schema) -> dict[str, object]:
     return {t.name: {c.name: _SQL_TYPES[c.type] for c in t.columns} for t in schema.tables}
 
 
@@ -137,35 +137,38 @@ def check_statement(
     try:
         trees = [t for t in sqlglot.parse(sql, read="sqlite") if t is not None]
     except (ParseError, sqlglot.errors.TokenError) as e:
-        raise SQLCheckError("sql_parse_error", where + f"cannot parse: {e}") from e
+        raise SQLCheckError(where + f"cannot parse: {e}", StaticSQLReason.SQL_PARSE_ERROR) from e
     if not trees:
-        raise SQLCheckError("sql_parse_error", where + "empty statement")
+        raise SQLCheckError(where + "empty statement", StaticSQLReason.SQL_PARSE_ERROR)
     if len(trees) > 1:
         raise SQLCheckError(
-            "sql_multiple_statements", where + f"{len(trees)} statements; exactly one allowed"
+            where + f"{len(trees)} statements; exactly one allowed",
+            StaticSQLReason.SQL_MULTIPLE_STATEMENTS,
         )
     tree = trees[0]
 
     if role == "run":
         if not isinstance(tree, exp.Insert | exp.Update | exp.Delete):
             raise SQLCheckError(
-                "sql_forbidden_statement",
                 where + f"run steps must be INSERT, UPDATE or DELETE, not {_head(sql)!r}",
+                StaticSQLReason.SQL_FORBIDDEN_STATEMENT,
             )
     elif not isinstance(tree, exp.Query):
         raise SQLCheckError(
-            "sql_forbidden_statement",
             where + f"{role} must be a SELECT (or WITH ... SELECT), not {_head(sql)!r}",
+            StaticSQLReason.SQL_FORBIDDEN_STATEMENT,
         )
 
     for node in tree.walk():
         if isinstance(node, _FORBIDDEN_NODES):
             raise SQLCheckError(
-                "sql_forbidden_statement", where + f"{node.key.upper()} is not allowed in a tool"
+                where + f"{node.key.upper()} is not allowed in a tool",
+                StaticSQLReason.SQL_FORBIDDEN_STATEMENT,
             )
         if isinstance(node, exp.Insert | exp.Update | exp.Delete) and node is not tree:
             raise SQLCheckError(
-                "sql_forbidden_statement", where + "data changes nested inside a statement"
+                where + "data changes nested inside a statement",
+                StaticSQLReason.SQL_FORBIDDEN_STATEMENT,
             )
 
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
@@ -173,37 +176,42 @@ def check_statement(
     for table in tree.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier):
             raise SQLCheckError(
-                "sql_forbidden_function",
                 where + f"table function {table.this.sql('sqlite')} is not allowed",
+                StaticSQLReason.SQL_FORBIDDEN_FUNCTION,
             )
         if table.args.get("db") or table.args.get("catalog"):
             raise SQLCheckError(
-                "sql_unknown_table", where + f"qualified table name {table.sql('sqlite')!r}"
+                where + f"qualified table name {table.sql('sqlite')!r}",
+                StaticSQLReason.SQL_UNKNOWN_TABLE,
             )
         if table.name not in tables and table.name not in ctes:
-            raise SQLCheckError("sql_unknown_table", where + f"unknown table {table.name!r}")
+            raise SQLCheckError(
+                where + f"unknown table {table.name!r}", StaticSQLReason.SQL_UNKNOWN_TABLE
+            )
 
     for func in tree.find_all(exp.Func):
         name = func.sql_name().lower() if not isinstance(func, exp.Anonymous) else func.name.lower()
         if isinstance(func, exp.Anonymous) and name not in SAFE_ANONYMOUS:
             raise SQLCheckError(
-                "sql_forbidden_function", where + f"function {name}() is not allowed"
+                where + f"function {name}() is not allowed", StaticSQLReason.SQL_FORBIDDEN_FUNCTION
             )
         if name.startswith("read_") or type(func).__name__.startswith("Read"):
-            raise SQLCheckError("sql_forbidden_function", where + f"function {name}() reads files")
+            raise SQLCheckError(
+                where + f"function {name}() reads files", StaticSQLReason.SQL_FORBIDDEN_FUNCTION
+            )
 
     used: list[str] = []
     for node in tree.find_all(exp.Placeholder, exp.Parameter):
         name = node.name if isinstance(node, exp.Placeholder) else ""
         if not name or name == "?":
             raise SQLCheckError(
-                "sql_unknown_parameter",
                 where + f"{node.sql('sqlite')!r}: only named parameters like :amount are allowed",
+                StaticSQLReason.SQL_UNKNOWN_PARAMETER,
             )
         if name not in params and name not in BUILTIN_PARAMS:
             raise SQLCheckError(
-                "sql_unknown_parameter",
                 where + f":{name} is neither a declared parameter nor a built-in (:_now, :_new_id)",
+                StaticSQLReason.SQL_UNKNOWN_PARAMETER,
             )
         if name not in used:
             used.append(name)
@@ -221,7 +229,7 @@ def check_statement(
             quote_identifiers=False,
         )
     except OptimizeError as e:
-        raise SQLCheckError("sql_unknown_column", where + str(e)) from e
+        raise SQLCheckError(where + str(e), StaticSQLReason.SQL_UNKNOWN_COLUMN) from e
 
     if isinstance(tree, exp.Update):
         _check_duckdb_unique_update(tree, schema, where)
@@ -230,10 +238,12 @@ def check_statement(
     if isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Schema):
         writes = tree.this.this.name
     try:
-        duck = _sqlite_semantics(annotate_types(duck_tree, schema=mapping, dialect="sqlite"))
-        duck = duck.sql(dialect="duckdb")
+        typed = annotate_types(duck_tree, schema=mapping, dialect="sqlite")
+        duck = _sqlite_semantics(typed).sql(dialect="duckdb")
     except Exception as e:  # sqlglot raises UnsupportedError and friends
-        raise SQLCheckError("sql_not_portable", where + f"cannot transpile to DuckDB: {e}") from e
+        raise SQLCheckError(
+            where + f"cannot transpile to DuckDB: {e}", StaticSQLReason.SQL_NOT_PORTABLE
+        ) from e
     return Statement(label, role, sql.strip().rstrip(";"), duck, tuple(used), writes)
 
 
@@ -247,7 +257,7 @@ _INTEGER_TYPES = {
 }
 
 
-def _check_output_names(tree: exp.Expression, where: str) -> None:
+def _check_output_names(tree: exp.Expr, where: str) -> None:
     """Output keys are the tool's contract: expressions must be named, since SQLite and
     DuckDB name them differently (`count(*)` vs `count_star()`)."""
     select = tree
@@ -258,13 +268,13 @@ def _check_output_names(tree: exp.Expression, where: str) -> None:
     for projection in select.expressions:
         if not isinstance(projection, exp.Alias | exp.Column | exp.Star):
             raise SQLCheckError(
-                "sql_not_portable",
                 where + f"name the output {projection.sql('sqlite')!r} with AS: engines name "
                 "unnamed expressions differently",
+                StaticSQLReason.SQL_NOT_PORTABLE,
             )
 
 
-def _typed_placeholders(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
+def _typed_placeholders(tree: exp.Expr, params: Mapping[str, str]) -> exp.Expr:
     """Give parameters their declared types, so DuckDB computes as SQLite does."""
     for node in list(tree.find_all(exp.Placeholder)):
         kind = params.get(node.name) or _BUILTIN_TYPES.get(node.name)
@@ -274,11 +284,11 @@ def _typed_placeholders(tree: exp.Expression, params: Mapping[str, str]) -> exp.
     return tree
 
 
-def _sqlite_semantics(tree: exp.Expression) -> exp.Expression:
+def _sqlite_semantics(tree: exp.Expr) -> exp.Expr:
     """Rewrite a type-annotated tree so DuckDB gives SQLite's answers: LIKE ignores ASCII
     case, x / 0 and x % 0 are NULL, and a cast of a fraction to an integer truncates."""
 
-    def rewrite(node: exp.Expression) -> exp.Expression:
+    def rewrite(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Like):
             return exp.ILike(this=node.this, expression=node.expression)
         if isinstance(node, exp.Div | exp.Mod):
@@ -314,10 +324,10 @@ def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) ->
         name = assignment.this.name if isinstance(assignment, exp.EQ) else ""
         if name in table.column_names and table.column(name).unique:
             raise SQLCheckError(
-                "sql_not_portable",
                 where + f"sets UNIQUE column {target}.{name} of a table other tables reference; "
                 "DuckDB refuses that for referenced rows (drop UNIQUE and check it in a "
                 "require step instead)",
+                StaticSQLReason.SQL_NOT_PORTABLE,
             )
 
 
@@ -327,7 +337,7 @@ def check_tool(tool: Tool, schema: Schema) -> tuple[list[Statement], list[SQLChe
     params = tool.param_types()
     passed, failed = [], []
     for label, sql in tool.statements():
-        role: Role = label.split("[")[0]  # type: ignore[assignment]
+        role = cast(Role, label.split("[")[0])  # labels are "require[0]", "run[1]", "returns"
         try:
             passed.append(check_statement(sql, role, schema, params, f"{tool.name}.{label}"))
         except SQLCheckError as e:

@@ -12,6 +12,7 @@ import sqlite3
 import time
 from typing import Any
 
+from toolscale.reasons import SeedReason, ToolErrorCode
 from toolscale.sandbox.base import CallFailed, Sandbox, SeedError
 from toolscale.sandbox.ddl import create_statements
 from toolscale.sandbox.sqlcheck import Statement
@@ -99,11 +100,11 @@ class SQLiteSandbox(Sandbox):
             index = self._row_index(table, rowid)
             con.execute("ROLLBACK")
             raise SeedError(
-                "seed_constraint_violation",
-                table,
-                index,
                 f"foreign key to {parent!r} points at a row that does not exist"
                 f" ({len(violations)} violation(s) in all)",
+                SeedReason.SEED_CONSTRAINT_VIOLATION,
+                table=table,
+                index=index,
             )
         con.execute("COMMIT")
 
@@ -115,9 +116,13 @@ class SQLiteSandbox(Sandbox):
                 con.execute(sql, row)
             except sqlite3.Error as e:
                 con.execute("ROLLBACK")
-                raise SeedError("seed_constraint_violation", table, i, str(e)) from None
+                raise SeedError(
+                    str(e), SeedReason.SEED_CONSTRAINT_VIOLATION, table=table, index=i
+                ) from None
         con.execute("ROLLBACK")
-        raise SeedError("seed_constraint_violation", table, None, "rows refused as a batch")
+        raise SeedError(
+            "rows refused as a batch", SeedReason.SEED_CONSTRAINT_VIOLATION, table=table, index=None
+        )
 
     def _row_index(self, table: str, rowid: int) -> int | None:
         pk = self.spec.schema_.table(table).primary_key
@@ -220,12 +225,14 @@ class SQLiteSandbox(Sandbox):
         text = str(exc)
         if text == "interrupted":
             ms = self.limits.timeout_ms
-            return CallFailed("timeout", f"the call ran past its {ms:g} ms budget and was stopped")
+            return CallFailed(
+                f"the call ran past its {ms:g} ms budget and was stopped", ToolErrorCode.TIMEOUT
+            )
         if "not authorized" in text:
-            return CallFailed("forbidden", f"the sandbox refused the statement: {text}")
+            return CallFailed(f"the sandbox refused the statement: {text}", ToolErrorCode.FORBIDDEN)
         if isinstance(exc, sqlite3.IntegrityError):
-            return CallFailed("constraint", f"the database refused the change: {text}")
-        return CallFailed("sql_error", f"the statement failed: {text}")
+            return CallFailed(f"the database refused the change: {text}", ToolErrorCode.CONSTRAINT)
+        return CallFailed(f"the statement failed: {text}", ToolErrorCode.SQL_ERROR)
 
     # -- state --------------------------------------------------------------------------
     def _rollback_task(self) -> None:

@@ -69,7 +69,7 @@ SCHEMA = {
     ]
 }
 
-TOOLS = {
+TOOLS: dict[str, dict[str, Any]] = {
     "borrow_book": {
         "parameters": [
             {"name": "member_id", "type": "integer"},

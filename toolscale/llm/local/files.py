@@ -13,12 +13,17 @@ from pathlib import Path
 
 from rich.console import Console
 
+from toolscale.errors import ToolscaleError
+from toolscale.reasons import ErrorReason
+
 CHUNK = 1 << 20  # 1 MiB: hashing/copying granularity, so a 1 GB model never sits in memory
 LOG_TAIL_LINES = 20
 
 
-class LocalLLMError(RuntimeError):
-    """A step of setting up the embedded LLM failed; the message names the step and its log."""
+class LocalLLMError(ToolscaleError):
+    """A step of setting up the embedded LLM failed; `detail` names the step and its log."""
+
+    reason = ErrorReason.LOCAL_LLM_FAILED
 
 
 def cache_dir() -> Path:
@@ -72,7 +77,9 @@ def remove_stale(parent: Path, prefix: str) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def run_logged(step: str, cmd: Sequence[str], log_path: Path, cwd: Path | None = None) -> None:
+def run_logged(
+    step: str, cmd: Sequence[str | Path], log_path: Path, cwd: Path | None = None
+) -> None:
     """Run a command with its output appended to a log; failure names the step and the log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:

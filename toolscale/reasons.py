@@ -1,0 +1,239 @@
+"""Every stable reason code, one string enum per family, each member with its description.
+
+Reason codes are part of the output (rejected.jsonl, report.json, the ledger, tool results)
+and of what people filter on, so they are defined once, here. Members are `str`: JSON and
+pydantic see the plain code. A member's name is its code in capitals.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Self
+
+
+class Reason(StrEnum):
+    """Base of the families: a member is `CODE = "code", "what it means"`."""
+
+    description: str
+
+    def __new__(cls, value: str, description: str) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.description = description
+        return member
+
+
+# -- verification stages (the README's table is checked against these) ---------------------
+
+
+class StaticSQLReason(Reason):
+    """Stage `static_sql`: a tool statement or CHECK expression fails a static check."""
+
+    SQL_PARSE_ERROR = "sql_parse_error", "the statement does not parse (or is empty)"
+    SQL_MULTIPLE_STATEMENTS = "sql_multiple_statements", "more than one statement in a step"
+    SQL_FORBIDDEN_STATEMENT = (
+        "sql_forbidden_statement",
+        "a statement kind the step may not run (DDL, PRAGMA, ATTACH, a nested write, ...)",
+    )
+    SQL_FORBIDDEN_FUNCTION = (
+        "sql_forbidden_function",
+        "a function outside the safe set, a table function, or one that reads files",
+    )
+    SQL_UNKNOWN_TABLE = "sql_unknown_table", "a table not in the schema, or a qualified name"
+    SQL_UNKNOWN_COLUMN = "sql_unknown_column", "a column no table in scope has"
+    SQL_UNKNOWN_PARAMETER = (
+        "sql_unknown_parameter",
+        "a parameter neither declared nor built in, or a positional one",
+    )
+    SQL_NOT_PORTABLE = (
+        "sql_not_portable",
+        "DuckDB cannot bind the transpiled statement, an output is unnamed, or an UPDATE sets "
+        "a UNIQUE column of a referenced table, which DuckDB refuses",
+    )
+
+
+class SeedReason(Reason):
+    """Stage `seed`: a seed row the database (or the value check before it) refuses."""
+
+    SEED_CONSTRAINT_VIOLATION = (
+        "seed_constraint_violation",
+        "a key, foreign key, NOT NULL or CHECK constraint refuses a row",
+    )
+    SEED_UNKNOWN_COLUMN = "seed_unknown_column", "a row names a column its table does not have"
+    SEED_BAD_VALUE = "seed_bad_value", "a date or datetime value that is not ISO 8601"
+
+
+class StructureReason(Reason):
+    """Stage `structure`: the item is not a well-formed task for this environment."""
+
+    BAD_JSON = "bad_json", "the line is not UTF-8 JSON"
+    NOT_A_TASK = "not_a_task", "the JSON does not validate as a Task"
+    UNKNOWN_TOOL = "unknown_tool", "a gold call names a tool the environment does not have"
+    BAD_ARGUMENTS = "bad_arguments", "a gold call's arguments do not fit its tool's JSON Schema"
+    UNKNOWN_PREFERENCE_TOOL = (
+        "unknown_preference_tool",
+        "the preferences name a tool the environment does not have",
+    )
+
+
+class ReplayReason(Reason):
+    """Stage `replay`: the strict replay of the gold calls."""
+
+    GOLD_CALL_FAILED = (
+        "gold_call_failed",
+        "a gold call failed, or failed with another error than declared",
+    )
+    EXPECTED_ERROR_MISSING = "expected_error_missing", "a call declared to fail succeeded"
+    COMMUNICATE_UNRESOLVED = (
+        "communicate_unresolved",
+        "a value to communicate points at no single value of a real output",
+    )
+    EXPECTED_MISMATCH = (
+        "expected_mismatch",
+        "the task's claimed final state is not the state the replay reached",
+    )
+
+
+class DeterminismReason(Reason):
+    """Stage `determinism`: replays agree, on one engine and across engines."""
+
+    NONDETERMINISTIC = "nondeterministic", "two replays on the same engine differ"
+    ENGINE_MISMATCH = "engine_mismatch", "SQLite and DuckDB give different results or states"
+
+
+class TrivialityReason(Reason):
+    """Stage `triviality`: there must be something to do."""
+
+    TRIVIAL = "trivial", "no state change and nothing to communicate"
+
+
+class NecessityReason(Reason):
+    """Stage `necessity`: every write call matters."""
+
+    UNNECESSARY_WRITE = (
+        "unnecessary_write",
+        "dropping that one write call leaves the same final state",
+    )
+
+
+class ProvenanceReason(Reason):
+    """Stage `provenance`: no invented values."""
+
+    UNSUPPORTED_ARGUMENT = (
+        "unsupported_argument",
+        "an argument value neither said by the user nor returned earlier; enum and boolean "
+        "parameters are exempt",
+    )
+
+
+class DedupReason(Reason):
+    """Stage `dedup`: no repeats of accepted tasks."""
+
+    DUPLICATE_GOLD = "duplicate_gold", "the same gold call sequence as an accepted task"
+    NEAR_DUPLICATE_INSTRUCTION = (
+        "near_duplicate_instruction",
+        "an instruction too similar to an accepted task's (MinHash over word 3-shingles, "
+        "0.8 by default)",
+    )
+
+
+# The verification stages in the order they run (environment first), with their reasons.
+STAGE_REASONS: dict[str, type[Reason]] = {
+    "static_sql": StaticSQLReason,
+    "seed": SeedReason,
+    "structure": StructureReason,
+    "replay": ReplayReason,
+    "determinism": DeterminismReason,
+    "triviality": TrivialityReason,
+    "necessity": NecessityReason,
+    "provenance": ProvenanceReason,
+    "dedup": DedupReason,
+}
+
+
+# -- tool calls --------------------------------------------------------------------------
+
+
+class ToolErrorCode(Reason):
+    """`ToolResult.code` of a failed tool call: what an agent (and a replay) sees."""
+
+    POLICY = "policy", "a require step was falsy: the policy refuses the call"
+    CONSTRAINT = "constraint", "the database refused the change (key, NOT NULL, CHECK)"
+    TIMEOUT = "timeout", "the call ran past its time budget and was stopped"
+    TOO_LARGE = "too_large", "the result is over the row or byte cap, or out of memory"
+    FORBIDDEN = "forbidden", "the sandbox's lock refused the statement"
+    SQL_ERROR = "sql_error", "any other error of the statement"
+    INVALID_ARGUMENTS = "invalid_arguments", "the arguments do not fit the tool's JSON Schema"
+    UNKNOWN_TOOL = "unknown_tool", "no tool of that name"
+
+
+# -- the LLM client ----------------------------------------------------------------------
+
+
+class LLMFailure(Reason):
+    """Why a request or a structured answer failed for good: a `Rejection` reason and a
+    ledger failure."""
+
+    LLM_REFUSED = "llm_refused", "the endpoint refused the request (HTTP 4xx)"
+    LLM_UNAVAILABLE = "llm_unavailable", "every attempt met a transient error"
+    BAD_JSON = "bad_json", "the answer is empty or not JSON"
+    TRUNCATED = "truncated", "the answer is not JSON because it hit the token limit"
+    SCHEMA_VIOLATION = "schema_violation", "the JSON does not fit the requested model"
+    CHECK_FAILED = "check_failed", "the caller's check refused the answer without a reason"
+
+
+class LLMRetry(Reason):
+    """Why a request was tried again (named in the detail of `llm_unavailable`)."""
+
+    RATE_LIMITED = "rate_limited", "HTTP 429"
+    TIMEOUT = "timeout", "the request timed out"
+    CONNECTION_ERROR = "connection_error", "the connection failed or dropped"
+    BAD_RESPONSE = "bad_response", "a 200 whose body is not a chat completion (a proxy's page)"
+    SERVER_ERROR = "server_error", "HTTP 5xx"
+
+
+# -- generators --------------------------------------------------------------------------
+
+
+class GeneratorReason(Reason):
+    """Why a generator refused a model's answer (fed back to it) or produced nothing."""
+
+    BAD_SCHEMA = "bad_schema", "the proposed tables do not make a valid schema"
+    DDL_REJECTED = "ddl_rejected", "SQLite or DuckDB refused the schema's DDL"
+    SEED_REJECTED = "seed_rejected", "an engine refused the proposed rows"
+    NO_ROWS = "no_rows", "a table got no rows"
+    BAD_PLAN = "bad_plan", "the tool plan has bad names or no write tool"
+    NO_PLAN = "no_plan", "no tool plan came back"
+    BAD_TOOL = "bad_tool", "the proposed tool is not a valid Tool"
+    SQL_REJECTED = "sql_rejected", "a tool's SQL fails the static checks or DuckDB's binder"
+    SMOKE_FAILED = "smoke_failed", "a tool never succeeded on the seed (or a write changed no row)"
+    NO_TOOL = "no_tool", "a planned tool got no SQL"
+    BAD_POLICY = "bad_policy", "a policy rule is empty or too long"
+    FELL_BACK_TO_BRIEF_RULES = (
+        "fell_back_to_brief_rules",
+        "no policy came back, so the brief's own rules became the policy",
+    )
+    GOLD_FAILED = "gold_failed", "a proposed gold call failed in a quick replay"
+    FACTS_MISSING = "facts_missing", "the user's words do not state values the calls use"
+    BAD_WORDS = "bad_words", "the instruction is JSON or code, not plain words"
+    NO_CHAIN = "no_chain", "no walk of successful calls was found"
+    GENERATOR_ERROR = "generator_error", "the generator raised; counted, the run goes on"
+    FAILED = "failed", "neither a value nor a rejection came back"
+
+
+# -- errors the program cannot go on from --------------------------------------------------
+
+
+class ErrorReason(Reason):
+    """The default `reason` of each `ToolscaleError` class."""
+
+    ERROR = "error", "an error with no more specific reason"
+    BAD_BRIEF = "bad_brief", "a brief that is missing, not YAML, or not a valid Brief"
+    BAD_STORED_FILE = "bad_stored_file", "a file under data/<domain>/ that cannot be read back"
+    LOCAL_LLM_FAILED = "local_llm_failed", "a step of setting up the embedded LLM failed"
+    SANDBOX_REFUSED = (
+        "sandbox_refused",
+        "an engine's own parser refused a statement the static checks passed",
+    )
+    GENERATION_FAILED = "generation_failed", "a generation stage produced nothing usable"
+    ENVIRONMENT_REJECTED = "environment_rejected", "the environment fails its own checks"
