@@ -16,16 +16,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from generators import evolution, sampled, tasks
 from generators.arguments import ArgumentSampler
 from generators.config import GenerationConfig
-from generators.evolution import evolve_task
-from generators.tasks import (
-    EVOLVE_STAGE,
-    LLM_STAGE,
-    SAMPLE_STAGE,
-    propose_llm_task,
-    propose_sampled_task,
-)
 from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
@@ -79,39 +72,45 @@ class Strategy:
 async def _sampled(
     ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
 ) -> Outcome[Task]:
-    return await propose_sampled_task(ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index)
+    return await sampled.propose_sampled_task(
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index
+    )
 
 
 async def _llm(
     ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
 ) -> Outcome[Task]:
-    return await propose_llm_task(ctx.llm, ctx.brief, ctx.env, task_id, rng, index, ctx.config)
+    return await tasks.propose_llm_task(
+        ctx.llm, ctx.brief, ctx.env, task_id, rng, index, ctx.config
+    )
 
 
 async def _evolved(
     ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
 ) -> Outcome[Task]:
     parent = parents[index % len(parents)]
-    return await evolve_task(ctx.llm, ctx.brief, ctx.env, ctx.sampler, parent, task_id, rng, index)
+    return await evolution.evolve_task(
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, parent, task_id, rng, index
+    )
 
 
 STRATEGIES = (  # in run order: evolution works on what the first two verified
     Strategy(
-        name=SAMPLE_STAGE,
+        name=sampled.STAGE,
         share=Fraction(1),
         budget_divisor=1,
         needs_parents=False,
         draft=_sampled,
     ),
     Strategy(
-        name=LLM_STAGE,
+        name=tasks.STAGE,
         share=Fraction(1, 3),
         budget_divisor=2,  # an invented task costs a long answer and often repairs
         needs_parents=False,
         draft=_llm,
     ),
     Strategy(
-        name=EVOLVE_STAGE,
+        name=evolution.STAGE,
         share=Fraction(1, 5),
         budget_divisor=1,
         needs_parents=True,

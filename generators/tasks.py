@@ -1,8 +1,9 @@
-"""Task proposals, two strategies feeding the same validators:
+"""The `llm` task strategy: the model invents a request and its gold calls (typed per tool,
+so arguments always fit the tool's schema); a quick replay sends failing calls back as
+feedback, and values the user never states are asked for, then added as facts.
 
-- `llm`: the model invents a request and its gold calls (typed per tool, so arguments
-  always fit the tool's schema); a quick replay sends failing calls back as feedback;
-- `sampled`: sample-then-verbalize, a chain walked in the sandbox, put into words.
+The other strategies: `sampled` (generators/sampled.py) and `evolved`
+(generators/evolution.py); generators/strategies.py declares all three.
 """
 
 from __future__ import annotations
@@ -12,26 +13,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from generators.arguments import ArgumentSampler
 from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.preferences import sample_preference, with_preference
 from generators.prompting import messages
-from generators.sampling import walk
-from generators.verbalize import fact_text, verbalize
+from generators.verbalize import fact_text
 from toolscale.brief import Brief
 from toolscale.environment import Environment, Replay
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions, scalars
 from toolscale.reasons import GeneratorReason
-from toolscale.report import Rejection
 from toolscale.schema import Scalar
 from toolscale.task import GoldCall, OutputRef, Provenance, Task
 from toolscale.tool import Tool, ToolResult
 
-# the strategies' names, each also its ledger stage (generators/strategies.py declares them)
-LLM_STAGE = "llm"
-SAMPLE_STAGE = "sampled"
-EVOLVE_STAGE = "evolved"
+STAGE = "llm"  # the strategy's name, also its ledger stage
 PY = {"integer": int, "number": float, "string": str, "boolean": bool}
 
 
@@ -209,7 +204,7 @@ async def propose_llm_task(
             idea=ideas[sample % len(ideas)],
         ),
         model,
-        stage=LLM_STAGE,
+        stage=STAGE,
         check=lambda p: judge(p, complete=False),
         last_check=lambda p: judge(p, complete=True),  # the values are added, the task kept
         repairs=2,
@@ -225,64 +220,3 @@ async def propose_llm_task(
             }
         )
     return outcome
-
-
-async def propose_sampled_task(
-    llm: LLMClient,
-    brief: Brief,
-    env: Environment,
-    sampler: ArgumentSampler,
-    task_id: str,
-    rng: random.Random,
-    sample: int,
-    parent: Task | None = None,
-) -> Outcome[Task]:
-    """Walk a chain (continuing `parent`'s gold calls when evolving), then verbalize it."""
-    prefix = list(parent.gold_calls) if parent else None
-    avoid = (
-        frozenset(parent.preferences.avoid_tools) if parent and parent.preferences else frozenset()
-    )
-    chain = walk(env, sampler, rng, max_calls=2 if parent else 3, prefix=prefix, avoid=avoid)
-    stage = EVOLVE_STAGE if parent else SAMPLE_STAGE
-    if chain is None:
-        llm.ledger.fail(stage, GeneratorReason.NO_CHAIN)
-        return Outcome(
-            rejection=Rejection(
-                stage=stage,
-                reason=GeneratorReason.NO_CHAIN,
-                detail="no walk of successful calls was found",
-            )
-        )
-    if parent is not None:  # the parent's asks stay; the new ones are added
-        chain.communicate = [*parent.communicate, *chain.communicate]
-    words = await verbalize(
-        llm, brief.name, chain, parent.instruction if parent else None, sample, stage=stage
-    )
-    if not words.ok or words.value is None:
-        return Outcome(rejection=words.rejection, attempts=words.attempts, raw=words.raw)
-    v = words.value
-    provenance = Provenance(
-        source="evolved" if parent else "sampled",
-        model=llm.config.model,
-        prompt="verbalize.j2",
-        seed=sample,
-        parent=parent.id if parent else None,
-        facts_completed=v.completed,
-    )
-    pref = parent.preferences if parent is not None else None
-    if pref is None:  # evolution adds a constraint more often
-        pref = sample_preference(rng, env.spec.tools, chain.calls, share=0.6 if parent else 0.3)
-    instruction = v.instruction
-    if pref is not None and pref.statement not in instruction:
-        instruction = with_preference(instruction, pref)
-    task = Task(
-        id=task_id,
-        domain=brief.name,
-        instruction=instruction,
-        known_facts=v.known_facts,
-        gold_calls=[GoldCall(name=c.name, arguments=c.arguments) for c in chain.calls],
-        communicate=chain.communicate,
-        preferences=pref,
-        provenance=provenance,
-    )
-    return Outcome(value=task, attempts=words.attempts, raw=words.raw)

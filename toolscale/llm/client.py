@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -29,7 +29,7 @@ from toolscale.llm.cache import Completion, ResponseCache
 from toolscale.llm.config import LLMConfig
 from toolscale.llm.ledger import Ledger
 from toolscale.reasons import LLMFailure, LLMRetry
-from toolscale.report import Rejection
+from toolscale.report import Rejection, Result
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -52,17 +52,12 @@ class NotJSON(ToolscaleError):
 
 
 @dataclass
-class Outcome(Generic[R]):
-    """A structured answer: the checked value, or why there is none (an error as a value)."""
+class Outcome(Result[R]):
+    """A structured answer: the checked value, or the rejection saying why there is none,
+    with how many attempts it took and the raw answers."""
 
-    value: R | None = None
-    rejection: Rejection | None = None
     attempts: int = 0
     raw: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.rejection is None
 
 
 class _BadResponse(ToolscaleError):
