@@ -11,7 +11,8 @@ import pytest
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import ExpectedOutcome, Task
 
-BANKING = Path(__file__).parent / "fixtures" / "banking"
+ROOT = Path(__file__).resolve().parents[1]  # the repository: tests may sit at any depth
+BANKING = ROOT / "tests" / "fixtures" / "banking"
 
 MINI = {
     "name": "mini",

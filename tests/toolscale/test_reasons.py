@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from toolscale.llm.ledger import Ledger
 from toolscale.reasons import (
     STAGE_REASONS,
@@ -24,7 +24,7 @@ from toolscale.report import Rejection
 from toolscale.tool import ToolResult
 from validators.pipeline import ENVIRONMENT_STAGES, TASK_STAGES
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = ROOT / "README.md"
 FAMILIES: list[type[Reason]] = [
     *STAGE_REASONS.values(),
     ToolErrorCode,

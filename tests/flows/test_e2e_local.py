@@ -2,7 +2,7 @@
 sdist, the official Qwen2.5-Coder 0.5B GGUF, a tiny domain, sample-then-verbalize.
 
 Slow (a first run builds llama-server: 4-10 min on 2 cores): run it with `make test-slow`
-or `TOOLSCALE_E2E=1 pytest -m slow tests/test_e2e_local.py`.
+or `TOOLSCALE_E2E=1 pytest -m slow tests/flows/test_e2e_local.py`.
 """
 
 from __future__ import annotations

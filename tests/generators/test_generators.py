@@ -19,6 +19,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+import generators
 from generators.arguments import ArgumentSampler, parameter_columns
 from generators.evolution import evolve_task
 from generators.policy import propose_policy
@@ -58,7 +59,7 @@ from validators.replay import resolve
 
 R = TypeVar("R")
 
-PROMPTS = Path(__file__).parent.parent / "generators" / "prompts"
+PROMPTS = Path(generators.__file__).parent / "prompts"
 GOOD_TOOLS = ("borrow_book", "search_books", "suspend_member")
 
 

@@ -18,14 +18,13 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import ROOT
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.task import Task
 from toolscale.testing.fakedomain import BRIEF, library
 from toolscale.testing.fakellm import FakeLLM, Reply, faulty
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")

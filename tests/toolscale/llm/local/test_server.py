@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import ROOT
 from toolscale.llm.local import build, embedded_endpoint, files, model
 from toolscale.llm.local.build import (
     LLAMA_CPP_PYTHON_VERSION,
@@ -321,7 +322,7 @@ def test_server_dies_with_a_killed_parent(tmp_path: Path) -> None:
         [sys.executable, "-c", parent_code],
         stdout=subprocess.PIPE,
         text=True,
-        cwd=Path(__file__).parent.parent,
+        cwd=ROOT,
     )
     pid = None
     try:

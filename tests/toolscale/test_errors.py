@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from tests.test_reasons import FAMILIES
+from tests.toolscale.test_reasons import FAMILIES
 from toolscale.brief import BriefError, load_brief
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.llm.client import Invalid, NotJSON
