@@ -1,4 +1,5 @@
-"""Environment: reset / step / evaluate, the interface validators and the trainer share."""
+"""Environment: reset / step / evaluate / demonstrate, the interface validators and the trainer
+share."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import json
 
 import pytest
 
-from tests.conftest import mini_task
+from tests.conftest import expected_of, mini_task
 from toolscale.environment import Environment
+from toolscale.matching import mentions
 from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
 from toolscale.tool import ToolCall
 from validators.pipeline import verify
 
@@ -105,3 +108,65 @@ def test_evaluate_wrong_state_explains_the_difference(mini_spec: EnvironmentSpec
 def test_evaluate_needs_a_verified_task(mini_spec: EnvironmentSpec) -> None:
     with Environment(mini_spec) as env, pytest.raises(ValueError, match="verify it first"):
         env.evaluate(mini_task(), [])
+
+
+@pytest.fixture
+def two_calls(mini_spec: EnvironmentSpec) -> Task:
+    """A verified task of a read then a write, with a known fact and a value to tell."""
+    task = mini_task(
+        instruction="Check my account, withdraw $30 and tell me the new balance.",
+        known_facts=["My account is A1."],
+        gold_calls=[
+            {"name": "get_account", "arguments": {"account_id": "A1"}},
+            {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}},
+        ],
+        communicate=[{"call": 1, "path": "balance"}],
+    )
+    (accepted,), rejected, _ = verify(mini_spec, [task], cross_engine=False)
+    assert rejected == []
+    return accepted
+
+
+def test_demonstrate_gives_the_gold_conversation(
+    mini_spec: EnvironmentSpec, two_calls: Task
+) -> None:
+    verified = two_calls
+    assert expected_of(verified).communicate == [70]
+    with Environment(mini_spec) as env:
+        trajectory = env.demonstrate(verified)
+        roles = [m.role for m in trajectory.messages]
+        n = len(verified.gold_calls)
+        assert roles == ["system", "user", *["assistant", "tool"] * n, "assistant"]
+        assert trajectory.messages[0].content == env.system_prompt()
+        assert trajectory.messages[1].content == verified.user_text()
+        run = env.replay(verified.gold_calls)
+        for i, call in enumerate(verified.gold_calls):
+            asks, answer = trajectory.messages[2 + 2 * i], trajectory.messages[3 + 2 * i]
+            (tool_call,) = asks.tool_calls or []
+            assert tool_call.function.name == call.name
+            assert json.loads(tool_call.function.arguments) == call.arguments
+            assert answer.tool_call_id == tool_call.id
+            assert answer.content == run.results[i].content()
+        final = trajectory.final_answer()
+        assert final == trajectory.messages[-1].content
+        for value in expected_of(verified).communicate:
+            assert mentions(final, value)
+        evaluation = env.evaluate(verified, trajectory)
+    assert evaluation.success and evaluation.state_match and evaluation.communicated == 1.0
+    assert evaluation.n_calls == n and evaluation.failed_calls == 0
+    assert evaluation.price == pytest.approx(0.001 + 0.01)
+
+
+def test_a_demonstration_without_the_answer_is_not_a_success(
+    mini_spec: EnvironmentSpec, two_calls: Task
+) -> None:
+    with Environment(mini_spec) as env:
+        messages = env.demonstrate(two_calls).messages[:-1]
+        evaluation = env.evaluate(two_calls, [m.model_dump() for m in messages])
+    assert evaluation.state_match and not evaluation.success
+    assert evaluation.missing == expected_of(two_calls).communicate
+
+
+def test_demonstrate_needs_a_verified_task(mini_spec: EnvironmentSpec) -> None:
+    with Environment(mini_spec) as env, pytest.raises(ValueError, match="verify it first"):
+        env.demonstrate(mini_task())

@@ -56,7 +56,8 @@ def test_the_readme_table_lists_exactly_the_reasons_of_each_stage() -> None:
 
 
 def test_the_stages_are_the_verifiers_stages() -> None:
-    assert list(STAGE_REASONS) == [s.STAGE for s in (*ENVIRONMENT_STAGES, *TASK_STAGES)]
+    stages = [s.STAGE for s in ENVIRONMENT_STAGES] + [s.STAGE for s in TASK_STAGES]
+    assert list(STAGE_REASONS) == stages
 
 
 def test_the_readme_tool_error_codes_are_members() -> None:
