@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from pydantic import BaseModel, ValidationError
 
 from tests.toolscale.test_reasons import FAMILIES
-from toolscale.brief import BriefError, load_brief
+from toolscale.brief import BriefError
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.llm.client import Invalid, NotJSON
 from toolscale.llm.local.files import LocalLLMError
 from toolscale.reasons import ErrorReason
-from toolscale.sandbox import open_sandbox
 from toolscale.sandbox.base import CallFailed, SandboxRefused, SeedError
 from toolscale.sandbox.sqlcheck import SQLCheckError
-from toolscale.spec import EnvironmentSpec
-from toolscale.store import DomainStore, StoreError
+from toolscale.store import StoreError
 
 
 class Point(BaseModel):
@@ -78,35 +74,3 @@ def test_every_error_class_has_the_one_root(kind: type[Exception]) -> None:
     assert issubclass(kind, ToolscaleError)
     assert not issubclass(kind, ValueError | RuntimeError)
     assert kind.reason in {m.value for family in FAMILIES for m in family}
-
-
-def test_a_bad_brief_names_the_file_and_the_field(tmp_path: Path) -> None:
-    path = tmp_path / "shop" / "brief.yaml"
-    path.parent.mkdir()
-    path.write_text("name: shop\ndescription: a shop that sells things to people\nentities: [a]\n")
-    with pytest.raises(BriefError) as caught:
-        load_brief(path)
-    assert caught.value.reason == "bad_brief"
-    assert caught.value.detail.startswith(f"{path}: entities: List should have at least 2 items")
-
-
-def test_a_broken_batch_names_the_file_and_the_field(tmp_path: Path) -> None:
-    store = DomainStore(tmp_path, "shop")
-    store.batches_dir.mkdir(parents=True)
-    broken = store.batches_dir / "sampled-000000.json"
-    broken.write_text('{"strategy": "sampled", "indices": ["one"]}')
-    with pytest.raises(StoreError) as caught:
-        list(store.batches())
-    assert caught.value.reason == "bad_stored_file"
-    assert caught.value.detail == f"{broken}: not a valid batch: indices.0: " + (
-        "Input should be a valid integer, unable to parse string as an integer"
-    )
-
-
-def test_a_seed_error_says_where_for_people_and_programs(mini_dict: dict) -> None:
-    mini_dict["seed"]["clients"][0]["colour"] = "red"
-    with pytest.raises(SeedError) as caught:
-        open_sandbox(EnvironmentSpec.model_validate(mini_dict)).close()
-    error = caught.value
-    assert (error.reason, error.table, error.index) == ("seed_unknown_column", "clients", 0)
-    assert error.detail == str(error) == "seed clients[0]: unknown column 'colour'"

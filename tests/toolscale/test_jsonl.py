@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
-from toolscale.jsonl import AtomicWriter, read_lines
+from toolscale.jsonl import AtomicWriter, dumps, read_lines, write_json
 from toolscale.report import Rejection
 
 
@@ -29,15 +32,28 @@ def test_read_lines_names_file_and_line(tmp_path: Path) -> None:
     assert list(read_lines(path)) == [(f"{path}:1", b'{"a": 1}\n'), (f"{path}:3", b'{"b": 2}\n')]
 
 
-def test_a_line_that_is_not_utf8_is_rejected_alone(tmp_path: Path) -> None:
-    from validators.structure import parse
+def test_an_interrupted_writer_that_wrote_nothing_leaves_no_partial(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "rejected.jsonl"
+    with pytest.raises(RuntimeError), AtomicWriter(target):
+        raise RuntimeError("stopped before the first line")
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []
 
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b'{"id": "caf\xe9"}\n{"id": 2}\n')
-    (first, raw), (second, _) = read_lines(path)
-    rejection = parse(raw, first)
-    assert isinstance(rejection, Rejection)
-    assert (rejection.reason, rejection.source) == ("bad_json", f"{path}:1")
-    assert "not UTF-8" in rejection.detail and rejection.item == '{"id": "caf\\xe9"}'
-    second_rejection = parse(b'{"id": 2}', second)
-    assert isinstance(second_rejection, Rejection) and second_rejection.reason == "not_a_task"
+
+def test_a_committed_file_is_readable_like_any_other(tmp_path: Path) -> None:
+    """mkstemp makes the temporary 0600; the committed file follows the umask."""
+    mask = os.umask(0o022)
+    try:
+        write_json(tmp_path / "report.json", {"accepted": 1})
+    finally:
+        os.umask(mask)
+    path = tmp_path / "report.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert json.loads(path.read_text()) == {"accepted": 1}
+    assert path.read_text() == '{\n  "accepted": 1\n}\n'
+
+
+def test_a_model_is_written_without_its_nulls() -> None:
+    rejection = Rejection(stage="replay", reason="gold_call_failed", detail="x")
+    assert dumps(rejection) == '{"stage":"replay","reason":"gold_call_failed","detail":"x"}'
+    assert dumps({"name": "Zoë", "n": None}) == '{"name":"Zoë","n":null}'

@@ -98,6 +98,15 @@ def test_seed_foreign_key_and_value_errors(mini_dict: dict) -> None:
         open_sandbox(EnvironmentSpec.model_validate(mini_dict))
 
 
+def test_a_seed_error_says_where_for_people_and_programs(mini_dict: dict) -> None:
+    mini_dict["seed"]["clients"][0]["colour"] = "red"
+    with pytest.raises(SeedError) as caught:
+        open_sandbox(EnvironmentSpec.model_validate(mini_dict)).close()
+    error = caught.value
+    assert (error.reason, error.table, error.index) == ("seed_unknown_column", "clients", 0)
+    assert error.detail == str(error) == "seed clients[0]: unknown column 'colour'"
+
+
 def test_strict_tables_refuse_wrong_types(mini_dict: dict) -> None:
     mini_dict["seed"]["clients"][0]["id"] = "one"
     with pytest.raises(SeedError, match=r"seed clients\[0\]"):
