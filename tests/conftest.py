@@ -1,5 +1,6 @@
-"""Shared fixtures: a tiny two-table environment for engine-level tests, and the banking
-reference environment (tests/fixtures/banking) for validator and CLI tests."""
+"""Shared fixtures: a tiny two-table environment for engine-level tests, the banking
+reference environment (tests/fixtures/banking) for validator and CLI tests, and no proxy
+for tests that talk to a local fake server."""
 
 from __future__ import annotations
 
@@ -134,6 +135,13 @@ MINI = {
         },
     ],
 }
+
+
+@pytest.fixture
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy from the environment would swallow requests meant for a local fake server."""
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

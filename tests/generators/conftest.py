@@ -22,10 +22,8 @@ from validators.pipeline import Verifier
 
 
 @pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A proxy from the environment would swallow requests meant for the local fake."""
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(var, raising=False)
+def _local(no_proxy: None) -> None:
+    """Every generator test talks to a local fake endpoint."""
 
 
 @pytest.fixture(scope="session")
