@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli import main
-from tests.conftest import expected_of, mini_task
+from tests.conftest import BANKING, expected_of, mini_task
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 
@@ -132,7 +132,7 @@ def test_console_script_runs(tmp_path: Path, mini_spec: EnvironmentSpec) -> None
     assert "accepted 2 of 6" in done.stderr
 
 
-def test_generate_rejects_bad_input_before_starting_anything(tmp_path):
+def test_generate_rejects_bad_input_before_starting_anything(tmp_path) -> None:
     from flows.cli import main
 
     prefect_loaded = "prefect" in sys.modules
@@ -153,3 +153,23 @@ def test_generate_rejects_bad_input_before_starting_anything(tmp_path):
             assert "shop/brief.yaml" in str(err.value)
     assert not (tmp_path / "d").exists()  # nothing was started, nothing written
     assert ("prefect" in sys.modules) == prefect_loaded  # nor was Prefect imported
+
+
+def test_the_banking_malformed_file_through_the_cli(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code = main(
+        [
+            "verify",
+            str(BANKING / "environment.json"),
+            str(BANKING / "tasks_malformed.jsonl"),
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    accepted = [json.loads(x)["id"] for x in (out / "accepted.jsonl").read_text().splitlines()]
+    rejected = [json.loads(x) for x in (out / "rejected.jsonl").read_text().splitlines()]
+    assert accepted == ["bank-m01", "bank-m05"]
+    assert [r["reason"] for r in rejected] == ["bad_json", "not_a_task", "unknown_tool"]
+    assert rejected[0]["source"].endswith("tasks_malformed.jsonl:2")

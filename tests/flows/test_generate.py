@@ -68,7 +68,7 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_path: Path):
+def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     with FakeLLM(library) as fake:
         summary = run_flow(fake, domains, data, n=10)
@@ -118,7 +118,9 @@ def latest_artifact(key: str) -> dict | None:
     return asyncio.run(read())
 
 
-def test_generate_leaves_the_table_as_a_prefect_artifact(prefect_harness, domains, tmp_path):
+def test_generate_leaves_the_table_as_a_prefect_artifact(
+    prefect_harness, domains, tmp_path
+) -> None:
     with FakeLLM(library) as fake:
         summary = run_flow(fake, domains, tmp_path / "data", n=3, strategies=("sampled",))
     artifact = latest_artifact("generate-library")
@@ -129,7 +131,7 @@ def test_generate_leaves_the_table_as_a_prefect_artifact(prefect_harness, domain
 
 def test_rerun_resumes_without_new_calls_or_duplicates(
     prefect_harness, domains: Path, tmp_path: Path
-):
+) -> None:
     data = tmp_path / "data"
     with FakeLLM(library) as fake:
         run_flow(fake, domains, data, n=6)
@@ -158,7 +160,9 @@ FAULTS = {
 }
 
 
-def test_faults_are_retried_repaired_and_counted(prefect_harness, domains: Path, tmp_path: Path):
+def test_faults_are_retried_repaired_and_counted(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
     data = tmp_path / "data"
     with FakeLLM(faulty(library, FAULTS)) as fake:
         summary = run_flow(fake, domains, data, n=6, timeout_s=1.0)
@@ -174,7 +178,7 @@ def test_faults_are_retried_repaired_and_counted(prefect_harness, domains: Path,
 
 def test_unavailable_endpoint_fails_clearly_and_keeps_nothing_half_written(
     prefect_harness, domains: Path, tmp_path: Path
-):
+) -> None:
     from generators.environment import GenerationFailed
 
     data = tmp_path / "data"
@@ -199,7 +203,7 @@ with FakeLLM(library, latency_s=0.3) as fake:
 
 def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
     prefect_harness, domains: Path, tmp_path: Path
-):
+) -> None:
     data = tmp_path / "data"
     script = tmp_path / "killer.py"
     script.write_text(KILLER.format(data=str(data), domains=str(domains)))
@@ -237,19 +241,7 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
         assert stages[stage]["accepted"] >= 1 and stages[stage]["tokens"] > 0, stage
 
 
-def test_split_targets():
-    from generators.strategies import split_targets
-
-    assert split_targets(10, ("sampled", "llm", "evolved")) == {
-        "sampled": 6,
-        "llm": 2,
-        "evolved": 2,
-    }
-    assert split_targets(5, ("sampled",)) == {"sampled": 5}
-    assert sum(split_targets(37, ("sampled", "llm", "evolved")).values()) == 37
-
-
-def test_prefect_yaml_deployments_point_at_flows_with_those_parameters():
+def test_prefect_yaml_deployments_point_at_flows_with_those_parameters() -> None:
     import importlib
     import inspect
 
@@ -270,7 +262,7 @@ def test_prefect_yaml_deployments_point_at_flows_with_those_parameters():
 
 def test_generate_all_runs_every_domain_on_the_configured_endpoint(
     prefect_harness, domains: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     from flows.generate import generate_all
 
     (domains / "broken").mkdir()

@@ -43,7 +43,7 @@ def spelled_out_split(n_tasks: int, strategies: tuple[str, ...]) -> dict[str, in
     return targets
 
 
-def test_split_targets_matches_the_spelled_out_split_for_every_choice():
+def test_split_targets_matches_the_spelled_out_split_for_every_choice() -> None:
     subsets = [c for k in range(1, 4) for c in combinations(STRATEGY_NAMES, k)]
     for n in range(61):
         for subset in subsets:
@@ -53,7 +53,7 @@ def test_split_targets_matches_the_spelled_out_split_for_every_choice():
                 assert list(got) == list(order) and sum(got.values()) == n
 
 
-def test_registry_is_in_run_order_and_the_check_keeps_the_order_given():
+def test_registry_is_in_run_order_and_the_check_keeps_the_order_given() -> None:
     assert STRATEGY_NAMES == ("sampled", "llm", "evolved")
     assert [s.name for s in check_strategies(("evolved", "sampled"))] == ["evolved", "sampled"]
     assert [s.needs_parents for s in STRATEGIES] == [False, False, True]
@@ -63,7 +63,7 @@ def test_registry_is_in_run_order_and_the_check_keeps_the_order_given():
         check_strategies(())
 
 
-def test_a_work_item_is_seeded_and_named_by_its_index_and_a_bug_is_a_rejection():
+def test_a_work_item_is_seeded_and_named_by_its_index_and_a_bug_is_a_rejection() -> None:
     seen = []
 
     async def draft(ctx: Any, task_id: str, rng: random.Random, index: int, parents: Any) -> Any:
@@ -81,3 +81,13 @@ def test_a_work_item_is_seeded_and_named_by_its_index_and_a_bug_is_a_rejection()
     assert (outcome.rejection.stage, outcome.rejection.reason) == ("llm", "generator_error")
     assert "KeyError: 'oops'" in outcome.rejection.detail
     assert seen == [("library-llm-00007", random.Random("library/llm/7").random())]
+
+
+def test_split_targets_of_the_default_choice() -> None:
+    assert split_targets(10, ("sampled", "llm", "evolved")) == {
+        "sampled": 6,
+        "llm": 2,
+        "evolved": 2,
+    }
+    assert split_targets(5, ("sampled",)) == {"sampled": 5}
+    assert sum(split_targets(37, ("sampled", "llm", "evolved")).values()) == 37

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from tests.conftest import BANKING, expected_of
+from tests.conftest import expected_of
 from toolscale.environment import Environment
 from toolscale.sandbox.base import EngineName
 from toolscale.spec import EnvironmentSpec
@@ -23,7 +23,7 @@ from validators import (
     structure,
     triviality,
 )
-from validators.pipeline import Verifier, verify
+from validators.pipeline import verify
 
 
 def _expected(tasks: list[Task]) -> dict[str, str | None]:
@@ -133,33 +133,3 @@ def test_removing_dedup_lets_duplicates_through(
     monkeypatch.setattr(dedup.DedupIndex, "check", lambda self, task: None)
     _, rejected, _ = verify(banking_spec, banking_tasks)
     assert not {r.reason for r in rejected} & {"duplicate_gold", "near_duplicate_instruction"}
-
-
-def test_malformed_file_through_the_cli(tmp_path, banking_spec: EnvironmentSpec) -> None:
-    from flows.cli import main
-
-    out = tmp_path / "out"
-    code = main(
-        [
-            "verify",
-            str(BANKING / "environment.json"),
-            str(BANKING / "tasks_malformed.jsonl"),
-            "--out",
-            str(out),
-            "--quiet",
-        ]
-    )
-    assert code == 0
-    accepted = [json.loads(x)["id"] for x in (out / "accepted.jsonl").read_text().splitlines()]
-    rejected = [json.loads(x) for x in (out / "rejected.jsonl").read_text().splitlines()]
-    assert accepted == ["bank-m01", "bank-m05"]
-    assert [r["reason"] for r in rejected] == ["bad_json", "not_a_task", "unknown_tool"]
-    assert rejected[0]["source"].endswith("tasks_malformed.jsonl:2")
-
-
-def test_verifier_stream_is_lazy(banking_spec: EnvironmentSpec, banking_tasks: list[Task]) -> None:
-    with Verifier(banking_spec, cross_engine=False) as verifier:
-        stream = verifier.verify_stream(iter(banking_tasks))
-        assert verifier.report.stage("structure").seen == 0
-        next(stream)
-        assert verifier.report.stage("structure").seen == 1  # one item pulled, one seen

@@ -1,217 +1,28 @@
-"""Each validator on the small environment: one broken task per reason, and the stage order.
-
-The banking fixture (test_validators_banking.py) covers the same reasons on a realistic
-environment; these pin the mechanics with the smallest possible inputs.
-"""
+"""The verifier: the environment stages before any task, then every task stage in order, the
+first failure winning; a verified task's expected outcome and difficulty; a refused environment
+with every problem; results streamed one by one."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import expected_of, mini_task
+from toolscale.environment import Environment
+from toolscale.report import Rejection, StageReport
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
-from validators import dedup
-from validators.pipeline import EnvironmentRejected, Verifier, verify
-
-W30 = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}
-
-
-def _reject(spec: EnvironmentSpec, *tasks: Task) -> tuple[str, str, str]:
-    accepted, rejected, _ = verify(spec, list(tasks))
-    assert len(rejected) == 1, [t.id for t in accepted]
-    r = rejected[0]
-    return r.stage, r.reason, r.detail
-
-
-@pytest.mark.parametrize(
-    "overrides, stage, reason",
-    [
-        ({"gold_calls": [{"name": "teleport", "arguments": {}}]}, "structure", "unknown_tool"),
-        (
-            {"gold_calls": [{"name": "withdraw", "arguments": {"account_id": "A1"}}]},
-            "structure",
-            "bad_arguments",
-        ),
-        ({"preferences": {"avoid_tools": ["fax"]}}, "structure", "unknown_preference_tool"),
-        (
-            {
-                "gold_calls": [
-                    {"name": "withdraw", "arguments": {"account_id": "A2", "amount": 30}}
-                ],
-                "instruction": "Withdraw $30 from A2.",
-                "communicate": [],
-            },
-            "replay",
-            "gold_call_failed",
-        ),
-        ({"gold_calls": [W30 | {"expect_error": "frozen"}]}, "replay", "expected_error_missing"),
-        ({"communicate": [{"call": 0, "path": "pin"}]}, "replay", "communicate_unresolved"),
-        (
-            {"expected": {"state_hash": "0" * 64, "diff": {"tables": {}}}},
-            "replay",
-            "expected_mismatch",
-        ),
-        (
-            {
-                "gold_calls": [{"name": "get_account", "arguments": {"account_id": "A1"}}],
-                "communicate": [],
-                "instruction": "Look at account A1.",
-            },
-            "triviality",
-            "trivial",
-        ),
-        (
-            {
-                "gold_calls": [
-                    W30,
-                    {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 0.0001}},
-                ],
-                "instruction": "Withdraw $30 and then 0.0001 from account A1.",
-                "communicate": [],
-            },
-            "accepted",  # 0.0001 is stated and the second write is needed
-            "ok",
-        ),
-        (
-            {"gold_calls": [{"name": "withdraw", "arguments": {"account_id": "A9", "amount": 30}}]},
-            "replay",
-            "gold_call_failed",
-        ),
-        (
-            {
-                "gold_calls": [{"name": "open_account", "arguments": {"client_id": 2}}],
-                "instruction": "Open me a new account please.",
-                "communicate": [{"call": 0, "path": "id"}],
-            },
-            "provenance",
-            "unsupported_argument",
-        ),
-    ],
+from validators.pipeline import (
+    ENVIRONMENT_STAGES,
+    TASK_STAGES,
+    EnvironmentRejected,
+    Verifier,
+    difficulty,
+    verify,
+    verify_environment,
 )
-def test_each_reason(mini_spec: EnvironmentSpec, overrides: dict, stage: str, reason: str) -> None:
-    task = mini_task(**overrides)
-    accepted, rejected, _ = verify(mini_spec, [task])
-    if reason == "ok":
-        assert rejected == [] and [t.id for t in accepted] == [task.id]
-        return
-    assert [(r.stage, r.reason) for r in rejected] == [(stage, reason)], rejected
-    assert rejected[0].task_id == task.id and rejected[0].item["id"] == task.id
-
-
-def test_unnecessary_write(mini_spec: EnvironmentSpec) -> None:
-    needed = mini_task(
-        instruction="Withdraw 30 from A1, open an account for client 1, withdraw 30 again.",
-        gold_calls=[W30, {"name": "open_account", "arguments": {"client_id": 1}}, W30],
-        communicate=[],
-    )
-    assert verify(mini_spec, [needed])[1] == []
-    moot = mini_task(  # opening an account and closing it again leaves no trace: call 1 is moot
-        instruction="Withdraw 30 from A1, open an account for client 1 and close it again.",
-        gold_calls=[
-            W30,
-            {"name": "open_account", "arguments": {"client_id": 1}},
-            {"name": "close_account", "arguments": {"account_id": "AC1000001"}},
-        ],
-        communicate=[],
-    )
-    stage, reason, detail = _reject(mini_spec, moot)
-    assert (stage, reason) == ("necessity", "unnecessary_write")
-    assert "gold call 1 open_account" in detail
-
-
-def test_nondeterministic_and_engine_mismatch(mini_dict: dict) -> None:
-    integers = {
-        "type": "object",
-        "required": ["total", "people"],
-        "properties": {"total": {"type": "integer"}, "people": {"type": "integer"}},
-    }
-    mini_dict["tools"] += [
-        {
-            "name": "lucky",
-            "description": "A lucky number.",
-            "kind": "read",
-            "returns": "SELECT abs(random()) % 1000000 AS n",
-        },
-        {
-            "name": "split",
-            "description": "Split a bill.",
-            "kind": "read",
-            "parameters": integers,
-            "returns": "SELECT :total / :people AS share",
-        },
-        {
-            "name": "fmt",
-            "description": "Split a bill, in dollars.",
-            "kind": "read",
-            "parameters": integers,
-            "returns": "SELECT printf('%.1f', :total / 100.0 / :people) AS share",
-        },
-    ]
-    spec = EnvironmentSpec.model_validate(mini_dict)
-
-    def ask(tid: str, tool: str, total: int) -> Task:
-        return mini_task(
-            id=tid,
-            instruction=f"Split {total} between 3 people.",
-            gold_calls=[{"name": tool, "arguments": {"total": total, "people": 3}}],
-            communicate=[{"call": 0, "path": "0.share"}],
-        )
-
-    lucky = mini_task(
-        id="lucky",
-        instruction="Give me a lucky number.",
-        gold_calls=[{"name": "lucky", "arguments": {}}],
-        communicate=[{"call": 0, "path": "0.n"}],
-    )
-    split, fmt = ask("split", "split", 100), ask("fmt", "fmt", 75)
-    accepted, rejected, _ = verify(spec, [lucky, split, fmt])
-    assert [(r.task_id, r.stage, r.reason) for r in rejected] == [
-        ("lucky", "determinism", "nondeterministic"),
-        ("fmt", "determinism", "engine_mismatch"),  # printf rounds 0.25 differently
-    ]
-    assert "duckdb" in rejected[1].detail
-    # integer division is compiled for DuckDB with SQLite's semantics: 100 / 3 is 33 on both
-    assert [(t.id, expected_of(t).communicate) for t in accepted] == [("split", [33])]
-    # without the cross-engine replay the printf difference slips through: the check matters
-    accepted, _, _ = verify(spec, [fmt], cross_engine=False)
-    assert [t.id for t in accepted] == ["fmt"]
-
-
-def test_dedup_gold_and_near_duplicate(mini_spec: EnvironmentSpec) -> None:
-    first = mini_task(id="a")
-    same_gold = mini_task(
-        id="b", instruction="Take thirty dollars, i.e. 30, out of A1; what is left?"
-    )
-    near = mini_task(
-        id="c",
-        instruction="Withdraw $30 from account A1 and tell me the new balance please.",
-        gold_calls=[W30, {"name": "get_account", "arguments": {"account_id": "A1"}}],
-    )
-    other = mini_task(
-        id="d",
-        instruction="Open a new account for client 1 and give me its id.",
-        gold_calls=[{"name": "open_account", "arguments": {"client_id": 1}}],
-        communicate=[{"call": 0, "path": "id"}],
-    )
-    accepted, rejected, report = verify(mini_spec, [first, same_gold, near, other])
-    assert [t.id for t in accepted] == ["a", "d"]
-    assert [(r.task_id, r.reason) for r in rejected] == [
-        ("b", "duplicate_gold"),
-        ("c", "near_duplicate_instruction"),
-    ]
-    assert report.stage("dedup").rejected == {"duplicate_gold": 1, "near_duplicate_instruction": 1}
-
-
-def test_dedup_index_persists_on_disk(tmp_path, mini_spec: EnvironmentSpec) -> None:
-    path = tmp_path / "dedup.sqlite"
-    index = dedup.DedupIndex(path)
-    assert index.check(mini_task(id="a")) is None
-    index.close()
-    again = dedup.DedupIndex(path)
-    found = again.check(mini_task(id="b"))
-    assert found is not None and found.reason == "duplicate_gold"
-    again.close()
+from validators.structure import parse
 
 
 def test_accepted_task_carries_expected_outcome_and_difficulty(mini_spec: EnvironmentSpec) -> None:
@@ -259,51 +70,93 @@ def test_bad_seed_is_refused(mini_dict: dict) -> None:
     assert stages == {("seed", "seed_constraint_violation")}
 
 
-def test_near_duplicate_decision_uses_exact_similarity(tmp_path) -> None:
-    base = (
-        "please move two hundred dollars from my checking account into savings before "
-        "the rent is due on friday and tell me the balance"
+def test_verifier_stream_is_lazy(banking_spec: EnvironmentSpec, banking_tasks: list[Task]) -> None:
+    with Verifier(banking_spec, cross_engine=False) as verifier:
+        stream = verifier.verify_stream(iter(banking_tasks))
+        assert verifier.report.stage("structure").seen == 0
+        next(stream)
+        assert verifier.report.stage("structure").seen == 1  # one item pulled, one seen
+
+
+def test_a_rejection_from_parsing_is_counted_and_passed_on(mini_spec: EnvironmentSpec) -> None:
+    bad_line = parse('{"id": "x",', "tasks.jsonl:2")
+    assert isinstance(bad_line, Rejection)
+    accepted, rejected, report = verify(mini_spec, [bad_line, mini_task()])
+    assert [t.id for t in accepted] == ["t1"]
+    assert rejected == [bad_line] and rejected[0].source == "tasks.jsonl:2"
+    assert report.stage("structure").seen == 2 and report.stage("structure").passed == 1
+    assert (report.accepted, report.rejected) == (1, 1)
+    assert report.seconds > 0
+
+
+def test_every_stage_runs_in_order_for_an_accepted_task(mini_spec: EnvironmentSpec) -> None:
+    _, _, report = verify(mini_spec, [mini_task()])
+    stages = [s.STAGE for s in ENVIRONMENT_STAGES] + [s.STAGE for s in TASK_STAGES]
+    assert list(report.stages) == stages
+    assert all((s.seen, s.passed) == (1, 1) for s in report.stages.values())
+
+
+def test_a_rejected_task_stops_at_its_stage(mini_spec: EnvironmentSpec) -> None:
+    task = mini_task(gold_calls=[{"name": "teleport", "arguments": {}}], communicate=[])
+    _, (rejection,), report = verify(mini_spec, [task])
+    assert rejection.stage == "structure"
+    assert rejection.item == task.model_dump(mode="json", exclude_none=True)
+    assert "replay" not in report.stages
+
+
+def test_verify_environment_alone(mini_dict: dict) -> None:
+    report = StageReport()
+    assert verify_environment(EnvironmentSpec.model_validate(mini_dict), report) == []
+    assert [(s.stage, s.seen, s.passed) for s in report.stages.values()] == [
+        ("static_sql", 1, 1),
+        ("seed", 1, 1),
+    ]
+    mini_dict["seed"]["accounts"][0]["balance"] = -1
+    problems = verify_environment(EnvironmentSpec.model_validate(mini_dict))
+    assert {(r.stage, r.reason) for r in problems} == {("seed", "seed_constraint_violation")}
+
+
+def test_the_refusal_lists_twenty_problems_and_counts_the_rest() -> None:
+    rejections = [
+        Rejection(stage="static_sql", reason="sql_parse_error", detail=f"t{i}") for i in range(23)
+    ]
+    error = EnvironmentRejected(rejections)
+    lines = error.detail.splitlines()
+    assert lines[0] == "the environment fails 23 check(s):"
+    assert lines[1] == "  [static_sql/sql_parse_error] t0"
+    assert len(lines) == 22 and lines[-1] == "  … and 3 more"
+    assert error.rejections == rejections and error.reason == "environment_rejected"
+
+
+@pytest.mark.parametrize(
+    "calls, level",
+    [
+        (["get_account"], "easy"),
+        (["get_account", "withdraw", "get_account"], "medium"),
+        (["withdraw", "withdraw", "withdraw"], "hard"),
+        (["get_account"] * 5, "hard"),
+    ],
+)
+def test_difficulty_follows_calls_and_writes(
+    mini_spec: EnvironmentSpec, calls: list[str], level: str
+) -> None:
+    arguments = {"get_account": {"account_id": "A1"}, "withdraw": {"account_id": "A1", "amount": 1}}
+    task = mini_task(
+        gold_calls=[{"name": c, "arguments": arguments[c]} for c in calls], communicate=[]
     )
-    words = base.split()
-    tail = " ".join([*words[:-1], "total"])  # one shingle differs
-    middle = " ".join([*words[:10], "brokerage", *words[11:]])  # three shingles differ
-
-    def jaccard(a: str, b: str) -> float:
-        x, y = dedup.shingles(a), dedup.shingles(b)
-        return len(x & y) / len(x | y)
-
-    assert jaccard(base, tail) >= 0.8 > jaccard(base, middle) >= 0.7  # close calls both
-    index = dedup.DedupIndex(tmp_path / "d.sqlite", threshold=0.8)
-
-    def task(tid: str, text: str, amount: int) -> Task:
-        call = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": amount}}
-        return mini_task(id=tid, instruction=text, gold_calls=[call])
-
-    assert index.check(task("base", base, 1)) is None
-    assert index.check(task("middle", middle, 2)) is None
-    found = index.check(task("tail", tail, 3))
-    assert found is not None and found.reason == "near_duplicate_instruction"
-    assert f"{jaccard(base, tail):.0%} similar" in found.detail and "'base'" in found.detail
-    index.close()
+    with Environment(mini_spec) as env:
+        run = env.replay(task.gold_calls)
+        got = difficulty(task, env, run)
+    writes = calls.count("withdraw")
+    assert (got.level, got.n_calls, got.n_writes) == (level, len(calls), writes)
+    assert got.n_distinct_tools == len(set(calls))
+    assert (got.n_tables_changed, got.n_rows_changed) == ((1, 1) if writes else (0, 0))
 
 
-def test_update_of_unique_referenced_column_is_not_portable(mini_dict: dict) -> None:
-    mini_dict["schema"]["tables"][0]["columns"][1]["unique"] = True  # clients.name
-    mini_dict["tools"].append(
-        {
-            "name": "rename",
-            "description": "Rename a client.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {"client_id": {"type": "integer"}, "name": {"type": "string"}},
-                "required": ["client_id", "name"],
-            },
-            "run": ["UPDATE clients SET name = :name WHERE id = :client_id"],
-        }
-    )
-    with pytest.raises(EnvironmentRejected) as info:
-        Verifier(EnvironmentSpec.model_validate(mini_dict))
-    (r,) = info.value.rejections
-    assert (r.stage, r.reason) == ("static_sql", "sql_not_portable")
-    assert "clients.name" in r.detail and "rename.run[0]" in r.detail
+def test_a_dedup_index_on_disk_spans_verifiers(mini_spec: EnvironmentSpec, tmp_path: Path) -> None:
+    path = tmp_path / "dedup.sqlite"
+    with Verifier(mini_spec, dedup_path=path) as verifier:
+        assert verifier.verify(mini_task(id="a")).ok
+    with Verifier(mini_spec, dedup_path=path) as verifier:
+        again = verifier.verify(mini_task(id="b"))
+    assert again.rejection is not None and again.rejection.reason == "duplicate_gold"
