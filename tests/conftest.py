@@ -1,5 +1,6 @@
-"""Shared fixtures: a tiny two-table environment for engine-level tests, and the banking
-reference environment (tests/fixtures/banking) for validator and CLI tests."""
+"""Shared fixtures: a tiny two-table environment for engine-level tests, the banking
+reference environment (tests/fixtures/banking) for validator and CLI tests, and no proxy
+for tests that talk to a local fake server."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import ExpectedOutcome, Task
 
-BANKING = Path(__file__).parent / "fixtures" / "banking"
+ROOT = Path(__file__).resolve().parents[1]  # the repository: tests may sit at any depth
+BANKING = ROOT / "tests" / "fixtures" / "banking"
 
 MINI = {
     "name": "mini",
@@ -133,6 +135,13 @@ MINI = {
         },
     ],
 }
+
+
+@pytest.fixture
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy from the environment would swallow requests meant for a local fake server."""
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

@@ -1,0 +1,277 @@
+"""The generation flow end to end against the fake endpoint: outputs, faults, resume, kill -9.
+
+The scripted library "model" (toolscale/testing/fakedomain.py) answers every stage; faults are
+layered on top. Prefect runs against one temporary harness for the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+from toolscale.environment import Environment
+from toolscale.spec import EnvironmentSpec
+from toolscale.store import DomainStore
+from toolscale.task import Task
+from toolscale.testing.fakedomain import BRIEF, library
+from toolscale.testing.fakellm import FakeLLM, Reply, faulty
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(tmp_path_factory: pytest.TempPathFactory):
+    home = tmp_path_factory.mktemp("prefect-home")
+    os.environ["PREFECT_HOME"] = str(home)
+    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    os.environ["PREFECT_LOGGING_TO_API_ENABLED"] = "false"
+    os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness():
+        yield
+
+
+@pytest.fixture
+def domains(tmp_path: Path) -> Path:
+    root = tmp_path / "domains"
+    (root / "library").mkdir(parents=True)
+    (root / "library" / "brief.yaml").write_text(BRIEF)
+    return root
+
+
+def run_flow(fake: FakeLLM, domains: Path, data: Path, n: int, **options: Any) -> dict:
+    from flows.generate import generate_domain
+
+    return asyncio.run(
+        generate_domain(
+            "library",
+            n_tasks=n,
+            data_dir=str(data),
+            domains_dir=str(domains),
+            base_url=fake.base_url,
+            model="fake",
+            **options,
+        )
+    )
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with FakeLLM(library) as fake:
+        summary = run_flow(fake, domains, data, n=10)
+    out = data / "library"
+    for name in (
+        "environment.json",
+        "seed.sqlite",
+        "tasks.jsonl",
+        "trajectories.jsonl",
+        "rejected.jsonl",
+        "report.json",
+    ):
+        assert (out / name).is_file(), name
+    tasks = [Task.model_validate(t) for t in read_jsonl(out / "tasks.jsonl")]
+    trajectories = read_jsonl(out / "trajectories.jsonl")
+    assert len(tasks) >= 10 and summary["tasks"] == len(tasks)
+    assert [t.id for t in tasks] == [r["task_id"] for r in trajectories]
+    assert len({t.id for t in tasks}) == len(tasks)
+    assert {t.provenance.source for t in tasks} >= {"sampled", "llm", "evolved"}
+    spec = EnvironmentSpec.model_validate_json((out / "environment.json").read_text())
+    with Environment(spec) as env:
+        for task, record in zip(tasks, trajectories, strict=True):
+            assert env.evaluate(task, record["messages"]).success, task.id
+    rejected = read_jsonl(out / "rejected.jsonl")
+    assert all(r["stage"] and r["reason"] for r in rejected)
+    report = json.loads((out / "report.json").read_text())
+    stages = {r["stage"]: r for r in report["rows"]}
+    assert stages["tools"]["rejected"] == {"sql_rejected": 1}  # broken_tool, after repairs
+    assert stages["tasks/llm"]["rejected"].get("dedup:duplicate_gold", 0) >= 1
+    assert report["tasks"] == len(tasks)
+    assert sum(r["accepted"] for r in report["rows"] if r["stage"].startswith("tasks/")) == len(
+        tasks
+    )
+
+
+def latest_artifact(key: str) -> dict | None:
+    """The newest artifact with `key` on the harness server (raw filter: this client's typed
+    read sends null filters the pinned server refuses)."""
+    from prefect.client.orchestration import get_client
+
+    async def read() -> dict | None:
+        async with get_client() as client:
+            body = {"artifacts": {"key": {"any_": [key]}}, "sort": "CREATED_DESC", "limit": 1}
+            found = (await client._client.post("/artifacts/filter", json=body)).json()
+            return found[0] if found else None
+
+    return asyncio.run(read())
+
+
+def test_generate_leaves_the_table_as_a_prefect_artifact(
+    prefect_harness, domains, tmp_path
+) -> None:
+    with FakeLLM(library) as fake:
+        summary = run_flow(fake, domains, tmp_path / "data", n=3, strategies=("sampled",))
+    artifact = latest_artifact("generate-library")
+    assert artifact is not None and artifact["type"] == "markdown"
+    assert "| tasks/sampled |" in artifact["data"]
+    assert f"{summary['tasks']} verified tasks" in artifact["data"]
+
+
+def test_rerun_resumes_without_new_calls_or_duplicates(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=6)
+        first = read_jsonl(data / "library" / "tasks.jsonl")
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=6)
+        assert fake.count == 0  # everything was on disk or in the cache
+    again = read_jsonl(data / "library" / "tasks.jsonl")
+    assert again == first
+    with FakeLLM(library) as fake:  # asking for more continues where it stopped
+        run_flow(fake, domains, data, n=9)
+    more = [t["id"] for t in read_jsonl(data / "library" / "tasks.jsonl")]
+    assert len(more) >= 9 and len(set(more)) == len(more)
+    assert {t["id"] for t in first} <= set(more)
+
+
+FAULTS = {
+    0: Reply.status(429, retry_after=0.01),
+    2: Reply.status(500),
+    4: Reply.drop(),
+    6: Reply.garbage(),
+    8: Reply(content="{not json"),
+    10: Reply(content=json.dumps({"tables": "not a list"})),
+    12: Reply.hang(3.0),
+    15: Reply.status(503),
+}
+
+
+def test_faults_are_retried_repaired_and_counted(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    with FakeLLM(faulty(library, FAULTS)) as fake:
+        summary = run_flow(fake, domains, data, n=6, timeout_s=1.0)
+    assert summary["tasks"] >= 6
+    ledger = summary["ledger"]["stages"]
+    retries = sum(u["retries"] for u in ledger.values())
+    repairs = sum(u["repairs"] for u in ledger.values())
+    assert retries >= 6  # 429, 500, drop, garbage, hang (timeout), 503
+    assert repairs >= 2  # malformed JSON and a schema violation went back to the model
+    rejected = read_jsonl(data / "library" / "rejected.jsonl")
+    assert all(r["reason"] for r in rejected)
+
+
+def test_unavailable_endpoint_fails_clearly_and_keeps_nothing_half_written(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    from generators.environment import GenerationFailed
+
+    data = tmp_path / "data"
+    with FakeLLM(lambda body: Reply.status(500)) as fake, pytest.raises(GenerationFailed) as err:
+        run_flow(fake, domains, data, n=2, max_attempts=2)
+    assert "schema" in str(err.value) and "llm_unavailable" in str(err.value)
+    report = json.loads((data / "library" / "report.json").read_text())
+    assert report["rows"][0]["rejected"] == {"llm_unavailable": 3}
+    assert not list((data / "library").glob("**/*.tmp"))
+
+
+KILLER = """
+import asyncio
+from toolscale.testing.fakellm import FakeLLM
+from toolscale.testing.fakedomain import library
+from flows.generate import generate_domain
+with FakeLLM(library, latency_s=0.3) as fake:
+    asyncio.run(generate_domain("library", n_tasks=12, data_dir={data!r},
+                domains_dir={domains!r}, base_url=fake.base_url, model="fake"))
+"""
+
+
+def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    script = tmp_path / "killer.py"
+    script.write_text(KILLER.format(data=str(data), domains=str(domains)))
+    from prefect.settings import PREFECT_API_URL
+
+    env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value())}  # the harness server
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "killer.log").open("wb"),
+    )
+    store = DomainStore(data, "library")
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not list(store.batches_dir.glob("sampled-*.json")):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    committed = {t.id for t in store.accepted()}
+    log = (tmp_path / "killer.log").read_text(errors="replace")[-3000:]
+    assert committed, f"the run was killed before it committed anything:\n{log}"
+    for path in store.batches_dir.glob("*.json"):  # every committed file parses
+        json.loads(path.read_text())
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=12)
+    ids = [t["id"] for t in read_jsonl(data / "library" / "tasks.jsonl")]
+    assert committed <= set(ids)  # no verified task lost
+    assert len(ids) == len(set(ids)) and len(ids) >= 12  # none repeated
+    trajectories = read_jsonl(data / "library" / "trajectories.jsonl")
+    assert [r["task_id"] for r in trajectories] == ids
+    report = json.loads((data / "library" / "report.json").read_text())
+    stages = {r["stage"]: r for r in report["rows"]}
+    for stage in ("schema", "rows", "tools", "policy"):  # figures of the killed run survive
+        assert stages[stage]["accepted"] >= 1 and stages[stage]["tokens"] > 0, stage
+
+
+def test_prefect_yaml_deployments_point_at_flows_with_those_parameters() -> None:
+    import importlib
+    import inspect
+
+    import yaml
+    from prefect import Flow
+
+    config = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    assert config["deployments"]
+    for deployment in config["deployments"]:
+        path, name = deployment["entrypoint"].split(":")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        target = getattr(module, name)
+        assert isinstance(target, Flow), deployment["name"]
+        accepted = set(inspect.signature(target.fn).parameters)
+        assert set(deployment.get("parameters", {})) <= accepted, deployment["name"]
+        assert all("cron" in s for s in deployment["schedules"])
+
+
+def test_generate_all_runs_every_domain_on_the_configured_endpoint(
+    prefect_harness, domains: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flows.generate import generate_all
+
+    (domains / "broken").mkdir()
+    (domains / "broken" / "brief.yaml").write_text("name: broken\n")  # reported, not fatal
+    with FakeLLM(library) as fake:
+        monkeypatch.setenv("TOOLSCALE_LLM_URL", fake.base_url)
+        monkeypatch.setenv("TOOLSCALE_LLM_MODEL", "fake")
+        done = asyncio.run(
+            generate_all(n_tasks=3, data_dir=str(tmp_path / "data"), domains_dir=str(domains))
+        )
+    assert done["library"] >= 3 and done["broken"] == 0
+    assert (tmp_path / "data" / "library" / "tasks.jsonl").is_file()

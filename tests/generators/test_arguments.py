@@ -1,0 +1,143 @@
+"""Arguments drawn from real rows: values that exist, and that belong together."""
+
+from __future__ import annotations
+
+import random
+
+from generators.arguments import ArgumentSampler, parameter_columns
+from generators.tools import (
+    smoke_problems,
+)
+from tests.generators.library import (
+    Library,
+    library_tool,
+)
+from toolscale.environment import Environment
+from toolscale.tool import Tool, ToolCall
+
+
+def test_parameter_columns_of_borrow_book(lib: Library) -> None:
+    assert parameter_columns(library_tool("borrow_book"), lib.spec) == {
+        "member_id": ("members", "member_id"),
+        "book_id": ("books", "book_id"),
+    }
+    assert parameter_columns(library_tool("search_books"), lib.spec) == {
+        "author": ("books", "author")
+    }
+
+
+FIND_LOAN = Tool(
+    name="find_loan",
+    description="The loan of a book to a member.",
+    kind="read",
+    parameters={
+        "type": "object",
+        "properties": {"member_id": {"type": "integer"}, "book_id": {"type": "integer"}},
+        "required": ["member_id", "book_id"],
+    },
+    returns="SELECT l.loan_id, l.due_on FROM loans AS l "
+    "WHERE l.member_id = :member_id AND l.book_id = :book_id",
+)
+
+
+def test_sampler_draws_values_that_exist_and_belong_together(lib: Library) -> None:
+    spec = lib.spec.model_copy(update={"tools": [*lib.spec.tools, FIND_LOAN]})
+    sampler = ArgumentSampler(spec)
+    assert sampler.columns["find_loan"] == {
+        "member_id": ("loans", "member_id"),
+        "book_id": ("loans", "book_id"),
+    }
+    pairs = {(r["member_id"], r["book_id"]) for r in lib.seed["loans"]}
+    members = {r["member_id"] for r in lib.seed["members"]}
+    books = {r["book_id"] for r in lib.seed["books"]}
+    authors = {r["author"] for r in lib.seed["books"]}
+    borrow, search = spec.tool("borrow_book"), spec.tool("search_books")
+    with Environment(spec) as environment:
+        for seed in range(25):
+            rng = random.Random(seed)
+            args = sampler.arguments(FIND_LOAN, rng)
+            assert (args["member_id"], args["book_id"]) in pairs
+            assert environment.step(ToolCall(name="find_loan", arguments=args)).output
+            args = sampler.arguments(borrow, rng)
+            assert args["member_id"] in members and args["book_id"] in books
+            assert sampler.arguments(search, rng)["author"] in authors
+    given = sampler.arguments(FIND_LOAN, random.Random(0), given={"member_id": 7})
+    assert given["member_id"] == 7
+
+
+RENEW_LOAN = Tool(
+    name="renew_loan",
+    description="Renew a loan until today.",
+    kind="write",
+    parameters={
+        "type": "object",
+        "properties": {"member_id": {"type": "integer"}, "loan_id": {"type": "integer"}},
+        "required": ["member_id", "loan_id"],
+    },
+    require=[
+        {
+            "sql": "SELECT COUNT(*) > 0 FROM members WHERE member_id = :member_id",
+            "error": "No such member.",
+        },
+        {
+            "sql": "SELECT member_id = :member_id FROM loans WHERE loan_id = :loan_id",
+            "error": "That loan is not the member's.",
+        },
+    ],
+    run=["UPDATE loans SET due_on = substr(:_now, 1, 10) WHERE loan_id = :loan_id"],
+)
+
+
+def test_sampler_takes_a_parent_key_from_the_child_row_drawn(lib: Library) -> None:
+    """loan_id is drawn first (loans points to two tables); the member is then that loan's
+    member, though member_id is compared with members, not loans."""
+    spec = lib.spec.model_copy(update={"tools": [*lib.spec.tools, RENEW_LOAN]})
+    sampler = ArgumentSampler(spec)
+    assert sampler.columns["renew_loan"] == {
+        "member_id": ("members", "member_id"),
+        "loan_id": ("loans", "loan_id"),
+    }
+    member_of = {r["loan_id"]: r["member_id"] for r in lib.seed["loans"]}
+    for seed in range(25):
+        args = sampler.arguments(RENEW_LOAN, random.Random(seed))
+        assert member_of[args["loan_id"]] == args["member_id"]
+    assert smoke_problems(RENEW_LOAN, lib.spec, tries=1) == []
+
+
+LOAN_BY_NAME = Tool(
+    name="loan_by_name",
+    description="A loan, checked against the member's name.",
+    kind="read",
+    parameters={
+        "type": "object",
+        "properties": {"loan_id": {"type": "integer"}, "name": {"type": "string"}},
+        "required": ["loan_id", "name"],
+    },
+    require=[
+        {
+            "sql": "SELECT m.name = :name FROM loans AS l JOIN members AS m "
+            "ON m.member_id = l.member_id WHERE l.loan_id = :loan_id",
+            "error": "That is not the borrower's name.",
+        }
+    ],
+    returns="SELECT due_on FROM loans WHERE loan_id = :loan_id",
+)
+
+
+def test_sampler_follows_a_drawn_row_to_its_parent(lib: Library) -> None:
+    """`name` is a members column the loan row does not hold: the member drawn is the one
+    the loan points to, so the call passes its check."""
+    spec = lib.spec.model_copy(update={"tools": [*lib.spec.tools, LOAN_BY_NAME]})
+    sampler = ArgumentSampler(spec)
+    assert sampler.columns["loan_by_name"] == {
+        "name": ("members", "name"),
+        "loan_id": ("loans", "loan_id"),
+    }
+    name_of = {r["member_id"]: r["name"] for r in lib.seed["members"]}
+    borrower = {r["loan_id"]: name_of[r["member_id"]] for r in lib.seed["loans"]}
+    assert len(set(borrower.values())) > 1
+    with Environment(spec) as environment:
+        for seed in range(25):
+            args = sampler.arguments(LOAN_BY_NAME, random.Random(seed))
+            assert borrower[args["loan_id"]] == args["name"]
+            assert environment.step(ToolCall(name="loan_by_name", arguments=args)).ok

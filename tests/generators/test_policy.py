@@ -1,0 +1,61 @@
+"""Stage `policy`: rules in words, then a table of every tool's price and latency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from generators.policy import brief_policy, propose_policy
+from tests.generators.library import Library, ask, brief, last_user, reply
+from toolscale.testing.fakellm import scripted
+
+
+def test_the_policy_states_the_rules_and_prices_every_tool(lib: Library) -> None:
+    """The `lib` fixture's policy came from propose_policy and the library model."""
+    policy = lib.spec.policy
+    assert policy.startswith("# Library assistant policy\n")
+    assert "- Suspended members cannot borrow." in policy
+    assert "| borrow_book | write |" in policy
+    for tool in lib.spec.tools:
+        row = f"| {tool.name} | {tool.kind} | {tool.price:.4f} | {tool.latency_ms:.0f} |"
+        assert row in policy, tool.name
+
+
+def test_an_overlong_rule_is_sent_back(tmp_path: Path, lib: Library) -> None:
+    rules = ["Be kind.", "x" * 401, "Only lend a book with copies available."]
+    long = {"introduction": "You help members of the public library.", "rules": rules}
+    good = {**long, "rules": ["Be kind.", "Check the member.", "Only lend available books."]}
+    asked = ask(
+        scripted(reply(long), reply(good)),
+        tmp_path,
+        lambda llm: propose_policy(llm, brief(), lib.spec.tools),
+    )
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert "- Check the member." in outcome.value
+    assert "rule 2 is 401 characters; keep each rule under 400" in last_user(asked.requests[1])
+    assert asked.llm.ledger.stage("policy").repairs == 1
+
+
+def test_the_brief_alone_gives_a_policy(lib: Library) -> None:
+    """When the model cannot write one: the brief's description and rules, the same table."""
+    rules = [*brief().rules, "Returns are accepted at any branch."]
+    policy = brief_policy(brief().model_copy(update={"rules": rules}), lib.spec.tools)
+    assert "A small public library lends books" in policy
+    for rule in rules:
+        assert f"- {rule}" in policy
+    assert policy.count("\n| ") == len(lib.spec.tools) + 1  # the header and a row per tool
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValidationError,
+    reason="known bug: brief_policy builds a PolicyProposal, which needs 3 rules, from a "
+    "brief that may have fewer (the library brief has 2; a brief may have none)",
+)
+def test_the_brief_alone_gives_a_policy_with_few_rules(lib: Library) -> None:
+    assert len(brief().rules) == 2
+    policy = brief_policy(brief(), lib.spec.tools)
+    assert "- A member with status suspended cannot borrow." in policy

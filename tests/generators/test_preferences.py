@@ -1,0 +1,50 @@
+"""Preferences: their share, their statement, and never avoiding a tool the task uses."""
+
+from __future__ import annotations
+
+import random
+
+from generators.preferences import COST, LATENCY, sample_preference, with_preference
+from tests.generators.library import (
+    Library,
+)
+from toolscale.tool import ToolCall
+
+
+def test_sample_preference_share_and_statement(lib: Library) -> None:
+    calls = [ToolCall(name="borrow_book", arguments={"member_id": 101, "book_id": 203})]
+    assert all(
+        sample_preference(random.Random(s), lib.spec.tools, calls, 0.0) is None for s in range(20)
+    )
+    drawn = [sample_preference(random.Random(s), lib.spec.tools, calls, 1.0) for s in range(40)]
+    prefs = [p for p in drawn if p is not None]
+    assert len(prefs) == len(drawn)
+    assert {p.statement for p in prefs if p.cost == 1.0} == {COST}
+    assert {p.statement for p in prefs if p.latency == 1.0} == {LATENCY}
+    instruction = "Please lend me book 203."
+    for p in prefs:
+        assert p.statement
+        assert with_preference(instruction, p) == f"{instruction} {p.statement}"
+    assert with_preference(instruction, None) == instruction
+
+
+def test_an_avoid_profile_never_avoids_a_used_tool(lib: Library) -> None:
+    tools = lib.spec.tools
+    reads = sorted(t.name for t in tools if t.kind == "read")
+    avoided = set()
+    for s in range(60):
+        rng = random.Random(s)
+        calls = [ToolCall(name=n) for n in rng.sample(reads, k=rng.randint(1, len(reads) - 1))]
+        p = sample_preference(rng, tools, calls, 1.0)
+        assert p is not None
+        if p.avoid_tools:
+            (name,) = p.avoid_tools
+            assert name not in {c.name for c in calls}
+            assert lib.spec.tool(name).kind == "read"
+            assert name.replace("_", " ") in p.statement
+            avoided.add(name)
+    assert avoided
+    everything = [ToolCall(name=n) for n in reads]
+    for s in range(20):
+        p = sample_preference(random.Random(s), tools, everything, 1.0)
+        assert p is not None and p.avoid_tools == []

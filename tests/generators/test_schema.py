@@ -1,0 +1,119 @@
+"""Stage `schema`: keys and references follow from names; every problem goes back at once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generators.schema import SchemaProposal, propose_schema, to_schema
+from tests.generators.library import (
+    ask,
+    brief,
+    last_user,
+    library_schema,
+    proposal,
+    reply,
+)
+from toolscale.llm.client import Invalid
+from toolscale.testing.fakedomain import SCHEMA
+from toolscale.testing.fakellm import scripted
+
+
+def test_to_schema_keys_and_foreign_keys() -> None:
+    schema = library_schema()
+    assert schema.table_names == ["members", "books", "loans"]
+    assert [t.primary_key for t in schema.tables] == [["member_id"], ["book_id"], ["loan_id"]]
+    loans = schema.table("loans")
+    assert [(fk.columns, fk.ref_table, fk.ref_columns) for fk in loans.foreign_keys] == [
+        (["member_id"], "members", ["member_id"]),
+        (["book_id"], "books", ["book_id"]),
+    ]
+    assert schema.table("members").foreign_keys == []
+    assert schema.table("books").foreign_keys == []
+    assert [c.type for c in loans.columns] == ["integer", "integer", "integer", "date", "boolean"]
+    assert [t.name for t in schema.insertion_order()][-1] == "loans"
+
+
+MEMBERS = [{"name": "member_id", "type": "integer"}, {"name": "name", "type": "text"}]
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        (
+            {"members": [{"name": "code", "type": "text"}, {"name": "name", "type": "text"}]},
+            ["'members'", "'code'", "integer key"],
+        ),
+        (
+            {"members": [{"name": "member_no", "type": "integer"}, *MEMBERS[1:]]},
+            ["'members'", "'member_no'", "_id"],
+        ),
+        (
+            {
+                "loans": [
+                    {"name": "loan_id", "type": "integer"},
+                    {"name": "member_id", "type": "text"},
+                    {"name": "book_id", "type": "integer"},
+                ]
+            },
+            ["loans.member_id", "reference must be an integer"],
+        ),
+        (
+            {"books": [{"name": "member_id", "type": "integer"}, {"name": "t", "type": "text"}]},
+            ["'members'", "'books'", "'member_id'", "own key"],
+        ),
+        (
+            {"loans": [{"name": "loan_id", "type": "integer"}, {"name": "due", "type": "date"}]},
+            ["no table points to another"],
+        ),
+    ],
+    ids=["text_key", "key_not_named_id", "text_reference", "shared_key", "no_reference"],
+)
+def test_to_schema_names_each_problem(changes: dict[str, Any], named: list[str]) -> None:
+    with pytest.raises(Invalid) as caught:
+        to_schema(SchemaProposal.model_validate(proposal(**changes)))
+    assert caught.value.reason == "bad_schema"
+    text = "\n".join(caught.value.problems)
+    for part in named:
+        assert part in text
+
+
+def test_to_schema_reports_every_problem_at_once() -> None:
+    bad = proposal(
+        members=[{"name": "code", "type": "text"}, {"name": "name", "type": "text"}],
+        loans=[
+            {"name": "loan_id", "type": "integer"},
+            {"name": "book_id", "type": "real"},
+        ],
+    )
+    with pytest.raises(Invalid) as caught:
+        to_schema(SchemaProposal.model_validate(bad))
+    assert len(caught.value.problems) == 2, caught.value.problems
+
+
+def test_propose_schema_repairs_a_text_reference(tmp_path: Path) -> None:
+    bad = proposal(
+        loans=[
+            {"name": "loan_id", "type": "integer"},
+            {"name": "member_id", "type": "text"},
+            {"name": "book_id", "type": "integer"},
+            {"name": "due_on", "type": "date"},
+        ]
+    )
+    asked = ask(
+        scripted(reply(bad), reply(SCHEMA)),
+        tmp_path,
+        lambda llm: propose_schema(llm, brief()),
+    )
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value == library_schema()
+    assert outcome.attempts == 2
+    assert asked.llm.ledger.stage("schema").repairs == 1
+    assert len(asked.requests) == 2
+    feedback = last_user(asked.requests[1])
+    assert "loans.member_id: a reference must be an integer column" in feedback
+    assert asked.requests[1]["messages"][-2] == {"role": "assistant", "content": json.dumps(bad)}

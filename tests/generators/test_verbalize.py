@@ -1,0 +1,84 @@
+"""The user's words for a walk: every value stated, sent back when missing, added when
+the model never states it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generators.sampling import Chain
+from generators.verbalize import verbalize
+from tests.generators.library import (
+    Asked,
+    ask,
+    last_user,
+    reply,
+)
+from toolscale.matching import mentions
+from toolscale.testing.fakellm import Reply, scripted
+from toolscale.tool import ToolCall, ToolResult
+
+CHAIN = Chain(
+    calls=[
+        ToolCall(name="get_members", arguments={"member_id": 104}),
+        ToolCall(name="borrow_book", arguments={"member_id": 104, "book_id": 203}),
+    ],
+    results=[ToolResult(ok=True, output={"member_id": 104}), ToolResult(ok=True, output=[])],
+    facts=[("member_id", 104), ("book_id", 203)],
+)
+
+
+WITHOUT = reply({"instruction": "I would like to borrow a book, please.", "known_facts": []})
+
+
+WITH = reply(
+    {
+        "instruction": "I am member 104 and I would like to borrow book 203.",
+        "known_facts": ["My member id is 104"],
+    }
+)
+
+
+def verbalized(tmp_path: Path, *replies: Reply) -> Asked:
+    return ask(scripted(*replies), tmp_path, lambda llm: verbalize(llm, "library", CHAIN))
+
+
+def test_verbalize_sends_missing_values_back(tmp_path: Path) -> None:
+    asked = verbalized(tmp_path, WITHOUT, WITH)
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value.completed == 0
+    assert outcome.value.instruction == "I am member 104 and I would like to borrow book 203."
+    assert outcome.value.known_facts == ["My member id is 104"]
+    assert asked.llm.ledger.stage("verbalize").repairs == 1
+    feedback = last_user(asked.requests[1])
+    assert "member_id = 104" in feedback and "book_id = 203" in feedback
+    prompt = last_user(asked.requests[0])
+    assert "- member id: 104" in prompt and "1. get members (member id 104)" in prompt
+
+
+def test_verbalize_adds_the_values_a_model_never_states(tmp_path: Path) -> None:
+    asked = verbalized(tmp_path, WITHOUT)
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert outcome.attempts == 3
+    assert outcome.value.completed == len(CHAIN.facts)
+    assert outcome.value.known_facts == ["My member id is 104.", "My book id is 203."]
+    text = "\n".join([outcome.value.instruction, *outcome.value.known_facts])
+    assert all(mentions(text, v) for _, v in CHAIN.facts)
+
+
+def test_verbalize_rejects_json_for_words(tmp_path: Path) -> None:
+    asked = verbalized(
+        tmp_path, reply({"instruction": '{"member_id": 104, "book_id": 203}', "known_facts": []})
+    )
+    outcome = asked.value
+    assert not outcome.ok and outcome.value is None
+    assert outcome.rejection.reason == "bad_words"
+    assert outcome.attempts == 3
+    assert asked.llm.ledger.stage("verbalize").failures == {"bad_words": 1}
+
+
+def test_verbalize_adds_values_even_after_a_malformed_answer(tmp_path: Path) -> None:
+    outcome = verbalized(tmp_path, Reply(content="not json"), WITHOUT).value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value.completed == len(CHAIN.facts)

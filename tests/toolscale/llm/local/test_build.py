@@ -1,0 +1,95 @@
+"""llama-server built once per machine: a working cached binary is used as it is, a broken
+one rebuilt, a failed build named with its log, missing tools named up front."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.toolscale.llm.local.processes import executable
+from toolscale.llm.local import build, files
+from toolscale.llm.local.build import (
+    LLAMA_CPP_PYTHON_VERSION,
+    ensure_llama_server,
+    llama_server_path,
+)
+from toolscale.llm.local.files import LocalLLMError
+
+
+def test_cached_binary_is_used_without_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    target = llama_server_path(cache)
+    assert target == cache / "llama.cpp" / LLAMA_CPP_PYTHON_VERSION / "llama-server"
+    executable(target, 'import sys\nprint("version: 1 (fake)")\nsys.exit(0)\n')
+
+    def no_build(*_a: object) -> Path:
+        raise AssertionError("must not download or build when the binary is cached")
+
+    monkeypatch.setattr(build, "download_llama_cpp_source", no_build)
+    monkeypatch.setattr(build, "build_llama_server", no_build)
+    started = time.monotonic()
+    assert ensure_llama_server(cache) == target
+    assert time.monotonic() - started < 5
+
+
+def test_broken_cached_binary_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    target = executable(llama_server_path(cache), "import sys\nsys.exit(1)\n")
+    steps: list[str] = []
+
+    def fake_source(dest: Path, log_path: Path) -> Path:
+        steps.append("source")
+        return dest / "src"
+
+    def fake_build(source: Path, build_dir: Path, log_path: Path, jobs: int) -> Path:
+        steps.append("build")
+        return executable(build_dir / "bin" / "llama-server", "print('version: 2')\n")
+
+    monkeypatch.setattr(build, "check_build_tools", lambda: None)
+    monkeypatch.setattr(build, "download_llama_cpp_source", fake_source)
+    monkeypatch.setattr(build, "build_llama_server", fake_build)
+
+    assert ensure_llama_server(cache) == target
+    assert steps == ["source", "build"]
+    assert "version: 2" in target.read_text()
+    assert list(target.parent.glob(".build-*")) == [], "the build dir must be removed"
+    assert ensure_llama_server(cache) == target
+    assert steps == ["source", "build"], "a working cached binary must not be rebuilt"
+
+
+def test_failed_build_names_the_log_and_keeps_no_binary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    fail = executable(
+        tmp_path / "bin" / "fail", "import sys\nprint('cc1plus: fatal error X')\nsys.exit(1)\n"
+    )
+
+    def fake_source(dest: Path, log_path: Path) -> Path:
+        return dest
+
+    def failing_build(source: Path, build_dir: Path, log_path: Path, jobs: int) -> Path:
+        files.run_logged("building llama-server", [str(fail)], log_path)
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(build, "check_build_tools", lambda: None)
+    monkeypatch.setattr(build, "download_llama_cpp_source", fake_source)
+    monkeypatch.setattr(build, "build_llama_server", failing_build)
+    with pytest.raises(LocalLLMError) as err:
+        ensure_llama_server(cache)
+    msg = str(err.value)
+    assert "building llama-server failed" in msg
+    assert str(cache / "logs" / "build-llama-server.log") in msg
+    assert "cc1plus: fatal error X" in msg
+    assert not llama_server_path(cache).exists()
+
+
+def test_missing_build_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build.shutil, "which", lambda _name: None)
+    monkeypatch.delenv("CXX", raising=False)
+    with pytest.raises(LocalLLMError, match=r"missing: cmake, a C\+\+ compiler"):
+        build.check_build_tools()

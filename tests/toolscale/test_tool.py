@@ -1,0 +1,134 @@
+"""Tools as declarative SQL programs: their OpenAI schema and what a tool may declare."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from toolscale.spec import EnvironmentSpec
+from toolscale.tool import Tool, ToolCall, ToolResult
+
+
+def test_tool_exports_openai_function_schema(mini_spec: EnvironmentSpec) -> None:
+    schema = mini_spec.tool("withdraw").openai_schema()
+    assert schema["type"] == "function"
+    fn = schema["function"]
+    assert fn["name"] == "withdraw"
+    assert fn["parameters"]["required"] == ["account_id", "amount"]
+    assert fn["parameters"]["additionalProperties"] is False
+    assert len(mini_spec.openai_tools()) == len(mini_spec.tools)
+
+
+def test_tool_parameters_must_be_scalar_json_schema() -> None:
+    base = {"name": "t", "description": "d", "kind": "read", "returns": "SELECT 1"}
+    with pytest.raises(ValidationError, match="type must be one of"):
+        Tool.model_validate(
+            base | {"parameters": {"type": "object", "properties": {"x": {"type": "array"}}}}
+        )
+    with pytest.raises(ValidationError, match="required parameter 'y'"):
+        Tool.model_validate(
+            base | {"parameters": {"type": "object", "properties": {}, "required": ["y"]}}
+        )
+    with pytest.raises(ValidationError, match="read tool but has run steps"):
+        Tool.model_validate(base | {"run": ["DELETE FROM x"]})
+
+
+READ = {"name": "t", "description": "d", "kind": "read", "returns": "SELECT 1"}
+
+
+def params(**properties: dict[str, Any]) -> dict[str, Any]:
+    return {"parameters": {"type": "object", "properties": properties}}
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"kind": "write"}, "tool 't' is a write tool without run steps"),
+        ({"returns": None}, "tool 't' does nothing"),
+        (
+            {"parameters": {"type": "array"}},
+            'parameters must be a JSON Schema with "type": "object"',
+        ),
+        (
+            {
+                "parameters": {
+                    "type": "object",
+                    "properties": {"x": {"type": "integer", "minimum": "0"}},
+                }
+            },
+            "parameters are not a valid JSON Schema",
+        ),
+        (
+            {
+                "parameters": {
+                    "type": "object",
+                    "properties": {"x": {"type": ["string", "integer"]}},
+                }
+            },
+            "parameter 'x': type must be one of",
+        ),
+        ({"price": -1}, "price"),
+    ],
+    ids=["write_without_run", "does_nothing", "not_object", "bad_schema", "two_types", "price"],
+)
+def test_what_a_tool_may_not_declare(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Tool.model_validate(READ | changes)
+
+
+def test_parameter_types_and_defaults() -> None:
+    tool = Tool.model_validate(
+        READ
+        | {
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "q": {"type": "string"},
+                    "top": {"type": ["integer", "null"], "default": 10},
+                    "exact": {"type": "boolean"},
+                    "min_price": {"type": "number"},
+                },
+                "required": ["q"],
+            }
+        }
+    )
+    assert tool.param_types() == {
+        "q": "string",
+        "top": "integer",
+        "exact": "boolean",
+        "min_price": "number",
+    }
+    assert tool.param_defaults() == {"q": None, "top": 10, "exact": None, "min_price": None}
+
+
+def test_statements_are_labelled_in_execution_order(mini_spec: EnvironmentSpec) -> None:
+    withdraw = mini_spec.tool("withdraw")
+    assert [label for label, _ in withdraw.statements()] == ["require[0]", "run[0]", "returns"]
+    assert withdraw.statements()[1][1].startswith("UPDATE accounts")
+    assert [label for label, _ in mini_spec.tool("close_account").statements()] == [
+        "require[0]",
+        "run[0]",
+    ]
+
+
+def test_the_openai_schema_leaves_the_tool_as_it_was(mini_spec: EnvironmentSpec) -> None:
+    tool = mini_spec.tool("get_account")
+    before = dict(tool.parameters)
+    assert tool.openai_schema()["function"]["description"] == tool.description
+    assert tool.parameters == before and "additionalProperties" not in tool.parameters
+
+
+def test_a_call_key_is_canonical() -> None:
+    a = ToolCall(name="withdraw", arguments={"amount": 30, "account_id": "A1"})
+    b = ToolCall(name="withdraw", arguments={"account_id": "A1", "amount": 30})
+    assert a.key() == b.key() == 'withdraw{"account_id":"A1","amount":30}'
+    assert ToolCall(name="list_all").key() == "list_all{}"
+
+
+def test_a_result_is_what_the_agent_reads() -> None:
+    assert ToolResult(ok=True, output={"name": "Zoë", "n": 2}).content() == '{"name":"Zoë","n":2}'
+    assert ToolResult(ok=True, output=None).content() == "null"
+    failed = ToolResult(ok=False, error="account is frozen", code="policy")
+    assert failed.content() == '{"error": "account is frozen"}'

@@ -1,0 +1,26 @@
+"""What the verifier makes of one task on the small environment: the stage files each pin
+their reasons with it, with the smallest possible inputs (test_banking.py covers the same
+reasons on a realistic environment)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import mini_task
+from toolscale.spec import EnvironmentSpec
+from validators.pipeline import verify
+
+W30 = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}
+
+
+def verdict(spec: EnvironmentSpec, **overrides: Any) -> tuple[str, str]:
+    """(stage, reason) of the rejection of `mini_task(**overrides)`, or ("accepted", "ok");
+    a rejection names the task and keeps it as read."""
+    task = mini_task(**overrides)
+    accepted, rejected, _ = verify(spec, [task])
+    if not rejected:
+        assert [t.id for t in accepted] == [task.id]
+        return "accepted", "ok"
+    assert len(rejected) == 1 and accepted == [], rejected
+    assert rejected[0].task_id == task.id and rejected[0].item["id"] == task.id
+    return rejected[0].stage, rejected[0].reason
