@@ -19,10 +19,10 @@ class PolicyProposal(BaseModel):
     rules: list[str] = Field(min_length=3, max_length=15)
 
 
-def render_policy(brief: Brief, proposal: PolicyProposal, tools: list[Tool]) -> str:
+def render_policy(brief: Brief, introduction: str, rules: list[str], tools: list[Tool]) -> str:
     lines = [f"# {brief.name.replace('_', ' ').title()} assistant policy", ""]
-    lines += [proposal.introduction.strip(), "", "## Rules", ""]
-    lines += [f"- {rule.strip()}" for rule in proposal.rules if rule.strip()]
+    lines += [introduction.strip(), "", "## Rules", ""]
+    lines += [f"- {rule.strip()}" for rule in rules if rule.strip()]
     lines += [
         "",
         "## Tool costs",
@@ -37,8 +37,7 @@ def render_policy(brief: Brief, proposal: PolicyProposal, tools: list[Tool]) -> 
 def brief_policy(brief: Brief, tools: list[Tool]) -> str:
     """The policy from the brief alone, when the model cannot write one."""
     rules = brief.rules or ["Identify the customer before changing anything."]
-    proposal = PolicyProposal(introduction=brief.description[:600], rules=rules[:15])
-    return render_policy(brief, proposal, tools)
+    return render_policy(brief, brief.description[:600], rules[:15], tools)
 
 
 async def propose_policy(
@@ -55,7 +54,7 @@ async def propose_policy(
         ]
         if problems:
             raise Invalid(problems, reason=GeneratorReason.BAD_POLICY)
-        return render_policy(brief, proposal, tools)
+        return render_policy(brief, proposal.introduction, proposal.rules, tools)
 
     n_rules = min(12, max(4, len(brief.rules) + 2))
     return await llm.structured(

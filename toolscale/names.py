@@ -2,7 +2,7 @@
 
 import re
 
-IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,62}")  # fullmatch: `$` passes "t\n"
 
 # Words an LLM likes to use as names that would need quoting in SQLite or DuckDB.
 RESERVED = frozenset(
@@ -156,7 +156,7 @@ def check_identifier(name: str, what: str, in_sql: bool = True) -> str:
 
     Names that appear in SQL (`in_sql`) may not be keywords; tool names never do.
     """
-    if not IDENTIFIER.match(name):
+    if not IDENTIFIER.fullmatch(name):
         raise ValueError(
             f"{what} {name!r} must be lower snake_case: [a-z][a-z0-9_]*, at most 63 chars"
         )

@@ -63,11 +63,6 @@ def test_tool_names_may_be_keywords_but_their_parameters_may_not() -> None:
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: IDENTIFIER is matched with `$`, which also matches before a final "
-    "newline, so 'loans\\n' passes (re.fullmatch or \\Z would refuse it)",
-)
 def test_a_trailing_newline_is_not_part_of_an_identifier() -> None:
     with pytest.raises(ValueError, match="lower snake_case"):
         check_identifier("loans\n", "table")
