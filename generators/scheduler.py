@@ -114,9 +114,10 @@ async def synthesize(
                     batch.indices.append(in_flight.pop(fut))
                     proposed += 1
                     verdict = fut.result()
-                    if verdict.value is None:
-                        batch.rejected.append(verdict.rejection)  # type: ignore[arg-type]
+                    if verdict.rejection is not None:
+                        batch.rejected.append(verdict.rejection)
                         continue
+                    assert verdict.value is not None  # a Result holds one or the other
                     task, trajectory = verdict.value
                     accepted += 1
                     batch.accepted.append(task)

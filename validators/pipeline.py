@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from toolscale.environment import Environment, Replay
 from toolscale.errors import ToolscaleError
@@ -182,15 +183,15 @@ class Verifier:
 
 
 def verify(
-    spec: EnvironmentSpec, items: Iterable[Task | Rejection], **options: object
+    spec: EnvironmentSpec, items: Iterable[Task | Rejection], **options: Any
 ) -> tuple[list[Task], list[Rejection], StageReport]:
     """For small inputs: collects everything (Verifier.verify_stream streams big ones)."""
     accepted: list[Task] = []
     rejected: list[Rejection] = []
-    with Verifier(spec, **options) as verifier:  # type: ignore[arg-type]
+    with Verifier(spec, **options) as verifier:
         for result in verifier.verify_stream(items):
             if result.value is not None:
                 accepted.append(result.value)
-            else:
-                rejected.append(result.rejection)  # type: ignore[arg-type]
+            elif result.rejection is not None:
+                rejected.append(result.rejection)
         return accepted, rejected, verifier.report
