@@ -48,6 +48,7 @@ def get_tool(table: Table) -> Tool:
         require=[row_exists(table)],
         returns=f"SELECT {_select(table)} FROM {table.name} WHERE {key} = :{key}",
         single=True,
+        origin="derived",
     )
 
 
@@ -66,6 +67,7 @@ def list_tool(child: Table, column: str, parent: Table) -> Tool:
             f"SELECT {_select(child)} FROM {child.name} WHERE {column} = :{column} "
             f"ORDER BY {key} LIMIT 50"
         ),
+        origin="derived",
     )
 
 
@@ -112,6 +114,7 @@ def status_tool(table: Table, column: str, values: list[str]) -> Tool:
         run=[f"UPDATE {table.name} SET {column} = :{column} WHERE {key} = :{key}"],
         returns=f"SELECT {key}, {column} FROM {table.name} WHERE {key} = :{key}",
         single=True,
+        origin="derived",
     )
 
 

@@ -51,6 +51,13 @@ class Tool(BaseModel):
     run: list[str] = Field(default_factory=list)
     returns: str | None = None
     single: bool = Field(default=False, description="return the first row (or null), not a list")
+    origin: Literal["derived", "pattern", "sql"] = Field(
+        default="sql",
+        description="where the tool came from, for the run's figures only (never in its OpenAI "
+        "schema): derived from the schema by the toolkit, pattern from a catalogue of tool "
+        "patterns (reserved for issue 8's catalogue), sql written freely (by the model or a "
+        "person)",
+    )
 
     @field_validator("name")
     @classmethod

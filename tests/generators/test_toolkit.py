@@ -20,7 +20,7 @@ def test_schema_tools_look_up_and_list_rows_of_the_seed(lib: Library) -> None:
         "list_loans_by_member_id",
         "list_loans_by_book_id",
     }
-    assert all(t.kind == "read" for t in tools)
+    assert all(t.kind == "read" and t.origin == "derived" for t in tools)
     loan = lib.seed["loans"][0]
     spec = EnvironmentSpec(name="library", schema_=lib.schema, seed=lib.seed, tools=tools)
     with Environment(spec) as environment:
@@ -46,6 +46,7 @@ def test_status_tools_change_a_row_and_refuse_a_no_op(lib: Library) -> None:
     tools = status_tools(lib.schema, seed)
     assert [t.name for t in tools] == ["set_members_status"]
     tool = tools[0]
+    assert tool.origin == "derived"
     assert tool.parameters["properties"]["status"]["enum"] == ["active", "suspended"]
     assert status_tools(lib.schema, {"members": [{"member_id": 101, "status": "active"}]}) == []
     members = [dict(r) for r in lib.seed["members"]]

@@ -18,6 +18,8 @@ def test_tool_exports_openai_function_schema(mini_spec: EnvironmentSpec) -> None
     assert fn["name"] == "withdraw"
     assert fn["parameters"]["required"] == ["account_id", "amount"]
     assert fn["parameters"]["additionalProperties"] is False
+    derived = mini_spec.tool("withdraw").model_copy(update={"origin": "derived"})
+    assert derived.openai_schema() == schema  # where a tool came from is no part of its API
     assert len(mini_spec.openai_tools()) == len(mini_spec.tools)
 
 
