@@ -127,7 +127,7 @@ def task_figures(tasks: Iterable[Task]) -> TaskFigures:
 
 
 def figure_lines(env: EnvironmentFigures | None, data: TaskFigures | None) -> list[str]:
-    """The figures in two short lines, for the terminal and the markdown artifact."""
+    """The figures in a few short lines, for the terminal and the markdown artifact."""
     lines = []
     if env is not None:
         origins = ", ".join(f"{k} {v}" for k, v in env.tools_by_origin.items())
@@ -141,8 +141,10 @@ def figure_lines(env: EnvironmentFigures | None, data: TaskFigures | None) -> li
         lines.append(
             f"dataset: {data.tasks} tasks ({levels}); {data.mean_calls:.2f} calls per task, "
             f"{data.share_3plus_calls:.0%} with 3+ calls; {data.refusals} refusals "
-            f"({data.share_refusals:.0%}); {data.distinct_gold} distinct gold sequences; "
-            f"instruction diversity {data.instruction_diversity:.2f} (distinct word bigrams / "
-            f"{data.instruction_bigrams})"
+            f"({data.share_refusals:.0%})"
+        )
+        lines.append(
+            f"variety: {data.distinct_gold} distinct gold sequences; instruction diversity "
+            f"{data.instruction_diversity:.2f} (distinct word bigrams / {data.instruction_bigrams})"
         )
     return lines

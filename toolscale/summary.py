@@ -1,12 +1,19 @@
 """The run summary a person reads: per stage, what was proposed, kept and rejected (by
-reason), with tokens, cost and time. Printed in the terminal, saved as report.json, and
-left as a Prefect artifact."""
+reason), with tokens, cost and time, and under it the domain's figures (toolscale/figures.py).
+Printed in the terminal, saved as report.json, and left as a Prefect artifact."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich.table import Table
 
+from toolscale.figures import (
+    EnvironmentFigures,
+    TaskFigures,
+    TaskTally,
+    environment_figures,
+    figure_lines,
+)
 from toolscale.llm.ledger import Ledger
 from toolscale.report import RunTable, StageReport, StageStats, stage_entry
 from toolscale.store import Batch, DomainStore
@@ -26,6 +33,8 @@ class RunSummary(BaseModel):
     rejected: int = 0
     seconds: float = 0.0
     resumed: bool = False
+    environment: EnvironmentFigures | None = None
+    dataset: TaskFigures | None = None
 
     def row(self, stage: str) -> StageStats:
         return stage_entry(self.rows, stage, StageStats)
@@ -41,12 +50,16 @@ def summarise(
 ) -> RunSummary:
     """`summary` with its table, ledger and counts taken from what is on disk (the views are
     rewritten on the way), so a resumed run reports the whole dataset. `env_spent` is what
-    the environment stages cost over every run; the task rows come from the batches."""
+    the environment stages cost over every run; the task rows and figures come from the
+    batches, the environment's figures from environment.json once it exists."""
     ledger = env_spent.snapshot()
     task_rows = {s: StageStats(stage=f"tasks/{s}") for s in strategies}
+    tally = TaskTally()
 
     def count(batch: Batch) -> None:
         ledger.merge(batch.ledger)
+        for task in batch.accepted:
+            tally.add(task)
         row = task_rows.get(batch.strategy)
         if row is None:
             return
@@ -67,6 +80,7 @@ def summarise(
         if u is not None:
             row.tokens, row.cost_usd = u.tokens, u.cost_usd
         rows[row.stage] = row
+    spec = store.load_environment()
     return summary.model_copy(
         update={
             "rows": rows,
@@ -75,6 +89,8 @@ def summarise(
             "trajectories": counts["trajectories"],
             "rejected": counts["rejected"],
             "seconds": seconds,
+            "environment": None if spec is None else environment_figures(spec),
+            "dataset": tally.figures(),
         }
     )
 
@@ -88,7 +104,12 @@ def _yield(row: StageStats) -> str:
 
 
 def rich_table(summary: RunSummary) -> Table:
-    table = Table(title=f"toolscale generate: {summary.domain} ({summary.model})")
+    """The stage table, with the domain's figures as its caption."""
+    table = Table(
+        title=f"toolscale generate: {summary.domain} ({summary.model})",
+        caption="\n".join(figure_lines(summary.environment, summary.dataset)) or None,
+        caption_justify="left",
+    )
     for name in ("stage", "proposed", "accepted", "yield", "rejected by reason", "tokens"):
         table.add_column(
             name, justify="left" if name in ("stage", "rejected by reason") else "right"
@@ -137,4 +158,7 @@ def markdown(summary: RunSummary) -> str:
             f"| {r.stage} | {r.seen} | {r.passed} | {_yield(r)} | {_reasons(r.rejected)} "
             f"| {r.tokens:,} | {r.cost_usd:.4f} | {r.seconds:.1f} |"
         )
+    figures = figure_lines(summary.environment, summary.dataset)
+    if figures:
+        lines += ["", *(f"- {line}" for line in figures)]
     return "\n".join(lines) + "\n"

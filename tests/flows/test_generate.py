@@ -102,6 +102,8 @@ def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_
     assert sum(r["accepted"] for r in report["rows"] if r["stage"].startswith("tasks/")) == len(
         tasks
     )
+    assert report["dataset"]["tasks"] == len(tasks)  # the figures (toolscale/figures.py)
+    assert report["environment"]["seed_rows"] == sum(len(rows) for rows in spec.seed.values())
 
 
 def latest_artifact(key: str) -> dict | None:

@@ -92,14 +92,15 @@ def test_no_task_gives_zeros_and_an_unrated_task_is_counted_apart() -> None:
     assert (unrated.refusals, unrated.distinct_gold) == (0, 1)
 
 
-def test_the_figures_read_as_two_lines(mini_dict: dict) -> None:
+def test_the_figures_read_as_three_lines(mini_dict: dict) -> None:
     env, data = environment_figures(spec(mini_dict)), task_figures(three_tasks())
     lines = figure_lines(env, data)
     assert lines == [
         "environment: 2 tables, 7 columns, 4 seed rows; 3 tools (derived 1, pattern 0, sql 2), "
         "2 writes, 1 guarded",
         "dataset: 3 tasks (easy 1, medium 1, hard 1); 1.67 calls per task, 33% with 3+ calls; "
-        "1 refusals (33%); 2 distinct gold sequences; instruction diversity 0.75 "
+        "1 refusals (33%)",
+        "variety: 2 distinct gold sequences; instruction diversity 0.75 "
         "(distinct word bigrams / 12)",
     ]
     assert figure_lines(None, None) == []

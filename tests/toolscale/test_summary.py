@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from tests.conftest import mini_task
+from toolscale.figures import figure_lines
 from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection, StageStats
+from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore
 from toolscale.summary import RunSummary, markdown, rich_table, summarise
 
@@ -30,9 +33,12 @@ def rejection(stage: str, reason: str) -> Rejection:
     return Rejection(stage=stage, reason=reason, detail="")
 
 
-def summarised(tmp_path: Path) -> RunSummary:
-    """Two sampled batches and one llm batch on disk, after the environment stages."""
+def summarised(tmp_path: Path, spec: EnvironmentSpec | None = None) -> RunSummary:
+    """Two sampled batches and one llm batch on disk, after the environment stages (and the
+    environment itself, if given)."""
     store = DomainStore(tmp_path, "mini")
+    if spec is not None:
+        store.save_environment(spec)
     store.commit_batch(
         Batch(
             strategy="sampled",
@@ -123,3 +129,33 @@ def test_the_summary_stores_the_run_table_in_its_words(tmp_path: Path) -> None:
     assert data["rows"][1]["proposed"] == 3 and data["rows"][1]["accepted"] == 2
     assert RunSummary.model_validate(data) == summary
     assert summary.row("tools") is summary.rows["tools"]
+
+
+def test_the_figures_come_from_the_batches_and_the_environment(
+    tmp_path: Path, mini_spec: EnvironmentSpec
+) -> None:
+    summary = summarised(tmp_path, mini_spec)
+    assert summary.environment is not None and summary.dataset is not None
+    assert (summary.environment.tables, summary.environment.seed_rows) == (2, 4)
+    assert (summary.environment.write_tools, summary.environment.guarded_writes) == (3, 2)
+    data = summary.dataset
+    assert (data.tasks, data.distinct_gold, data.mean_calls) == (3, 1, 1.0)
+    assert data.by_difficulty["unrated"] == 3  # mini tasks carry no difficulty
+    assert data.instruction_diversity == pytest.approx(10 / 30)  # one instruction three times
+    report = json.loads(summary.model_dump_json())
+    assert report["environment"]["tools_by_origin"] == {"derived": 0, "pattern": 0, "sql": 4}
+    assert report["dataset"]["tasks"] == 3 and report["dataset"]["instruction_bigrams"] == 30
+    assert RunSummary.model_validate(report) == summary
+    lines = markdown(summary).splitlines()
+    assert lines[-4:] == ["", *(f"- {line}" for line in figure_lines(summary.environment, data))]
+    assert lines[-2].startswith("- dataset: 3 tasks (easy 0, medium 0, hard 0, unrated 3)")
+    console = Console(width=200, record=True)
+    console.print(rich_table(summary))
+    assert "environment: 2 tables, 7 columns, 4 seed rows; 4 tools" in console.export_text()
+
+
+def test_without_an_environment_only_the_dataset_is_reported(tmp_path: Path) -> None:
+    summary = summarised(tmp_path)
+    assert summary.environment is None
+    assert summary.dataset is not None and summary.dataset.tasks == summary.tasks == 3
+    assert "environment:" not in markdown(summary) and "- dataset: 3 tasks" in markdown(summary)
