@@ -1,0 +1,62 @@
+"""The value flow of a call sequence: which calls repeat and which reads nothing uses."""
+
+from __future__ import annotations
+
+from toolscale.dataflow import avoidable_reads, repeated_call, useless_reads, value_key
+from toolscale.tool import ToolCall, ToolResult
+
+
+def _calls(*specs: tuple[str, dict]) -> list[ToolCall]:
+    return [ToolCall(name=n, arguments=a) for n, a in specs]
+
+
+def _ok(*outputs: object) -> list[ToolResult]:
+    return [ToolResult(ok=True, output=o) for o in outputs]
+
+
+def is_write(name: str) -> bool:
+    return name.startswith("set_")
+
+
+def test_value_key_meets_as_a_person_would() -> None:
+    assert value_key(1) == value_key(1.0) == value_key(True)
+    assert value_key("Active") == value_key("active") and value_key("a") != value_key("b")
+
+
+def test_a_repeat_counts_only_while_nothing_was_written() -> None:
+    read = ("get", {"id": 1})
+    calls = _calls(read, ("set_status", {"id": 1, "status": "x"}), read, read)
+    results = _ok({"id": 1}, {"id": 1}, {"id": 1}, {"id": 1})
+    assert repeated_call(calls, results, is_write) == 3
+    assert repeated_call(calls[:3], results[:3], is_write) is None
+
+
+def test_reads_that_feed_an_argument_or_a_told_value_are_used() -> None:
+    calls = _calls(
+        ("find", {"email": "a@b.c"}),  # brings id 7, which the write takes
+        ("get_note", {"id": 7}),  # told to the user
+        ("get_other", {"id": 9}),  # nothing uses it
+        ("set_status", {"id": 7, "status": "x"}),
+    )
+    results = _ok({"id": 7}, {"note": "n"}, {"id": 9, "v": 3}, {"id": 7})
+    said = "I am a@b.c"
+    assert useless_reads(calls, results, is_write, said, {1}, check_before_write=False) == [2]
+    # a value the user said is no news: finding it does not make the read useful
+    assert useless_reads(
+        calls, results, is_write, "I am a@b.c, id 7", {1}, check_before_write=False
+    ) == [0, 2]
+
+
+def test_a_read_of_what_the_next_write_touches_is_its_check() -> None:
+    calls = _calls(("get", {"id": 7}), ("set_status", {"id": 7, "status": "x"}))
+    results = _ok({"id": 7, "status": "y"}, {"id": 7})
+    assert useless_reads(calls, results, is_write, "id 7", set(), check_before_write=True) == []
+    assert useless_reads(calls, results, is_write, "id 7", set(), check_before_write=False) == [0]
+    assert avoidable_reads(calls, results, is_write, "id 7", []) == [0]
+
+
+def test_a_told_value_an_earlier_output_gave_is_avoidable() -> None:
+    calls = _calls(("list", {"owner": 1}), ("get", {"id": 7}))
+    results = _ok([{"id": 7, "balance": 5}], {"id": 7, "balance": 5})
+    told = [(0, "0.balance"), (1, "balance")]
+    assert avoidable_reads(calls, results, is_write, "owner 1, id 7", told) == [1]

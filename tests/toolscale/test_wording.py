@@ -1,0 +1,40 @@
+"""How an instruction is read: forms and synonyms of a word meet, and a question names the
+fields it asks about."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolscale.wording import Request, entity_words, same_field, singular, stem
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("closed", "close"), ("closing", "close"), ("cancelled", "cancel"), ("copies", "copy")],
+)
+def test_forms_of_a_word_share_a_stem(a: str, b: str) -> None:
+    assert stem(a) == stem(b)
+
+
+def test_a_request_says_a_synonym_of_the_operation() -> None:
+    request = Request("Please send $40 from my checking to savings, and block card K30001.")
+    assert request.says("transfer") and request.says("freeze")
+    assert not request.says("close") and not request.says("refund")
+    assert request.says_any(["close", "move"]) and not request.says_any(["close", "open"])
+
+
+def test_information_each_and_fields_asked_about() -> None:
+    request = Request("Lock my card. What is the daily transfer limit of each account?")
+    assert request.asks_for_information and request.asks_for_each
+    assert request.asks_about("daily_transfer_limit") and not request.asks_about("balance")
+    assert not Request("Lock my card and move $5 to savings.").asks_for_information
+    left = Request("Tell me how much is left in checking.")
+    assert left.asks_about("balance") and left.asks_about("remaining_balance")
+    assert not left.asks_about("status")
+
+
+def test_field_names_and_entities() -> None:
+    assert same_field("copies_left", "copies_available")
+    assert not same_field("balance", "status")
+    assert singular("categories") == "category" and singular("addresses") == "address"
+    assert entity_words("card_holders") == {"card", "holder", "holders"}

@@ -1,0 +1,204 @@
+"""How a request says an operation, a field or an entity: the words the fidelity stages look
+for in an instruction. Deterministic and deliberately small: a crude stem, a thesaurus of
+the verbs and nouns tool-use requests share across domains, and the cues that mark a
+request for information. In core so that a generator can word a request the way the
+validators will read it (verbalize's repairs); what wording cannot settle is the judge's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from toolscale.matching import tokens
+
+# Words that name no operation: verbs every tool could use, and filler of tool names.
+GENERIC = frozenset(
+    [
+        "set",
+        "get",
+        "do",
+        "make",
+        "by",
+        "for",
+        "of",
+        "to",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "in",
+        "on",
+        "with",
+        "from",
+        "new",
+        "my",
+        "info",
+        "details",
+        "data",
+        "record",
+        "records",
+        "row",
+        "rows",
+        "item",
+        "items",
+        "one",
+    ]
+)
+
+# Each group: words a person uses for the same operation.
+OPERATIONS: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split())
+    for group in (
+        "transfer move send wire shift pay payment transaction",
+        "withdraw take debit",
+        "freeze frozen block blocked lock locked suspend suspended hold stolen lost",
+        "unfreeze unblock unlock reactivate activate active reopen resume restore enable",
+        "close closed shut terminate deactivate inactive",
+        "cancel cancelled canceled cancellation void revoke",
+        "open create new issue add apply register book make start place request schedule "
+        "enroll order reserve",
+        "repay pay payment settle payoff",
+        "update change modify edit correct replace",
+        "delete remove drop",
+        "refund return",
+        "approve approved accept accepted confirm confirmed",
+        "reject rejected decline declined deny denied",
+    )
+)
+# Each group: words a person uses for the same field.
+FIELDS: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split())
+    for group in (
+        "balance left remaining available funds money",
+        "amount much sum total cost price",
+        "status state",
+        "limit cap maximum",
+        "count many number",
+        "address live living moved",
+        "email mail",
+        "phone telephone mobile",
+    )
+)
+
+# A request for information: a question, or a verb asking to be told or shown.
+INFO_CUES = frozenset(
+    [
+        "what",
+        "which",
+        "how",
+        "when",
+        "where",
+        "who",
+        "whom",
+        "whose",
+        "whether",
+        "tell",
+        "show",
+        "see",
+        "know",
+        "check",
+        "confirm",
+        "list",
+        "give",
+        "provide",
+        "read",
+        "report",
+        "find",
+        "look",
+        "share",
+        "display",
+        "verify",
+    ]
+)
+EACH_CUES = frozenset(["each", "every", "all", "both"])
+
+_DOUBLED = re.compile(r"([bcdfgklmnprstz])\1$")
+
+
+def stem(word: str) -> str:
+    """A crude stem: `closed`, `close` and `closing` meet; `cancelled` meets `cancel`."""
+    w = word.casefold()
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s", "e", "d"):
+        if len(w) - len(suffix) >= 3 and w.endswith(suffix):
+            w = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    return _DOUBLED.sub(r"\1", w)
+
+
+def words(name: str) -> list[str]:
+    """The words of an identifier or phrase: `from_balance` → from, balance."""
+    return [t for t in tokens(name.replace("_", " ")) if not t.isdigit()]
+
+
+def _variants(word: str, groups: tuple[frozenset[str], ...]) -> set[str]:
+    found = {stem(word)}
+    for group in groups:
+        if word in group or stem(word) in {stem(g) for g in group}:
+            found |= {stem(g) for g in group}
+    return found
+
+
+class Request:
+    """An instruction (or a whole user text) stemmed once, asked about many words."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = tokens(text)
+        self.stems = {stem(t) for t in self.tokens}
+        self.sentences = [tokens(s) for s in re.split(r"[.?!;\n]+", text) if s.strip()]
+
+    def says(self, word: str, groups: tuple[frozenset[str], ...] = OPERATIONS) -> bool:
+        """The word, a form of it, or a synonym is in the text."""
+        return bool(_variants(word.casefold(), groups) & self.stems)
+
+    def says_any(
+        self, candidates: Iterable[str], groups: tuple[frozenset[str], ...] = OPERATIONS
+    ) -> bool:
+        return any(self.says(w, groups) for w in candidates if w not in GENERIC)
+
+    @property
+    def asks_for_information(self) -> bool:
+        return "?" in self.text or bool(INFO_CUES & set(self.tokens))
+
+    @property
+    def asks_for_each(self) -> bool:
+        return bool(EACH_CUES & set(self.tokens))
+
+    def asks_about(self, field: str) -> bool:
+        """A sentence holds both a request for information and every word of `field`."""
+        wanted = [w for w in words(field) if w not in GENERIC]
+        if not wanted:
+            return False
+        for sentence in self.sentences:
+            stems = {stem(t) for t in sentence}
+            if INFO_CUES & set(sentence) and all(_variants(w, FIELDS) & stems for w in wanted):
+                return True
+        return False
+
+
+def same_field(a: str, b: str) -> bool:
+    """Two field names for the same thing: `copies_left` and `copies_available`."""
+    wa = [w for w in words(a) if w not in GENERIC]
+    vb = set().union(*(_variants(w, FIELDS) for w in words(b) if w not in GENERIC))
+    return bool(wa) and all(_variants(w, FIELDS) & vb for w in wa)
+
+
+def singular(name: str) -> str:
+    """`accounts` → account, `categories` → category (table names are mostly plurals)."""
+    if name.endswith("ies") and len(name) > 4:
+        return name[:-3] + "y"
+    if name.endswith("ses") or name.endswith("xes"):
+        return name[:-2]
+    if name.endswith("s") and not name.endswith("ss"):
+        return name[:-1]
+    return name
+
+
+def entity_words(table: str) -> set[str]:
+    """The words that name a table's entity: `card_holders` → card, holder, holders."""
+    out: set[str] = set()
+    for w in words(table):
+        out |= {w, singular(w)}
+    return out - GENERIC
