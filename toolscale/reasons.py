@@ -126,6 +126,57 @@ class ProvenanceReason(Reason):
     )
 
 
+class FlowReason(Reason):
+    """Stage `flow`: every call earns its place."""
+
+    REPEATED_CALL = (
+        "repeated_call",
+        "a call repeats an earlier one and nothing was written in between",
+    )
+    UNUSED_READ = (
+        "unused_read",
+        "a read whose output no later argument, told value or check before a write uses",
+    )
+
+
+class IntentReason(Reason):
+    """Stage `intent`: the instruction asks for what the gold does, and no less."""
+
+    UNASKED_WRITE = "unasked_write", "a write whose operation the instruction does not ask for"
+    UNASKED_VALUE = (
+        "unasked_value",
+        "a value told to the user that the instruction does not ask for (or asks of another "
+        "entity)",
+    )
+    UNTOLD_VALUE = (
+        "untold_value",
+        "the instruction asks for a value (or for each row's) that the task does not tell",
+    )
+
+
+class FactsReason(Reason):
+    """Stage `facts`: what the user states is true and about this task."""
+
+    FALSE_FACT = (
+        "false_fact",
+        "the user states a value (or a status) that the seed and the task's records do not hold",
+    )
+    UNRELATED_FACT = (
+        "unrelated_fact",
+        "the user states a value the seed holds, but no gold argument or output has it",
+    )
+
+
+class PreferenceReason(Reason):
+    """Stage `preference`: a stated preference agrees with the gold."""
+
+    AVOIDABLE_CALL = (
+        "avoidable_call",
+        "the user wants it cheap or quick, and a gold read adds nothing the task uses",
+    )
+    AVOIDED_TOOL_USED = "avoided_tool_used", "the gold calls a tool the user asks to avoid"
+
+
 class DedupReason(Reason):
     """Stage `dedup`: no repeats of accepted tasks."""
 
@@ -147,6 +198,10 @@ STAGE_REASONS: dict[str, type[Reason]] = {
     "triviality": TrivialityReason,
     "necessity": NecessityReason,
     "provenance": ProvenanceReason,
+    "flow": FlowReason,
+    "intent": IntentReason,
+    "facts": FactsReason,
+    "preference": PreferenceReason,
     "dedup": DedupReason,
 }
 

@@ -22,7 +22,11 @@ from toolscale.task import Difficulty, ExpectedOutcome, Task
 from validators import (
     dedup,
     determinism,
+    facts,
+    flow,
+    intent,
     necessity,
+    preference,
     provenance,
     replay,
     seed,
@@ -39,6 +43,10 @@ TASK_STAGES: tuple[TaskStage, ...] = (
     triviality,
     necessity,
     provenance,
+    flow,
+    intent,
+    facts,
+    preference,
     dedup,
 )
 ENVIRONMENT_STAGES: tuple[EnvironmentStage, ...] = (static_sql, seed)
@@ -121,6 +129,7 @@ class Verifier:
             self.other.close()
             self.other = None
         self.dedup = dedup.DedupIndex(dedup_path, near_duplicate)
+        self.seed_facts = facts.SeedFacts.of(spec)
 
     def _reject(self, rejection: Rejection, task: Task | None) -> Result[Task]:
         if task is not None:
@@ -142,7 +151,7 @@ class Verifier:
         if isinstance(item, Rejection):
             self.report.record(item.stage, 0.0, item)
             return self._reject(item, None)
-        ctx = TaskContext(item, self.env, self.other, self.dedup)
+        ctx = TaskContext(item, self.env, self.other, self.dedup, self.seed_facts)
         for stage in TASK_STAGES:
             started = time.perf_counter()
             found = stage.run(ctx)

@@ -17,8 +17,9 @@ from toolscale.sandbox.base import EngineName, Limits, Program
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 
-if TYPE_CHECKING:  # dedup's stage takes this context: a runtime import would be circular
+if TYPE_CHECKING:  # these stages take this context: a runtime import would be circular
     from validators.dedup import DedupIndex
+    from validators.facts import SeedFacts
 
 
 @dataclass(slots=True)
@@ -29,6 +30,7 @@ class TaskContext:
     env: Environment
     other: Environment | None  # the other engine's, for the cross-engine replay; None: skip it
     dedup: DedupIndex
+    seed_facts: SeedFacts  # what the seed holds, for the facts stage
     first: Replay | None = None  # filled by the replay stage, read by the stages after it
 
     @property

@@ -21,6 +21,7 @@ def test_dedup_gold_and_near_duplicate(mini_spec: EnvironmentSpec) -> None:
         id="c",
         instruction="Withdraw $30 from account A1 and tell me the new balance please.",
         gold_calls=[W30, {"name": "get_account", "arguments": {"account_id": "A1"}}],
+        communicate=[{"call": 1, "path": "balance"}],
     )
     other = mini_task(
         id="d",

@@ -46,7 +46,7 @@ def test_nondeterministic_and_engine_mismatch(mini_dict: dict) -> None:
     def ask(tid: str, tool: str, total: int) -> Task:
         return mini_task(
             id=tid,
-            instruction=f"Split {total} between 3 people.",
+            instruction=f"What is my share when {total} is split between 3 people?",
             gold_calls=[{"name": tool, "arguments": {"total": total, "people": 3}}],
             communicate=[{"call": 0, "path": "0.share"}],
         )

@@ -8,7 +8,18 @@ import pytest
 from tests.conftest import mini_task
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
-from validators import dedup, determinism, provenance, replay, structure, triviality
+from validators import (
+    dedup,
+    determinism,
+    facts,
+    flow,
+    intent,
+    preference,
+    provenance,
+    replay,
+    structure,
+    triviality,
+)
 from validators.pipeline import ENVIRONMENT_STAGES, TASK_STAGES
 from validators.stage import TaskContext
 
@@ -22,6 +33,10 @@ def test_declared_order_is_the_documented_one() -> None:
         "triviality",
         "necessity",
         "provenance",
+        "flow",
+        "intent",
+        "facts",
+        "preference",
         "dedup",
     ]
 
@@ -29,13 +44,13 @@ def test_declared_order_is_the_documented_one() -> None:
 def test_stages_share_one_context(mini_spec: EnvironmentSpec) -> None:
     index = dedup.DedupIndex()
     with Environment(mini_spec) as env:
-        ctx = TaskContext(mini_task(), env, None, index)
+        ctx = TaskContext(mini_task(), env, None, index, facts.SeedFacts.of(mini_spec))
         assert structure.run(ctx) is None
         with pytest.raises(AssertionError, match="runs before it"):
             _ = ctx.replayed
         assert replay.run(ctx) is None
         assert ctx.replayed.results[0].ok and ctx.replayed.changes
-        for stage in (determinism, triviality, provenance, dedup):
+        for stage in (determinism, triviality, provenance, flow, intent, facts, preference, dedup):
             assert stage.run(ctx) is None, stage.STAGE
         found = dedup.run(ctx)  # the context's index remembered the task
         assert found is not None and found.reason == "duplicate_gold"
@@ -46,6 +61,6 @@ def test_a_stage_reports_its_own_name(mini_spec: EnvironmentSpec) -> None:
     task = mini_task(gold_calls=[{"name": "teleport", "arguments": {}}], communicate=[])
     index = dedup.DedupIndex()
     with Environment(mini_spec) as env:
-        found = structure.run(TaskContext(task, env, None, index))
+        found = structure.run(TaskContext(task, env, None, index, facts.SeedFacts()))
     index.close()
     assert found is not None and (found.stage, found.reason) == (structure.STAGE, "unknown_tool")

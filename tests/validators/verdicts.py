@@ -24,3 +24,30 @@ def verdict(spec: EnvironmentSpec, **overrides: Any) -> tuple[str, str]:
     assert len(rejected) == 1 and accepted == [], rejected
     assert rejected[0].task_id == task.id and rejected[0].item["id"] == task.id
     return rejected[0].stage, rejected[0].reason
+
+
+MARIA = {
+    "instruction": "Hi, this is Maria Lopez (maria.lopez@example.com).",
+    "known_facts": ["My email is maria.lopez@example.com."],
+}
+FIND_MARIA = {"name": "find_client_by_email", "arguments": {"email": "maria.lopez@example.com"}}
+
+
+def bank_verdict(spec: EnvironmentSpec, ask: str, **overrides: Any) -> tuple[str, str, str]:
+    """(stage, reason, detail) the verifier gives a task of Maria Lopez's on the banking
+    environment: `ask` follows her greeting, the gold starts by finding her by email;
+    ("accepted", "ok", "") when it is kept."""
+    fields: dict[str, Any] = {
+        "id": "fidelity",
+        "instruction": f"{MARIA['instruction']} {ask}",
+        "known_facts": MARIA["known_facts"],
+    } | overrides
+    fields["gold_calls"] = [FIND_MARIA, *fields.get("gold_calls", [])]
+    fields["communicate"] = [
+        {"call": ref["call"] + 1, "path": ref["path"]} for ref in fields.get("communicate", [])
+    ]
+    task = mini_task(**fields)
+    _, rejected, _ = verify(spec, [task], cross_engine=False)
+    if not rejected:
+        return "accepted", "ok", ""
+    return rejected[0].stage, rejected[0].reason, rejected[0].detail

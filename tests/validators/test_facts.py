@@ -1,0 +1,64 @@
+"""Stage `facts`: every value the user states is in the gold's arguments or outputs, and a
+known fact that names a record says what that record is."""
+
+from __future__ import annotations
+
+from tests.validators.verdicts import MARIA, bank_verdict
+from toolscale.spec import EnvironmentSpec
+from validators.facts import literals
+
+LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
+ASK = "How much is still outstanding on my loan?"
+TOLD = [{"call": 0, "path": "0.outstanding"}]
+
+
+def test_literals_are_the_values_a_person_states() -> None:
+    text = (
+        "I'm ann@example.com, phone 555-0101; on 2025-03-01 card K30001 was charged "
+        "$1,250.50 twice, 3 days ago, on my 2nd card."
+    )
+    assert literals(text) == ["ann@example.com", "2025-03-01", "555-0101", "K30001", 1250.5]
+    assert literals("my 3 cards, 2 loans and 12 Harbor Street") == []
+
+
+def test_the_true_task_is_kept(banking_spec: EnvironmentSpec) -> None:
+    assert bank_verdict(banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD) == (
+        "accepted",
+        "ok",
+        "",
+    )
+
+
+def test_an_id_the_seed_does_not_hold_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """ "My loan id is 456", in a seed that has no such loan."""
+    facts = [*MARIA["known_facts"], "My other loan id is L4999."]
+    stage, reason, detail = bank_verdict(
+        banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "L4999" in detail
+
+
+def test_a_status_the_record_does_not_have_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """ "The status of my loan is paid": L4001 is active in the seed."""
+    facts = [*MARIA["known_facts"], "Loan L4001 is paid_off."]
+    stage, reason, detail = bank_verdict(
+        banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "paid_off" in detail and "loans" in detail
+    facts = [*MARIA["known_facts"], "Loan L4001 is active."]
+    verdict = bank_verdict(
+        banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+    )
+    assert verdict == ("accepted", "ok", "")
+
+
+def test_a_true_value_of_another_record_is_unrelated_fact(banking_spec: EnvironmentSpec) -> None:
+    """ "the balance of my account 207" with the known fact "My account id is 203"."""
+    facts = [*MARIA["known_facts"], "My account id is A20003."]
+    stage, reason, detail = bank_verdict(
+        banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+    )
+    assert (stage, reason) == ("facts", "unrelated_fact")
+    assert "A20003" in detail

@@ -1,0 +1,66 @@
+"""Stage `flow`: no call repeats while nothing changed, and every read contributes."""
+
+from __future__ import annotations
+
+from tests.validators.verdicts import bank_verdict
+from toolscale.spec import EnvironmentSpec
+
+BALANCE = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
+MOVE = {
+    "name": "transfer_funds",
+    "arguments": {
+        "client_id": "C1001",
+        "from_account_id": "A20001",
+        "to_account_id": "A20002",
+        "amount": 250,
+    },
+}
+ASK = "Please move $250 from A20001 to A20002 and tell me what is left in A20001."
+
+
+def test_the_same_lookup_twice_is_a_repeated_call(banking_spec: EnvironmentSpec) -> None:
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "What is the balance of A20001?",
+        gold_calls=[BALANCE, BALANCE],
+        communicate=[{"call": 1, "path": "balance"}],
+    )
+    assert (stage, reason) == ("flow", "repeated_call")
+    assert "gold call 2 get_balance" in detail
+
+
+def test_the_same_lookup_after_a_write_reads_something_new(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    verdict = bank_verdict(
+        banking_spec,
+        "What is the balance of A20001? Then move $250 from A20001 to A20002 and tell me "
+        "the balance of A20001 again.",
+        gold_calls=[BALANCE, MOVE, BALANCE],
+        communicate=[{"call": 0, "path": "balance"}, {"call": 2, "path": "balance"}],
+    )
+    assert verdict == ("accepted", "ok", "")
+
+
+def test_a_lookup_nothing_uses_is_an_unused_read(banking_spec: EnvironmentSpec) -> None:
+    card = {"name": "get_card", "arguments": {"card_id": "K30001"}}
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        f"My card is K30001. {ASK}",
+        gold_calls=[card, MOVE],
+        communicate=[{"call": 1, "path": "from_balance"}],
+    )
+    assert (stage, reason) == ("flow", "unused_read")
+    assert "gold call 1 get_card" in detail
+
+
+def test_reading_the_row_a_write_touches_is_its_check(banking_spec: EnvironmentSpec) -> None:
+    """The policy's "read before writing": the read's output holds the write's argument."""
+    account = {"name": "get_account", "arguments": {"account_id": "A20001"}}
+    verdict = bank_verdict(
+        banking_spec,
+        ASK,
+        gold_calls=[account, MOVE],
+        communicate=[{"call": 1, "path": "from_balance"}],
+    )
+    assert verdict == ("accepted", "ok", "")

@@ -1,0 +1,92 @@
+"""Stage `intent`: every write is asked for, every value told was asked for, and every
+question asked is answered. The cases are the ones issue 8 found in a real run, moved onto
+the banking environment."""
+
+from __future__ import annotations
+
+from tests.validators.verdicts import bank_verdict
+from toolscale.spec import EnvironmentSpec
+
+FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+BALANCE = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
+CARD = {"name": "get_card", "arguments": {"card_id": "K30001"}}
+
+
+def test_a_write_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpec) -> None:
+    """ "the balance of account 203 and the status of card 307" whose gold first sets a
+    status: an agent trained on it changes data unasked."""
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "I need to know the balance of account A20001 and the status of card K30001.",
+        gold_calls=[FREEZE, BALANCE, CARD],
+        communicate=[{"call": 1, "path": "balance"}, {"call": 2, "path": "status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_write")
+    assert "freeze_card" in detail and "freeze" in detail
+
+
+def test_the_same_write_asked_for_in_other_words_is_kept(banking_spec: EnvironmentSpec) -> None:
+    verdict = bank_verdict(
+        banking_spec,
+        "Please block my card K30001 and tell me its status afterwards.",
+        gold_calls=[FREEZE],
+        communicate=[{"call": 0, "path": "status"}],
+    )
+    assert verdict == ("accepted", "ok", "")
+
+
+def test_a_value_of_another_entity_is_unasked_value(banking_spec: EnvironmentSpec) -> None:
+    """ "I need to see the status of my account" answered with a card's status."""
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "What is the status of my account?",
+        gold_calls=[cards],
+        communicate=[{"call": 0, "path": "0.status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "status of cards" in detail and "accounts" in detail
+
+
+def test_values_told_when_nothing_was_asked_are_unasked_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Freeze my card K30001.",
+        gold_calls=[FREEZE],
+        communicate=[{"call": 0, "path": "status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "asks for no information" in detail
+
+
+def test_a_field_asked_about_and_never_told_is_untold_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    accounts = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "What is the balance of my checking account, and what is its daily transfer limit?",
+        gold_calls=[accounts],
+        communicate=[{"call": 0, "path": "0.balance"}],
+    )
+    assert (stage, reason) == ("intent", "untold_value")
+    assert "daily_transfer_limit" in detail
+
+
+def test_each_row_asked_for_and_one_told_is_untold_value(banking_spec: EnvironmentSpec) -> None:
+    """ "list the loans ... and provide the amount of each" that communicates one amount."""
+    accounts = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    ask = "Tell me the balance of each of my accounts."
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, gold_calls=[accounts], communicate=[{"call": 0, "path": "0.balance"}]
+    )
+    assert (stage, reason) == ("intent", "untold_value")
+    assert "rows 1" in detail
+    both = [{"call": 0, "path": "0.balance"}, {"call": 0, "path": "1.balance"}]
+    assert bank_verdict(banking_spec, ask, gold_calls=[accounts], communicate=both) == (
+        "accepted",
+        "ok",
+        "",
+    )

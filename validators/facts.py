@@ -1,0 +1,147 @@
+"""Stage `facts`: what the user states is true and about this task. Every literal the user
+text holds (an email, a phone number, a date, a code such as A20001, a number other than a
+small count) is in a gold argument or a gold output; one that is neither is `false_fact`
+when the seed does not hold it anywhere, else `unrelated_fact` (true somewhere, but not of
+the records the task is about). A known fact that names a record and a category value
+("Frozen card: K30006") must match that record. A model that invents facts teaches an
+agent to trust what is not so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from toolscale.dataflow import value_key
+from toolscale.environment import Replay
+from toolscale.matching import numbers, scalars, tokens
+from toolscale.reasons import FactsReason
+from toolscale.report import Rejection
+from toolscale.schema import Scalar
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from validators.stage import TaskContext
+
+STAGE = "facts"
+SMALL = 31  # integers up to this are counts, days or ordinals, not facts about records
+CATEGORIES = 8  # a text column with at most this many distinct seed values is a category
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
+_PHONE = re.compile(r"\+?\(?\d{2,4}\)?[-\s.]\d{2,4}(?:[-\s.]\d{2,5})+\b|\b\d{3}-\d{4}\b")
+_CODE = re.compile(
+    r"\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"
+)
+_NOT_A_CODE = re.compile(r"\d+(st|nd|rd|th|s|am|pm|k|m|h|x)", re.IGNORECASE)
+
+
+def literals(text: str) -> list[Scalar]:
+    """Emails, dates, phone numbers, codes mixing letters and digits, then numbers other than
+    small counts, each taken out of the text before the next kind is looked for."""
+    found: list[Scalar] = []
+    for pattern in (_EMAIL, _DATE, _PHONE):
+        found += [m.group() for m in pattern.finditer(text)]
+        text = pattern.sub(" ", text)
+    found += [m.group() for m in _CODE.finditer(text) if not _NOT_A_CODE.fullmatch(m.group())]
+    text = _CODE.sub(" ", text)
+    found += [n for n in numbers(text) if not (n.is_integer() and 0 <= n <= SMALL)]
+    return found
+
+
+def _keys(values: Iterable[Scalar]) -> set[object]:
+    """Each value, and inside text the numbers and words it holds ("250 Ocean Drive")."""
+    out: set[object] = set()
+    for v in values:
+        out.add(value_key(v))
+        if isinstance(v, str):
+            out.update(numbers(v.replace("-", " ")))
+            out.update(tokens(v))
+    return out
+
+
+def _states(literal: Scalar, known: set[object]) -> bool:
+    if value_key(literal) in known:
+        return True
+    if isinstance(literal, str):
+        words = tokens(literal)
+        return bool(words) and all(w in known for w in words)
+    return False
+
+
+@dataclass(frozen=True)
+class SeedFacts:
+    """What the seed holds, built once per verifier: every value, and per record key (a
+    primary key or unique value) its table and the category values of its row."""
+
+    values: frozenset[object] = frozenset()
+    records: dict[object, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    categories: dict[str, frozenset[str]] = field(default_factory=dict)  # per table
+
+    @classmethod
+    def of(cls, spec: EnvironmentSpec) -> SeedFacts:
+        values: set[object] = set()
+        records: dict[object, tuple[str, frozenset[str]]] = {}
+        categories: dict[str, frozenset[str]] = {}
+        for table in spec.schema_.tables:
+            rows = spec.seed.get(table.name, [])
+            values |= _keys(v for row in rows for v in row.values())
+            columns = [
+                c.name
+                for c in table.columns
+                if c.type == "text"
+                and 2 <= len({r.get(c.name) for r in rows} - {None}) <= CATEGORIES
+            ]
+            keys = [c.name for c in table.columns if c.name in table.primary_key or c.unique]
+            seen: set[str] = set()
+            for row in rows:
+                cats = frozenset(
+                    w for c in columns if row.get(c) is not None for w in tokens(str(row[c]))
+                )
+                seen |= cats
+                for k in keys:
+                    if row.get(k) is not None:
+                        records[value_key(row[k])] = (table.name, cats)
+            categories[table.name] = frozenset(seen)
+        return cls(values=frozenset(values), records=records, categories=categories)
+
+
+def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
+    gold: list[Scalar] = [v for c in task.gold_calls for v in c.arguments.values()]
+    gold += [v for r in replay.results if r.ok for v in scalars(r.output)]
+    known = _keys(gold)
+    text = task.user_text()
+    if task.preferences is not None and task.preferences.statement:
+        text = text.replace(task.preferences.statement, " ")
+    for literal in literals(text):
+        if _states(literal, known):
+            continue
+        if _states(literal, set(seed.values)):
+            return Rejection(
+                stage=STAGE,
+                reason=FactsReason.UNRELATED_FACT,
+                detail=f"the user states {literal!r}: the seed holds it, but no gold argument "
+                "or output does",
+            )
+        return Rejection(
+            stage=STAGE,
+            reason=FactsReason.FALSE_FACT,
+            detail=f"the user states {literal!r}, which the seed does not hold",
+        )
+    for fact in task.known_facts:
+        named = [seed.records[k] for x in literals(fact) if (k := value_key(x)) in seed.records]
+        for table, row in named:
+            wrong = sorted(w for w in tokens(fact) if w in seed.categories[table] and w not in row)
+            if not wrong or any(w in other for w in wrong for _, other in named):
+                continue
+            return Rejection(
+                stage=STAGE,
+                reason=FactsReason.FALSE_FACT,
+                detail=f"the known fact {fact!r} says {', '.join(wrong)}, which the {table} "
+                "record it names is not",
+            )
+    return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.replayed, ctx.seed_facts)

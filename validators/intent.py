@@ -1,0 +1,189 @@
+"""Stage `intent`: the instruction asks for what the gold does, and the gold does what the
+instruction asks. Every write is asked for (its operation is said: the new status, or the
+tool's own verb); every value the user is told was asked for (a request for information
+about that field or that entity, not another one's); and a question asked is answered
+(asked about a field of rows the gold read, the field is told, for each row when the user
+says each or all). Wording is matched by `toolscale.wording`; what it cannot settle is
+left to the judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from toolscale.environment import Replay
+from toolscale.matching import Text
+from toolscale.reasons import IntentReason
+from toolscale.report import Rejection
+from toolscale.schema import Schema
+from toolscale.task import OutputRef, Task
+from toolscale.tool import Tool
+from toolscale.wording import (
+    FIELDS,
+    GENERIC,
+    OPERATIONS,
+    Request,
+    entity_words,
+    same_field,
+    words,
+)
+from validators.stage import TaskContext
+
+STAGE = "intent"
+
+
+def closed_choices(tool: Tool) -> set[str]:
+    """Parameters whose values come from a closed set (enum or const)."""
+    props = tool.parameters.get("properties", {})
+    return {name for name, prop in props.items() if "enum" in prop or "const" in prop}
+
+
+def tables_of(tool: Tool, schema: Schema) -> list[str]:
+    """The tables a tool is about: named in its name, else read by its returns query."""
+    named = [t.name for t in schema.tables if entity_words(t.name) & set(words(tool.name))]
+    if named:
+        return named
+    sql = tool.returns or " ".join(tool.run) or " ".join(s.sql for s in tool.require)
+    return [t.name for t in schema.tables if re.search(rf"\b{t.name}\b", sql, re.IGNORECASE)]
+
+
+def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema) -> list[str]:
+    """How a request names what a write does: the chosen value of a closed choice (the new
+    status), else the tool name's words that name neither a table nor nothing."""
+    chosen = [
+        w
+        for name in sorted(closed_choices(tool))
+        if isinstance(arguments.get(name), str)
+        for w in words(str(arguments[name]))
+    ]
+    if chosen:
+        return chosen
+    tables = set().union(*(entity_words(t.name) for t in schema.tables))
+    return [w for w in words(tool.name) if w not in GENERIC and w not in tables]
+
+
+def _field(ref: OutputRef) -> str:
+    parts = [p for p in ref.path.split(".") if p and not p.lstrip("-").isdigit()]
+    return parts[-1] if parts else ""
+
+
+def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
+    request = Request(task.instruction)
+    for i, call in enumerate(task.gold_calls):
+        tool = tools[call.name]
+        if tool.kind != "write":
+            continue
+        said = operation_words(tool, call.arguments, schema)
+        if said and not request.says_any(said):
+            return (
+                f"gold call {i} {call.key()} is a write the instruction does not ask for "
+                f"(it says none of: {', '.join(said)})"
+            )
+    return None
+
+
+def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
+    request = Request(task.instruction)
+    if task.communicate and not request.asks_for_information:
+        return "the user is told values, but the instruction asks for no information"
+    for i, ref in enumerate(task.communicate):
+        tool = tools[task.gold_calls[ref.call].name]
+        field = _field(ref)
+        mine = tables_of(tool, schema)
+        entity = set().union(*(entity_words(t) for t in mine)) if mine else set()
+        entity |= {w for w in words(tool.name) if w not in GENERIC}
+        field_said = bool(field) and request.says_any(words(field), FIELDS)
+        if not field_said and not request.says_any(entity, OPERATIONS + FIELDS):
+            return (
+                f"communicate[{i}] ({field or 'the output'} of gold call {ref.call}, "
+                f"{tool.name}): the instruction asks neither for it nor about its entity"
+            )
+        if field_said and not request.says_any(entity, OPERATIONS + FIELDS):
+            others = [
+                t.name
+                for t in schema.tables
+                if t.name not in mine
+                and field in t.column_names
+                and request.says_any(entity_words(t.name), OPERATIONS + FIELDS)
+            ]
+            if others:
+                return (
+                    f"communicate[{i}] is the {field} of {', '.join(mine) or tool.name}, but "
+                    f"the instruction asks for the {field} of {others[0]}"
+                )
+    return None
+
+
+def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
+    request = Request(task.instruction)
+    said = Text(task.user_text())
+    told: dict[int, set[str]] = {}
+    rows_told: dict[tuple[int, str], set[str]] = {}
+    for ref in task.communicate:
+        field = _field(ref)
+        told.setdefault(ref.call, set()).add(field)
+        index = ref.path.split(".")[0] if ref.path.split(".")[0].isdigit() else ""
+        rows_told.setdefault((ref.call, field), set()).add(index)
+    told_fields = {f for fields in told.values() for f in fields}
+    written = {name for c in task.gold_calls for name in c.arguments}
+    # asked about a field of rows the gold read, and never told it
+    for i, (call, result) in enumerate(zip(task.gold_calls, replay.results, strict=True)):
+        if not result.ok or tools[call.name].kind != "read":
+            continue
+        rows = result.output if isinstance(result.output, list) else [result.output]
+        fields = {k for row in rows if isinstance(row, dict) for k in row}
+        for field in sorted(fields - told_fields - written):
+            if any(same_field(field, t) for t in told_fields):
+                continue
+            if field.endswith("id") or any(
+                isinstance(row, dict) and said.mentions(row.get(field)) for row in rows
+            ):
+                continue
+            if request.asks_about(field):
+                return f"the instruction asks about {field!r} (gold call {i}), nobody tells it"
+    # told for some rows but not for the others of the same kind
+    by_tool: dict[str, list[int]] = {}
+    for i, call in enumerate(task.gold_calls):
+        by_tool.setdefault(call.name, []).append(i)
+    for (call_index, field), indices in rows_told.items():
+        siblings = by_tool[task.gold_calls[call_index].name]
+        for j in siblings:
+            result = replay.results[j]
+            if not result.ok:
+                continue
+            if j != call_index and field not in told.get(j, set()):
+                rows = result.output if isinstance(result.output, list) else [result.output]
+                if any(isinstance(r, dict) and r.get(field) is not None for r in rows):
+                    return (
+                        f"the {field} of gold call {call_index} is told, but not that of "
+                        f"gold call {j}, the same lookup for another row"
+                    )
+            if j == call_index and isinstance(result.output, list) and request.asks_for_each:
+                missing = [
+                    str(k)
+                    for k, row in enumerate(result.output)
+                    if isinstance(row, dict)
+                    and row.get(field) is not None
+                    and str(k) not in indices
+                ]
+                if missing:
+                    return (
+                        f"the user asks for each, but the {field} of rows {', '.join(missing)} "
+                        f"of gold call {j} is not told"
+                    )
+    return None
+
+
+def check(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> Rejection | None:
+    if (detail := unasked_write(task, tools, schema)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
+    if (detail := unasked_value(task, tools, schema)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
+    if (detail := untold_value(task, tools, schema, replay)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
+    return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.env.tools, ctx.env.spec.schema_, ctx.replayed)

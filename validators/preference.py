@@ -1,0 +1,55 @@
+"""Stage `preference`: a stated preference agrees with the gold. A user who asks to keep it
+cheap or quick gets no avoidable call (`toolscale.dataflow.avoidable_reads`: a read whose
+output adds nothing used, even as a check before a write, since the write's own require
+steps check; or one that only repeats a value an earlier output gave), and a tool the user
+asked to avoid is not in the gold. Otherwise the trainer's preference reward would teach
+the opposite of what the words say.
+"""
+
+from __future__ import annotations
+
+from toolscale.dataflow import avoidable_reads
+from toolscale.environment import Replay
+from toolscale.reasons import PreferenceReason
+from toolscale.report import Rejection
+from toolscale.task import Task
+from toolscale.tool import Tool
+from validators.stage import TaskContext
+
+STAGE = "preference"
+
+
+def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | None:
+    pref = task.preferences
+    if pref is None:
+        return None
+    avoided = [c.name for c in task.gold_calls if c.name in pref.avoid_tools]
+    if avoided:
+        return Rejection(
+            stage=STAGE,
+            reason=PreferenceReason.AVOIDED_TOOL_USED,
+            detail=f"the user asks to avoid {avoided[0]}, and the gold calls it",
+        )
+    if pref.avoid_tools or (pref.cost <= 0 and pref.latency <= 0):
+        return None  # asked to avoid one tool: that is the preference, and it holds
+    extra = avoidable_reads(
+        task.gold_calls,
+        replay.results,
+        lambda name: tools[name].kind == "write",
+        task.user_text(),
+        [(ref.call, ref.path) for ref in task.communicate],
+        expected={i for i, c in enumerate(task.gold_calls) if c.expect_error is not None},
+    )
+    if extra:
+        i = extra[0]
+        return Rejection(
+            stage=STAGE,
+            reason=PreferenceReason.AVOIDABLE_CALL,
+            detail=f"the user wants it {'cheap' if pref.cost > 0 else 'quick'}, but gold call "
+            f"{i} {task.gold_calls[i].key()} adds nothing the task uses",
+        )
+    return None
+
+
+def run(ctx: TaskContext) -> Rejection | None:
+    return check(ctx.task, ctx.env.tools, ctx.replayed)
