@@ -42,7 +42,9 @@ async def evolve_task(
     chain.communicate = [*parent.communicate, *chain.communicate]
     preference = parent.preferences
     if preference is None:
-        preference = sample_preference(rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE)
+        preference = sample_preference(
+            rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
+        )
     return await verbalized_task(
         llm,
         brief,

@@ -14,8 +14,14 @@ LATENCY = "I'm in a hurry, so please be quick about it."
 
 
 def sample_preference(
-    rng: random.Random, tools: list[Tool], calls: Sequence[ToolCall], share: float = 0.3
+    rng: random.Random,
+    tools: list[Tool],
+    calls: Sequence[ToolCall],
+    share: float = 0.3,
+    lean: bool = True,
 ) -> Preference | None:
+    """A preference for a share of tasks; cost or latency only for a `lean` gold (one with no
+    avoidable call), or the words would ask for less than the gold does."""
     if rng.random() >= share:
         return None
     used = {c.name for c in calls}
@@ -23,7 +29,10 @@ def sample_preference(
         (t for t in tools if t.kind == "read" and t.name not in used),
         key=lambda t: (-t.price, t.name),
     )
-    profile = rng.choice(["cost", "latency", "avoid"] if avoidable else ["cost", "latency"])
+    profiles = (["cost", "latency"] if lean else []) + (["avoid"] if avoidable else [])
+    if not profiles:
+        return None
+    profile = rng.choice(profiles)
     if profile == "cost":
         return Preference(accuracy=1.0, cost=1.0, statement=COST)
     if profile == "latency":

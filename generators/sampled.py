@@ -92,7 +92,9 @@ async def propose_sampled_task(
     chain = walk(env, sampler, rng, max_calls=MAX_CALLS)
     if chain is None:
         return no_chain(llm, STAGE)
-    preference = sample_preference(rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE)
+    preference = sample_preference(
+        rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
+    )
     return await verbalized_task(
         llm, brief, chain, task_id, sample, stage=STAGE, source="sampled", preference=preference
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generators.arguments import ArgumentSampler
+from toolscale.dataflow import avoidable_reads, useless_reads
 from toolscale.environment import Environment
 from toolscale.matching import scalars
 from toolscale.schema import Scalar
@@ -27,6 +28,14 @@ class Chain:
     communicate: list[OutputRef] = field(default_factory=list)
     wanted: list[str] = field(default_factory=list)  # names of the values asked for
     start: int = 0  # calls before `start` came from a parent task
+
+    def lean(self, tools: dict[str, Tool]) -> bool:
+        """No call a user who wants it cheap would call avoidable."""
+        facts = " ".join(str(v) for _, v in self.facts)
+        told = [(ref.call, ref.path) for ref in self.communicate]
+        return not avoidable_reads(
+            self.calls, self.results, lambda n: tools[n].kind == "write", facts, told
+        )
 
 
 def _output_values(output: Any) -> dict[str, list[Scalar]]:
@@ -57,6 +66,29 @@ def _pick_tool(
     return rng.choices(tools, weights=weights, k=1)[0]
 
 
+def _telling(
+    i: int, results: list[ToolResult], given: set[Any], rng: random.Random
+) -> tuple[list[OutputRef], list[str]]:
+    """One or two telling fields of call `i`'s output (its first row), or nothing."""
+    out = results[i].output
+    row, prefix = (out[0], "0.") if isinstance(out, list) and out else (out, "")
+    if not isinstance(row, dict):
+        return [], []
+    fields = [
+        k
+        for k, v in row.items()
+        if v is not None
+        and not isinstance(v, dict | list)
+        and not k.endswith("_id")
+        and v not in given
+        and str(v).strip()
+    ]
+    if not fields:
+        return [], []
+    chosen = rng.sample(fields, k=min(len(fields), rng.choice([1, 1, 2])))
+    return [OutputRef(call=i, path=f"{prefix}{k}") for k in chosen], chosen
+
+
 def _communicate(
     calls: list[ToolCall],
     results: list[ToolResult],
@@ -64,29 +96,30 @@ def _communicate(
     tools: dict[str, Tool],
     given: set[Any],
     rng: random.Random,
-) -> tuple[list[OutputRef], list[str]]:
-    """One or two telling fields of the latest read that returned something."""
-    for i in range(len(calls) - 1, start - 1, -1):
-        if tools[calls[i].name].kind != "read":
-            continue
-        out = results[i].output
-        row, prefix = (out[0], "0.") if isinstance(out, list) and out else (out, "")
-        if not isinstance(row, dict):
-            continue
-        fields = [
-            k
-            for k, v in row.items()
-            if v is not None
-            and not isinstance(v, dict | list)
-            and not k.endswith("_id")
-            and v not in given
-            and str(v).strip()
-        ]
-        if not fields:
-            continue
-        chosen = rng.sample(fields, k=min(len(fields), rng.choice([1, 1, 2])))
-        return [OutputRef(call=i, path=f"{prefix}{k}") for k in chosen], chosen
-    return [], []
+) -> tuple[list[OutputRef], list[str]] | None:
+    """What the user is told: a telling field or two of the latest read that returned
+    something, and of every other new read whose output nothing else uses (a read must
+    earn its place); None when such a read has nothing to tell."""
+    refs: list[OutputRef] = []
+    wanted: list[str] = []
+    latest = next(
+        (
+            i
+            for i in range(len(calls) - 1, start - 1, -1)
+            if tools[calls[i].name].kind == "read" and _telling(i, results, given, rng)[0]
+        ),
+        None,
+    )
+    is_write = lambda name: tools[name].kind == "write"  # noqa: E731
+    told = {latest} if latest is not None else set()
+    idle = useless_reads(calls, results, is_write, "", told, check_before_write=True)
+    for i in sorted(told | {j for j in idle if j >= start}):
+        found, names = _telling(i, results, given, rng)
+        if not found:
+            return None
+        refs += found
+        wanted += [n for n in names if n not in wanted]
+    return refs, wanted
 
 
 def walk(
@@ -119,6 +152,7 @@ def walk(
             for k, vs in _output_values(result.output).items():
                 known.setdefault(k, []).extend(vs)
         start = len(calls)
+        fresh: set[str] = set()  # keys of the calls since the last write
         length = rng.randint(1, max_calls)
         for step in range(length):
             for _attempt in range(8):
@@ -129,6 +163,8 @@ def walk(
                     if p in known and rng.random() < 0.85
                 }
                 arguments = sampler.arguments(tool, rng, given=given)
+                if ToolCall(name=tool.name, arguments=arguments).key() in fresh:
+                    continue  # the same call again, nothing written since: no new answer
                 before = env.sandbox.changes() if tool.kind == "write" else None
                 result = env.step(ToolCall(name=tool.name, arguments=arguments))
                 if not result.ok:
@@ -137,6 +173,8 @@ def walk(
                     continue  # a write that changed nothing would be unnecessary
                 calls.append(ToolCall(name=tool.name, arguments=arguments))
                 results.append(result)
+                fresh = set() if tool.kind == "write" else fresh
+                fresh.add(calls[-1].key())
                 for k, v in arguments.items():
                     if v is not None:
                         known.setdefault(k, []).append(v)
@@ -156,9 +194,10 @@ def walk(
                     seen.add(value)
             seen.update(scalars(result.output))
         writes = any(by_name[c.name].kind == "write" for c in calls[start:])
-        communicate, wanted = _communicate(
-            calls, results, start, by_name, {v for _, v in facts}, rng
-        )
+        told = _communicate(calls, results, start, by_name, {v for _, v in facts}, rng)
+        if told is None:
+            continue  # a read with nothing to tell and nothing using it
+        communicate, wanted = told
         if not writes and not communicate:
             continue
         return Chain(calls, results, facts, communicate, wanted, start)

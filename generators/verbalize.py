@@ -33,10 +33,15 @@ class Verbalized:
 
 
 def describe(chain: Chain) -> list[str]:
-    """The new steps of a chain in plain words, for the prompt."""
+    """The new steps of a chain in plain words, for the prompt. A value an earlier call
+    returned is not shown: the user does not know it, the assistant finds it."""
+    stated = {v for _, v in chain.facts}
     out = []
     for call in chain.calls[chain.start :]:
-        args = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in call.arguments.items())
+        args = ", ".join(
+            f"{k.replace('_', ' ')} {v if v in stated else '(found by the assistant)'}"
+            for k, v in call.arguments.items()
+        )
         out.append(f"{call.name.replace('_', ' ')}" + (f" ({args})" if args else ""))
     return out
 

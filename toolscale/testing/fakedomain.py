@@ -190,15 +190,20 @@ def words_answer(prompt: str, seed: int = 0) -> dict[str, Any]:
             facts.append((m.group(1), m.group(2)))
     said = ", ".join(f"my {n} is {v}" for n, v in facts)
     wants = " and then ".join(steps)
+    told = next((line for line in prompt.splitlines() if line.startswith("The customer wants")), "")
+    ask = f" Please tell me the {told.split(':', 1)[1].strip().rstrip('.')}." if told else ""
+    earlier = re.search(r'The earlier request was:\n"(.*)"', prompt)
+    opener = f"{earlier.group(1)} Also" if earlier else OPENERS[seed % len(OPENERS)]
     return {
-        "instruction": f"{OPENERS[seed % len(OPENERS)]}: {said}. I would like to {wants}.",
+        "instruction": f"{opener}: {said}. I would like to {wants}.{ask}",
         "known_facts": [f"My {n} is {v}" for n, v in facts],
     }
 
 
 def task_answer() -> dict[str, Any]:
     return {
-        "instruction": "I am member 101 and I would like to borrow book 203, please.",
+        "instruction": "I am member 101 and I would like to borrow book 203, please. "
+        "Tell me how many copies are left.",
         "known_facts": ["My member id is 101", "The book id is 203"],
         "gold_calls": [
             {"name": "get_books", "arguments": {"book_id": 203}},
