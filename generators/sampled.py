@@ -44,7 +44,7 @@ async def verbalized_task(
     sample: int,
     *,
     stage: str,
-    source: Literal["sampled", "evolved"],
+    source: Literal["sampled", "evolved", "intent"],
     preference: Preference | None,
     earlier: Task | None = None,
 ) -> Outcome[Task]:
@@ -64,7 +64,10 @@ async def verbalized_task(
         domain=brief.name,
         instruction=instruction,
         known_facts=v.known_facts,
-        gold_calls=[GoldCall(name=c.name, arguments=c.arguments) for c in chain.calls],
+        gold_calls=[
+            GoldCall(name=c.name, arguments=c.arguments, expect_error=chain.errors.get(i))
+            for i, c in enumerate(chain.calls)
+        ],
         communicate=chain.communicate,
         preferences=preference,
         provenance=Provenance(

@@ -28,13 +28,19 @@ class Chain:
     communicate: list[OutputRef] = field(default_factory=list)
     wanted: list[str] = field(default_factory=list)  # names of the values asked for
     start: int = 0  # calls before `start` came from a parent task
+    errors: dict[int, str] = field(default_factory=dict)  # call -> the refusal it must meet
 
     def lean(self, tools: dict[str, Tool]) -> bool:
         """No call a user who wants it cheap would call avoidable."""
         facts = " ".join(str(v) for _, v in self.facts)
         told = [(ref.call, ref.path) for ref in self.communicate]
         return not avoidable_reads(
-            self.calls, self.results, lambda n: tools[n].kind == "write", facts, told
+            self.calls,
+            self.results,
+            lambda n: tools[n].kind == "write",
+            facts,
+            told,
+            expected=set(self.errors),
         )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from generators import evolution, sampled, tasks
+from generators import evolution, intents, sampled, tasks
 from generators.arguments import ArgumentSampler
 from generators.config import GenerationConfig
 from toolscale.brief import Brief
@@ -69,6 +69,14 @@ class Strategy:
             )
 
 
+async def _intent(
+    ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
+) -> Outcome[Task]:
+    return await intents.propose_intent_task(
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index
+    )
+
+
 async def _sampled(
     ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
 ) -> Outcome[Task]:
@@ -94,10 +102,17 @@ async def _evolved(
     )
 
 
-STRATEGIES = (  # in run order: evolution works on what the first two verified
+STRATEGIES = (  # in run order: evolution works on what the first three verified
+    Strategy(
+        name=intents.STAGE,
+        share=Fraction(1),  # the first in run order takes what the others leave: the most
+        budget_divisor=1,
+        needs_parents=False,
+        draft=_intent,
+    ),
     Strategy(
         name=sampled.STAGE,
-        share=Fraction(1),
+        share=Fraction(1, 4),
         budget_divisor=1,
         needs_parents=False,
         draft=_sampled,
@@ -132,7 +147,8 @@ def split_targets(n_tasks: int, names: tuple[str, ...]) -> dict[str, int]:
     """How many verified tasks each chosen strategy should bring. Going through the chosen
     ones against run order, each takes its share (rounded down) of what is left and the
     first in run order takes the rest: evolution a fifth, the LLM strategy a third of the
-    rest, sampling the remainder; a strategy alone takes all."""
+    rest, sampling a quarter of what is left, intent the remainder; a strategy alone takes
+    all."""
     targets = dict.fromkeys(names, 0)
     chosen = [s for s in reversed(STRATEGIES) if s.name in targets]
     left = n_tasks

@@ -75,7 +75,7 @@ class ExpectedOutcome(BaseModel):
 class Provenance(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    source: Literal["hand", "llm", "sampled", "evolved"] = "hand"
+    source: Literal["hand", "llm", "sampled", "evolved", "intent"] = "hand"
     model: str | None = None
     prompt: str | None = None
     seed: int | None = None

@@ -8,9 +8,11 @@ validators will read it (verbalize's repairs); what wording cannot settle is the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from toolscale.matching import tokens
+from toolscale.schema import Schema
+from toolscale.tool import Tool
 
 # Words that name no operation: verbs every tool could use, and filler of tool names.
 GENERIC = frozenset(
@@ -30,6 +32,7 @@ GENERIC = frozenset(
         "or",
         "in",
         "on",
+        "at",
         "with",
         "from",
         "new",
@@ -185,6 +188,14 @@ def same_field(a: str, b: str) -> bool:
     return bool(wa) and all(_variants(w, FIELDS) & vb for w in wa)
 
 
+def names_operation(field: str, operations: Iterable[str]) -> bool:
+    """Every word of `field` is a form of an operation word (`closed_on` of "close"): saying
+    the operation is not asking about the field."""
+    wanted = [w for w in words(field) if w not in GENERIC]
+    ops = set().union(*(_variants(w.casefold(), OPERATIONS) for w in operations))
+    return bool(wanted) and all(_variants(w, OPERATIONS) & ops for w in wanted)
+
+
 def singular(name: str) -> str:
     """`accounts` → account, `categories` → category (table names are mostly plurals)."""
     if name.endswith("ies") and len(name) > 4:
@@ -202,3 +213,33 @@ def entity_words(table: str) -> set[str]:
     for w in words(table):
         out |= {w, singular(w)}
     return out - GENERIC
+
+
+def closed_choices(tool: Tool) -> set[str]:
+    """Parameters whose values come from a closed set (enum or const)."""
+    props = tool.parameters.get("properties", {})
+    return {name for name, prop in props.items() if "enum" in prop or "const" in prop}
+
+
+def tables_of(tool: Tool, schema: Schema) -> list[str]:
+    """The tables a tool is about: named in its name, else read by its returns query."""
+    named = [t.name for t in schema.tables if entity_words(t.name) & set(words(tool.name))]
+    if named:
+        return named
+    sql = tool.returns or " ".join(tool.run) or " ".join(s.sql for s in tool.require)
+    return [t.name for t in schema.tables if re.search(rf"\b{t.name}\b", sql, re.IGNORECASE)]
+
+
+def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema) -> list[str]:
+    """How a request names what a write does: the chosen value of a closed choice (the new
+    status), else the tool name's words that name neither a table nor nothing."""
+    chosen = [
+        w
+        for name in sorted(closed_choices(tool))
+        if isinstance(arguments.get(name), str)
+        for w in words(str(arguments[name]))
+    ]
+    if chosen:
+        return chosen
+    tables = set().union(*(entity_words(t.name) for t in schema.tables))
+    return [w for w in words(tool.name) if w not in GENERIC and w not in tables]

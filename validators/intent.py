@@ -9,9 +9,6 @@ left to the judge.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-
 from toolscale.environment import Replay
 from toolscale.matching import Text
 from toolscale.reasons import IntentReason
@@ -25,42 +22,15 @@ from toolscale.wording import (
     OPERATIONS,
     Request,
     entity_words,
+    names_operation,
+    operation_words,
     same_field,
+    tables_of,
     words,
 )
 from validators.stage import TaskContext
 
 STAGE = "intent"
-
-
-def closed_choices(tool: Tool) -> set[str]:
-    """Parameters whose values come from a closed set (enum or const)."""
-    props = tool.parameters.get("properties", {})
-    return {name for name, prop in props.items() if "enum" in prop or "const" in prop}
-
-
-def tables_of(tool: Tool, schema: Schema) -> list[str]:
-    """The tables a tool is about: named in its name, else read by its returns query."""
-    named = [t.name for t in schema.tables if entity_words(t.name) & set(words(tool.name))]
-    if named:
-        return named
-    sql = tool.returns or " ".join(tool.run) or " ".join(s.sql for s in tool.require)
-    return [t.name for t in schema.tables if re.search(rf"\b{t.name}\b", sql, re.IGNORECASE)]
-
-
-def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema) -> list[str]:
-    """How a request names what a write does: the chosen value of a closed choice (the new
-    status), else the tool name's words that name neither a table nor nothing."""
-    chosen = [
-        w
-        for name in sorted(closed_choices(tool))
-        if isinstance(arguments.get(name), str)
-        for w in words(str(arguments[name]))
-    ]
-    if chosen:
-        return chosen
-    tables = set().union(*(entity_words(t.name) for t in schema.tables))
-    return [w for w in words(tool.name) if w not in GENERIC and w not in tables]
 
 
 def _field(ref: OutputRef) -> str:
@@ -127,6 +97,13 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
         rows_told.setdefault((ref.call, field), set()).add(index)
     told_fields = {f for fields in told.values() for f in fields}
     written = {name for c in task.gold_calls for name in c.arguments}
+    # "close my account" names an operation, not a question about `closed_on`
+    operations = {
+        w
+        for c in task.gold_calls
+        if tools[c.name].kind == "write"
+        for w in operation_words(tools[c.name], c.arguments, schema)
+    }
     # asked about a field of rows the gold read, and never told it
     for i, (call, result) in enumerate(zip(task.gold_calls, replay.results, strict=True)):
         if not result.ok or tools[call.name].kind != "read":
@@ -139,6 +116,8 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
             if field.endswith("id") or any(
                 isinstance(row, dict) and said.mentions(row.get(field)) for row in rows
             ):
+                continue
+            if names_operation(field, operations):
                 continue
             if request.asks_about(field):
                 return f"the instruction asks about {field!r} (gold call {i}), nobody tells it"

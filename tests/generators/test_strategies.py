@@ -25,26 +25,25 @@ from toolscale.testing.fakedomain import BRIEF
 
 
 def spelled_out_split(n_tasks: int, strategies: tuple[str, ...]) -> dict[str, int]:
-    """The split as it was written before the registry: the oracle."""
+    """The split spelled out by name: the oracle."""
     targets = dict.fromkeys(strategies, 0)
     left = n_tasks
     if "evolved" in targets and len(targets) > 1:
         targets["evolved"] = n_tasks // 5
         left -= targets["evolved"]
-    if "llm" in targets and "sampled" in targets:
+    if "llm" in targets and ("sampled" in targets or "intent" in targets):
         targets["llm"] = left // 3
-        targets["sampled"] = left - targets["llm"]
-    elif "llm" in targets:
-        targets["llm"] = left
-    elif "sampled" in targets:
-        targets["sampled"] = left
-    else:
-        targets["evolved"] = left
+        left -= targets["llm"]
+    if "sampled" in targets and "intent" in targets:
+        targets["sampled"] = left // 4
+        left -= targets["sampled"]
+    first = next(n for n in ("intent", "sampled", "llm", "evolved") if n in targets)
+    targets[first] = left
     return targets
 
 
 def test_split_targets_matches_the_spelled_out_split_for_every_choice() -> None:
-    subsets = [c for k in range(1, 4) for c in combinations(STRATEGY_NAMES, k)]
+    subsets = [c for k in range(1, 5) for c in combinations(STRATEGY_NAMES, k)]
     for n in range(61):
         for subset in subsets:
             for order in permutations(subset):
@@ -54,10 +53,11 @@ def test_split_targets_matches_the_spelled_out_split_for_every_choice() -> None:
 
 
 def test_registry_is_in_run_order_and_the_check_keeps_the_order_given() -> None:
-    assert STRATEGY_NAMES == ("sampled", "llm", "evolved")
+    assert STRATEGY_NAMES == ("intent", "sampled", "llm", "evolved")
     assert [s.name for s in check_strategies(("evolved", "sampled"))] == ["evolved", "sampled"]
-    assert [s.needs_parents for s in STRATEGIES] == [False, False, True]
-    with pytest.raises(ValueError, match="unknown bogus; choose from sampled, llm, evolved"):
+    assert [s.needs_parents for s in STRATEGIES] == [False, False, False, True]
+    known = "intent, sampled, llm, evolved"
+    with pytest.raises(ValueError, match=f"unknown bogus; choose from {known}"):
         check_strategies(("sampled", "bogus"))
     with pytest.raises(ValueError, match="unknown"):
         check_strategies(())
@@ -70,7 +70,7 @@ def test_a_work_item_is_seeded_and_named_by_its_index_and_a_bug_is_a_rejection()
         seen.append((task_id, rng.random()))
         raise KeyError("oops")
 
-    llm = dataclasses.replace(STRATEGIES[1], draft=draft)
+    llm = dataclasses.replace(next(s for s in STRATEGIES if s.name == "llm"), draft=draft)
     brief = Brief.model_validate(yaml.safe_load(BRIEF))
     nothing: Any = None  # the draft uses none of the rest
     ctx = StrategyContext(
@@ -84,6 +84,12 @@ def test_a_work_item_is_seeded_and_named_by_its_index_and_a_bug_is_a_rejection()
 
 
 def test_split_targets_of_the_default_choice() -> None:
+    assert split_targets(10, ("intent", "sampled", "llm", "evolved")) == {
+        "intent": 5,
+        "sampled": 1,
+        "llm": 2,
+        "evolved": 2,
+    }
     assert split_targets(10, ("sampled", "llm", "evolved")) == {
         "sampled": 6,
         "llm": 2,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolscale.wording import Request, entity_words, same_field, singular, stem
+from toolscale.wording import Request, entity_words, names_operation, same_field, singular, stem
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,10 @@ def test_field_names_and_entities() -> None:
     assert not same_field("balance", "status")
     assert singular("categories") == "category" and singular("addresses") == "address"
     assert entity_words("card_holders") == {"card", "holder", "holders"}
+
+
+def test_a_field_named_by_the_operation_is_not_asked_about() -> None:
+    assert names_operation("closed_on", ["close"])
+    assert names_operation("frozen_at", ["freeze"]) == names_operation("frozen", ["freeze"])
+    assert not names_operation("frozen_reason", ["freeze"])  # "reason" is a question
+    assert not names_operation("balance", ["close"])

@@ -90,3 +90,23 @@ def test_each_row_asked_for_and_one_told_is_untold_value(banking_spec: Environme
         "ok",
         "",
     )
+
+
+def test_the_operation_asked_for_is_no_question_about_its_field(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ "close my savings account" names the operation; it does not ask for `closed_on`. A
+    refusal: the rule the write meets is told from the read before it."""
+    accounts = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    close = {
+        "name": "close_account",
+        "arguments": {"client_id": "C1001", "account_id": "A20002"},
+        "expect_error": "the account still holds money; move the balance out before closing it",
+    }
+    verdict = bank_verdict(
+        banking_spec,
+        "Please close my savings account; if you cannot, tell me what balance it still holds.",
+        gold_calls=[accounts, close],
+        communicate=[{"call": 0, "path": "1.balance"}],
+    )
+    assert verdict == ("accepted", "ok", "")

@@ -1,0 +1,391 @@
+"""The `intent` task strategy: a task starts from a purpose, and the gold calls are the ones
+that serve it. A user (a row of the table people are: the one with an email, else the
+root the others point to) wants an operation done on one of their own records; the gold
+identifies them, finds the record, writes, and tells them what changed. Where a rule
+forbids the operation (a require step fails), the task is a refusal: the gold shows the
+check that fails (`expect_error`) and writes nothing, so an agent learns to say no.
+
+Everything the user states comes from the seed, true by construction, and is what a person
+would know: their email, the kind of account, the last digits of a card; an internal key
+only when nothing else tells the record apart. The model only words the request.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from generators.arguments import ArgumentSampler, parameter_columns
+from generators.preferences import sample_preference
+from generators.sampled import no_chain, verbalized_task
+from generators.sampling import Chain
+from toolscale.brief import Brief
+from toolscale.environment import Environment
+from toolscale.llm.client import LLMClient, Outcome
+from toolscale.matching import scalars
+from toolscale.schema import Scalar, Schema, Table
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import OutputRef, Task
+from toolscale.tool import Tool, ToolCall, ToolResult
+
+STAGE = "intent"
+REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule forbids
+PREFERENCE_SHARE = 0.2
+TRIES = 40  # (write, record, arguments) drafts per work item
+DEPTH = 3  # foreign-key hops from a record to the user who owns it
+
+
+@dataclass(frozen=True)
+class KeyParam:
+    """A tool parameter that names a row: the key of `table` (directly or through a
+    foreign key column)."""
+
+    param: str
+    table: str
+
+
+def key_params(tool: Tool, spec: EnvironmentSpec) -> list[KeyParam]:
+    out = []
+    for param, (table_name, column) in parameter_columns(tool, spec).items():
+        table = spec.schema_.table(table_name)
+        if table.primary_key == [column]:
+            out.append(KeyParam(param, table.name))
+            continue
+        for fk in table.foreign_keys:
+            if fk.columns == [column]:
+                out.append(KeyParam(param, fk.ref_table))
+    return out
+
+
+def _email_column(table: Table) -> str | None:
+    return next((c.name for c in table.columns if "email" in c.name and c.type == "text"), None)
+
+
+def user_table(schema: Schema) -> Table | None:
+    """The table whose rows are the people who ask: the one with an email column, else the
+    most referenced table that references nothing."""
+    keyed = [t for t in schema.tables if len(t.primary_key) == 1]
+    with_email = [t for t in keyed if _email_column(t)]
+    if with_email:
+        return with_email[0]
+    refs = {
+        t.name: sum(fk.ref_table == t.name for u in schema.tables for fk in u.foreign_keys)
+        for t in keyed
+    }
+    roots = [t for t in keyed if not t.foreign_keys and refs[t.name] > 0]
+    return max(roots, key=lambda t: refs[t.name]) if roots else None
+
+
+def owners(spec: EnvironmentSpec, people: Table) -> dict[str, dict[Scalar, Scalar]]:
+    """Per table, record key -> the key of the person who owns it (through up to DEPTH
+    foreign keys); the people table owns itself."""
+    schema = spec.schema_
+    pk = people.primary_key[0]
+    owner: dict[str, dict[Scalar, Scalar]] = {
+        people.name: {r[pk]: r[pk] for r in spec.seed.get(people.name, [])}
+    }
+    for _ in range(DEPTH):
+        for table in schema.tables:
+            if table.name in owner or len(table.primary_key) != 1:
+                continue
+            key = table.primary_key[0]
+            for fk in table.foreign_keys:
+                if len(fk.columns) == 1 and fk.ref_table in owner:
+                    parent = owner[fk.ref_table]
+                    owner[table.name] = {
+                        r[key]: parent[r[fk.columns[0]]]
+                        for r in spec.seed.get(table.name, [])
+                        if r.get(fk.columns[0]) in parent
+                    }
+                    break
+    return owner
+
+
+@dataclass
+class Purpose:
+    """What the user wants: `write` called with `arguments` on `target` (a record of
+    `table`), and whether a rule refuses it (`error`)."""
+
+    write: Tool
+    table: str
+    target: Scalar
+    arguments: dict[str, Scalar]
+    error: str | None = None
+    checked: list[str] = field(default_factory=list)  # columns the failing rule reads
+
+
+def _rule_columns(tool: Tool, error: str, table: Table) -> list[str] | None:
+    """The target's columns the failing require step reads; None when the step only checks
+    that a row exists (the user's own record always does) or is not a require step."""
+    step = next(
+        (s for s in tool.require if s.error and s.error.casefold() == error.casefold()), None
+    )
+    if step is None:
+        return None
+    sql = re.sub(r":\w+", " ", step.sql)
+    cols = [
+        c
+        for c in table.column_names
+        if c not in table.primary_key and re.search(rf"\b{re.escape(c)}\b", sql, re.IGNORECASE)
+    ]
+    return cols or None
+
+
+def _rows_by_key(spec: EnvironmentSpec, table: Table) -> dict[Scalar, dict]:
+    key = table.primary_key[0]
+    return {r[key]: r for r in spec.seed.get(table.name, [])}
+
+
+def draft_purpose(
+    env: Environment,
+    sampler: ArgumentSampler,
+    people: Table,
+    owned: dict[str, dict[Scalar, Scalar]],
+    rng: random.Random,
+    refusal: bool,
+) -> Purpose | None:
+    """A write on a record of one person, run in the sandbox: kept when it changes the state
+    (or, for a refusal, when a rule's require step refuses it)."""
+    spec = env.spec
+    writes = []
+    for tool in spec.tools:
+        if tool.kind != "write":
+            continue
+        keys = key_params(tool, spec)
+        if any(k.table in owned for k in keys):
+            writes.append((tool, keys))
+    if not writes:
+        return None
+    for _ in range(TRIES):
+        tool, keys = rng.choice(writes)
+        targets = [k for k in keys if k.table in owned and k.table != people.name] or [
+            k for k in keys if k.table in owned
+        ]
+        target = targets[0]
+        person = rng.choice(sorted(set(owned[target.table].values()), key=str))
+        mine = {
+            t: sorted((k for k, o in recs.items() if o == person), key=str)
+            for t, recs in owned.items()
+        }
+        given: dict[str, Scalar] = {}
+        used: set[Scalar] = set()
+        for k in keys:
+            choices = [v for v in mine.get(k.table, []) if v not in used]
+            if k.table == people.name:
+                given[k.param] = person
+            elif choices:
+                given[k.param] = rng.choice(choices)
+                used.add(given[k.param])
+        if target.param not in given:
+            continue
+        arguments = sampler.arguments(tool, rng, given=given, optional=0.0)
+        if refusal:
+            arguments = _pushed(tool, arguments, rng)
+        env.reset()
+        before = env.sandbox.changes()
+        result = env.step(ToolCall(name=tool.name, arguments=arguments))
+        table = spec.schema_.table(target.table)
+        if result.ok and not refusal and env.sandbox.changes() != before:
+            return Purpose(tool, target.table, given[target.param], arguments)
+        if not result.ok and refusal and result.error:
+            cols = _rule_columns(tool, result.error, table)
+            if cols:
+                return Purpose(
+                    tool, target.table, given[target.param], arguments, result.error, cols
+                )
+    return None
+
+
+def _pushed(tool: Tool, arguments: dict[str, Scalar], rng: random.Random) -> dict[str, Scalar]:
+    """Numbers asked for well past what a row holds: how a user runs into a limit."""
+    out = dict(arguments)
+    for name, value in arguments.items():
+        if isinstance(value, float) and tool.param_types().get(name) == "number":
+            out[name] = round(value * rng.choice([4, 8, 15, 40]), 2)
+    return out
+
+
+def _describing(rows: Sequence[dict], target: dict, key: str) -> tuple[str, Scalar] | None:
+    """A column whose value tells the target apart from the person's other rows, as a person
+    would say it (a kind, a name, the last digits), never a key."""
+    for col, value in target.items():
+        if col == key or col.endswith("_id") or value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, float) or (isinstance(value, str) and len(value) > 40):
+            continue
+        if sum(r.get(col) == value for r in rows) == 1:
+            return col, value
+    return None
+
+
+def _find_tool(spec: EnvironmentSpec, people: Table) -> tuple[Tool, str] | None:
+    """A read that finds a person by their email."""
+    email = _email_column(people)
+    for tool in spec.tools:
+        required = tool.parameters.get("required", [])
+        if tool.kind != "read" or len(required) != 1:
+            continue
+        if parameter_columns(tool, spec).get(required[0]) == (people.name, email):
+            return tool, required[0]
+    return None
+
+
+def _list_tool(spec: EnvironmentSpec, table: Table, people: Table) -> tuple[Tool, str] | None:
+    """A read that lists a person's rows of `table` by their key."""
+    for tool in spec.tools:
+        required = tool.parameters.get("required", [])
+        if tool.kind != "read" or tool.single or len(required) != 1:
+            continue
+        keys = key_params(tool, spec)
+        where = parameter_columns(tool, spec).get(required[0])
+        if where and where[0] == table.name and any(k.table == people.name for k in keys):
+            return tool, required[0]
+    return None
+
+
+def _get_tool(spec: EnvironmentSpec, table: Table) -> tuple[Tool, str] | None:
+    for tool in spec.tools:
+        required = tool.parameters.get("required", [])
+        if tool.kind != "read" or not tool.single or len(required) != 1:
+            continue
+        if parameter_columns(tool, spec).get(required[0]) == (table.name, table.primary_key[0]):
+            return tool, required[0]
+    return None
+
+
+def _row_at(output: object, key: str, value: Scalar) -> tuple[int, dict] | None:
+    rows = output if isinstance(output, list) else [output]
+    for i, row in enumerate(rows):
+        if isinstance(row, dict) and row.get(key) == value:
+            return i, row
+    return None
+
+
+def gold_chain(env: Environment, purpose: Purpose, people: Table) -> Chain | None:
+    """The calls that serve the purpose, run for real: identify the person by email, list
+    their records to find the target (when the person can describe it), the write, and a
+    read back (or, for a refusal, the read that shows why) when the write's own output does
+    not say what the user wants to know."""
+    spec = env.spec
+    table = spec.schema_.table(purpose.table)
+    key = table.primary_key[0]
+    owned = owners(spec, people)
+    person = owned[purpose.table][purpose.target]
+    person_row = _rows_by_key(spec, people)[person]
+    seed_target = _rows_by_key(spec, table)[purpose.target]
+    plan: list[ToolCall] = []
+    facts: list[tuple[str, Scalar]] = []
+    listing = _list_tool(spec, table, people) if table.name != people.name else None
+    described = None
+    if listing:
+        mine = [
+            r for k, r in _rows_by_key(spec, table).items() if owned[table.name].get(k) == person
+        ]
+        described = _describing(mine, seed_target, key)
+    found = _find_tool(spec, people)
+    email = _email_column(people)
+    needs_person = bool(listing and described) or person in purpose.arguments.values()
+    if found and email and needs_person:  # identify first, when what follows uses who it is
+        plan.append(ToolCall(name=found[0].name, arguments={found[1]: person_row[email]}))
+    if listing and described:
+        plan.append(ToolCall(name=listing[0].name, arguments={listing[1]: person}))
+    write_at = len(plan)
+    plan.append(ToolCall(name=purpose.write.name, arguments=purpose.arguments))
+    env.reset()
+    results: list[ToolResult] = []
+    for call in plan:
+        results.append(env.step(call))
+    if any(not r.ok for r in results[:write_at]):
+        return None
+    if (purpose.error is None) != results[write_at].ok:
+        return None
+    told: list[OutputRef] = []
+    wanted: list[str] = []
+    if purpose.error is None:
+        after = results[write_at].output
+        row = after if isinstance(after, dict) else None
+        changed = [
+            c
+            for c in table.column_names
+            if c != key and row is not None and c in row and row[c] != seed_target.get(c)
+        ]
+        if changed:
+            told = [OutputRef(call=write_at, path=c) for c in changed[:2]]
+        else:
+            getter = _get_tool(spec, table)
+            if getter is None:
+                return None
+            plan.append(ToolCall(name=getter[0].name, arguments={getter[1]: purpose.target}))
+            results.append(env.step(plan[-1]))
+            back = results[-1].output if results[-1].ok else None
+            changed = [
+                c
+                for c in table.column_names
+                if c != key and isinstance(back, dict) and back.get(c) != seed_target.get(c)
+            ]
+            if not changed:
+                return None
+            told = [OutputRef(call=len(plan) - 1, path=c) for c in changed[:2]]
+        wanted = [ref.path for ref in told]
+    else:
+        # a refusal: tell the values the failing rule reads, from a read before the write
+        source = None
+        if listing and described:
+            at = _row_at(results[write_at - 1].output, key, purpose.target)
+            if at is not None:
+                source = (write_at - 1, f"{at[0]}.")
+        if source is None:
+            getter = _get_tool(spec, table)
+            if getter is None:
+                return None
+            plan.insert(
+                write_at, ToolCall(name=getter[0].name, arguments={getter[1]: purpose.target})
+            )
+            env.reset()
+            results = [env.step(c) for c in plan]
+            if not results[write_at].ok:
+                return None
+            source = (write_at, "")
+            write_at += 1
+        told = [OutputRef(call=source[0], path=f"{source[1]}{c}") for c in purpose.checked[:2]]
+        wanted = list(purpose.checked[:2])
+    seen: set[object] = set()
+    for call, result in zip(plan, results, strict=True):
+        for name, value in call.arguments.items():
+            if value is not None and value not in seen:
+                facts.append((name, value))
+                seen.add(value)
+        seen.update(scalars(result.output))
+    if described:
+        facts.append(described)
+    errors = {write_at: purpose.error} if purpose.error else {}
+    return Chain(plan, results, facts, told, wanted, 0, errors)
+
+
+async def propose_intent_task(
+    llm: LLMClient,
+    brief: Brief,
+    env: Environment,
+    sampler: ArgumentSampler,
+    task_id: str,
+    rng: random.Random,
+    sample: int,
+) -> Outcome[Task]:
+    """One purpose, its gold, and the model's words for it."""
+    people = user_table(env.spec.schema_)
+    if people is None:
+        return no_chain(llm, STAGE)
+    owned = owners(env.spec, people)
+    refusal = rng.random() < REFUSAL_SHARE
+    purpose = draft_purpose(env, sampler, people, owned, rng, refusal)
+    chain = gold_chain(env, purpose, people) if purpose is not None else None
+    if chain is None:
+        return no_chain(llm, STAGE)
+    preference = sample_preference(
+        rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
+    )
+    return await verbalized_task(
+        llm, brief, chain, task_id, sample, stage=STAGE, source="intent", preference=preference
+    )

@@ -1,0 +1,114 @@
+"""The intent strategy: a purpose on one person's own records, the calls that serve it, and
+refusals where a rule forbids it; every kept task passes every validator stage."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from generators.arguments import ArgumentSampler
+from generators.intents import STAGE, owners, propose_intent_task, user_table
+from tests.generators.library import Library, ask
+from toolscale.brief import load_brief
+from toolscale.environment import Environment
+from toolscale.llm.client import LLMClient, Outcome
+from toolscale.reasons import GeneratorReason
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from toolscale.testing.fakedomain import library
+from validators.pipeline import Verifier
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
+FINANCE = Path(__file__).parents[2] / "domains" / "finance" / "brief.yaml"
+
+
+@pytest.fixture(scope="module")
+def banking() -> EnvironmentSpec:
+    return EnvironmentSpec.model_validate_json(FIXTURE.read_text())
+
+
+@pytest.fixture(scope="module")
+def bank_env(banking: EnvironmentSpec) -> Iterator[Environment]:
+    with Environment(banking) as env:
+        yield env
+
+
+def _propose(env: Environment, n: int, tmp_path: Path) -> list[Outcome[Task]]:
+    brief = load_brief(FINANCE)
+    sampler = ArgumentSampler(env.spec)
+
+    async def many(llm: LLMClient) -> list[Outcome[Task]]:
+        return [
+            await propose_intent_task(
+                llm, brief, env, sampler, f"finance-intent-{i}", random.Random(i), i
+            )
+            for i in range(n)
+        ]
+
+    outcomes: list[Outcome[Task]] = ask(library, tmp_path, many).value
+    return outcomes
+
+
+def test_the_people_are_the_table_with_an_email_and_own_what_points_to_them(
+    banking: EnvironmentSpec,
+) -> None:
+    people = user_table(banking.schema_)
+    assert people is not None and people.name == "clients"
+    owned = owners(banking, people)
+    account = banking.seed["accounts"][0]
+    assert owned["accounts"][account["account_id"]] == account["client_id"]
+    card = next(c for c in banking.seed["cards"] if c["account_id"] == account["account_id"])
+    assert owned["cards"][card["card_id"]] == account["client_id"]  # two hops: card, account
+    assert owned["clients"][account["client_id"]] == account["client_id"]
+
+
+def test_intent_tasks_identify_the_user_serve_the_purpose_and_verify(
+    tmp_path: Path, bank_env: Environment, banking: EnvironmentSpec
+) -> None:
+    outcomes = _propose(bank_env, 30, tmp_path)
+    drafted = [o.value for o in outcomes if o.value is not None]
+    for o in outcomes:  # a work item with no purpose found costs no model call
+        if o.value is None:
+            assert o.rejection is not None and o.rejection.reason == GeneratorReason.NO_CHAIN
+    verified: list[Task] = []
+    with Verifier(banking) as verifier:
+        for task in drafted:
+            result = verifier.verify(task)
+            if result.value is not None:
+                verified.append(result.value)
+    assert len(drafted) >= 20 and len(verified) >= 0.85 * len(drafted)
+    writes = {t.name for t in banking.tools if t.kind == "write"}
+    for task in verified:
+        assert task.provenance.source == STAGE
+        assert task.gold_calls[0].name == "find_client_by_email"  # identify the user first
+        assert sum(c.name in writes for c in task.gold_calls) == 1  # one purpose, one write
+    refusals = [t for t in verified if any(c.expect_error for c in t.gold_calls)]
+    served = [t for t in verified if not any(c.expect_error for c in t.gold_calls)]
+    assert refusals and served
+    for task in refusals:  # the gold shows the rule that says no, and changes nothing
+        assert task.expected is not None and task.expected.diff.empty
+        refused = [c for c in task.gold_calls if c.expect_error]
+        assert len(refused) == 1 and refused[0].name in writes
+    for task in served:
+        assert task.expected is not None and not task.expected.diff.empty
+
+
+def test_a_work_item_is_deterministic(tmp_path: Path, bank_env: Environment) -> None:
+    first = _propose(bank_env, 4, tmp_path / "a")
+    second = _propose(bank_env, 4, tmp_path / "b")
+    assert [o.value for o in first] == [o.value for o in second]
+    assert any(o.value is not None for o in first)
+
+
+def test_intent_tasks_verify_without_an_email_to_identify_by(
+    tmp_path: Path, lib: Library, env: Environment
+) -> None:
+    outcomes = _propose(env, 12, tmp_path)
+    drafted = [o.value for o in outcomes if o.value is not None]
+    assert drafted
+    with Verifier(lib.spec) as verifier:
+        kept = [verifier.verify(t).value for t in drafted]
+    assert sum(t is not None for t in kept) >= len(drafted) // 2
