@@ -29,6 +29,7 @@ from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, ToolCall, ToolResult
+from toolscale.wording import closed_choices, singular, words
 
 STAGE = "intent"
 REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule forbids
@@ -232,16 +233,27 @@ def _find_tool(spec: EnvironmentSpec, people: Table) -> tuple[Tool, str] | None:
     return None
 
 
-def _list_tool(spec: EnvironmentSpec, table: Table, people: Table) -> tuple[Tool, str] | None:
-    """A read that lists a person's rows of `table` by their key."""
+def _list_tool(
+    env: Environment, table: Table, people: Table, person: Scalar, target: Scalar
+) -> tuple[Tool, str, list[dict]] | None:
+    """A read that lists a person's rows, the target among them, by the person's key (tried
+    in the sandbox: a listing may join through other tables); with the rows it lists."""
+    spec = env.spec
+    key = table.primary_key[0]
     for tool in spec.tools:
         required = tool.parameters.get("required", [])
         if tool.kind != "read" or tool.single or len(required) != 1:
             continue
-        keys = key_params(tool, spec)
-        where = parameter_columns(tool, spec).get(required[0])
-        if where and where[0] == table.name and any(k.table == people.name for k in keys):
-            return tool, required[0]
+        if not any(
+            k.table == people.name and k.param == required[0] for k in key_params(tool, spec)
+        ):
+            continue
+        env.reset()
+        result = env.step(ToolCall(name=tool.name, arguments={required[0]: person}))
+        rows = result.output if result.ok and isinstance(result.output, list) else []
+        rows = [r for r in rows if isinstance(r, dict)]
+        if any(r.get(key) == target for r in rows):
+            return tool, required[0], rows
     return None
 
 
@@ -277,13 +289,12 @@ def gold_chain(env: Environment, purpose: Purpose, people: Table) -> Chain | Non
     seed_target = _rows_by_key(spec, table)[purpose.target]
     plan: list[ToolCall] = []
     facts: list[tuple[str, Scalar]] = []
-    listing = _list_tool(spec, table, people) if table.name != people.name else None
-    described = None
-    if listing:
-        mine = [
-            r for k, r in _rows_by_key(spec, table).items() if owned[table.name].get(k) == person
-        ]
-        described = _describing(mine, seed_target, key)
+    listing = (
+        _list_tool(env, table, people, person, purpose.target)
+        if table.name != people.name
+        else None
+    )
+    described = _describing(listing[2], seed_target, key) if listing else None
     found = _find_tool(spec, people)
     email = _email_column(people)
     needs_person = bool(listing and described) or person in purpose.arguments.values()
@@ -360,8 +371,51 @@ def gold_chain(env: Environment, purpose: Purpose, people: Table) -> Chain | Non
         seen.update(scalars(result.output))
     if described:
         facts.append(described)
+    facts += _other_records(purpose, spec, table, listing[2] if listing else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
-    return Chain(plan, results, facts, told, wanted, 0, errors)
+    words = purpose_words(purpose, table, described)
+    return Chain(plan, results, facts, told, wanted, 0, errors, words)
+
+
+def _other_records(
+    purpose: Purpose, spec: EnvironmentSpec, table: Table, rows: list[dict], seen: set[object]
+) -> list[tuple[str, Scalar]]:
+    """How the user names the write's other records of the same kind (the account money goes
+    to): described as a person would, else by their key; the agent cannot guess them."""
+    key = table.primary_key[0]
+    by_key = {r.get(key): r for r in rows}
+    out: list[tuple[str, Scalar]] = []
+    for k in key_params(purpose.write, spec):
+        value = purpose.arguments.get(k.param)
+        if k.table != table.name or value is None or value == purpose.target:
+            continue
+        said = _describing(rows, by_key[value], key) if value in by_key else None
+        if said is not None:
+            out.append((f"{k.param.removesuffix('_id')} {said[0]}", said[1]))
+        elif value in seen:  # found in an output, so never stated yet
+            out.append((k.param, value))
+    return out
+
+
+def purpose_words(purpose: Purpose, table: Table, described: tuple[str, Scalar] | None) -> str:
+    """What the user wants, for the verbaliser: the operation (the write's name, which is
+    what the intent stage looks for) and the record as its owner would call it, never the
+    calls, so the request reads as a person's and not as the steps that serve it."""
+    tool = purpose.write
+    record = singular(table.name).replace("_", " ")
+    if described and isinstance(described[1], str) and described[1].isalpha():
+        which = f"their {described[1]} {record}"
+    elif described:
+        which = f"their {record} whose {described[0].replace('_', ' ')} is {described[1]}"
+    else:
+        which = f"their {record}"
+    chosen = [
+        f"{name.replace('_', ' ')}: {purpose.arguments[name]}"
+        for name in sorted(closed_choices(tool))
+        if purpose.arguments.get(name) is not None
+    ]
+    text = f"{' '.join(words(tool.name))}, for {which}"
+    return text + (f" ({'; '.join(chosen)})." if chosen else ".")
 
 
 async def propose_intent_task(

@@ -83,6 +83,8 @@ async def verbalize(
         "verbalize.j2",
         domain=domain,
         steps=describe(chain),
+        purpose=chain.purpose,
+        refusal=bool(chain.errors),
         facts=chain.facts,
         wanted=chain.wanted,
         parent=parent,

@@ -77,6 +77,7 @@ class SeedFacts:
     values: frozenset[object] = frozenset()
     records: dict[object, tuple[str, frozenset[str]]] = field(default_factory=dict)
     categories: dict[str, frozenset[str]] = field(default_factory=dict)  # per table
+    names: frozenset[str] = frozenset()  # column names: "tell me the last4" states no value
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
@@ -103,7 +104,8 @@ class SeedFacts:
                     if row.get(k) is not None:
                         records[value_key(row[k])] = (table.name, cats)
             categories[table.name] = frozenset(seen)
-        return cls(values=frozenset(values), records=records, categories=categories)
+        names = frozenset(c.name.casefold() for t in spec.schema_.tables for c in t.columns)
+        return cls(values=frozenset(values), records=records, categories=categories, names=names)
 
 
 def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
@@ -114,7 +116,7 @@ def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
     if task.preferences is not None and task.preferences.statement:
         text = text.replace(task.preferences.statement, " ")
     for literal in literals(text):
-        if _states(literal, known):
+        if _states(literal, known) or str(literal).casefold() in seed.names:
             continue
         if _states(literal, set(seed.values)):
             return Rejection(

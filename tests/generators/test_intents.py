@@ -94,6 +94,15 @@ def test_intent_tasks_identify_the_user_serve_the_purpose_and_verify(
         assert len(refused) == 1 and refused[0].name in writes
     for task in served:
         assert task.expected is not None and not task.expected.diff.empty
+    accounts = {a["account_id"]: a for a in banking.seed["accounts"]}
+    transfers = [c for t in served for c in t.gold_calls if c.name == "transfer_funds"]
+    assert transfers
+    for task in served:  # the account money goes to is named as its owner would name it
+        for call in task.gold_calls:
+            if call.name == "transfer_funds":
+                to = accounts[str(call.arguments["to_account_id"])]
+                said = " ".join([task.instruction, *task.known_facts])
+                assert str(to["kind"]) in said or str(to["account_id"]) in said
 
 
 def test_a_work_item_is_deterministic(tmp_path: Path, bank_env: Environment) -> None:

@@ -62,3 +62,18 @@ def test_a_true_value_of_another_record_is_unrelated_fact(banking_spec: Environm
     )
     assert (stage, reason) == ("facts", "unrelated_fact")
     assert "A20003" in detail
+
+
+def test_a_column_name_with_a_digit_states_no_value(banking_spec: EnvironmentSpec) -> None:
+    """ "tell me the last4 of my card" names a field; L4999 still is a false fact."""
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 0, "path": "0.last4"}]
+    ask = "What are the last4 digits of my card?"
+    assert bank_verdict(banking_spec, ask, gold_calls=[cards], communicate=told)[:2] == (
+        "accepted",
+        "ok",
+    )
+    stage, reason, _ = bank_verdict(
+        banking_spec, f"{ask} And of card L4999?", gold_calls=[cards], communicate=told
+    )
+    assert (stage, reason) == ("facts", "false_fact")

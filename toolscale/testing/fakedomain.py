@@ -189,7 +189,11 @@ def words_answer(prompt: str, seed: int = 0) -> dict[str, Any]:
                 break
             facts.append((m.group(1), m.group(2)))
     said = ", ".join(f"my {n} is {v}" for n, v in facts)
-    wants = " and then ".join(steps)
+    purpose = next(
+        (line.split(":", 1)[1] for line in prompt.splitlines() if line.startswith("What the")),
+        "",
+    )
+    wants = purpose.strip().rstrip(".") or " and then ".join(steps)
     told = next((line for line in prompt.splitlines() if line.startswith("The customer wants")), "")
     ask = f" Please tell me the {told.split(':', 1)[1].strip().rstrip('.')}." if told else ""
     earlier = re.search(r'The earlier request was:\n"(.*)"', prompt)
