@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -13,6 +14,7 @@ from toolscale.errors import pydantic_problems
 from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Column, ForeignKey, Schema, Table
+from toolscale.wording import singular
 
 STAGE = "schema"
 
@@ -20,12 +22,21 @@ STAGE = "schema"
 class ColumnProposal(BaseModel):
     name: str
     type: Literal["integer", "real", "text", "boolean", "date", "datetime"]
+    description: str = ""
+    values: list[str] = Field(
+        default_factory=list,
+        max_length=8,
+        description="for a status or category text column: every value it may hold",
+    )
+    minimum: float | None = Field(
+        default=None, description="for a number the rules keep from going below a floor"
+    )
 
 
 class TableProposal(BaseModel):
     name: str
     description: str
-    columns: list[ColumnProposal] = Field(min_length=2, max_length=9)
+    columns: list[ColumnProposal] = Field(min_length=2, max_length=12)
 
 
 class SchemaProposal(BaseModel):
@@ -44,6 +55,55 @@ def reference(column: str, keys: dict[str, str]) -> str | None:
         if column.endswith("_" + key):
             return table
     return None
+
+
+def column_description(table: str, column: str) -> str:
+    """What a column is, when the model said nothing: every column gets a description."""
+    return f"the {column.replace('_', ' ')} of the {singular(table).replace('_', ' ')}"
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def column_checks(column: ColumnProposal) -> tuple[list[str], list[str]]:
+    """The CHECKs a column proposal asks for (allowed values, a floor), and its problems."""
+    checks: list[str] = []
+    problems: list[str] = []
+    values = list(dict.fromkeys(v.strip() for v in column.values if v.strip()))
+    if values:
+        if column.type != "text":
+            problems.append("allowed values are for text columns; leave values empty")
+        elif len(values) < 2:
+            problems.append("list at least 2 allowed values, or none")
+        else:
+            checks.append(f"{column.name} IN ({', '.join(_quoted(v) for v in values)})")
+    if column.minimum is not None:
+        if column.type not in ("integer", "real"):
+            problems.append("a minimum is for integer or real columns; leave it null")
+        else:
+            floor = int(column.minimum) if column.type == "integer" else column.minimum
+            checks.append(f"{column.name} >= {floor}")
+    return checks, problems
+
+
+def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
+    """A rule naming a column (a snake_case word that is no table and no allowed value, such
+    as `now_showing`) that no table has: no tool could enforce it, so the model is told to
+    add the column."""
+    columns = {c.name for t in schema.tables for c in t.columns}
+    values = {
+        v for t in schema.tables for check in t.checks for v in re.findall(r"'([^']*)'", check)
+    }
+    problems = []
+    for i, rule in enumerate(rules, 1):
+        for name in dict.fromkeys(re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", rule)):
+            if name not in columns | values and name not in schema.table_names:
+                problems.append(
+                    f"rule {i} ({rule!r}) names {name!r}, which no table has: add a column "
+                    f"{name!r} to the table it belongs to"
+                )
+    return problems
 
 
 def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
@@ -72,6 +132,7 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
     for t in proposal.tables:
         key = t.columns[0].name
         columns, fks = [], []
+        checks: list[str] = []
         for c in t.columns:
             ref = reference(c.name, keys) if c.name != key else None
             if ref == t.name:  # DuckDB cannot bulk-load a self-reference: a plain column
@@ -82,19 +143,31 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
                     continue
                 fks.append(ForeignKey(columns=[c.name], ref_table=ref, ref_columns=[t_key[ref]]))
             try:
-                columns.append(Column(name=c.name, type=c.type, nullable=False))
+                columns.append(
+                    Column(
+                        name=c.name,
+                        type=c.type,
+                        nullable=False,
+                        description=c.description.strip() or column_description(t.name, c.name),
+                    )
+                )
             except ValidationError as e:
                 problems += [
                     f"{t.name}.{c.name}: {p}" for p in pydantic_problems(e, FEEDBACK_PROBLEMS)
                 ]
+                continue
+            found, said = column_checks(c)
+            checks += found
+            problems += [f"{t.name}.{c.name}: {p}" for p in said]
         try:
             tables.append(
                 Table(
                     name=t.name,
-                    description=t.description,
+                    description=t.description.strip() or f"the {t.name.replace('_', ' ')}",
                     columns=columns,
                     primary_key=[key],
                     foreign_keys=fks,
+                    checks=checks,
                 )
             )
         except ValidationError as e:
@@ -124,7 +197,7 @@ async def propose_schema(
 
     def check(proposal: SchemaProposal) -> Schema:
         schema = to_schema(proposal, min_tables=min(3, brief.n_tables))
-        problems = ddl_problems(schema)
+        problems = rule_problems(schema, brief.rules) + ddl_problems(schema)
         if problems:
             raise Invalid(problems, reason=GeneratorReason.DDL_REJECTED)
         return schema

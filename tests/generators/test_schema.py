@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from generators.schema import SchemaProposal, propose_schema, to_schema
+from generators.realise import ddl_problems
+from generators.schema import SchemaProposal, propose_schema, rule_problems, to_schema
 from tests.generators.library import (
     ask,
     brief,
@@ -16,6 +17,7 @@ from tests.generators.library import (
     library_schema,
     proposal,
     reply,
+    with_checks,
 )
 from toolscale.llm.client import Invalid
 from toolscale.testing.fakedomain import SCHEMA
@@ -117,3 +119,69 @@ def test_propose_schema_repairs_a_text_reference(tmp_path: Path) -> None:
     feedback = last_user(asked.requests[1])
     assert "loans.member_id: a reference must be an integer column" in feedback
     assert asked.requests[1]["messages"][-2] == {"role": "assistant", "content": json.dumps(bad)}
+
+
+def test_allowed_values_and_floors_become_checks_and_every_column_is_described() -> None:
+    schema = library_schema()
+    members, books = schema.table("members"), schema.table("books")
+    assert members.checks == ["status IN ('active', 'suspended')"]
+    assert books.checks == ["copies_available >= 0"]
+    assert members.column("joined_on").description == "when the member joined"
+    assert members.column("name").description == "the name of the member"  # filled in
+    assert all(c.description for t in schema.tables for c in t.columns)
+    assert all(t.description for t in schema.tables)
+
+
+def test_allowed_values_that_do_not_fit_are_named() -> None:
+    bad = proposal(
+        members=[
+            {"name": "member_id", "type": "integer"},
+            {"name": "status", "type": "text", "values": ["active"]},
+            {"name": "joined_on", "type": "date", "values": ["a", "b"]},
+            {"name": "name", "type": "text", "minimum": 0},
+        ]
+    )
+    with pytest.raises(Invalid) as caught:
+        to_schema(SchemaProposal.model_validate(bad))
+    text = "\n".join(caught.value.problems)
+    assert "members.status: list at least 2 allowed values" in text
+    assert "members.joined_on: allowed values are for text columns" in text
+    assert "members.name: a minimum is for integer or real columns" in text
+
+
+def test_a_value_with_a_quote_is_escaped_in_its_check() -> None:
+    schema = to_schema(
+        SchemaProposal.model_validate(
+            proposal(
+                members=[
+                    {"name": "member_id", "type": "integer"},
+                    {"name": "kind", "type": "text", "values": ["kid's", "adult"]},
+                ]
+            )
+        )
+    )
+    assert schema.table("members").checks == ["kind IN ('kid''s', 'adult')"]
+    assert ddl_problems(schema) == []
+
+
+def test_a_rule_naming_a_missing_column_is_fed_back(tmp_path: Path) -> None:
+    assert rule_problems(library_schema(), ["A member with status suspended cannot borrow."]) == []
+    assert rule_problems(library_schema(), ["A copies_available of 0 stops loans."]) == []
+    showing = with_checks("members", "status IN ('now_showing', 'ended')")
+    assert rule_problems(showing, ["Only a member with status now_showing borrows."]) == []
+    said = rule_problems(library_schema(), ["A loan over the max_loans limit is refused."])
+    assert len(said) == 1 and "'max_loans', which no table has" in said[0]
+    ruled = brief().model_copy(update={"rules": ["Members may hold at most max_loans loans."]})
+    with_column = proposal(
+        members=[
+            *SCHEMA["tables"][0]["columns"],
+            {"name": "max_loans", "type": "integer", "minimum": 0},
+        ]
+    )
+    asked = ask(
+        scripted(reply(SCHEMA), reply(with_column)),
+        tmp_path,
+        lambda llm: propose_schema(llm, ruled),
+    )
+    assert asked.value.ok and "max_loans" in asked.value.value.table("members").column_names
+    assert "names 'max_loans', which no table has" in last_user(asked.requests[1])

@@ -31,7 +31,7 @@ rows_per_table: 6
 n_tools: 9
 """
 
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     "tables": [
         {
             "name": "members",
@@ -39,10 +39,9 @@ SCHEMA = {
             "columns": [
                 {"name": "member_id", "type": "integer"},
                 {"name": "name", "type": "text"},
-                {"name": "status", "type": "text"},
-                {"name": "joined_on", "type": "date"},
+                {"name": "status", "type": "text", "values": ["active", "suspended"]},
+                {"name": "joined_on", "type": "date", "description": "when the member joined"},
             ],
-            "checks": ["status IN ('active', 'suspended')"],
         },
         {
             "name": "books",
@@ -51,9 +50,8 @@ SCHEMA = {
                 {"name": "book_id", "type": "integer"},
                 {"name": "title", "type": "text"},
                 {"name": "author", "type": "text"},
-                {"name": "copies_available", "type": "integer"},
+                {"name": "copies_available", "type": "integer", "minimum": 0},
             ],
-            "checks": ["copies_available >= 0"],
         },
         {
             "name": "loans",
