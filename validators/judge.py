@@ -149,15 +149,21 @@ def steps(spec: EnvironmentSpec, task: Task, gold: Trajectory | Replay) -> list[
     return out
 
 
+def _level(line: str) -> int:
+    """A markdown heading's level; 0 for any other line."""
+    return len(line) - len(line.lstrip("#")) if line.startswith("#") else 0
+
+
 def rules(policy: str) -> str:
     """The policy in words: markdown tables (the tools' prices) are left out, and a heading
     left with nothing under it."""
     lines = [line for line in policy.splitlines() if not line.lstrip().startswith("|")]
     kept: list[str] = []
     for i, line in enumerate(lines):
-        if line.startswith("#"):
-            body = next((x for x in lines[i + 1 :] if x.strip()), "")
-            if not body or body.startswith("#"):
+        level = _level(line)
+        if level:
+            after = next((x for x in lines[i + 1 :] if x.strip()), "")
+            if not after or 0 < _level(after) <= level:  # nothing of its own under it
                 continue
         kept.append(line)
     return _cut("\n".join(kept).strip(), POLICY_CHARS)

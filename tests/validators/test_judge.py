@@ -121,6 +121,7 @@ def test_the_rules_leave_out_price_tables_and_a_heading_left_empty() -> None:
     policy = "# Shop\n\nBe kind.\n\n## Rules\n\n- Identify first.\n\n## Tool costs\n\n"
     policy += "| tool | price |\n|---|---|\n| get_x | 0.001 |\n"
     assert rules(policy) == "# Shop\n\nBe kind.\n\n## Rules\n\n- Identify first."
+    assert rules("# Shop\n## Rules\n- Be kind.\n## Costs\n| a |") == "# Shop\n## Rules\n- Be kind."
 
 
 def test_the_verdict_schema_has_one_entry_per_call_and_per_value() -> None:
