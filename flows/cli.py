@@ -154,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip the DuckDB replay in verification (faster; determinism on SQLite only)",
     )
+    g.add_argument(
+        "--no-judge",
+        action="store_true",
+        help="keep verified tasks without the model's judgement (GenerationConfig.judge)",
+    )
     g.set_defaults(func=cmd_generate)
     return parser
 
@@ -180,6 +185,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except BriefError as e:
         raise SystemExit(f"error: {e}") from None
     from flows.generate import generate_all, generate_domain  # Prefect: slow
+    from generators.config import DEFAULT_CONFIG
+
+    config = DEFAULT_CONFIG.model_copy(update={"judge": not args.no_judge})
 
     try:
         if args.domain == "all":
@@ -190,6 +198,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                     domains_dir=args.domains,
                     model_size=args.model_size,
                     parallel=args.parallel,
+                    config=config,
                 )
             )
             return 0 if all(done.values()) else 1
@@ -203,6 +212,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 model_size=args.model_size,
                 parallel=args.parallel,
                 cross_engine=not args.no_cross_engine,
+                config=config,
             )
         )
     except (ToolscaleError, ValueError) as e:  # a stage, the store, the embedded model

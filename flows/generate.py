@@ -10,6 +10,7 @@ made, so a killed run started again resumes where it stopped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.summary import RunSummary, markdown, rich_table, summarise
 from toolscale.task import Task
+from validators import judge
 from validators.pipeline import verify_environment
 from validators.worker import VerifyWorker
 
@@ -69,11 +71,22 @@ async def synthesize_tasks(
     config: GenerationConfig,
     console: Console,
 ) -> int:
-    """Propose until `target` tasks of this strategy are verified (or the budget is spent);
-    verified work is committed batch by batch."""
+    """Propose until `target` tasks of this strategy are verified and judged (or the budget
+    is spent); finished work is committed batch by batch."""
+    judging = functools.partial(judge.judge, llm, spec)  # honoured when config.judge is on
     with task_progress(console, strategy.name, target) as report:
         return await scheduler.synthesize(
-            strategy, llm, brief, spec, store, verifier.verify, target, parents, config, report
+            strategy,
+            llm,
+            brief,
+            spec,
+            store,
+            verifier.verify,
+            target,
+            parents,
+            config,
+            report,
+            judge=judging,
         )
 
 

@@ -58,6 +58,14 @@ class GenerationConfig(BaseModel):
         "typed calls slows a CPU server's grammar about 4x).",
     )
 
+    judge: bool = Field(
+        default=True,
+        description="After the verifier accepts a task, a model judges whether a careful agent "
+        "would do exactly its gold (validators/judge.py): one more LLM request per verified "
+        "task, and a task the judge refuses (or cannot judge) is rejected with stage `judge`. "
+        "Off, verified tasks are kept unjudged (`toolscale generate --no-judge`).",
+    )
+
     def window(self, concurrency: int) -> int:
         """Work items kept in flight against an endpoint of `concurrency` slots."""
         return max(self.min_window, self.window_per_slot * concurrency)

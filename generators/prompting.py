@@ -1,12 +1,11 @@
-"""Prompts are jinja2 templates beside the generators; this renders them into messages."""
+"""Prompts are jinja2 templates beside the generators; this renders them into messages
+(the loader is `toolscale.prompting`, shared with the validators' judge)."""
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from typing import Any
 
-import jinja2
+from toolscale import prompting
 
 SYSTEM = (
     "You design realistic, self-consistent software environments for training tool-using "
@@ -14,26 +13,10 @@ SYSTEM = (
 )
 
 
-@cache
-def _env() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("generators", "prompts"),
-        undefined=jinja2.StrictUndefined,  # a missing variable is a bug, not an empty string
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-    )
-    env.filters["json"] = lambda v: json.dumps(v, ensure_ascii=False)
-    return env
-
-
 def render(template: str, **context: Any) -> str:
-    return _env().get_template(template).render(**context).strip()
+    return prompting.render("generators", template, **context)
 
 
 def messages(template: str, **context: Any) -> list[dict[str, str]]:
     """System and user messages for one request."""
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": render(template, **context)},
-    ]
+    return prompting.chat(SYSTEM, render(template, **context))

@@ -3,7 +3,10 @@ window, finished ones committed to the store batch by batch. A batch is the unit
 durability: what finished is committed even when the run is stopped, and a resumed run
 skips the committed indices and goes on to the same target and budget.
 
-Verification is passed in as a callable (generators do not import validators).
+Verification and the judge are passed in as callables (generators do not import
+validators). The judge needs the LLM, so it runs here, in the work item, once the verifier
+has accepted the task; a batch counts the items it judged, so a committed batch is never
+judged again and the judge's row survives a resumed run.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from toolscale.trajectory import Trajectory
 
 Verdict = Result[tuple[Task, Trajectory]]  # the verified task and its gold trajectory
 Verify = Callable[[Task], Awaitable[Verdict]]
+Judge = Callable[[Task, Trajectory], Awaitable[Rejection | None]]  # None: a careful agent agrees
 OnProgress = Callable[[int, int], None]  # (verified, proposed) so far, earlier runs' too
 
 
@@ -64,10 +68,12 @@ async def synthesize(
     parents: list[Task],
     config: GenerationConfig,
     on_progress: OnProgress,
+    judge: Judge | None = None,
 ) -> int:
     """How many verified tasks of `strategy` the store holds once `target` is reached or the
     budget is spent. `on_progress` hears of the start and of each finished wave (a strategy
-    with nothing to do hears nothing)."""
+    with nothing to do hears nothing). `judge`, when given and `config.judge` is on, has the
+    last word on every verified task."""
     done: set[int] = set()
     accepted = 0
     for committed in store.batches(strategy.name):  # one read for both
@@ -83,19 +89,26 @@ async def synthesize(
             llm=llm, brief=brief, env=env, sampler=ArgumentSampler(spec), config=config
         )
 
-        async def item(index: int) -> Verdict:
-            """Propose, then verify: one work item, start to end."""
+        judging = judge if config.judge else None
+
+        async def item(index: int) -> tuple[Verdict, bool]:
+            """Propose, verify, judge: one work item, start to end; with whether it was
+            judged."""
             outcome = await strategy.propose(ctx, index, parents)
             if outcome.value is None:
                 rejection = outcome.rejection or Rejection(
                     stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
                 )
                 rejection.task_id = strategy.task_id(brief.name, index)
-                return Result(rejection=rejection)
-            return await verify(outcome.value)
+                return Result(rejection=rejection), False
+            verdict = await verify(outcome.value)
+            if judging is None or verdict.value is None:
+                return verdict, False
+            refused = await judging(*verdict.value)
+            return (verdict if refused is None else Result(rejection=refused)), True
 
         window = config.window(llm.config.concurrency)
-        in_flight: dict[asyncio.Future[Verdict], int] = {}
+        in_flight: dict[asyncio.Future[tuple[Verdict, bool]], int] = {}
         open_batch = OpenBatch(store, strategy.name, llm.ledger)
         proposed = len(done)
         on_progress(accepted, proposed)
@@ -113,7 +126,8 @@ async def synthesize(
                 for fut in finished:
                     batch.indices.append(in_flight.pop(fut))
                     proposed += 1
-                    verdict = fut.result()
+                    verdict, judged = fut.result()
+                    batch.judged += judged
                     if verdict.rejection is not None:
                         batch.rejected.append(verdict.rejection)
                         continue

@@ -188,6 +188,33 @@ class DedupReason(Reason):
     )
 
 
+class JudgeReason(Reason):
+    """Stage `judge`: a model reads the instruction and the gold and confirms a careful agent
+    would do exactly this (it runs after the verifier accepts a task, in the scheduler)."""
+
+    JUDGE_UNASKED_CALL = (
+        "judge_unasked_call",
+        "the judge says a gold call is neither asked for nor needed for what was asked",
+    )
+    JUDGE_UNASKED_VALUE = (
+        "judge_unasked_value",
+        "the judge says a value told to the user was not asked for",
+    )
+    JUDGE_MISSING_REQUEST = (
+        "judge_missing_request",
+        "the judge says the user asks for something the gold neither does nor tells",
+    )
+    JUDGE_REJECTED = (
+        "judge_rejected",
+        "the judge says a careful agent would not do exactly this, for no reason above",
+    )
+    JUDGE_UNAVAILABLE = (
+        "judge_unavailable",
+        "the judge gave no usable verdict (the endpoint failed, or its answer stayed invalid "
+        "after repairs): the task is rejected, never kept unjudged",
+    )
+
+
 # The verification stages in the order they run (environment first), with their reasons.
 STAGE_REASONS: dict[str, type[Reason]] = {
     "static_sql": StaticSQLReason,
@@ -203,6 +230,7 @@ STAGE_REASONS: dict[str, type[Reason]] = {
     "facts": FactsReason,
     "preference": PreferenceReason,
     "dedup": DedupReason,
+    "judge": JudgeReason,  # after the verifier, on the scheduler's loop: it needs the LLM
 }
 
 

@@ -51,6 +51,9 @@ class Batch(BaseModel):
     accepted: list[Task] = Field(default_factory=list)
     trajectories: list[TrajectoryRecord] = Field(default_factory=list)
     rejected: list[Rejection] = Field(default_factory=list)
+    judged: int = Field(
+        default=0, description="work items the judge saw (verified first): the judge's row"
+    )
     ledger: Ledger = Field(default_factory=Ledger)
     seconds: float = 0.0
 

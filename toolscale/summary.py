@@ -18,6 +18,8 @@ from toolscale.llm.ledger import Ledger
 from toolscale.report import RunTable, StageReport, StageStats, stage_entry
 from toolscale.store import Batch, DomainStore
 
+JUDGE = "judge"  # validators/judge.py's stage (and ledger stage): its row follows the tasks'
+
 
 class RunSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -50,14 +52,20 @@ def summarise(
 ) -> RunSummary:
     """`summary` with its table, ledger and counts taken from what is on disk (the views are
     rewritten on the way), so a resumed run reports the whole dataset. `env_spent` is what
-    the environment stages cost over every run; the task rows and figures come from the
-    batches, the environment's figures from environment.json once it exists."""
+    the environment stages cost over every run; the task rows, the judge's row and the
+    figures come from the batches, the environment's figures from environment.json once it
+    exists."""
     ledger = env_spent.snapshot()
     task_rows = {s: StageStats(stage=f"tasks/{s}") for s in strategies}
+    judge = StageStats(stage=JUDGE)
     tally = TaskTally()
 
     def count(batch: Batch) -> None:
         ledger.merge(batch.ledger)
+        judge.seen += batch.judged
+        for rej in batch.rejected:
+            if rej.stage == JUDGE:
+                judge.reject(rej.reason)
         for task in batch.accepted:
             tally.add(task)
         row = task_rows.get(batch.strategy)
@@ -80,6 +88,16 @@ def summarise(
         if u is not None:
             row.tokens, row.cost_usd = u.tokens, u.cost_usd
         rows[row.stage] = row
+    if judge.seen:
+        judge.passed = judge.seen - judge.n_rejected
+        spent = ledger.stages.get(JUDGE)
+        if spent is not None:  # request time, summed: the judge waits on nothing else
+            judge.tokens, judge.cost_usd, judge.seconds = (
+                spent.tokens,
+                spent.cost_usd,
+                spent.seconds,
+            )
+        rows[JUDGE] = judge
     spec = store.load_environment()
     return summary.model_copy(
         update={

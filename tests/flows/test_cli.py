@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,3 +174,24 @@ def test_the_banking_malformed_file_through_the_cli(tmp_path: Path) -> None:
     assert accepted == ["bank-m01", "bank-m05"]
     assert [r["reason"] for r in rejected] == ["bad_json", "not_a_task", "unknown_tool"]
     assert rejected[0]["source"].endswith("tasks_malformed.jsonl:2")
+
+
+def test_generate_no_judge_turns_the_judge_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flows.generate
+    from toolscale.testing.fakedomain import BRIEF
+
+    (tmp_path / "domains" / "library").mkdir(parents=True)
+    (tmp_path / "domains" / "library" / "brief.yaml").write_text(BRIEF)
+    configs = []
+
+    async def generate_domain(domain: str, **options: Any) -> dict:
+        configs.append(options["config"])
+        return {"tasks": 1}
+
+    monkeypatch.setattr(flows.generate, "generate_domain", generate_domain)
+    for extra in (["--no-judge"], []):
+        args = ["generate", "library", "--domains", str(tmp_path / "domains"), *extra]
+        assert main(args) == 0
+    assert [c.judge for c in configs] == [False, True]

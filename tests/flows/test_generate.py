@@ -23,7 +23,7 @@ from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.task import Task
-from toolscale.testing.fakedomain import BRIEF, library
+from toolscale.testing.fakedomain import BRIEF, OPENERS, judging, library
 from toolscale.testing.fakellm import FakeLLM, Reply, faulty
 
 
@@ -148,6 +148,77 @@ def test_rerun_resumes_without_new_calls_or_duplicates(
     more = [t["id"] for t in read_jsonl(data / "library" / "tasks.jsonl")]
     assert len(more) >= 9 and len(set(more)) == len(more)
     assert {t["id"] for t in first} <= set(more)
+
+
+def judge_requests(fake: FakeLLM) -> int:
+    return sum(
+        r.get("response_format", {}).get("json_schema", {}).get("name") == "JudgeVerdict"
+        for r in fake.requests
+    )
+
+
+def test_a_judge_rejection_reaches_rejected_jsonl_and_the_report(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    data, marker = tmp_path / "data", OPENERS[3]  # the judge refuses requests opening so
+    with FakeLLM(judging(marker)) as fake:
+        summary = run_flow(fake, domains, data, n=6, strategies=("sampled",))
+        asked = judge_requests(fake)
+    refused = [r for r in read_jsonl(data / "library" / "rejected.jsonl") if r["stage"] == "judge"]
+    assert refused, "the run met no request the judge refuses"
+    for r in refused:
+        assert r["reason"] == "judge_unasked_call" and marker in r["item"]["instruction"]
+        assert r["task_id"] == r["item"]["id"] and r["item"]["expected"]  # verified, then judged
+    tasks = read_jsonl(data / "library" / "tasks.jsonl")
+    assert len(tasks) >= 6 and not any(marker in t["instruction"] for t in tasks)
+    row = {r["stage"]: r for r in summary["rows"]}["judge"]
+    assert row["proposed"] == asked == len(tasks) + len(refused)  # every verified task, once
+    assert row["accepted"] == len(tasks) and row["rejected"] == {"judge_unasked_call": len(refused)}
+    assert row["tokens"] > 0 and row["cost_usd"] >= 0
+    sampled = {r["stage"]: r for r in summary["rows"]}["tasks/sampled"]
+    assert sampled["rejected"]["judge:judge_unasked_call"] == len(refused)
+    with FakeLLM(lambda body: Reply.status(500)) as fake:  # resumed: judged batches stay judged
+        again = run_flow(fake, domains, data, n=6, strategies=("sampled",))
+        assert fake.count == 0
+    assert {r["stage"]: r for r in again["rows"]}["judge"] == row
+
+
+def test_when_the_judge_cannot_answer_verified_tasks_are_rejected_not_kept(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    def judge_down(body: dict[str, Any]) -> Reply:
+        if body.get("response_format", {}).get("json_schema", {}).get("name") == "JudgeVerdict":
+            return Reply.status(400)
+        return library(body)
+
+    data = tmp_path / "data"
+    with FakeLLM(judge_down) as fake:
+        summary = run_flow(fake, domains, data, n=2, strategies=("sampled",))
+    assert summary["tasks"] == 0 and read_jsonl(data / "library" / "tasks.jsonl") == []
+    refused = [r for r in read_jsonl(data / "library" / "rejected.jsonl") if r["stage"] == "judge"]
+    assert refused and {r["reason"] for r in refused} == {"judge_unavailable"}
+    assert all("llm_refused" in r["detail"] and r["item"]["expected"] for r in refused)
+    row = {r["stage"]: r for r in summary["rows"]}["judge"]
+    assert (row["proposed"], row["accepted"]) == (len(refused), 0)
+    assert summary["ledger"]["stages"]["judge"]["failures"] == {"llm_refused": len(refused)}
+
+
+def test_no_judge_keeps_verified_tasks_unjudged(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    from generators.config import GenerationConfig
+
+    with FakeLLM(judging(OPENERS[3])) as fake:
+        summary = run_flow(
+            fake,
+            domains,
+            tmp_path / "data",
+            n=3,
+            strategies=("sampled",),
+            config=GenerationConfig(judge=False),
+        )
+        assert judge_requests(fake) == 0
+    assert summary["tasks"] >= 3 and "judge" not in {r["stage"] for r in summary["rows"]}
 
 
 FAULTS = {

@@ -22,6 +22,7 @@ from toolscale.reasons import (
 )
 from toolscale.report import Rejection
 from toolscale.tool import ToolResult
+from validators import judge
 from validators.pipeline import ENVIRONMENT_STAGES, TASK_STAGES
 
 README = ROOT / "README.md"
@@ -55,8 +56,10 @@ def test_the_readme_table_lists_exactly_the_reasons_of_each_stage() -> None:
         assert table[stage] == [m.value for m in family], stage
 
 
-def test_the_stages_are_the_verifiers_stages() -> None:
+def test_the_stages_are_the_verifiers_stages_then_the_judge() -> None:
+    """The judge needs the LLM, so the scheduler runs it after the verifier accepts."""
     stages = [s.STAGE for s in ENVIRONMENT_STAGES] + [s.STAGE for s in TASK_STAGES]
+    stages.append(judge.STAGE)
     assert list(STAGE_REASONS) == stages
 
 

@@ -159,3 +159,39 @@ def test_without_an_environment_only_the_dataset_is_reported(tmp_path: Path) -> 
     assert summary.environment is None
     assert summary.dataset is not None and summary.dataset.tasks == summary.tasks == 3
     assert "environment:" not in markdown(summary) and "- dataset: 3 tasks" in markdown(summary)
+
+
+def test_the_judge_has_its_own_row_from_the_batches_with_its_spending(tmp_path: Path) -> None:
+    """Judged items are counted per batch: one run judged, a later one (--no-judge) did not."""
+    store = DomainStore(tmp_path, "mini")
+    judged = spent(sampled=100, judge=40)
+    judged.stage("judge").seconds = 1.5
+    store.commit_batch(
+        Batch(
+            strategy="sampled",
+            indices=[0, 1, 2, 3],
+            accepted=[mini_task(id="s0"), mini_task(id="s1")],
+            rejected=[rejection("judge", "judge_unasked_call"), rejection("dedup", "trivial")],
+            judged=3,
+            ledger=judged,
+        )
+    )
+    store.commit_batch(Batch(strategy="sampled", indices=[4], accepted=[mini_task(id="s4")]))
+    summary = summarise(
+        RunSummary(domain="mini", model="fake", endpoint="http://fake/v1"),
+        store,
+        {},
+        Ledger(),
+        ("sampled",),
+        seconds=1.0,
+    )
+    assert list(summary.rows) == ["tasks/sampled", "judge"]
+    row = summary.rows["judge"]
+    assert (row.seen, row.passed, row.rejected) == (3, 2, {"judge_unasked_call": 1})
+    assert (row.tokens, row.cost_usd, row.seconds) == (40, 0.04, 1.5)
+    assert summary.rows["tasks/sampled"].rejected["judge:judge_unasked_call"] == 1
+    assert "| judge | 3 | 2 | 67% | judge_unasked_call 1 | 40 | 0.0400 | 1.5 |" in markdown(summary)
+
+
+def test_no_judge_row_when_nothing_was_judged(tmp_path: Path) -> None:
+    assert "judge" not in summarised(tmp_path).rows

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from toolscale.testing.fakellm import Reply
+from toolscale.testing.fakellm import Reply, Responder
 
 BRIEF = """\
 name: library
@@ -215,6 +215,41 @@ def task_answer() -> dict[str, Any]:
     }
 
 
+JUDGE_STEP = re.compile(r"^\d+\. ([A-Za-z_0-9]+) \(")
+JUDGE_VALUE = re.compile(r"^\d+\. (\S+) = ")
+JUDGE_REQUEST = re.compile(r'The user\'s request:\n"(.*?)"\n', re.DOTALL)
+
+
+def judge_answer(prompt: str, reject: str | None = None) -> dict[str, Any]:
+    """The judge's verdict, read off its prompt: every call needed, every value asked, unless
+    the request contains `reject`, when the first call is unasked and the answer is no."""
+    calls_part, _, values_part = prompt.partition("The values the assistant tells the user:")
+    calls = [m.group(1) for line in calls_part.splitlines() if (m := JUDGE_STEP.match(line))]
+    values = [m.group(1) for line in values_part.splitlines() if (m := JUDGE_VALUE.match(line))]
+    request = JUDGE_REQUEST.search(prompt)
+    no = reject is not None and request is not None and reject in request.group(1)
+    return {
+        "calls": [{"tool": name, "needed": not (no and i == 0)} for i, name in enumerate(calls)],
+        "values": [{"name": name, "asked": True} for name in values],
+        "request_fully_done": True,
+        "reason": "the first call was not asked for" if no else "it does what was asked",
+        "careful_agent_does_exactly_this": not no,
+    }
+
+
+def judging(reject: str) -> Responder:
+    """The library model, whose judge rejects every task whose request contains `reject`."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        fmt = body.get("response_format") or {}
+        if fmt.get("json_schema", {}).get("name") == "JudgeVerdict":
+            first = next(m["content"] for m in body["messages"] if m["role"] == "user")
+            return Reply(content=json.dumps(judge_answer(first, reject)))
+        return library(body)
+
+    return respond
+
+
 def library(body: dict[str, Any]) -> Reply:
     """Answers each generator stage of the library domain."""
     fmt = body.get("response_format") or {}
@@ -243,6 +278,8 @@ def library(body: dict[str, Any]) -> Reply:
         answer = words_answer(first, body.get("seed", 0))
     elif name == "TaskProposal":
         answer = task_answer()
+    elif name == "JudgeVerdict":
+        answer = judge_answer(first)
     else:
         answer = {}
     return Reply(content=json.dumps(answer))

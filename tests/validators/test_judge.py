@@ -1,0 +1,233 @@
+"""The judge on a verified banking task (Maria moves $250 and asks what is left), with a
+scripted model on the fake endpoint: what the prompt shows, how each verdict maps to its
+reason, and what happens when the judge cannot answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolscale.environment import Replay
+from toolscale.llm.cache import ResponseCache
+from toolscale.llm.client import LLMClient
+from toolscale.llm.config import LLMConfig
+from toolscale.report import Rejection
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from toolscale.testing.fakedomain import judge_answer
+from toolscale.testing.fakellm import FakeLLM, Reply, Responder, scripted
+from toolscale.trajectory import Trajectory
+from validators.judge import STAGE, judge, prompt, rules, verdict_format
+from validators.pipeline import Verifier
+
+pytestmark = pytest.mark.usefixtures("no_proxy")  # the fake endpoint is local
+
+
+@dataclass
+class Gold:
+    task: Task  # verified: its expected outcome is filled in
+    trajectory: Trajectory
+    replay: Replay
+
+
+@pytest.fixture(scope="module")
+def gold(banking_spec: EnvironmentSpec, banking_tasks: list[Task]) -> Iterator[Gold]:
+    task = next(t for t in banking_tasks if t.id == "bank-001")
+    with Verifier(banking_spec, cross_engine=False) as verifier:
+        verified = verifier.verify(task).value
+        assert verified is not None
+        trajectory = verifier.env.demonstrate(verified)
+        replay = verifier.env.replay(verified.gold_calls)
+        yield Gold(verified, trajectory, replay)
+
+
+@dataclass
+class Judged:
+    rejection: Rejection | None
+    llm: LLMClient
+    requests: list[dict[str, Any]]
+
+
+def run_judge(
+    spec: EnvironmentSpec, gold: Gold, responder: Responder, cache: Path | None = None
+) -> Judged:
+    with FakeLLM(responder) as fake:
+        config = LLMConfig(
+            base_url=fake.base_url, model="fake", timeout_s=5, backoff_s=0, max_backoff_s=0.01
+        )
+        llm = LLMClient(config, ResponseCache(cache) if cache else None)
+
+        async def main() -> Rejection | None:
+            try:
+                return await judge(llm, spec, gold.task, gold.trajectory)
+            finally:
+                await llm.close()
+
+        found = asyncio.run(main())
+        return Judged(found, llm, fake.requests)
+
+
+def answer(**changes: Any) -> Reply:
+    """An accepting verdict on bank-001 (two calls, one value), with `changes`."""
+    verdict: dict[str, Any] = {
+        "calls": [
+            {"tool": "find_client_by_email", "needed": True},
+            {"tool": "transfer_funds", "needed": True},
+        ],
+        "values": [{"name": "from_balance", "asked": True}],
+        "request_fully_done": True,
+        "reason": "she asks for the transfer and the balance left",
+        "careful_agent_does_exactly_this": True,
+    }
+    verdict.update(changes)
+    return Reply(content=json.dumps(verdict))
+
+
+def user_prompt(spec: EnvironmentSpec, gold: Gold) -> str:
+    return prompt(spec, gold.task, gold.trajectory)[1]["content"]
+
+
+def test_the_prompt_shows_the_request_every_call_with_its_real_output_and_the_values(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    text = user_prompt(banking_spec, gold)
+    assert gold.task.instruction in text
+    for fact in gold.task.known_facts:
+        assert fact in text
+    for call, result in zip(gold.task.gold_calls, gold.replay.results, strict=True):
+        assert call.name in text
+        assert json.dumps(call.arguments) in text
+        assert result.content() in text  # the real output, as the agent saw it
+    assert '"from_balance":4000.75' in text
+    assert "1. from_balance = 4000.75 (from call 2)" in text
+    assert "Identify the client first" in text  # the rules a call may be needed for
+
+
+def test_a_replay_gives_the_same_prompt_as_the_trajectory(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    assert prompt(banking_spec, gold.task, gold.replay) == prompt(
+        banking_spec, gold.task, gold.trajectory
+    )
+
+
+def test_the_rules_leave_out_price_tables_and_a_heading_left_empty() -> None:
+    policy = "# Shop\n\nBe kind.\n\n## Rules\n\n- Identify first.\n\n## Tool costs\n\n"
+    policy += "| tool | price |\n|---|---|\n| get_x | 0.001 |\n"
+    assert rules(policy) == "# Shop\n\nBe kind.\n\n## Rules\n\n- Identify first."
+    assert rules("# Shop\n## Rules\n- Be kind.\n## Costs\n| a |") == "# Shop\n## Rules\n- Be kind."
+
+
+def test_the_verdict_schema_has_one_entry_per_call_and_per_value() -> None:
+    schema = verdict_format(3, 0).model_json_schema()
+    assert verdict_format(3, 0).__name__ == "JudgeVerdict"  # how a server knows the stage
+    assert schema["properties"]["calls"]["minItems"] == schema["properties"]["calls"]["maxItems"]
+    assert schema["properties"]["calls"]["maxItems"] == 3
+    assert schema["properties"]["values"]["maxItems"] == 0
+    order = list(schema["properties"])
+    assert order.index("careful_agent_does_exactly_this") == len(order) - 1  # decided last
+
+
+CALL_NO = [
+    {"tool": "find_client_by_email", "needed": False},
+    {"tool": "transfer_funds", "needed": True},
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason", "named"),
+    [
+        (answer(), None, ""),
+        (answer(calls=CALL_NO), "judge_unasked_call", "1 find_client_by_email"),
+        (answer(values=[{"name": "from_balance", "asked": False}]), "judge_unasked_value", "1 from_balance"),  # noqa: E501
+        (answer(request_fully_done=False), "judge_missing_request", "neither done nor told"),
+        (answer(careful_agent_does_exactly_this=False), "judge_rejected", "not do exactly this"),
+        # a concrete "no" decides, even under an overall yes (and before the overall no)
+        (answer(calls=CALL_NO, careful_agent_does_exactly_this=True), "judge_unasked_call", ""),
+        (answer(request_fully_done=False, careful_agent_does_exactly_this=False),
+         "judge_missing_request", ""),
+    ],
+    ids=["accept", "unasked_call", "unasked_value", "missing", "plain_no", "call_over_yes",
+         "missing_over_no"],
+)  # fmt: skip
+def test_each_verdict_maps_to_its_reason(
+    banking_spec: EnvironmentSpec, gold: Gold, reply: Reply, reason: str | None, named: str
+) -> None:
+    judged = run_judge(banking_spec, gold, scripted(reply))
+    assert len(judged.requests) == 1
+    if reason is None:
+        assert judged.rejection is None
+        return
+    found = judged.rejection
+    assert found is not None and (found.stage, found.reason) == (STAGE, reason)
+    assert named in found.detail and "the judge:" in found.detail
+    assert found.task_id == "bank-001" and found.item["expected"]  # the verified task, kept
+
+
+def test_the_request_is_deterministic_and_spent_on_the_judge_stage(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    judged = run_judge(banking_spec, gold, scripted(answer()))
+    body = judged.requests[0]
+    assert body["temperature"] == 0.0
+    assert body["response_format"]["json_schema"]["name"] == "JudgeVerdict"
+    usage = judged.llm.ledger.stages[STAGE]
+    assert usage.calls == 1 and usage.tokens > 0
+
+
+def test_a_misaligned_answer_goes_back_and_the_repaired_one_decides(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    swapped = answer(
+        calls=[{"tool": "transfer_funds", "needed": True}, {"tool": "x", "needed": True}]
+    )
+    judged = run_judge(banking_spec, gold, scripted(swapped, answer(calls=CALL_NO)))
+    assert len(judged.requests) == 2
+    feedback = judged.requests[1]["messages"][-1]["content"]
+    assert "call 1 is 'find_client_by_email'" in feedback
+    assert judged.rejection is not None and judged.rejection.reason == "judge_unasked_call"
+
+
+def test_a_wrong_number_of_entries_after_repairs_is_judge_unavailable(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    short = answer(calls=[{"tool": "find_client_by_email", "needed": True}])
+    judged = run_judge(banking_spec, gold, scripted(short))
+    found = judged.rejection
+    assert found is not None and (found.stage, found.reason) == (STAGE, "judge_unavailable")
+    assert "schema_violation" in found.detail
+    assert found.item["id"] == "bank-001"  # not lost: rejected.jsonl holds the task
+
+
+def test_a_failing_endpoint_rejects_the_task_as_judge_unavailable(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    judged = run_judge(banking_spec, gold, scripted(Reply.status(400)))
+    found = judged.rejection
+    assert found is not None and (found.stage, found.reason) == (STAGE, "judge_unavailable")
+    assert "llm_refused" in found.detail and found.item["expected"]
+    assert judged.llm.ledger.stages[STAGE].failures == {"llm_refused": 1}
+
+
+def test_a_second_judgement_comes_from_the_cache(
+    banking_spec: EnvironmentSpec, gold: Gold, tmp_path: Path
+) -> None:
+    first = run_judge(banking_spec, gold, scripted(answer(calls=CALL_NO)), tmp_path)
+    again = run_judge(banking_spec, gold, scripted(Reply.status(500)), tmp_path)
+    assert again.requests == [] and again.rejection == first.rejection
+
+
+def test_the_fake_domain_judge_reads_the_prompt(banking_spec: EnvironmentSpec, gold: Gold) -> None:
+    text = user_prompt(banking_spec, gold)
+    accepted = judge_answer(text)
+    assert [c["tool"] for c in accepted["calls"]] == ["find_client_by_email", "transfer_funds"]
+    assert [v["name"] for v in accepted["values"]] == ["from_balance"]
+    assert accepted["careful_agent_does_exactly_this"]
+    refused = judge_answer(text, reject="Maria Lopez")
+    assert not refused["calls"][0]["needed"] and not refused["careful_agent_does_exactly_this"]

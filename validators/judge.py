@@ -1,0 +1,267 @@
+"""Stage `judge`: a model reads the instruction and the gold (calls, real outputs, values to
+tell) and says whether a careful agent would do exactly this. It complements the
+deterministic fidelity stages (flow, intent, facts, preference): those match words, the
+judge reads meaning.
+
+A small model's single yes/no is close to noise, so the verdict asks concrete questions
+first, one per gold call (asked for, or needed for what was asked?) and one per value told
+(asked for?), then whether everything asked is done, and only then the overall answer. A
+concrete "no" decides the reason even when the overall answer says yes: the per-item
+answers are the reliable part. The lists have exactly one entry per call and per value
+(the JSON schema says so, so a grammar-constrained server cannot miscount).
+
+The judge needs the LLM, so it does not run in the synchronous validator pipeline: the
+scheduler calls it in the work item, after the verifier accepts a task. When the judge
+cannot answer (the endpoint fails, or its answer stays invalid after repairs), the task is
+rejected with `judge_unavailable` and the verified task kept in the rejection's `item`:
+never accepted unjudged, never lost silently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from pydantic import BaseModel, Field, create_model
+
+from toolscale import prompting
+from toolscale.environment import Replay
+from toolscale.llm.client import Invalid, LLMClient
+from toolscale.reasons import JudgeReason
+from toolscale.report import Rejection
+from toolscale.schema import Scalar
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from toolscale.trajectory import Trajectory
+from validators import replay
+
+STAGE = "judge"
+SYSTEM = (
+    "You review examples that teach assistants to use tools. You answer with JSON only, "
+    "exactly in the requested schema."
+)
+OUTPUT_CHARS = 600  # of one call's output in the prompt: a small model reads little well
+POLICY_CHARS = 3000
+ARGUMENT_CHARS = 300
+
+
+class CallCheck(BaseModel):
+    tool: str = Field(description="the call's tool name, copied")
+    needed: bool = Field(description="asked for, or needed for what was asked")
+
+
+class ValueCheck(BaseModel):
+    name: str = Field(description="the told value's name, copied")
+    asked: bool = Field(description="the user asks to be told this value")
+
+
+class JudgeVerdict(BaseModel):
+    """What the judge answers: concrete questions first, the overall answer last."""
+
+    calls: list[CallCheck]
+    values: list[ValueCheck]
+    request_fully_done: bool
+    reason: str = Field(max_length=400)
+    careful_agent_does_exactly_this: bool
+
+
+@cache
+def verdict_format(n_calls: int, n_values: int) -> type[JudgeVerdict]:
+    """The verdict with exactly one entry per call and per value (the schema's name stays
+    `JudgeVerdict`: a server or a fake recognises the stage by it)."""
+    model: type[JudgeVerdict] = create_model(
+        "JudgeVerdict",
+        __base__=JudgeVerdict,
+        calls=(list[CallCheck], Field(min_length=n_calls, max_length=n_calls)),
+        values=(list[ValueCheck], Field(min_length=n_values, max_length=n_values)),
+    )
+    return model
+
+
+@dataclass(frozen=True)
+class Step:
+    """One gold call as the prompt shows it (numbered from 1)."""
+
+    number: int
+    name: str
+    kind: str
+    description: str
+    arguments: str
+    output: str
+
+
+@dataclass(frozen=True)
+class Told:
+    """One value to tell, named by the last part of its path (or its call's tool)."""
+
+    name: str
+    value: Scalar
+    call: int  # numbered from 1, as the steps
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def outputs(gold: Trajectory | Replay) -> list[str]:
+    """Each gold call's real output as the agent sees it, in order."""
+    if isinstance(gold, Replay):
+        return [r.content() for r in gold.results]
+    return [m.content or "" for m in gold.messages if m.role == "tool"]
+
+
+def told_values(task: Task, gold: Trajectory | Replay) -> list[Told]:
+    """The values to tell with their real values: resolved from a replay, or the verified
+    task's expected outcome beside a trajectory."""
+    if isinstance(gold, Replay):
+        values = replay.resolve_all(task, gold)
+    elif task.expected is not None:
+        values = list(task.expected.communicate)
+    else:
+        raise ValueError(f"task {task.id!r} has no expected outcome: judge verified tasks")
+    return [
+        Told(ref.path.split(".")[-1] or task.gold_calls[ref.call].name, value, ref.call + 1)
+        for ref, value in zip(task.communicate, values, strict=True)
+    ]
+
+
+def steps(spec: EnvironmentSpec, task: Task, gold: Trajectory | Replay) -> list[Step]:
+    seen = outputs(gold)
+    if len(seen) != len(task.gold_calls):
+        raise ValueError(
+            f"task {task.id!r}: {len(task.gold_calls)} gold calls but {len(seen)} outputs"
+        )
+    tools = spec.tool_map()
+    out = []
+    for i, (call, output) in enumerate(zip(task.gold_calls, seen, strict=True)):
+        tool = tools.get(call.name)
+        out.append(
+            Step(
+                number=i + 1,
+                name=call.name,
+                kind=tool.kind if tool else "unknown",
+                description=tool.description.strip() if tool else "",
+                arguments=_cut(json.dumps(call.arguments, ensure_ascii=False), ARGUMENT_CHARS),
+                output=_cut(output, OUTPUT_CHARS),
+            )
+        )
+    return out
+
+
+def _level(line: str) -> int:
+    """A markdown heading's level; 0 for any other line."""
+    return len(line) - len(line.lstrip("#")) if line.startswith("#") else 0
+
+
+def rules(policy: str) -> str:
+    """The policy in words: markdown tables (the tools' prices) are left out, and a heading
+    left with nothing under it."""
+    lines = [line for line in policy.splitlines() if not line.lstrip().startswith("|")]
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        level = _level(line)
+        if level:
+            after = next((x for x in lines[i + 1 :] if x.strip()), "")
+            if not after or 0 < _level(after) <= level:  # nothing of its own under it
+                continue
+        kept.append(line)
+    return _cut("\n".join(kept).strip(), POLICY_CHARS)
+
+
+def prompt(spec: EnvironmentSpec, task: Task, gold: Trajectory | Replay) -> list[dict[str, str]]:
+    """The judge's messages: the rules, the user's words and facts, every gold call with its
+    real output, and every value to tell."""
+    user = prompting.render(
+        "validators",
+        "judge.j2",
+        domain=spec.name.replace("_", " "),
+        policy=rules(spec.policy),
+        instruction=task.instruction,
+        facts=task.known_facts,
+        steps=steps(spec, task, gold),
+        told=told_values(task, gold),
+    )
+    return prompting.chat(SYSTEM, user)
+
+
+def _same_name(said: str, name: str) -> bool:
+    return said.strip().strip("`\"'").lower() == name.lower()
+
+
+def aligned(verdict: JudgeVerdict, task: Task) -> JudgeVerdict:
+    """The verdict, if its entries name the calls in order; otherwise Invalid, so the model
+    is asked again (a misaligned list would blame the wrong call)."""
+    problems = [
+        f"calls[{i}].tool is {c.tool!r}, but call {i + 1} is {g.name!r}: one entry per call, "
+        "in order"
+        for i, (c, g) in enumerate(zip(verdict.calls, task.gold_calls, strict=False))
+        if not _same_name(c.tool, g.name)
+    ]
+    if problems:
+        raise Invalid(problems)
+    return verdict
+
+
+def rejection_of(verdict: JudgeVerdict, task: Task) -> Rejection | None:
+    """The verdict as a rejection, or None when the judge accepts. The first concrete "no"
+    decides the reason: an unasked call, then an unasked value, then something asked and
+    not done; a plain overall "no" is `judge_rejected`."""
+
+    def reject(reason: JudgeReason, what: str) -> Rejection:
+        detail = f"{what}; the judge: {verdict.reason.strip() or '(no reason given)'}"
+        return Rejection(stage=STAGE, reason=reason, detail=detail, task_id=task.id)
+
+    unasked = [i for i, c in enumerate(verdict.calls) if not c.needed]
+    if unasked:
+        names = ", ".join(f"{i + 1} {task.gold_calls[i].name}" for i in unasked)
+        return reject(JudgeReason.JUDGE_UNASKED_CALL, f"call(s) neither asked nor needed: {names}")
+    untold = [i for i, v in enumerate(verdict.values) if not v.asked]
+    if untold:
+        names = ", ".join(f"{i + 1} {verdict.values[i].name}" for i in untold)
+        return reject(JudgeReason.JUDGE_UNASKED_VALUE, f"value(s) not asked for: {names}")
+    if not verdict.request_fully_done:
+        return reject(JudgeReason.JUDGE_MISSING_REQUEST, "something asked is neither done nor told")
+    if not verdict.careful_agent_does_exactly_this:
+        return reject(JudgeReason.JUDGE_REJECTED, "a careful agent would not do exactly this")
+    return None
+
+
+async def judge(
+    llm: LLMClient,
+    spec: EnvironmentSpec,
+    task: Task,
+    gold: Trajectory | Replay,
+    *,
+    repairs: int = 1,
+    sample: int = 0,
+) -> Rejection | None:
+    """None when a careful agent would do exactly this; otherwise the rejection, with the
+    task in its `item`. `gold` holds the real outputs: the verified task's trajectory, or
+    a replay of its calls."""
+    n_values = len(task.communicate)
+    outcome = await llm.structured(
+        prompt(spec, task, gold),
+        verdict_format(len(task.gold_calls), n_values),
+        stage=STAGE,
+        check=lambda v: aligned(v, task),
+        last_check=lambda v: v,  # positions still say which call is meant
+        repairs=repairs,
+        sample=sample,
+        temperature=0.0,
+        max_tokens=160 + 40 * (len(task.gold_calls) + n_values),
+    )
+    if outcome.value is not None:
+        found = rejection_of(outcome.value, task)
+    else:
+        failed = outcome.rejection
+        why = f"{failed.reason}: {failed.detail}" if failed else "no answer"
+        found = Rejection(
+            stage=STAGE,
+            reason=JudgeReason.JUDGE_UNAVAILABLE,
+            detail=f"the judge gave no verdict ({why})",
+            task_id=task.id,
+        )
+    if found is not None:
+        found.item = task.model_dump(mode="json", exclude_none=True)
+    return found
