@@ -32,6 +32,17 @@ from toolscale.testing.banking import build_environment
 from validators.pipeline import Verifier
 
 
+def tag(i: int) -> str:
+    """A word unique to task i (letters only: a number would be a stated fact the seed does
+    not hold), so no two instructions are near duplicates."""
+    out = ""
+    while True:
+        i, r = divmod(i, 26)
+        out = "abcdefghijklmnopqrstuvwxyz"[r] + out
+        if i == 0:
+            return "case " + out
+
+
 def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]:
     """Valid multi-step tasks drawn from the seed: transfers and card freezes, in turn."""
     rng = random.Random(seed)
@@ -64,7 +75,7 @@ def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]
                 instruction=(
                     f"Hi, this is {c['first_name']} {c['last_name']}, email {c['email']}. Please "
                     f"move ${amount} from account {src['account_id']} to {dst['account_id']} and "
-                    f"tell me what is left in {src['account_id']}. Reference {i}."
+                    f"tell me what is left in {src['account_id']}. Reference {tag(i)}."
                 ),
                 gold_calls=[
                     {"name": "find_client_by_email", "arguments": {"email": c["email"]}},
@@ -91,7 +102,7 @@ def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]
                 instruction=(
                     f"I am {c['first_name']} {c['last_name']} ({c['email']}) and I think my "
                     f"{card['network']} card ending {card['last4']} was skimmed: freeze it now. "
-                    f"Ticket {i}."
+                    f"Ticket {tag(i)}."
                 ),
                 gold_calls=[
                     {"name": "find_client_by_email", "arguments": {"email": c["email"]}},

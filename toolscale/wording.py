@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 
 from toolscale.matching import tokens
 from toolscale.schema import Schema
@@ -120,6 +121,7 @@ EACH_CUES = frozenset(["each", "every", "all", "both"])
 _DOUBLED = re.compile(r"([bcdfgklmnprstz])\1$")
 
 
+@cache  # pure, and the same few hundred words are stemmed for every task
 def stem(word: str) -> str:
     """A crude stem: `closed`, `close` and `closing` meet; `cancelled` meets `cancel`."""
     w = word.casefold()
@@ -135,12 +137,18 @@ def words(name: str) -> list[str]:
     return [t for t in tokens(name.replace("_", " ")) if not t.isdigit()]
 
 
-def _variants(word: str, groups: tuple[frozenset[str], ...]) -> set[str]:
+@cache
+def _stems(group: frozenset[str]) -> frozenset[str]:
+    return frozenset(stem(g) for g in group)
+
+
+@cache
+def _variants(word: str, groups: tuple[frozenset[str], ...]) -> frozenset[str]:
     found = {stem(word)}
     for group in groups:
-        if word in group or stem(word) in {stem(g) for g in group}:
-            found |= {stem(g) for g in group}
-    return found
+        if word in group or stem(word) in _stems(group):
+            found |= _stems(group)
+    return frozenset(found)
 
 
 class Request:
