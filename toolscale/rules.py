@@ -16,7 +16,12 @@ class Enforcement(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tool: str
-    step: int = Field(ge=0, description="index into the tool's require steps")
+    step: int | None = Field(
+        default=None,
+        ge=0,
+        description="index into the tool's require steps; none when its write itself does it "
+        "(a loan repaid to 0 becomes closed)",
+    )
     check: str = Field(description="the step's error text: the rule as the agent is told it")
 
 
