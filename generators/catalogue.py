@@ -135,7 +135,10 @@ def salvage(
 
 
 def fallback_choice(
-    candidates: list[Candidate], rules: list[str], schema: Schema
+    candidates: list[Candidate],
+    rules: list[str],
+    schema: Schema,
+    seed: dict[str, list[dict]] | None = None,
 ) -> CatalogueChoice:
     """Every write candidate and the first reads, named from the pattern; each rule mapped
     from its wording where it can be."""
@@ -148,7 +151,7 @@ def fallback_choice(
         cand = candidate_for(rule, writes)
         if cand is None:
             continue
-        conditions = guess_conditions(rule, cand, schema)
+        conditions = guess_conditions(rule, cand, schema, seed)
         conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
         if conditions:
             mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
@@ -305,11 +308,13 @@ async def propose_pattern_tools(
     outcome = await choose_tools(llm, brief, spec, candidates, sample)
     fell_back = not outcome.ok or outcome.value is None
     choice = (
-        fallback_choice(candidates, brief.rules, spec.schema_)
+        fallback_choice(candidates, brief.rules, spec.schema_, spec.seed)
         if fell_back or outcome.value is None
         else outcome.value
     )
-    choice = topped_up(choice, fallback_choice(candidates, [], spec.schema_), brief, spec)
+    choice = topped_up(
+        choice, fallback_choice(candidates, [], spec.schema_, spec.seed), brief, spec
+    )
     out = realise(choice, candidates, brief.rules, spec)
     if fell_back:
         out.fell_back = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from generators.patterns import COUNT_WORDS, Candidate, Condition, check_values, singular
+from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values, singular
 from toolscale.schema import Schema
 
 STEMS = {
@@ -60,16 +60,20 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
 
 
 def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
-    """The write the rule is about: its verb ("can only be closed") weighs most."""
+    """The write the rule is about: its verb ("can only be closed", "cannot borrow") weighs
+    most."""
     text = rule.lower()
-    verb = m.group(1) if (m := re.search(r"can(?:not)? (?:only )?be (\w+)", text)) else ""
+    verb = m.group(1) if (m := re.search(r"can(?:not)? (?:only )?(?:be )?(\w+)", text)) else ""
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
     best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
     return best[2] if best and best[0] >= 3 else None
 
 
-def guess_conditions(rule: str, cand: Candidate, schema: Schema) -> list[Condition]:
-    """The conditions the rule's phrasing states, on `cand`'s rows."""
+def guess_conditions(
+    rule: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]] | None = None
+) -> list[Condition]:
+    """The conditions the rule's phrasing states, on `cand`'s rows (status words are the
+    values the schema's CHECK or else the seed has)."""
     text = rule.lower()
     negated = bool(re.search(r"\b(cannot|not|never|no)\b", text))
     out: list[Condition] = []
@@ -141,7 +145,7 @@ def guess_conditions(rule: str, cand: Candidate, schema: Schema) -> list[Conditi
         status = next((c for c in table.columns if "status" in c.name), None)
         if status is None:
             continue
-        allowed = check_values(table, status.name) or []
+        allowed = enum_values(table, status.name, seed or {})
         for value in (v for v in _status_values(text, noun) if v in allowed):
             if negated and re.search(rf"with {status.name} {value}", text):
                 cond = Condition(

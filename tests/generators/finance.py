@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the seed rows read best one per line)
 """A finance schema as a model plausibly writes one for domains/finance/brief.yaml, with a
 small seed: the catalogue's second test bed beside the banking fixture."""
 
