@@ -226,8 +226,8 @@ def realise(
             continue
         taken.add(name)
         out.tools.append(priced(tool))
-        for rule, cond, step in mine:
-            coverage[rule - 1].enforced_by.append(_enforcement(tool, cand, cond, step))
+        for number, cond, step in mine:
+            coverage[number - 1].enforced_by.append(_enforcement(tool, cand, cond, step))
     out.rules = coverage
     return out
 

@@ -382,13 +382,13 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
         rows: dict[str, str] = {}
         require: list[RequireStep] = []
         for fk in fks:
-            col = fk.columns[0]
-            if col in values:
+            ref = fk.columns[0]
+            if ref in values:
                 continue
-            values[col] = f":{col}"
-            props[col] = param_schema(child.column(col), f"the {col} it belongs to")
-            rows[col] = fk.ref_table
-            require.append(_exists(schema.table(fk.ref_table), col))
+            values[ref] = f":{ref}"
+            props[ref] = param_schema(child.column(ref), f"the {ref} it belongs to")
+            rows[ref] = fk.ref_table
+            require.append(_exists(schema.table(fk.ref_table), ref))
         status = status_column(child, seed)
         numbers = [
             c
@@ -897,9 +897,9 @@ def _link(child: Table, parent: Table) -> tuple[str, str] | None:
         if fk.ref_table == parent.name and len(fk.columns) == 1:
             return fk.columns[0], "direct"
     if child.name == parent.name:
-        fk = next((f for f in child.foreign_keys if len(f.columns) == 1), None)
-        if fk is not None:
-            return fk.columns[0], "sibling"
+        up = next((f for f in child.foreign_keys if len(f.columns) == 1), None)
+        if up is not None:
+            return up.columns[0], "sibling"
     return None
 
 

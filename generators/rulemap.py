@@ -126,11 +126,11 @@ def guess_conditions(
                 break
     source = "source" in text or "from" in text
     for row, table_name in rows:
-        table = tables[table_name]
+        target = tables[table_name]
         noun = singular(table_name)
         if len(rows) > 1 and row.startswith("to_") and source:
             continue
-        for column in table.columns:
+        for column in target.columns:
             name = column.name
             found = re.search(rf"\b{name} is (?:exactly )?([\w.]+)", text)
             if found:
@@ -142,10 +142,10 @@ def guess_conditions(
             spaced = name.replace("_", " ")
             if column.type in ("real", "integer") and re.search(rf"(has|have|with) {spaced}", text):
                 out.append(Condition(kind="value", row=row, column=name, op=">", value=0))
-        status = next((c for c in table.columns if "status" in c.name), None)
+        status = next((c for c in target.columns if "status" in c.name), None)
         if status is None:
             continue
-        allowed = enum_values(table, status.name, seed or {})
+        allowed = enum_values(target, status.name, seed or {})
         for value in (v for v in _status_values(text, noun) if v in allowed):
             if negated and re.search(rf"with {status.name} {value}", text):
                 cond = Condition(

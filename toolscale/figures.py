@@ -138,8 +138,12 @@ def figure_lines(env: EnvironmentFigures | None, data: TaskFigures | None) -> li
         lines.append(
             f"environment: {env.tables} tables, {env.columns} columns, {env.seed_rows} seed rows; "
             f"{env.tools} tools ({origins}), {env.write_tools} writes, "
-            f"{env.guarded_writes} guarded; {env.rules_enforced} of {env.rules_in_brief} "
-            "rules enforced"
+            f"{env.guarded_writes} guarded"
+            + (
+                f"; {env.rules_enforced} of {env.rules_in_brief} rules enforced"
+                if env.rules_in_brief
+                else ""
+            )
         )
     if data is not None:
         levels = ", ".join(f"{k} {v}" for k, v in data.by_difficulty.items())

@@ -120,7 +120,8 @@ PLAN = {
     ]
 }
 
-CHOICE = {  # the catalogue stage: candidates picked, the two library rules mapped
+# The catalogue stage: candidates picked, the two library rules mapped.
+CHOICE: dict[str, list[dict[str, Any]]] = {
     "tools": [
         {
             "candidate": "create:loans under members",
