@@ -246,7 +246,7 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
     assert [r["task_id"] for r in trajectories] == ids
     report = json.loads((data / "library" / "report.json").read_text())
     stages = {r["stage"]: r for r in report["rows"]}
-    for stage in ("schema", "rows", "tools", "policy"):  # figures of the killed run survive
+    for stage in ("schema", "rows", "tool_choice", "policy"):  # the killed run's figures survive
         assert stages[stage]["accepted"] >= 1 and stages[stage]["tokens"] > 0, stage
 
 
