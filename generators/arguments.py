@@ -99,6 +99,9 @@ class ArgumentSampler:
         kind = tool.param_types().get(param, "string")
         where = self.columns[tool.name].get(param)
         rows = rows if rows is not None else {}
+        if param.startswith("new_") and where and self.rows.get(where[0]):
+            other = rng.choice(self.rows[where[0]])  # a new value: not the changed row's own
+            return self._amount(tool, kind, other.get(where[1]), rng)
         for picked in rows.values():  # a row already drawn that holds this value wins
             for name in (param, where[1] if where else None):
                 if name and name in picked and name not in picked["_used"]:
@@ -124,7 +127,13 @@ class ArgumentSampler:
     @staticmethod
     def _amount(tool: Tool, kind: str, value: Scalar, rng: random.Random) -> Scalar:
         """A write's amount is a share of a real figure (moving a whole balance is rare)."""
-        if kind == "number" and isinstance(value, int | float) and tool.kind == "write":
+        rate = isinstance(value, int | float) and abs(value) <= 1  # a rate stays as it is
+        if (
+            kind == "number"
+            and isinstance(value, int | float)
+            and tool.kind == "write"
+            and not rate
+        ):
             return round(max(1.0, abs(float(value)) * rng.uniform(0.05, 0.5)), 2)
         return value
 

@@ -65,6 +65,30 @@ class GenerationConfig(BaseModel):
         "task, and a task the judge refuses (or cannot judge) is rejected with stage `judge`. "
         "Off, verified tasks are kept unjudged (`toolscale generate --no-judge`).",
     )
+    free_sql_tools: bool = Field(
+        default=False,
+        description="Also let the model write tools as free SQL (plan, then each tool's "
+        "program), checked like the catalogue's: for strong models. Off by default, since a "
+        "small model's SQL fails the checks and the catalogue's choices do not.",
+    )
+    tool_plan_samples: int = Field(
+        default=2,
+        ge=1,
+        description="Fresh samples of the free-SQL tool plan before that stage gives up.",
+    )
+    tool_budget_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="Wall-clock seconds the free-SQL tool stage may spend in all; tools not "
+        "done by then are dropped (budget_spent), so a looping model cannot hold a domain "
+        "for half an hour.",
+    )
+    tool_plan_tokens: int = Field(
+        default=1024,
+        ge=64,
+        description="Most tokens of one tool plan answer: a plan of 12 tools fits in far "
+        "fewer, and a model that loops is cut early.",
+    )
 
     def window(self, concurrency: int) -> int:
         """Work items kept in flight against an endpoint of `concurrency` slots."""

@@ -7,11 +7,13 @@ which the caller passes in (generators do not import validators).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from generators import catalogue as catalogue_stage
 from generators import policy as policy_stage
 from generators import rows as rows_stage
 from generators import schema as schema_stage
@@ -24,12 +26,13 @@ from toolscale.llm.client import LLMClient, Outcome
 from toolscale.llm.ledger import Ledger
 from toolscale.reasons import ErrorReason, GeneratorReason
 from toolscale.report import Rejection, RunTable, StageStats, stage_entry
+from toolscale.rules import RuleCoverage
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.tool import Tool
 
-ENV_STAGES = ("schema", "rows", "tool_plan", "tools", "policy")
+ENV_STAGES = ("schema", "rows", "tool_choice", "tool_plan", "tools", "policy")
 SHOWN_CHARS = 300  # of a rejection's detail in a warning
 RAISED_CHARS = 500  # of the last rejection's detail in GenerationFailed
 RAISED_PROBLEMS = 5  # verification problems named in GenerationFailed
@@ -113,6 +116,77 @@ async def _stage(
         stages.save()
 
 
+def _replaced(derived: list[Tool], patterns: list[Tool]) -> list[Tool]:
+    """The derived tools less the generic status changes whose column the catalogue's
+    guarded ones cover: an unguarded `set_cards_status` would let the agent around a rule."""
+    covered = set()
+    for tool in patterns:
+        for sql in tool.run:
+            covered |= {
+                (m.group(1), m.group(2)) for m in re.finditer(r"UPDATE (\w+) SET (\w+) = '", sql)
+            }
+    out = []
+    for tool in derived:
+        generic = tool.kind == "write" and tool.name.startswith("set_")
+        target = re.match(r"UPDATE (\w+) SET (\w+) = :", tool.run[0]) if generic else None
+        if target and (target.group(1), target.group(2)) in covered:
+            continue
+        out.append(tool)
+    return out
+
+
+async def _tools(
+    llm: LLMClient,
+    brief: Brief,
+    base: EnvironmentSpec,
+    stages: EnvironmentStages,
+    config: GenerationConfig,
+    warn: Warn,
+) -> tuple[list[Tool], list[RuleCoverage]]:
+    """The catalogue's tools (and, for strong models, free-SQL ones) beside the derived
+    ones; each stage counted in its row; tools, drops and rule coverage stored."""
+    store = stages.store
+    row = stages.row("tool_choice")
+    started = time.perf_counter()
+    chosen = await catalogue_stage.propose_pattern_tools(llm, brief, base)
+    row.seen += len(chosen.tools) + len(chosen.dropped)
+    row.passed += len(chosen.tools)
+    for rejection in chosen.dropped:
+        row.reject(rejection.reason)
+        warn(f"tool_choice: {rejection.reason}", rejection.detail[:SHOWN_CHARS])
+    for rule in chosen.rules:
+        if not rule.enforced:
+            warn("tool_choice: rule not enforced by any tool", rule.rule)
+    row.seconds += time.perf_counter() - started
+    tools = _replaced(base.tools, chosen.tools) + chosen.tools
+    dropped = list(chosen.dropped)
+    if config.free_sql_tools:
+        row = stages.row("tools")
+        started = time.perf_counter()
+        spec = base.model_copy(update={"tools": tools})
+        kept, lost = await tools_stage.propose_tools(
+            llm,
+            brief,
+            spec,
+            plan_samples=config.tool_plan_samples,
+            budget_s=config.tool_budget_s,
+            plan_tokens=config.tool_plan_tokens,
+        )
+        row.seen += len(kept) + len(lost)
+        row.passed += len(kept)
+        for rejection in lost:
+            row.reject(rejection.reason)
+            warn("tools: dropped", rejection.detail[:SHOWN_CHARS])
+        row.seconds += time.perf_counter() - started
+        tools += kept
+        dropped += lost
+    store.save_stage("tools", tools, list[Tool])
+    store.save_stage("tools_dropped", dropped, list[Rejection])
+    store.save_stage("rules", chosen.rules, list[RuleCoverage])
+    stages.save()
+    return tools, chosen.rules
+
+
 async def build_environment(
     llm: LLMClient,
     brief: Brief,
@@ -150,35 +224,24 @@ async def build_environment(
         name=brief.name, description=brief.description, schema_=schema, seed=seed, tools=derived
     )
     tools: list[Tool] | None = store.load_stage("tools", list[Tool])
+    coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []
     if tools is None:
-        row = stages.row("tools")
-        started = time.perf_counter()
-        kept, dropped = await tools_stage.propose_tools(llm, brief, base)
-        row.seen += len(kept) + len(dropped)
-        row.passed += len(kept)
-        for rejection in dropped:
-            row.reject(rejection.reason)
-            warn("tools: dropped", rejection.detail[:SHOWN_CHARS])
-        row.seconds += time.perf_counter() - started
-        tools = derived + kept
-        store.save_stage("tools", tools, list[Tool])
-        store.save_stage("tools_dropped", dropped, list[Rejection])
-        stages.save()
+        tools, coverage = await _tools(llm, brief, base, stages, config, warn)
     try:
         policy: str = await _stage(
             stages,
             "policy",
             str,
-            lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s),
+            lambda s: policy_stage.propose_policy(llm, brief, tools, sample=s, coverage=coverage),
             attempts,
             warn,
         )
     except GenerationFailed as e:  # the brief's own rules still make a usable policy
         warn(f"policy: {e}; using the brief's rules", "")
-        policy = policy_stage.brief_policy(brief, tools)
+        policy = policy_stage.brief_policy(brief, tools, coverage)
         stages.row("policy").reject(GeneratorReason.FELL_BACK_TO_BRIEF_RULES)
         store.save_stage("policy", policy, str)
-    spec = base.model_copy(update={"tools": tools, "policy": policy})
+    spec = base.model_copy(update={"tools": tools, "policy": policy, "rules": coverage})
     problems = check(spec)
     if problems:
         shown = problems[:RAISED_PROBLEMS]

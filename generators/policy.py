@@ -1,5 +1,9 @@
-"""Stage 4: the policy the agent is given: rules in words (the tools' `require` steps enforce
-them), and each tool's price and latency, so cost-aware agents can choose."""
+"""Stage 4: the policy the agent is given, in the tau2-bench style: scope and role, identify
+the user first and act only on their records, read before writing and confirm before any
+write, one section per operation that exists with the rules its `require` steps enforce,
+the brief's rules that some tool enforces (never one that none does), and each tool's
+price and latency, so cost-aware agents can choose. The model words the introduction; the
+rules come from the tools and the rule coverage, not from free text."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from generators.prompting import messages
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
+from toolscale.rules import RuleCoverage
 from toolscale.tool import Tool
 
 STAGE = "policy"
@@ -19,30 +24,112 @@ class PolicyProposal(BaseModel):
     rules: list[str] = Field(min_length=3, max_length=15)
 
 
-def render_policy(brief: Brief, introduction: str, rules: list[str], tools: list[Tool]) -> str:
-    lines = [f"# {brief.name.replace('_', ' ').title()} assistant policy", ""]
-    lines += [introduction.strip(), "", "## Rules", ""]
-    lines += [f"- {rule.strip()}" for rule in rules if rule.strip()]
-    lines += [
-        "",
+def _title(brief: Brief) -> str:
+    return f"# {brief.name.replace('_', ' ').title()} assistant policy"
+
+
+def _costs(tools: list[Tool]) -> list[str]:
+    lines = [
         "## Tool costs",
         "",
         "| tool | kind | price (USD) | latency (ms) |",
         "|---|---|---|---|",
     ]
     lines += [f"| {t.name} | {t.kind} | {t.price:.4f} | {t.latency_ms:.0f} |" for t in tools]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def brief_policy(brief: Brief, tools: list[Tool]) -> str:
+def render_policy(brief: Brief, introduction: str, rules: list[str], tools: list[Tool]) -> str:
+    """Rules as given: for an environment without rule coverage (free-SQL tools only)."""
+    lines = [_title(brief), "", introduction.strip(), "", "## Rules", ""]
+    lines += [f"- {rule.strip()}" for rule in rules if rule.strip()]
+    return "\n".join([*lines, "", *_costs(tools)]) + "\n"
+
+
+def _finders(tools: list[Tool]) -> list[Tool]:
+    """Tools that find a person or look a record up without a key from an earlier call."""
+    return [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
+
+
+def tau2_policy(
+    brief: Brief, introduction: str, tools: list[Tool], coverage: list[RuleCoverage]
+) -> str:
+    """The policy from the tools and the rule coverage: only what a tool enforces is a rule."""
+    enforced = [c for c in coverage if c.enforced]
+    finders = _finders(tools)
+    find = (
+        "with " + " or ".join(f"`{t.name}`" for t in finders)
+        if finders
+        else "by the identifier they give, with a lookup tool"
+    )
+    lines = [_title(brief), "", introduction.strip(), ""]
+    lines += [
+        "## Scope and role",
+        "",
+        f"You are the assistant of this {brief.name.replace('_', ' ')} service: "
+        f"{brief.description.strip()}",
+        "You act only through the tools below, one call at a time, and help only with what "
+        "they can do; refuse anything else and say why.",
+        "",
+        "## Before you act",
+        "",
+        f"- Identify the user first: find their record {find}, and act only on records "
+        "that belong to them.",
+        "- Read before you write: look up the record a change is about and check it against "
+        "the rules below.",
+        "- Before any write, state what you will do (the operation and its details) and go "
+        "on only after the user explicitly confirms (yes).",
+        "- When a tool refuses a call, tell the user the reason it gives; do not try to get "
+        "around it with another tool.",
+        "",
+        "## Operations",
+        "",
+    ]
+    by_tool: dict[str, list[str]] = {}
+    for c in enforced:
+        for name in c.tools():
+            by_tool.setdefault(name, []).append(c.rule)
+    for tool in [t for t in tools if t.kind == "write"]:
+        lines += [f"### {tool.name}", "", tool.description.strip(), ""]
+        checks = list(dict.fromkeys(r.error.strip() for r in tool.require))
+        checks += [r for r in by_tool.get(tool.name, []) if r not in checks]
+        if checks:
+            lines += ["It refuses unless every rule holds:", ""]
+            lines += [f"- {c}" for c in checks]
+            lines.append("")
+    reads = [t for t in tools if t.kind == "read"]
+    if reads:
+        lines += ["### Looking things up", ""]
+        lines += [f"- `{t.name}`: {t.description.strip()}" for t in reads]
+        lines.append("")
+    if enforced:
+        lines += ["## Rules", ""]
+        for c in enforced:
+            lines.append(f"- {c.rule.strip()} (enforced by {', '.join(c.tools())})")
+        lines.append("")
+    return "\n".join([*lines, *_costs(tools)]) + "\n"
+
+
+def brief_policy(
+    brief: Brief, tools: list[Tool], coverage: list[RuleCoverage] | None = None
+) -> str:
     """The policy from the brief alone, when the model cannot write one."""
+    if coverage:
+        return tau2_policy(brief, brief.description[:600], tools, coverage)
     rules = brief.rules or ["Identify the customer before changing anything."]
     return render_policy(brief, brief.description[:600], rules[:15], tools)
 
 
 async def propose_policy(
-    llm: LLMClient, brief: Brief, tools: list[Tool], sample: int = 0
+    llm: LLMClient,
+    brief: Brief,
+    tools: list[Tool],
+    sample: int = 0,
+    coverage: list[RuleCoverage] | None = None,
 ) -> Outcome[str]:
+    """With `coverage`, the model words only the introduction: the rules are the enforced
+    ones (see `tau2_policy`)."""
+
     def check(proposal: PolicyProposal) -> str:
         problems = [
             f"rule {i + 1} is {len(r)} characters; keep each rule under 400"
@@ -54,6 +141,8 @@ async def propose_policy(
         ]
         if problems:
             raise Invalid(problems, reason=GeneratorReason.BAD_POLICY)
+        if coverage:
+            return tau2_policy(brief, proposal.introduction, tools, coverage)
         return render_policy(brief, proposal.introduction, proposal.rules, tools)
 
     n_rules = min(12, max(4, len(brief.rules) + 2))

@@ -160,7 +160,12 @@ def smoke_problems(
 
 
 async def plan_tools(
-    llm: LLMClient, brief: Brief, schema: Schema, existing: list[Tool], sample: int = 0
+    llm: LLMClient,
+    brief: Brief,
+    schema: Schema,
+    existing: list[Tool],
+    sample: int = 0,
+    max_tokens: int | None = None,
 ) -> Outcome[list[PlannedTool]]:
     taken = {t.name for t in existing}
     n_new = max(3, brief.n_tools - len(existing))
@@ -196,6 +201,7 @@ async def plan_tools(
         stage=PLAN_STAGE,
         check=check,
         sample=sample,
+        max_tokens=max_tokens,
     )
 
 
@@ -232,21 +238,60 @@ async def write_tool(
     )
 
 
+def _spent(stage: str, what: str, budget_s: float) -> Rejection:
+    return Rejection(
+        stage=stage,
+        reason=GeneratorReason.BUDGET_SPENT,
+        detail=f"{what}: the tool stage's budget of {budget_s:g} s was spent",
+    )
+
+
 async def propose_tools(
-    llm: LLMClient, brief: Brief, spec: EnvironmentSpec, sample: int = 0
+    llm: LLMClient,
+    brief: Brief,
+    spec: EnvironmentSpec,
+    sample: int = 0,
+    plan_samples: int = PLAN_SAMPLES,
+    budget_s: float | None = None,
+    plan_tokens: int | None = None,
 ) -> tuple[list[Tool], list[Rejection]]:
-    """The LLM's tools that pass every check, and why the others were dropped."""
-    for attempt in range(PLAN_SAMPLES):  # a fresh sample gets a model out of a loop
-        plan = await plan_tools(llm, brief, spec.schema_, spec.tools, sample * 10 + attempt)
+    """The LLM's tools that pass every check, and why the others were dropped. At most
+    `plan_samples` plans and `budget_s` seconds in all: what is not done by then is dropped
+    (a looping small model once held this stage for 26 minutes)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + budget_s if budget_s is not None else None
+
+    def left() -> float | None:
+        return None if deadline is None else max(0.0, deadline - loop.time())
+
+    plan: Outcome[list[PlannedTool]] = Outcome()
+    for attempt in range(plan_samples):  # a fresh sample gets a model out of a loop
+        try:
+            plan = await asyncio.wait_for(
+                plan_tools(
+                    llm, brief, spec.schema_, spec.tools, sample * 10 + attempt, plan_tokens
+                ),
+                left(),
+            )
+        except TimeoutError:
+            return [], [_spent(PLAN_STAGE, "the tool plan", budget_s or 0)]
         if plan.ok and plan.value:
             break
     if not plan.ok or not plan.value:
         return [], [
             plan.rejection or Rejection(stage=PLAN_STAGE, reason=GeneratorReason.NO_PLAN, detail="")
         ]
-    outcomes = await asyncio.gather(*(write_tool(llm, brief, spec, p, sample) for p in plan.value))
+    tasks = [asyncio.ensure_future(write_tool(llm, brief, spec, p, sample)) for p in plan.value]
+    done, pending = await asyncio.wait(tasks, timeout=left())
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
     kept, dropped = [], []
-    for p, outcome in zip(plan.value, outcomes, strict=True):
+    for p, task in zip(plan.value, tasks, strict=True):
+        if task not in done:
+            dropped.append(_spent(STAGE, f"tool {p.name!r}", budget_s or 0))
+            continue
+        outcome = task.result()
         if outcome.ok and outcome.value is not None:
             kept.append(outcome.value)
         else:

@@ -34,6 +34,8 @@ class EnvironmentFigures(BaseModel):
     tools_by_origin: dict[str, int] = Field(description="derived, pattern, sql: every origin")
     write_tools: int
     guarded_writes: int = Field(description="write tools with at least one require step")
+    rules_in_brief: int = Field(default=0, description="rules of the brief (as recorded)")
+    rules_enforced: int = Field(default=0, description="of them, enforced by some require step")
 
 
 class TaskFigures(BaseModel):
@@ -71,6 +73,8 @@ def environment_figures(spec: EnvironmentSpec) -> EnvironmentFigures:
         tools_by_origin=by_origin,
         write_tools=len(writes),
         guarded_writes=sum(1 for t in writes if t.require),
+        rules_in_brief=len(spec.rules),
+        rules_enforced=sum(1 for r in spec.rules if r.enforced),
     )
 
 
@@ -135,6 +139,11 @@ def figure_lines(env: EnvironmentFigures | None, data: TaskFigures | None) -> li
             f"environment: {env.tables} tables, {env.columns} columns, {env.seed_rows} seed rows; "
             f"{env.tools} tools ({origins}), {env.write_tools} writes, "
             f"{env.guarded_writes} guarded"
+            + (
+                f"; {env.rules_enforced} of {env.rules_in_brief} rules enforced"
+                if env.rules_in_brief
+                else ""
+            )
         )
     if data is not None:
         levels = ", ".join(f"{k} {v}" for k, v in data.by_difficulty.items())

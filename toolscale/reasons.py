@@ -296,6 +296,20 @@ class GeneratorReason(Reason):
         "fell_back_to_brief_rules",
         "no policy came back, so the brief's own rules became the policy",
     )
+    BAD_CHOICE = (
+        "bad_choice",
+        "the catalogue choice names an unknown candidate or rule, a bad tool name, or a "
+        "condition that does not fit the candidate's columns",
+    )
+    FELL_BACK_TO_CATALOGUE = (
+        "fell_back_to_catalogue",
+        "no usable catalogue choice came back, so every fitting candidate was taken and the "
+        "rules were mapped from their wording",
+    )
+    BUDGET_SPENT = (
+        "budget_spent",
+        "the free-SQL tool stage ran out of its time or attempt budget and stopped early",
+    )
     GOLD_FAILED = "gold_failed", "a proposed gold call failed in a quick replay"
     FACTS_MISSING = "facts_missing", "the user's words do not state values the calls use"
     BAD_WORDS = "bad_words", "the instruction is JSON or code, not plain words"

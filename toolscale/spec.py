@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from toolscale.rules import RuleCoverage
 from toolscale.schema import Scalar, Schema
 from toolscale.tool import Tool
 
@@ -27,6 +28,10 @@ class EnvironmentSpec(BaseModel):
     policy: str = ""
     clock: str = Field(default="2025-01-15T10:00:00", description="the value of :_now")
     id_start: int = Field(default=1_000_000, description="first value of :_new_id")
+    rules: list[RuleCoverage] = Field(
+        default_factory=list,
+        description="each rule of the brief and the tools' require steps that enforce it",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> EnvironmentSpec:
@@ -34,6 +39,10 @@ class EnvironmentSpec(BaseModel):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"duplicate tool names {dupes}")
+        for coverage in self.rules:
+            for e in coverage.enforced_by:
+                if e.tool not in names:
+                    raise ValueError(f"rule {coverage.rule!r} names an unknown tool {e.tool!r}")
         tables = set(self.schema_.table_names)
         for table in self.seed:
             if table not in tables:

@@ -50,7 +50,9 @@ def domains(tmp_path: Path) -> Path:
 
 def run_flow(fake: FakeLLM, domains: Path, data: Path, n: int, **options: Any) -> dict:
     from flows.generate import generate_domain
+    from generators.config import GenerationConfig
 
+    options.setdefault("config", GenerationConfig(free_sql_tools=True))  # both tool paths
     return asyncio.run(
         generate_domain(
             "library",
@@ -97,6 +99,11 @@ def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_
     report = json.loads((out / "report.json").read_text())
     stages = {r["stage"]: r for r in report["rows"]}
     assert stages["tools"]["rejected"] == {"sql_rejected": 1}  # broken_tool, after repairs
+    assert stages["tool_choice"]["accepted"] >= 3  # the catalogue's tools
+    assert {t.origin for t in spec.tools} == {"derived", "pattern", "sql"}
+    assert [r.tools() for r in spec.rules] == [["lend_book"], ["lend_book"]]
+    assert report["environment"]["rules_enforced"] == 2
+    assert "## Operations" in spec.policy and "### lend_book" in spec.policy
     assert stages["tasks/llm"]["rejected"].get("dedup:duplicate_gold", 0) >= 1
     assert report["tasks"] == len(tasks)
     assert sum(r["accepted"] for r in report["rows"] if r["stage"].startswith("tasks/")) == len(
@@ -310,7 +317,7 @@ def test_kill_9_then_rerun_loses_nothing_and_repeats_nothing(
     assert [r["task_id"] for r in trajectories] == ids
     report = json.loads((data / "library" / "report.json").read_text())
     stages = {r["stage"]: r for r in report["rows"]}
-    for stage in ("schema", "rows", "tools", "policy"):  # figures of the killed run survive
+    for stage in ("schema", "rows", "tool_choice", "policy"):  # the killed run's figures survive
         assert stages[stage]["accepted"] >= 1 and stages[stage]["tokens"] > 0, stage
 
 

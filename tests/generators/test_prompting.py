@@ -13,6 +13,7 @@ import pytest
 import generators
 from generators import prompting
 from generators.arguments import ArgumentSampler
+from generators.catalogue import PatternTools, propose_pattern_tools
 from generators.evolution import evolve_task
 from generators.policy import propose_policy
 from generators.prompting import render
@@ -48,6 +49,8 @@ async def succeeded(answer: Awaitable[Any]) -> bool:
     got = await answer
     if isinstance(got, tuple):  # propose_tools: (kept, dropped)
         return bool(got[0])
+    if isinstance(got, PatternTools):  # the model's choice, not the fallback
+        return bool(got.tools) and not got.fell_back
     return bool(got.ok)
 
 
@@ -88,6 +91,7 @@ def test_every_template_is_rendered_by_its_generator(
         "propose_schema": lambda llm: succeeded(propose_schema(llm, brief())),
         "propose_rows": lambda llm: succeeded(propose_rows(llm, brief(), lib.schema, lib.core)),
         "propose_tools": lambda llm: succeeded(propose_tools(llm, brief(), base)),
+        "propose_pattern_tools": lambda llm: succeeded(propose_pattern_tools(llm, brief(), base)),
         "propose_policy": lambda llm: succeeded(propose_policy(llm, brief(), lib.spec.tools)),
         "propose_llm_task": lambda llm: succeeded(
             propose_llm_task(llm, brief(), env, "t-0", random.Random(0), 0)
@@ -107,6 +111,7 @@ def test_every_template_is_rendered_by_its_generator(
         "propose_schema": ["schema.j2"],
         "propose_rows": ["rows.j2"],
         "propose_tools": ["tool.j2", "tool_plan.j2"],
+        "propose_pattern_tools": ["catalogue.j2"],
         "propose_policy": ["policy.j2"],
         "propose_llm_task": ["task.j2"],
         "verbalize": ["verbalize.j2"],

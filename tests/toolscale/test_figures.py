@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import mini_task
 from toolscale.figures import environment_figures, figure_lines, task_figures
+from toolscale.rules import RuleCoverage
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Difficulty, Task
 
@@ -104,3 +105,17 @@ def test_the_figures_read_as_three_lines(mini_dict: dict) -> None:
         "(distinct word bigrams / 12)",
     ]
     assert figure_lines(None, None) == []
+    covered = spec(mini_dict).model_copy(
+        update={
+            "rules": [
+                RuleCoverage(
+                    rule="No overdraft.",
+                    enforced_by=[{"tool": "withdraw", "step": 0, "check": "x"}],
+                ),
+                RuleCoverage(rule="Be kind."),
+            ]
+        }
+    )
+    figures = environment_figures(covered)
+    assert (figures.rules_in_brief, figures.rules_enforced) == (2, 1)
+    assert figure_lines(figures, None)[0].endswith("1 guarded; 1 of 2 rules enforced")

@@ -118,6 +118,55 @@ PLAN = {
     ]
 }
 
+# The catalogue stage: candidates picked, the two library rules mapped.
+CHOICE: dict[str, list[dict[str, Any]]] = {
+    "tools": [
+        {
+            "candidate": "create:loans under members",
+            "name": "lend_book",
+            "description": "Lend a book to a member until a due date.",
+        },
+        {"candidate": "status:members.status=suspended", "name": "suspend", "description": "x"},
+        {"candidate": "find:members by name", "name": "find_member", "description": "Find."},
+        {"candidate": "no:such candidate", "name": "ghost", "description": "fed back"},
+    ],
+    "rules": [
+        {
+            "rule": 1,
+            "candidate": "create:loans under members",
+            "conditions": [
+                {
+                    "kind": "in",
+                    "row": "member_id",
+                    "column": "status",
+                    "op": "not in",
+                    "values": ["suspended"],
+                }
+            ],
+        },
+        {
+            "rule": 2,
+            "candidate": "create:loans under members",
+            "conditions": [
+                {
+                    "kind": "value",
+                    "row": "book_id",
+                    "column": "copies_available",
+                    "op": ">",
+                    "value": 0,
+                }
+            ],
+        },
+    ],
+}
+
+
+def choice_answer(repaired: bool) -> dict[str, Any]:
+    """The first answer names an unknown candidate (a slip the feedback corrects)."""
+    tools = [t for t in CHOICE["tools"] if not (repaired and t["candidate"].startswith("no:"))]
+    return {**CHOICE, "tools": tools}
+
+
 NAMES = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov"]
 TITLES = ["Dune", "Emma", "Ulysses", "Beloved", "Walden", "Persuasion"]
 AUTHORS = ["Herbert", "Austen", "Joyce", "Morrison"]
@@ -265,6 +314,8 @@ def library(body: dict[str, Any]) -> Reply:
     elif name == "ToolProposal":
         tool = re.search(r'the tool "([a-z_0-9]+)"', first)
         answer = TOOLS[tool.group(1)] if tool else {"parameters": []}
+    elif name == "CatalogueChoice":
+        answer = choice_answer(repaired=len(body["messages"]) > 2)
     elif name == "PolicyProposal":
         answer = {
             "introduction": "You help members of the public library.",

@@ -1,0 +1,325 @@
+"""Stage 3 (default): tools chosen from the catalogue of operation patterns.
+
+The model gets the brief's rules and the candidate operations the schema allows, and
+answers with choices only: which candidates become tools (a name and a description each)
+and, per rule, which candidate enforces it with which conditions from the closed menu.
+Unknown ids and conditions that do not fit go back to it; on the last try what fits is
+kept. If nothing usable comes back, every candidate is taken and the rules are mapped from
+their wording (`generators.rulemap`). Every tool then passes the same checks as free SQL
+(static, DuckDB, a smoke run on the seed) or is dropped with its reason, and the coverage
+says which rule is enforced by which tool and step.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from generators.patterns import (
+    Candidate,
+    Condition,
+    catalogue,
+    condition_problems,
+    condition_step,
+    with_conditions,
+)
+from generators.prompting import messages
+from generators.realise import tool_sql_problems
+from generators.rulemap import candidate_for, guess_conditions
+from generators.tools import priced, smoke_problems
+from toolscale.brief import Brief
+from toolscale.llm.client import Invalid, LLMClient, Outcome
+from toolscale.names import check_identifier
+from toolscale.reasons import GeneratorReason
+from toolscale.report import Rejection
+from toolscale.rules import Enforcement, RuleCoverage
+from toolscale.schema import Schema
+from toolscale.spec import EnvironmentSpec
+from toolscale.tool import RequireStep, Tool
+
+STAGE = "tool_choice"
+SMOKE_TRIES = 40  # no model call in it: cheap, and a rule may hold for few seed rows
+MAX_READS = 8  # of the deterministic selection: writes are what the floors count
+FLOOR_TOOLS = 14  # issue 8's floors per domain
+FLOOR_WRITES = 6
+READ_PATTERNS = ("total", "history", "find")
+
+
+class ToolChoice(BaseModel):
+    candidate: str = Field(description="a candidate id, exactly as listed")
+    name: str = Field(default="", description="lower_snake_case verb, e.g. transfer_funds")
+    description: str = Field(default="", max_length=300)
+
+
+class RuleChoice(BaseModel):
+    rule: int = Field(description="the rule's number as listed, from 1")
+    candidate: str
+    conditions: list[Condition] = Field(default_factory=list, max_length=5)
+
+
+class CatalogueChoice(BaseModel):
+    tools: list[ToolChoice] = Field(default_factory=list, max_length=40)
+    rules: list[RuleChoice] = Field(default_factory=list, max_length=40)
+
+
+class PatternTools(BaseModel):
+    """What the stage keeps: the tools, the rule coverage, why other tools were dropped."""
+
+    tools: list[Tool] = Field(default_factory=list)
+    rules: list[RuleCoverage] = Field(default_factory=list)
+    dropped: list[Rejection] = Field(default_factory=list)
+    fell_back: bool = False
+
+
+def choice_problems(
+    choice: CatalogueChoice,
+    candidates: list[Candidate],
+    n_rules: int,
+    schema: Schema,
+    taken: set[str],
+) -> list[str]:
+    """Every problem of the answer, each naming what it is about."""
+    by_id = {c.id: c for c in candidates}
+    out = []
+    names = set(taken)
+    for pick in choice.tools:
+        if pick.candidate not in by_id:
+            out.append(f"tools: unknown candidate {pick.candidate!r}; use an id from the list")
+            continue
+        if pick.name:
+            try:
+                check_identifier(pick.name, "tool", in_sql=False)
+            except ValueError as e:
+                out.append(f"tools: {pick.candidate}: {e}")
+            if pick.name in names:
+                out.append(f"tools: the name {pick.name!r} is taken; choose another")
+            names.add(pick.name)
+    for mapping in choice.rules:
+        if not 1 <= mapping.rule <= n_rules:
+            out.append(f"rules: there is no rule {mapping.rule}; rules are numbered 1 to {n_rules}")
+        cand = by_id.get(mapping.candidate)
+        if cand is None:
+            out.append(f"rules: rule {mapping.rule}: unknown candidate {mapping.candidate!r}")
+            continue
+        for cond in mapping.conditions:
+            out += [
+                f"rules: rule {mapping.rule}: {p}" for p in condition_problems(cand, cond, schema)
+            ]
+    return out
+
+
+def salvage(
+    choice: CatalogueChoice, candidates: list[Candidate], n_rules: int, schema: Schema
+) -> CatalogueChoice:
+    """What fits of an answer: known candidates, valid names, fitting conditions."""
+    by_id = {c.id: c for c in candidates}
+    tools, names = [], set()
+    for pick in choice.tools:
+        if pick.candidate not in by_id:
+            continue
+        try:
+            ok = bool(pick.name) and check_identifier(pick.name, "tool", in_sql=False) == pick.name
+        except ValueError:
+            ok = False
+        name = pick.name if ok and pick.name not in names else ""
+        names.add(name)
+        tools.append(pick.model_copy(update={"name": name}))
+    rules = []
+    for m in choice.rules:
+        cand = by_id.get(m.candidate)
+        if cand is None or not 1 <= m.rule <= n_rules:
+            continue
+        fits = [c for c in m.conditions if not condition_problems(cand, c, schema)]
+        if fits:
+            rules.append(m.model_copy(update={"conditions": fits}))
+    return CatalogueChoice(tools=tools, rules=rules)
+
+
+def fallback_choice(
+    candidates: list[Candidate],
+    rules: list[str],
+    schema: Schema,
+    seed: dict[str, list[dict]] | None = None,
+) -> CatalogueChoice:
+    """Every write candidate and the first reads, named from the pattern; each rule mapped
+    from its wording where it can be."""
+    writes = [c for c in candidates if c.tool.kind == "write"]
+    reads = [c for c in candidates if c.tool.kind == "read"]
+    finds = [c for c in reads if c.pattern == "find"]
+    picked = writes + finds + [c for c in reads if c not in finds][: max(0, MAX_READS - len(finds))]
+    mapped = []
+    for i, rule in enumerate(rules, start=1):
+        cand = candidate_for(rule, writes)
+        if cand is None:
+            continue
+        conditions = guess_conditions(rule, cand, schema, seed)
+        conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
+        if conditions:
+            mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
+    return CatalogueChoice(tools=[ToolChoice(candidate=c.id) for c in picked], rules=mapped)
+
+
+def topped_up(
+    choice: CatalogueChoice, default: CatalogueChoice, brief: Brief, spec: EnvironmentSpec
+) -> CatalogueChoice:
+    """The model's picks, plus default ones until the environment can reach its floors
+    (14 tools, 6 guarded writes): a shy answer must not leave the domain poor."""
+    want = max(brief.n_tools, FLOOR_TOOLS) - len(spec.tools)
+    picked = {p.candidate for p in choice.tools} | {m.candidate for m in choice.rules}
+    writes = sum(1 for p in picked if p.split(":")[0] not in READ_PATTERNS)
+    tools = list(choice.tools)
+    for pick in default.tools:
+        if len(picked) >= want and writes >= FLOOR_WRITES + 2:
+            break
+        if pick.candidate not in picked:
+            picked.add(pick.candidate)
+            writes += pick.candidate.split(":")[0] not in READ_PATTERNS
+            tools.append(pick)
+    return choice.model_copy(update={"tools": tools})
+
+
+def realise(
+    choice: CatalogueChoice,
+    candidates: list[Candidate],
+    rules: list[str],
+    spec: EnvironmentSpec,
+) -> PatternTools:
+    """The chosen tools with their rules' conditions, each checked like free SQL; the
+    coverage of every rule by the tools that were kept."""
+    by_id = {c.id: c for c in candidates}
+    picks = {p.candidate: p for p in choice.tools}
+    for m in choice.rules:  # a rule's candidate is a tool even if the answer forgot it
+        picks.setdefault(m.candidate, ToolChoice(candidate=m.candidate))
+    taken = {t.name for t in spec.tools}
+    steps: dict[str, list[tuple[int, Condition, RequireStep | None]]] = {}
+    for m in choice.rules:
+        cand = by_id[m.candidate]
+        for cond in m.conditions:
+            rule = rules[m.rule - 1]
+            guard = cond.kind == "guard"
+            step = None if guard else condition_step(cand, cond, spec.schema_, rule)
+            steps.setdefault(m.candidate, []).append((m.rule, cond, step))
+    out = PatternTools()
+    coverage = [RuleCoverage(rule=r) for r in rules]
+    for ident, pick in picks.items():
+        cand = by_id[ident]
+        name = pick.name or cand.tool.name
+        if name in taken:
+            if pick.name or cand.tool.kind == "read":
+                continue  # a derived tool already does it (or the name is the model's slip)
+            name = f"{name}_checked"
+        mine = steps.get(ident, [])
+        extra = [s for _, _, s in mine if s is not None]
+        tool = with_conditions(cand, extra, name, pick.description)
+        problems = tool_sql_problems(tool, spec.schema_)
+        reason = GeneratorReason.SQL_REJECTED
+        if not problems:
+            problems = smoke_problems(tool, spec, tries=SMOKE_TRIES)
+            reason = GeneratorReason.SMOKE_FAILED
+        if problems:
+            out.dropped.append(
+                Rejection(
+                    stage=STAGE,
+                    reason=reason,
+                    detail=f"tool {name!r} ({ident}): " + "; ".join(problems[:3]),
+                )
+            )
+            continue
+        taken.add(name)
+        out.tools.append(priced(tool))
+        for number, cond, step in mine:
+            coverage[number - 1].enforced_by.append(_enforcement(tool, cand, cond, step))
+    out.rules = coverage
+    return out
+
+
+def _enforcement(
+    tool: Tool, cand: Candidate, cond: Condition, step: RequireStep | None
+) -> Enforcement:
+    if step is None:  # a built-in guard
+        index = cand.guards[cond.guard]
+        if index < 0:
+            return Enforcement(tool=tool.name, step=None, check=cand.tool.description)
+        return Enforcement(tool=tool.name, step=index, check=tool.require[index].error)
+    index = next(i for i, r in enumerate(tool.require) if r.sql == step.sql)
+    return Enforcement(tool=tool.name, step=index, check=tool.require[index].error)
+
+
+def example_choice(candidates: list[Candidate]) -> dict:
+    """A complete answer on this very catalogue: small models follow an example."""
+    write = next((c for c in candidates if c.amount and c.tool.kind == "write"), candidates[0])
+    cond: dict = {"kind": "amount", "op": "<=", "value": 1000}
+    if not write.amount:
+        cond = {"kind": "guard", "guard": next(iter(write.guards), "exists")}
+    return {
+        "tools": [{"candidate": write.id, "name": write.tool.name, "description": "What it does."}],
+        "rules": [{"rule": 1, "candidate": write.id, "conditions": [cond]}],
+    }
+
+
+async def choose_tools(
+    llm: LLMClient,
+    brief: Brief,
+    spec: EnvironmentSpec,
+    candidates: list[Candidate],
+    sample: int = 0,
+) -> Outcome[CatalogueChoice]:
+    n_rules = len(brief.rules)
+    taken = {t.name for t in spec.tools}
+
+    def check(choice: CatalogueChoice) -> CatalogueChoice:
+        problems = choice_problems(choice, candidates, n_rules, spec.schema_, taken)
+        if not choice.tools and not choice.rules:
+            problems.append("choose at least one candidate")
+        if problems:
+            raise Invalid(problems, reason=GeneratorReason.BAD_CHOICE)
+        return choice
+
+    def last(choice: CatalogueChoice) -> CatalogueChoice:
+        kept = salvage(choice, candidates, n_rules, spec.schema_)
+        if not kept.tools and not kept.rules:
+            return check(choice)
+        return kept
+
+    return await llm.structured(
+        messages(
+            "catalogue.j2",
+            brief=brief,
+            candidates=candidates,
+            example=example_choice(candidates),
+            n_tools=max(brief.n_tools, 14),
+        ),
+        CatalogueChoice,
+        stage=STAGE,
+        check=check,
+        last_check=last,
+        repairs=2,
+        sample=sample,
+    )
+
+
+async def propose_pattern_tools(
+    llm: LLMClient, brief: Brief, spec: EnvironmentSpec, sample: int = 0
+) -> PatternTools:
+    """The catalogue's tools for this environment, chosen by the model or, failing that,
+    deterministically; never raises for a bad answer."""
+    candidates = catalogue(spec.schema_, spec.seed)
+    if not candidates:
+        return PatternTools(rules=[RuleCoverage(rule=r) for r in brief.rules])
+    outcome = await choose_tools(llm, brief, spec, candidates, sample)
+    fell_back = not outcome.ok or outcome.value is None
+    choice = (
+        fallback_choice(candidates, brief.rules, spec.schema_, spec.seed)
+        if fell_back or outcome.value is None
+        else outcome.value
+    )
+    choice = topped_up(
+        choice, fallback_choice(candidates, [], spec.schema_, spec.seed), brief, spec
+    )
+    out = realise(choice, candidates, brief.rules, spec)
+    if fell_back:
+        out.fell_back = True
+        detail = outcome.rejection.detail if outcome.rejection else ""
+        out.dropped.insert(
+            0, Rejection(stage=STAGE, reason=GeneratorReason.FELL_BACK_TO_CATALOGUE, detail=detail)
+        )
+    return out

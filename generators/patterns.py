@@ -1,0 +1,983 @@
+"""The catalogue of operation patterns, instantiated from a schema and its seed into concrete
+candidate operations, each already a checked-shape `Tool(origin="pattern")`.
+
+Small models cannot write free SQL reliably; here they choose. A candidate carries its
+built-in guards (the row exists, the amount is positive, the source holds enough...), the
+rows it touches (by key parameter) and its amount parameter, so a rule of the brief maps
+onto it as conditions from a closed menu (`Condition`): a column against a value, a status
+in a set, the amount against a number or a multiple of a column, a count of children, a
+date window. Everything here is deterministic: the same schema and seed give the same
+candidates, the same conditions the same SQL.
+
+Patterns: transfer (move a quantity between two rows), create (a child row under its
+parents), status (change a status along allowed transitions), cancel (within a window),
+adjust (decrease a quantity, not below zero, closing at zero), topup (increase one),
+update (a validated attribute), total and history (reads over a parent's children), find
+(a person by email or by name).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import sqlglot
+from pydantic import BaseModel, ConfigDict, Field
+from sqlglot import exp
+
+from generators.toolkit import JSON_TYPES, param_schema, row_exists
+from toolscale.schema import Column, Scalar, Schema, Table
+from toolscale.tool import RequireStep, Tool
+
+Pattern = Literal[
+    "transfer",
+    "create",
+    "status",
+    "cancel",
+    "adjust",
+    "topup",
+    "update",
+    "total",
+    "history",
+    "find",
+]
+Kind = Literal["value", "in", "amount", "count", "within_days", "days_ahead", "guard"]
+Op = Literal["<", "<=", ">", ">=", "=", "<>", "in", "not in"]
+
+TRANSFERABLE = ("balance", "points", "credit", "funds", "stock", "quantity")
+DECREASABLE = (
+    "outstanding", "balance", "owed", "due", "debt", "remaining", "quantity", "stock",
+    "copies", "available", "seats", "points", "credit",
+)  # fmt: skip
+UPDATABLE = ("email", "phone", "address", "street", "city", "postal", "zip", "nickname", "limit")
+TERMINAL = {
+    "closed", "cancelled", "canceled", "deleted", "paid_off", "paid", "blocked", "expired",
+    "completed", "returned", "rejected", "archived", "settled", "refunded", "terminated",
+}  # fmt: skip
+INITIAL = ("active", "open", "pending", "new", "requested", "scheduled", "booked", "confirmed")
+DEBTS = ("outstanding", "owed", "debt", "due", "remaining")
+AMOUNTS = ("amount", "balance", "price", "total", "cost", "principal", "outstanding", "quantity")
+CLOSING = ("closed", "paid_off", "paid", "settled", "completed")
+CANCELLED = ("cancelled", "canceled")
+RECORDED = ("completed", "posted", "done", "settled", "succeeded")
+NOW_DATES = ("opened", "created", "issued", "joined", "added", "posted", "placed", "booked")
+VERBS = {
+    "active": "activate", "frozen": "freeze", "blocked": "block", "closed": "close",
+    "suspended": "suspend", "cancelled": "cancel", "canceled": "cancel", "paid_off": "settle",
+    "approved": "approve", "rejected": "reject", "confirmed": "confirm", "shipped": "ship",
+    "delivered": "deliver", "returned": "return", "open": "reopen", "archived": "archive",
+    "completed": "complete", "paused": "pause", "inactive": "deactivate", "lost": "report_lost",
+}  # fmt: skip
+COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+WINDOW_DAYS = 30
+
+
+class Condition(BaseModel):
+    """One `require` condition from the closed menu. `row` is the key parameter naming the
+    row it reads (the candidate's main row when empty).
+
+    - value: row.column op value          (e.g. balance = 0, frozen_reason <> 'stolen')
+    - in: row.column in / not in values   (e.g. status in ['active'])
+    - amount: parameter op value, or parameter op factor * row.column
+                                          (e.g. amount <= 10000, principal <= 5 * annual_income)
+    - count: at most `number` rows of `child` (with column = value) belong to the row, after
+      the operation (e.g. at most 2 cards with status active)
+    - within_days: row.column is at most `number` days before now
+    - days_ahead: row.column is at least `number` days after now
+    - guard: one of the candidate's built-in guards, by name
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Kind
+    row: str = ""
+    column: str = ""
+    op: Op = "="
+    value: str | float | None = None
+    values: list[str] = Field(default_factory=list, max_length=10)
+    parameter: str = ""
+    factor: float | None = None
+    child: str = ""
+    number: int | None = None
+    guard: str = ""
+
+
+class Candidate(BaseModel):
+    """A concrete operation the catalogue offers, with its tool already rendered."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    pattern: Pattern
+    summary: str = Field(description="what it does, in one line")
+    rows: dict[str, str] = Field(description="key parameter -> the table of the row it names")
+    main: str = Field(description="key parameter of the row the operation is about")
+    amount: str | None = Field(default=None, description="the quantity parameter, if any")
+    guards: dict[str, int] = Field(
+        default_factory=dict, description="built-in guard name -> its require step index"
+    )
+    creates: str | None = Field(default=None, description="table it inserts a row into")
+    sets: tuple[str, str, str] | None = Field(
+        default=None, description="(table, column, value) it moves a row into"
+    )
+    tool: Tool
+
+
+# -- schema reading -----------------------------------------------------------------------
+
+
+def singular(name: str) -> str:
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    if name.endswith(("sses", "xes", "ches", "shes")):
+        return name[:-2]
+    if name.endswith("s") and not name.endswith("ss"):
+        return name[:-1]
+    return name
+
+
+def literal(value: Scalar) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int | float):
+        return repr(value)
+    if value is None:
+        return "NULL"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def check_values(table: Table, column: str) -> list[str] | None:
+    """The values a CHECK `column IN (...)` allows, if the table has one."""
+    for sql in table.checks:
+        try:
+            tree = sqlglot.parse_one(sql, read="sqlite")
+        except sqlglot.errors.ParseError:
+            continue
+        for node in tree.find_all(exp.In):
+            if isinstance(node.this, exp.Column) and node.this.name == column:
+                if isinstance(node.parent, exp.Not):
+                    continue
+                values = [e.this for e in node.expressions if isinstance(e, exp.Literal)]
+                if values and all(e.is_string for e in node.expressions):
+                    return values
+    return None
+
+
+def enum_values(table: Table, column: str, seed: dict[str, list[dict]]) -> list[str]:
+    """A text column's allowed values: its CHECK list, else the distinct seed values."""
+    allowed = check_values(table, column)
+    if allowed is not None:
+        return allowed
+    return sorted({str(r[column]) for r in seed.get(table.name, []) if r.get(column) is not None})
+
+
+def status_column(table: Table, seed: dict[str, list[dict]]) -> tuple[str, list[str]] | None:
+    for col in table.columns:
+        if col.type == "text" and ("status" in col.name or col.name == "state"):
+            values = enum_values(table, col.name, seed)
+            if 2 <= len(values) <= 8:
+                return col.name, values
+    return None
+
+
+def fk_columns(table: Table) -> set[str]:
+    return {c for fk in table.foreign_keys for c in fk.columns}
+
+
+def keyed(table: Table) -> bool:
+    return len(table.primary_key) == 1
+
+
+def quantity(col: Column, words: tuple[str, ...]) -> bool:
+    return col.type in ("real", "integer") and any(w in col.name for w in words)
+
+
+def key_expression(table: Table, seed: dict[str, list[dict]]) -> str:
+    """The new row's key: :_new_id, with the seed keys' letter prefix for a text key."""
+    key = table.column(table.primary_key[0])
+    if key.type != "text":
+        return ":_new_id"
+    sample = next((str(r[key.name]) for r in seed.get(table.name, []) if r.get(key.name)), "")
+    prefix = re.match(r"[A-Za-z_-]*", sample)
+    return f"{literal(prefix.group(0) if prefix else '')} || :_new_id"
+
+
+def initial(values: list[str]) -> str:
+    return next((v for v in INITIAL if v in values), values[0])
+
+
+def now_value(col: Column) -> str:
+    return "substr(:_now, 1, 10)" if col.type == "date" else ":_now"
+
+
+def stamp_column(table: Table, value: str) -> Column | None:
+    """The date a status move records, e.g. closed_on for 'closed'."""
+    for name in (f"{value}_on", f"{value}_at", f"{value}_date"):
+        if name in table.column_names:
+            return table.column(name)
+    return None
+
+
+def _tool(
+    name: str,
+    description: str,
+    kind: Literal["read", "write"],
+    props: dict[str, dict],
+    require: list[RequireStep],
+    run: list[str],
+    returns: str,
+    single: bool = False,
+) -> Tool:
+    return Tool(
+        name=name[:63],
+        description=description,
+        kind=kind,
+        parameters={"type": "object", "properties": props, "required": list(props)},
+        require=require,
+        run=run,
+        returns=returns,
+        single=single,
+        origin="pattern",
+    )
+
+
+def _exists(table: Table, param: str) -> RequireStep:
+    key = table.primary_key[0]
+    if param == key:
+        return row_exists(table)
+    return RequireStep(
+        sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{param}",
+        error=f"No {table.name} row with that {key} ({param}).",
+    )
+
+
+def _positive(param: str) -> RequireStep:
+    return RequireStep(sql=f"SELECT :{param} > 0 AS positive", error=f"The {param} must be > 0.")
+
+
+# -- the patterns -------------------------------------------------------------------------
+
+
+def transfers(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+    """Move a quantity between two rows of one table: both exist and differ, the amount is
+    positive, the source holds enough; a ledger row is written where a table records them."""
+    out = []
+    for table in filter(keyed, schema.tables):
+        key = table.primary_key[0]
+        for col in table.columns:
+            if not quantity(col, TRANSFERABLE) or col.name in table.primary_key:
+                continue
+            src, dst, amount = f"from_{key}", f"to_{key}", "amount"
+            kcol = table.column(key)
+            require = [
+                _exists(table, src),
+                _exists(table, dst),
+                RequireStep(
+                    sql=f"SELECT :{src} <> :{dst} AS differ",
+                    error=f"The source and target {table.name} must differ.",
+                ),
+                _positive(amount),
+                RequireStep(
+                    sql=f"SELECT {col.name} >= :{amount} AS enough FROM {table.name} "
+                    f"WHERE {key} = :{src}",
+                    error=f"The source {singular(table.name)} does not hold enough {col.name}.",
+                ),
+            ]
+            run = [
+                f"UPDATE {table.name} SET {col.name} = {col.name} - :{amount} WHERE {key} = :{src}",
+                f"UPDATE {table.name} SET {col.name} = {col.name} + :{amount} WHERE {key} = :{dst}",
+            ]
+            record = _ledger_insert(schema, table, seed, src, dst, amount)
+            if record:
+                run.append(record)
+            noun = singular(table.name)
+            tool = _tool(
+                f"transfer_{col.name}",
+                f"Move an amount of {col.name} from one {noun} to another.",
+                "write",
+                {
+                    src: param_schema(kcol, f"the {key} to take the {col.name} from"),
+                    dst: param_schema(kcol, f"the {key} to give the {col.name} to"),
+                    amount: {"type": JSON_TYPES[col.type], "description": "how much to move"},
+                },
+                require,
+                run,
+                f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} IN (:{src}, :{dst}) "
+                f"ORDER BY {key}",
+            )
+            out.append(
+                Candidate(
+                    id=f"transfer:{table.name}.{col.name}",
+                    pattern="transfer",
+                    summary=f"move {col.name} between two {table.name} rows",
+                    rows={src: table.name, dst: table.name},
+                    main=src,
+                    amount=amount,
+                    guards={"exists": 0, "distinct": 2, "positive": 3, "enough": 4},
+                    tool=tool,
+                )
+            )
+            break
+    return out
+
+
+def _fill(table: Table, col: Column, seed: dict[str, list[dict]]) -> str | None:
+    """A default for a NOT NULL column no parameter gives, or None if there is none."""
+    if col.type in ("date", "datetime"):
+        return now_value(col)
+    if col.type == "text":
+        values = enum_values(table, col.name, seed)
+        if "status" in col.name or col.name == "state":
+            done = next((v for v in RECORDED if v in values), None)
+            return literal(done or (initial(values) if values else "ok"))
+        if check_values(table, col.name):
+            return literal(values[0])
+        return None
+    if col.type == "boolean":
+        return "0"
+    return None
+
+
+def _insert(table: str, values: dict[str, str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join(values.values())})"
+
+
+def _ledger_insert(
+    schema: Schema, table: Table, seed: dict[str, list[dict]], src: str, dst: str, amount: str
+) -> str | None:
+    """An INSERT into a table with two keys to `table` and an amount, if every NOT NULL
+    column of it can be filled."""
+    for ledger in filter(keyed, schema.tables):
+        refs = [fk.columns[0] for fk in ledger.foreign_keys if fk.ref_table == table.name]
+        numbers = [
+            c for c in ledger.columns if c.type in ("real", "integer") and c.name not in refs
+        ]
+        numbers = [c for c in numbers if c.name not in ledger.primary_key]
+        if len(refs) != 2 or not numbers:
+            continue
+        values = {ledger.primary_key[0]: key_expression(ledger, seed)}
+        values |= {refs[0]: f":{src}", refs[1]: f":{dst}", numbers[0].name: f":{amount}"}
+        for col in ledger.columns:
+            if col.name not in values and not col.nullable:
+                filled = _fill(ledger, col, seed)
+                if filled is None:
+                    return None
+                values[col.name] = filled
+        return _insert(ledger.name, values)
+    return None
+
+
+def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+    """Insert a child row under its parents (each must exist); NOT NULL columns come from
+    parameters or defaults (now for opening dates, the initial status, a running balance of
+    0 or the principal)."""
+    out = []
+    for child in filter(keyed, schema.tables):
+        fks = [fk for fk in child.foreign_keys if len(fk.columns) == 1]
+        if not fks:
+            continue
+        key = child.primary_key[0]
+        values: dict[str, str] = {key: key_expression(child, seed)}
+        props: dict[str, dict] = {}
+        rows: dict[str, str] = {}
+        require: list[RequireStep] = []
+        for fk in fks:
+            ref = fk.columns[0]
+            if ref in values:
+                continue
+            values[ref] = f":{ref}"
+            props[ref] = param_schema(child.column(ref), f"the {ref} it belongs to")
+            rows[ref] = fk.ref_table
+            require.append(_exists(schema.table(fk.ref_table), ref))
+        status = status_column(child, seed)
+        numbers = [
+            c
+            for c in child.columns
+            if c.type in ("real", "integer") and c.name not in values and not c.nullable
+        ]
+        running = [c for c in numbers if c.name in ("balance", "outstanding", "remaining", "owed")]
+        principal = next((c for c in numbers if c not in running), None)
+        amount = None
+        ok = True
+        for col in child.columns:
+            if col.name in values or col.nullable:
+                continue
+            if status and col.name == status[0]:
+                values[col.name] = literal(initial(status[1]))
+            elif col.type in ("date", "datetime") and any(w in col.name for w in NOW_DATES):
+                values[col.name] = now_value(col)
+            elif col in running:
+                values[col.name] = f":{principal.name}" if principal else "0"
+            else:
+                if col.type == "text" and col.unique:
+                    ok = False
+                    break
+                values[col.name] = f":{col.name}"
+                prop = param_schema(col, col.description or f"the {col.name}")
+                allowed = check_values(child, col.name) if col.type == "text" else None
+                if allowed:
+                    prop["enum"] = allowed
+                props[col.name] = prop
+                if col is principal:
+                    amount = col.name
+        if not ok:
+            continue
+        parent = fks[0].columns[0]
+        guards = {"exists": 0}
+        if amount:
+            require.append(_positive(amount))
+            guards["positive"] = len(require) - 1
+        noun = singular(child.name)
+        key_sql = values[key]
+        tool = _tool(
+            f"create_{noun}",
+            f"Create a new {noun} under an existing {singular(fks[0].ref_table)}.",
+            "write",
+            props,
+            require,
+            [_insert(child.name, values)],
+            f"SELECT {', '.join(child.column_names)} FROM {child.name} WHERE {key} = {key_sql}",
+            single=True,
+        )
+        out.append(
+            Candidate(
+                id=f"create:{child.name} under {fks[0].ref_table}",
+                pattern="create",
+                summary=f"create a {noun} row under a {singular(fks[0].ref_table)}",
+                rows=rows,
+                main=parent,
+                amount=amount,
+                guards=guards,
+                creates=child.name,
+                tool=tool,
+            )
+        )
+    return out
+
+
+def _status_change(
+    table: Table, column: str, target: str, allowed: list[str], pattern: Pattern, verb: str
+) -> Candidate:
+    key = table.primary_key[0]
+    noun = singular(table.name)
+    sets = [f"{column} = {literal(target)}"]
+    stamp = stamp_column(table, target)
+    if stamp is not None:
+        sets.append(f"{stamp.name} = {now_value(stamp)}")
+    require = [
+        row_exists(table),
+        RequireStep(
+            sql=f"SELECT {column} IN ({', '.join(map(literal, allowed))}) AS allowed "
+            f"FROM {table.name} WHERE {key} = :{key}",
+            error=f"Only a {noun} whose {column} is {' or '.join(allowed)} can be {target}.",
+        ),
+    ]
+    tool = _tool(
+        f"{verb}_{noun}",
+        f"Set the {column} of a {noun} to {target} (allowed from {', '.join(allowed)}).",
+        "write",
+        {key: param_schema(table.column(key), f"the {key} of the {noun}")},
+        require,
+        [f"UPDATE {table.name} SET {', '.join(sets)} WHERE {key} = :{key}"],
+        f"SELECT {key}, {column} FROM {table.name} WHERE {key} = :{key}",
+        single=True,
+    )
+    ident = (
+        f"cancel:{table.name} within window"
+        if pattern == "cancel"
+        else f"status:{table.name}.{column}={target}"
+    )
+    return Candidate(
+        id=ident,
+        pattern=pattern,
+        summary=f"set {table.name}.{column} to {target} from {', '.join(allowed)}",
+        rows={key: table.name},
+        main=key,
+        guards={"exists": 0, "transition": 1},
+        sets=(table.name, column, target),
+        tool=tool,
+    )
+
+
+def statuses(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+    """A status change per target value, allowed from every other non-final value; a
+    cancellation with a date window where the table has a cancelled value and a date."""
+    out = []
+    for table in filter(keyed, schema.tables):
+        found = status_column(table, seed)
+        if found is None:
+            continue
+        column, values = found
+        key = table.primary_key[0]
+        for target in values:
+            allowed = [v for v in values if v != target and v not in TERMINAL]
+            if not allowed:
+                continue
+            dates = [c for c in table.columns if c.type in ("date", "datetime") and not c.nullable]
+            if target in CANCELLED and dates:
+                cand = _status_change(table, column, target, allowed, "cancel", "cancel")
+                date = dates[0]
+                step = RequireStep(
+                    sql=f"SELECT julianday(:_now) - julianday({date.name}) <= {WINDOW_DAYS} "
+                    f"AS in_window FROM {table.name} WHERE {key} = :{key}",
+                    error=f"A {singular(table.name)} can only be cancelled within "
+                    f"{WINDOW_DAYS} days of its {date.name}.",
+                )
+                tool = cand.tool.model_copy(update={"require": [*cand.tool.require, step]})
+                out.append(
+                    cand.model_copy(update={"tool": tool, "guards": {**cand.guards, "window": 2}})
+                )
+                continue
+            verb = VERBS.get(target, f"set_{target}")
+            out.append(_status_change(table, column, target, allowed, "status", verb))
+    return out
+
+
+def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+    """Decrease a quantity (repay, withdraw, use up): positive, never below zero, and a row
+    reaching zero moves to its closing status where it has one; and increase one (top up)."""
+    out = []
+    for table in filter(keyed, schema.tables):
+        key = table.primary_key[0]
+        kcol = table.column(key)
+        status = status_column(table, seed)
+        noun = singular(table.name)
+        for col in table.columns:
+            if col.name in table.primary_key or col.name in fk_columns(table):
+                continue
+            if not quantity(col, DECREASABLE):
+                continue
+            props = {
+                key: param_schema(kcol, f"the {key} of the {noun}"),
+                "amount": {"type": JSON_TYPES[col.type], "description": f"how much {col.name}"},
+            }
+            require = [
+                row_exists(table),
+                _positive("amount"),
+                RequireStep(
+                    sql=f"SELECT :amount <= {col.name} AS covered FROM {table.name} "
+                    f"WHERE {key} = :{key}",
+                    error=f"The amount cannot exceed the {noun}'s {col.name}.",
+                ),
+            ]
+            guards = {"exists": 0, "positive": 1, "not_above": 2}
+            sets = [f"{col.name} = {col.name} - :amount"]
+            debt = any(w in col.name for w in DEBTS)
+            closing = next((v for v in CLOSING if debt and status and v in status[1]), None)
+            if status and closing:
+                sets.append(
+                    f"{status[0]} = CASE WHEN {col.name} - :amount = 0 THEN {literal(closing)} "
+                    f"ELSE {status[0]} END"
+                )
+                guards["close_at_zero"] = -1
+            verb = "repay" if debt else "withdraw" if quantity(col, TRANSFERABLE) else "reduce"
+            tool = _tool(
+                f"{verb}_{noun}_{col.name}",
+                f"Reduce the {col.name} of a {noun} by an amount"
+                + (f"; at 0 it becomes {closing}." if closing else "."),
+                "write",
+                props,
+                require,
+                [f"UPDATE {table.name} SET {', '.join(sets)} WHERE {key} = :{key}"],
+                f"SELECT {key}, {col.name}"
+                + (f", {status[0]}" if status else "")
+                + f" FROM {table.name} WHERE {key} = :{key}",
+                single=True,
+            )
+            out.append(
+                Candidate(
+                    id=f"adjust:{table.name}.{col.name}",
+                    pattern="adjust",
+                    summary=f"decrease {table.name}.{col.name} by an amount, not below 0"
+                    + (f", {closing} at 0" if closing else ""),
+                    rows={key: table.name},
+                    main=key,
+                    amount="amount",
+                    guards=guards,
+                    tool=tool,
+                )
+            )
+            if quantity(col, TRANSFERABLE):
+                up = _tool(
+                    f"deposit_{noun}_{col.name}",
+                    f"Increase the {col.name} of a {noun} by an amount.",
+                    "write",
+                    props,
+                    require[:2],
+                    [f"UPDATE {table.name} SET {col.name} = {col.name} + :amount "
+                     f"WHERE {key} = :{key}"],
+                    f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
+                    single=True,
+                )  # fmt: skip
+                out.append(
+                    Candidate(
+                        id=f"topup:{table.name}.{col.name}",
+                        pattern="topup",
+                        summary=f"increase {table.name}.{col.name} by an amount",
+                        rows={key: table.name},
+                        main=key,
+                        amount="amount",
+                        guards={"exists": 0, "positive": 1},
+                        tool=up,
+                    )
+                )
+    return out
+
+
+def _validation(column: Column, param: str) -> RequireStep:
+    if "email" in column.name:
+        return RequireStep(
+            sql=f"SELECT :{param} LIKE '%_@_%._%' AS valid", error="That is not an email address."
+        )
+    if column.type in ("real", "integer"):
+        return RequireStep(sql=f"SELECT :{param} > 0 AS valid", error=f"The {param} must be > 0.")
+    return RequireStep(
+        sql=f"SELECT length(trim(:{param})) >= 2 AS valid", error=f"The {param} cannot be empty."
+    )
+
+
+def updates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+    """Change a contact detail or a limit: validated, and never a no-op."""
+    out = []
+    for table in filter(keyed, schema.tables):
+        key = table.primary_key[0]
+        noun = singular(table.name)
+        for col in table.columns:
+            if col.name in table.primary_key or col.name in fk_columns(table):
+                continue
+            text = col.type == "text" and any(w in col.name for w in UPDATABLE if w != "limit")
+            limit = col.type in ("real", "integer") and "limit" in col.name
+            if not (text or limit) or (col.unique and col.type == "text"):
+                continue  # a UNIQUE value would collide, and DuckDB refuses the update
+            param = f"new_{col.name}"
+            require = [
+                row_exists(table),
+                _validation(col, param),
+                RequireStep(
+                    sql=f"SELECT {col.name} IS NULL OR {col.name} <> :{param} AS differs "
+                    f"FROM {table.name} WHERE {key} = :{key}",
+                    error=f"The {noun} already has that {col.name}.",
+                ),
+            ]
+            tool = _tool(
+                f"update_{noun}_{col.name}",
+                f"Change the {col.name} of a {noun}.",
+                "write",
+                {
+                    key: param_schema(table.column(key), f"the {key} of the {noun}"),
+                    param: param_schema(col, f"the new {col.name}"),
+                },
+                require,
+                [f"UPDATE {table.name} SET {col.name} = :{param} WHERE {key} = :{key}"],
+                f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
+                single=True,
+            )
+            out.append(
+                Candidate(
+                    id=f"update:{table.name}.{col.name}",
+                    pattern="update",
+                    summary=f"change {table.name}.{col.name} (validated)",
+                    rows={key: table.name},
+                    main=key,
+                    amount=param if limit else None,
+                    guards={"exists": 0, "valid": 1, "differs": 2},
+                    tool=tool,
+                )
+            )
+    return out
+
+
+def reads(schema: Schema) -> list[Candidate]:
+    """Totals and histories of a parent's children; people found by email or by name."""
+    out = []
+    for child in filter(keyed, schema.tables):
+        for fk in child.foreign_keys:
+            if len(fk.columns) != 1:
+                continue
+            col = fk.columns[0]
+            parent = schema.table(fk.ref_table)
+            pnoun = singular(parent.name)
+            props = {col: param_schema(child.column(col), f"the {col} of the {pnoun}")}
+            exists = [_exists(parent, col)]
+            numbers = [
+                c
+                for c in child.columns
+                if c.type in ("real", "integer")
+                and c.name not in child.primary_key
+                and c.name not in fk_columns(child)
+                and any(w in c.name for w in AMOUNTS)
+            ]
+            if numbers:
+                num = numbers[0].name
+                out.append(
+                    Candidate(
+                        id=f"total:{child.name}.{num} by {col}",
+                        pattern="total",
+                        summary=f"count and sum {child.name}.{num} of one {pnoun}",
+                        rows={col: parent.name},
+                        main=col,
+                        guards={"exists": 0},
+                        tool=_tool(
+                            f"total_{child.name}_by_{col}",
+                            f"How many {child.name} a {pnoun} has and their total {num}.",
+                            "read",
+                            props,
+                            exists,
+                            [],
+                            f"SELECT COUNT(*) AS count, COALESCE(SUM({num}), 0) AS total_{num} "
+                            f"FROM {child.name} WHERE {col} = :{col}",
+                            single=True,
+                        ),
+                    )
+                )
+            dates = [c for c in child.columns if c.type in ("date", "datetime")]
+            if dates:
+                date = dates[0].name
+                out.append(
+                    Candidate(
+                        id=f"history:{child.name} of {col}",
+                        pattern="history",
+                        summary=f"the latest {child.name} of one {pnoun}, newest first",
+                        rows={col: parent.name},
+                        main=col,
+                        guards={"exists": 0},
+                        tool=_tool(
+                            f"recent_{child.name}_by_{col}",
+                            f"The 20 most recent {child.name} of a {pnoun} by {date}.",
+                            "read",
+                            props,
+                            exists,
+                            [],
+                            f"SELECT {', '.join(child.column_names)} FROM {child.name} "
+                            f"WHERE {col} = :{col} ORDER BY {date} DESC, "
+                            f"{child.primary_key[0]} DESC LIMIT 20",
+                        ),
+                    )
+                )
+    for table in filter(keyed, schema.tables):
+        names = table.column_names
+        noun = singular(table.name)
+        select = f"SELECT {', '.join(names)} FROM {table.name}"
+        if "email" in names:
+            out.append(
+                Candidate(
+                    id=f"find:{table.name} by email",
+                    pattern="find",
+                    summary=f"find a {noun} by email",
+                    rows={},
+                    main="",
+                    tool=_tool(
+                        f"find_{noun}_by_email",
+                        f"Find a {noun} by email address (case does not matter).",
+                        "read",
+                        {"email": param_schema(table.column("email"), "the email address")},
+                        [],
+                        [],
+                        f"{select} WHERE lower(email) = lower(:email)",
+                    ),
+                )
+            )
+        parts = (
+            ["first_name", "last_name"]
+            if {"first_name", "last_name"} <= set(names)
+            else [n for n in ("full_name", "name") if n in names][:1]
+        )
+        if parts:
+            where = " AND ".join(f"lower({p}) = lower(:{p})" for p in parts)
+            out.append(
+                Candidate(
+                    id=f"find:{table.name} by name",
+                    pattern="find",
+                    summary=f"find a {noun} by {' and '.join(parts)}",
+                    rows={},
+                    main="",
+                    tool=_tool(
+                        f"find_{noun}_by_name",
+                        f"Find a {noun} by {' and '.join(parts)} (case does not matter).",
+                        "read",
+                        {p: param_schema(table.column(p), f"the {p}") for p in parts},
+                        [],
+                        [],
+                        f"{select} WHERE {where} ORDER BY {table.primary_key[0]}",
+                    ),
+                )
+            )
+    return out
+
+
+def catalogue(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+    """Every candidate operation of this schema, writes first, each id and name once."""
+    found = [
+        *transfers(schema, seed),
+        *creates(schema, seed),
+        *statuses(schema, seed),
+        *adjustments(schema, seed),
+        *updates(schema, seed),
+        *reads(schema),
+    ]
+    out, ids, names = [], set(), set()
+    for cand in found:
+        if cand.id not in ids and cand.tool.name not in names:
+            ids.add(cand.id)
+            names.add(cand.tool.name)
+            out.append(cand)
+    return out
+
+
+# -- conditions ---------------------------------------------------------------------------
+
+NUMERIC_OPS = ("<", "<=", ">", ">=", "=", "<>")
+
+
+def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list[str]:
+    """What does not fit: each problem names the candidate and the field, for the model."""
+    where = f"{cand.id}: condition {cond.kind}"
+    if cond.kind == "guard":
+        if cond.guard not in cand.guards:
+            return [f"{where}: no built-in guard {cond.guard!r}; it has {sorted(cand.guards)}"]
+        return []
+    row = cond.row or cand.main
+    if cond.kind == "amount" and not cond.column:
+        row = ""
+    elif row not in cand.rows:
+        return [f"{where}: row {row!r} is not one of its rows {sorted(cand.rows)}"]
+    table = schema.table(cand.rows[row]) if row else None
+    if table is not None and cond.kind != "count" and cond.column not in table.column_names:
+        return [f"{where}: table {table.name} has no column {cond.column!r}"]
+    if cond.kind == "value":
+        if cond.op not in NUMERIC_OPS or cond.value is None:
+            return [f"{where}: needs an op among {list(NUMERIC_OPS)} and a value"]
+    elif cond.kind == "in":
+        if not cond.values:
+            return [f"{where}: needs values"]
+    elif cond.kind == "amount":
+        param = cond.parameter or cand.amount or ""
+        types = cand.tool.param_types()
+        if types.get(param) not in ("number", "integer"):
+            numbers = sorted(p for p, t in types.items() if t in ("number", "integer"))
+            return [f"{where}: parameter {param!r} is not a number parameter; it has {numbers}"]
+        if cond.op not in NUMERIC_OPS:
+            return [f"{where}: op must be one of {list(NUMERIC_OPS)}"]
+        if (
+            cond.column
+            and table is not None
+            and table.column(cond.column).type
+            not in (
+                "real",
+                "integer",
+            )
+        ):
+            return [f"{where}: column {cond.column!r} is not a number"]
+        if not cond.column and not isinstance(cond.value, int | float):
+            return [f"{where}: needs a number value, or a column (with a factor)"]
+    elif cond.kind == "count":
+        assert table is not None
+        if cond.number is None or cond.number < 0:
+            return [f"{where}: needs a number (the most rows allowed)"]
+        child = next((t for t in schema.tables if t.name == cond.child), None)
+        if child is None:
+            return [f"{where}: no table {cond.child!r}"]
+        if _link(child, table) is None:
+            return [f"{where}: {cond.child} rows do not belong to {table.name} rows"]
+        if cond.column and cond.column not in child.column_names:
+            return [f"{where}: table {child.name} has no column {cond.column!r}"]
+    elif cond.kind in ("within_days", "days_ahead"):
+        assert table is not None
+        if table.column(cond.column).type not in ("date", "datetime"):
+            return [f"{where}: column {cond.column!r} is not a date"]
+        if cond.number is None or cond.number < 0:
+            return [f"{where}: needs a number of days"]
+    return []
+
+
+def _link(child: Table, parent: Table) -> tuple[str, str] | None:
+    """(how child rows point at the parent row, sibling or direct): a direct key, or the
+    same parent when child and parent are one table."""
+    for fk in child.foreign_keys:
+        if fk.ref_table == parent.name and len(fk.columns) == 1:
+            return fk.columns[0], "direct"
+    if child.name == parent.name:
+        up = next((f for f in child.foreign_keys if len(f.columns) == 1), None)
+        if up is not None:
+            return up.columns[0], "sibling"
+    return None
+
+
+def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) -> RequireStep:
+    """The require step of a condition that fits (see `condition_problems`); its error is the
+    rule it enforces."""
+    if cond.kind == "guard":  # already a step (or, for close_at_zero, the write itself)
+        raise ValueError("a built-in guard has no new step")
+    row = cond.row or cand.main
+    table = schema.table(cand.rows[row]) if row in cand.rows else None
+    frm = f" FROM {table.name} WHERE {table.primary_key[0]} = :{row}" if table else ""
+    if cond.kind == "value":
+        lit = literal(cond.value)
+        test = (
+            f"({cond.column} IS NULL OR {cond.column} <> {lit})"
+            if cond.op == "<>"
+            else f"{cond.column} {cond.op} {lit}"
+        )
+    elif cond.kind == "in":
+        listed = ", ".join(literal(v) for v in cond.values)
+        test = f"{cond.column} {'NOT IN' if cond.op == 'not in' else 'IN'} ({listed})"
+        if cond.op == "not in":
+            test = f"({cond.column} IS NULL OR {test})"
+    elif cond.kind == "amount":
+        param = cond.parameter or cand.amount
+        if cond.column:
+            factor = cond.factor if cond.factor is not None else 1
+            test = f":{param} {cond.op} {factor!r} * {cond.column}"
+        else:
+            test, frm = f":{param} {cond.op} {literal(cond.value)}", ""
+    elif cond.kind == "count":
+        assert table is not None
+        child = schema.table(cond.child)
+        fk, how = _link(child, table) or ("", "")
+        key = table.primary_key[0]
+        owner = (
+            f"(SELECT {fk} FROM {table.name} WHERE {key} = :{row})"
+            if how == "sibling"
+            else f":{row}"
+        )
+        filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
+        adds = 1 if _adds(cand, cond) else 0
+        return RequireStep(
+            sql=f"SELECT COUNT(*) + {adds} <= {cond.number} AS within_limit FROM {child.name} "
+            f"WHERE {fk} = {owner}{filt}",
+            error=rule,
+        )
+    elif cond.kind == "within_days":
+        test = f"julianday(:_now) - julianday({cond.column}) <= {cond.number}"
+    else:  # days_ahead
+        test = f"julianday({cond.column}) - julianday(:_now) >= {cond.number}"
+    return RequireStep(sql=f"SELECT {test} AS ok{frm}", error=rule)
+
+
+def _adds(cand: Candidate, cond: Condition) -> bool:
+    """Whether the operation itself adds a row to what the count counts."""
+    if cand.creates == cond.child:
+        if not cond.column:
+            return True
+        return cond.value is not None and str(cond.value) in cand.tool.run[0]
+    if cand.sets is not None:
+        table, column, value = cand.sets
+        return table == cond.child and column == cond.column and str(cond.value) == value
+    return False
+
+
+def with_conditions(
+    cand: Candidate, steps: list[RequireStep], name: str = "", description: str = ""
+) -> Tool:
+    """The candidate's tool with extra require steps (after the built-ins, before any
+    write), each once, and the chosen name and description."""
+    require = list(cand.tool.require)
+    for step in steps:
+        if all(step.sql != r.sql for r in require):
+            require.append(step)
+    update: dict = {"require": require}
+    if name:
+        update["name"] = name
+    if description:
+        update["description"] = description
+    return Tool.model_validate({**cand.tool.model_dump(), **update})

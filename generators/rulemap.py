@@ -1,0 +1,167 @@
+"""A rule of the brief mapped onto catalogue conditions without a model: the fallback when
+the model's choice is unusable. It reads the few phrasings briefs use ("at most 10000",
+"5 times the client's annual_income", "at most 2 cards with status active", "an active
+account", "its balance is exactly 0", "greater than 0", "must differ") and picks the write
+candidate the rule is about by its verb and nouns. What it cannot read stays unmapped, and
+the run reports the rule as not enforced: a guess never passes for coverage it is not."""
+
+from __future__ import annotations
+
+import re
+
+from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values, singular
+from toolscale.schema import Schema
+
+STEMS = {
+    "transfer": ("transfer", "move", "send"),
+    "create": ("issu", "new", "open", "apply", "creat", "add", "borrow", "lend", "lent", "book"),
+    "adjust": ("repay", "pay", "withdraw"),
+    "topup": ("deposit", "top up"),
+    "update": ("chang", "updat"),
+    "cancel": ("cancel",),
+}
+TARGET_STEMS = {
+    "active": ("activ", "unfroz", "unfreez", "unblock", "reactiv"),
+    "frozen": ("froz", "freez"),
+    "closed": ("clos",),
+    "blocked": ("block",),
+    "suspended": ("suspend",),
+}
+NUMBER = r"(\d[\d,]*(?:\.\d+)?|" + "|".join(COUNT_WORDS) + ")"
+
+
+def _number(text: str) -> float:
+    return float(COUNT_WORDS.get(text, 0) or text.replace(",", ""))
+
+
+def _stems(cand: Candidate) -> tuple[str, ...]:
+    if cand.pattern == "status" and cand.sets is not None:
+        return TARGET_STEMS.get(cand.sets[2], (cand.sets[2][:5],))
+    return STEMS.get(cand.pattern, ())
+
+
+def _score(cand: Candidate, text: str, verb: str) -> int:
+    if cand.tool.kind != "write":
+        return 0
+    score = 0
+    if any(re.search(rf"\b{s}", text) for s in _stems(cand)):
+        score += 2
+    if verb and any(verb.startswith(s) for s in _stems(cand)):
+        score += 3
+    main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
+    if main and re.search(rf"\b{singular(main)}", text):
+        score += 2  # the table it is about
+    if any(re.search(rf"\b{singular(t)}", text) for t in set(cand.rows.values()) - {main}):
+        score += 1
+    column = cand.id.split(".", 1)[1].split("=")[0] if "." in cand.id else ""
+    if column and column in text:
+        score += 1
+    return score
+
+
+def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
+    """The write the rule is about: its verb ("can only be closed", "cannot borrow") weighs
+    most."""
+    text = rule.lower()
+    verb = m.group(1) if (m := re.search(r"can(?:not)? (?:only )?(?:be )?(\w+)", text)) else ""
+    scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
+    best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
+    return best[2] if best and best[0] >= 3 else None
+
+
+def guess_conditions(
+    rule: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]] | None = None
+) -> list[Condition]:
+    """The conditions the rule's phrasing states, on `cand`'s rows (status words are the
+    values the schema's CHECK or else the seed has)."""
+    text = rule.lower()
+    negated = bool(re.search(r"\b(cannot|not|never|no)\b", text))
+    out: list[Condition] = []
+    guards = {
+        "positive": r"greater than 0|more than 0|positive",
+        "enough": r"at least the amount|enough|sufficient",
+        "distinct": r"differ|not the same",
+        "not_above": r"at most the|not exceed the|no more than the",
+        "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
+    }
+    for guard, phrase in guards.items():
+        if guard in cand.guards and re.search(phrase, text):
+            out.append(Condition(kind="guard", guard=guard))
+    tables = {t.name: t for t in schema.tables}
+    limit = rf"(?:at most|no more than|up to|cannot exceed|maximum of) {NUMBER}\b(?! times)"
+    for m in re.finditer(limit + r"(?: (\w+))?", text):
+        noun = m.group(2) or ""
+        if cand.amount and not any(noun.startswith(singular(t)) for t in tables):
+            out.append(Condition(kind="amount", op="<=", value=_number(m.group(1))))
+    rows = list(cand.rows.items())
+    for m in re.finditer(rf"{NUMBER} times the (\w+)'s (\w+)", text):
+        row = next((p for p, t in rows if m.group(3) in tables[t].column_names), None)
+        if row and cand.amount:
+            out.append(
+                Condition(
+                    kind="amount",
+                    row=row,
+                    column=m.group(3),
+                    op="<=",
+                    factor=_number(m.group(1)),
+                )
+            )
+    for m in re.finditer(rf"at most {NUMBER} (\w+) with (\w+) (\w+)", text):
+        child = next((t for t in tables if m.group(2).startswith(singular(t))), None)
+        for row, table in rows:
+            linked = child and any(
+                fk.ref_table == table for fk in tables[child].foreign_keys if len(fk.columns) == 1
+            )
+            if child and linked and m.group(3) in tables[child].column_names:
+                out.append(
+                    Condition(
+                        kind="count",
+                        row=row,
+                        child=child,
+                        column=m.group(3),
+                        value=m.group(4),
+                        number=int(_number(m.group(1))),
+                    )
+                )
+                break
+    source = "source" in text or "from" in text
+    for row, table_name in rows:
+        target = tables[table_name]
+        noun = singular(table_name)
+        if len(rows) > 1 and row.startswith("to_") and source:
+            continue
+        for column in target.columns:
+            name = column.name
+            found = re.search(rf"\b{name} is (?:exactly )?([\w.]+)", text)
+            if found:
+                raw = found.group(1)
+                value: str | float = _number(raw) if re.fullmatch(r"[\d.]+", raw) else raw
+                op = "<>" if negated else "="
+                out.append(Condition(kind="value", row=row, column=name, op=op, value=value))
+                continue
+            spaced = name.replace("_", " ")
+            if column.type in ("real", "integer") and re.search(rf"(has|have|with) {spaced}", text):
+                out.append(Condition(kind="value", row=row, column=name, op=">", value=0))
+        status = next((c for c in target.columns if "status" in c.name), None)
+        if status is None:
+            continue
+        allowed = enum_values(target, status.name, seed or {})
+        for value in (v for v in _status_values(text, noun) if v in allowed):
+            if negated and re.search(rf"with {status.name} {value}", text):
+                cond = Condition(
+                    kind="in", row=row, column=status.name, op="not in", values=[value]
+                )
+            else:
+                cond = Condition(kind="in", row=row, column=status.name, values=[value])
+            out.append(cond)
+    return out
+
+
+def _status_values(text: str, noun: str) -> list[str]:
+    """Status words said of the noun: "an active account", "account to be active",
+    "a member with status suspended"."""
+    found = re.findall(rf"\b(\w+) {noun}\b", text)
+    found += re.findall(rf"\b{noun}\w* (?:to be|is|must be) (\w+)", text)
+    found += re.findall(rf"\b{noun}\w* with status (\w+)", text)
+    skip = {"a", "an", "the", "source", "target", "new", "its", "their", "one", "per", "each"}
+    return [w for w in dict.fromkeys(found) if w not in skip and w.isalpha()]

@@ -1,0 +1,182 @@
+"""Stage `tool_choice`: the model picks from the catalogue and maps the rules; bad answers
+are fed back, an unusable one falls back to the deterministic selection; the finance
+brief's seven rules end up enforced either way."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from generators.catalogue import fallback_choice, propose_pattern_tools, realise
+from generators.patterns import catalogue
+from generators.policy import tau2_policy
+from generators.toolkit import schema_tools
+from generators.tools import propose_tools
+from tests.generators.finance import SEED, finance_brief, finance_schema
+from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
+from tests.generators.test_patterns import banking
+from toolscale.figures import environment_figures
+from toolscale.rules import RuleCoverage
+from toolscale.spec import EnvironmentSpec
+from toolscale.testing.fakedomain import library
+from toolscale.testing.fakellm import FakeLLM, Reply, scripted
+
+SCRIPTED = {  # what a model that follows the menu answers for the finance brief
+    "tools": [
+        {"candidate": "transfer:accounts.balance", "name": "transfer_funds",
+         "description": "Move money."},
+        {"candidate": "find:clients by email", "name": "find_client", "description": "Find."},
+    ],
+    "rules": [
+        {"rule": 1, "candidate": "transfer:accounts.balance", "conditions": [
+            {"kind": "in", "row": "from_account_id", "column": "status", "values": ["active"]},
+            {"kind": "guard", "guard": "enough"}]},
+        {"rule": 2, "candidate": "transfer:accounts.balance", "conditions": [
+            {"kind": "guard", "guard": "positive"}, {"kind": "guard", "guard": "distinct"},
+            {"kind": "amount", "op": "<=", "value": 10000}]},
+        {"rule": 3, "candidate": "status:accounts.status=closed", "conditions": [
+            {"kind": "value", "column": "balance", "op": "=", "value": 0}]},
+        {"rule": 4, "candidate": "create:cards under accounts", "conditions": [
+            {"kind": "in", "row": "account_id", "column": "status", "values": ["active"]},
+            {"kind": "count", "row": "account_id", "child": "cards", "column": "status",
+             "value": "active", "number": 2}]},
+        {"rule": 5, "candidate": "status:cards.status=active", "conditions": [
+            {"kind": "value", "column": "frozen_reason", "op": "<>", "value": "stolen"}]},
+        {"rule": 6, "candidate": "create:loans under clients", "conditions": [
+            {"kind": "count", "row": "client_id", "child": "loans", "column": "status",
+             "value": "active", "number": 1},
+            {"kind": "amount", "row": "client_id", "column": "annual_income", "op": "<=",
+             "factor": 5}]},
+        {"rule": 7, "candidate": "adjust:loans.outstanding", "conditions": [
+            {"kind": "guard", "guard": "positive"}, {"kind": "guard", "guard": "not_above"},
+            {"kind": "guard", "guard": "close_at_zero"}]},
+    ],
+}  # fmt: skip
+
+
+def finance() -> EnvironmentSpec:
+    schema = finance_schema()
+    return EnvironmentSpec(name="finance", schema_=schema, seed=SEED, tools=schema_tools(schema))
+
+
+def assembled(spec: EnvironmentSpec, tools, rules) -> EnvironmentSpec:
+    return spec.model_copy(update={"tools": [*spec.tools, *tools], "rules": rules})
+
+
+def test_the_fallback_maps_every_finance_rule_and_meets_the_floors() -> None:
+    spec, rules = finance(), finance_brief().rules
+    cands = catalogue(spec.schema_, spec.seed)
+    out = realise(fallback_choice(cands, rules, spec.schema_, spec.seed), cands, rules, spec)
+    assert out.dropped == []
+    assert [r.rule for r in out.rules] == rules
+    assert all(r.enforced for r in out.rules), [r.rule for r in out.rules if not r.enforced]
+    assert out.rules[4].tools() == ["activate_card"]  # the stolen card rule
+    figures = environment_figures(assembled(spec, out.tools, out.rules))
+    assert figures.tools >= 14 and figures.guarded_writes >= 6
+    assert (figures.rules_in_brief, figures.rules_enforced) == (7, 7)
+
+
+def test_the_fallback_on_the_banking_schema_reports_what_it_cannot_enforce() -> None:
+    spec, rules = banking(), finance_brief().rules
+    cands = catalogue(spec.schema_, spec.seed)
+    out = realise(fallback_choice(cands, rules, spec.schema_, spec.seed), cands, rules, spec)
+    figures = environment_figures(assembled(spec, out.tools, out.rules))
+    assert figures.tools >= 14 and figures.guarded_writes >= 6
+    closing = out.rules[2]  # no active account of the seed has a zero balance
+    assert not closing.enforced
+    assert any("close_account" in r.detail for r in out.dropped)
+
+
+def test_a_scripted_answer_maps_all_seven_rules_after_feedback(tmp_path: Path) -> None:
+    bad = {
+        "tools": [{"candidate": "transfer:nowhere", "name": "x"}],
+        "rules": [
+            {"rule": 1, "candidate": "transfer:accounts.balance", "conditions": [
+                {"kind": "value", "row": "from_account_id", "column": "colour", "value": "red"}]}
+        ],
+    }  # fmt: skip
+    asked = ask(
+        scripted(reply(bad), reply(SCRIPTED)),
+        tmp_path,
+        lambda llm: propose_pattern_tools(llm, finance_brief(), finance()),
+    )
+    out = asked.value
+    feedback = last_user(asked.requests[1])
+    assert "unknown candidate 'transfer:nowhere'" in feedback
+    assert "table accounts has no column 'colour'" in feedback
+    assert not out.fell_back
+    assert all(r.enforced for r in out.rules)
+    assert out.rules[0].tools() == ["transfer_funds"]
+    names = {t.name for t in out.tools}
+    assert {"transfer_funds", "find_client", "close_account", "activate_card"} <= names
+    figures = environment_figures(assembled(finance(), out.tools, out.rules))
+    assert figures.tools >= 14 and figures.guarded_writes >= 6  # topped up to the floors
+
+
+def test_an_unusable_answer_falls_back(tmp_path: Path) -> None:
+    asked = ask(
+        scripted(Reply(content="not json at all")),
+        tmp_path,
+        lambda llm: propose_pattern_tools(llm, finance_brief(), finance()),
+    )
+    out = asked.value
+    assert out.fell_back and out.dropped[0].reason == "fell_back_to_catalogue"
+    assert sum(r.enforced for r in out.rules) == 7
+    assert asked.llm.ledger.stage("tool_choice").repairs == 2
+
+
+def test_the_library_model_maps_both_library_rules(tmp_path: Path, lib: Library) -> None:
+    spec = lib.spec.model_copy(update={"tools": lib.core})
+    asked = ask(library, tmp_path, lambda llm: propose_pattern_tools(llm, brief(), spec))
+    out = asked.value
+    assert [c.tools() for c in out.rules] == [["lend_book"], ["lend_book"]]
+    lend = next(t for t in out.tools if t.name == "lend_book")
+    assert "A member with status suspended cannot borrow." in [r.error for r in lend.require]
+    choices = [b for b in asked.requests if stage_of(b) == "CatalogueChoice"]
+    assert len(choices) == 2 and "unknown candidate 'no:such candidate'" in last_user(choices[1])
+
+
+def test_the_policy_states_only_enforced_rules_and_a_section_per_operation() -> None:
+    spec, rules = finance(), finance_brief().rules
+    cands = catalogue(spec.schema_, spec.seed)
+    out = realise(fallback_choice(cands, rules, spec.schema_, spec.seed), cands, rules, spec)
+    coverage = [*out.rules[:6], RuleCoverage(rule=rules[6])]  # pretend rule 7 is not enforced
+    tools = [*spec.tools, *out.tools]
+    policy = tau2_policy(finance_brief(), "You help the bank's clients.", tools, coverage)
+    assert policy.startswith("# Finance assistant policy\n\nYou help the bank's clients.")
+    assert "`find_client_by_email`" in policy.split("## Operations")[0]  # identify first
+    assert "explicitly confirms" in policy
+    for tool in tools:
+        if tool.kind == "write":
+            assert f"### {tool.name}\n" in policy
+    rules_part = policy.split("## Rules\n")[1].split("## Tool costs")[0]
+    for rule in rules[:6]:
+        assert rule in rules_part
+    assert rules[6] not in policy
+    assert "| transfer_balance | write |" in policy
+
+
+def test_the_free_sql_stage_stops_within_its_budget(tmp_path: Path, lib: Library) -> None:
+    base = lib.spec.model_copy(update={"tools": lib.core, "policy": ""})
+    with FakeLLM(library, latency_s=0.4) as fake:  # every answer takes 0.4 s
+        import asyncio
+
+        from toolscale.llm.cache import ResponseCache
+        from toolscale.llm.client import LLMClient
+        from toolscale.llm.config import LLMConfig
+
+        config = LLMConfig(base_url=fake.base_url, model="fake", concurrency=1, timeout_s=5)
+        llm = LLMClient(config, ResponseCache(tmp_path))
+
+        async def main():
+            try:
+                return await propose_tools(llm, brief(), base, budget_s=1.0)
+            finally:
+                await llm.close()
+
+        started = time.perf_counter()
+        kept, dropped = asyncio.run(main())
+        elapsed = time.perf_counter() - started
+    assert elapsed < 2.5  # unbounded: 4 tools x up to 4 tries x 0.4 s in a queue of one
+    assert any(r.reason == "budget_spent" for r in dropped)
+    assert len(kept) < 3

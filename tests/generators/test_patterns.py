@@ -1,0 +1,141 @@
+"""The catalogue: every candidate on the banking fixture and on a finance schema passes the
+static checks and runs on the seed; the built-in guards and menu conditions refuse what the
+rules forbid, with the rule's words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generators.patterns import (
+    Candidate,
+    Condition,
+    catalogue,
+    condition_problems,
+    condition_step,
+    with_conditions,
+)
+from generators.realise import tool_sql_problems
+from generators.toolkit import schema_tools
+from generators.tools import smoke_problems
+from tests.generators.finance import SEED, finance_schema
+from toolscale.environment import Environment
+from toolscale.spec import EnvironmentSpec
+from toolscale.tool import Tool, ToolCall
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
+
+
+def banking() -> EnvironmentSpec:
+    spec = EnvironmentSpec.model_validate_json(FIXTURE.read_text())
+    return spec.model_copy(update={"tools": schema_tools(spec.schema_)})
+
+
+def finance() -> EnvironmentSpec:
+    schema = finance_schema()
+    return EnvironmentSpec(name="finance", schema_=schema, seed=SEED, tools=schema_tools(schema))
+
+
+def by_id(spec: EnvironmentSpec) -> dict[str, Candidate]:
+    return {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+
+
+def call(spec: EnvironmentSpec, tool: Tool, **arguments: object):
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, tool]})) as env:
+        result = env.step(ToolCall(name=tool.name, arguments=arguments))
+        return result, env.sandbox.changes()
+
+
+# Candidates that cannot succeed on these seeds, and why: a database CHECK the status move
+# alone cannot satisfy (closing needs a zero balance, paid_off needs outstanding 0).
+UNRUNNABLE = {"status:accounts.status=closed", "status:loans.status=paid_off"}
+
+
+@pytest.mark.parametrize("make", [banking, finance], ids=["banking", "finance"])
+def test_every_candidate_passes_the_checks_and_runs_on_the_seed(make) -> None:
+    spec = make()
+    cands = catalogue(spec.schema_, spec.seed)
+    patterns = {c.pattern for c in cands}
+    assert patterns >= {"transfer", "create", "status", "adjust", "update", "total", "find"}
+    assert len({c.tool.name for c in cands}) == len(cands)
+    for cand in cands:
+        assert cand.tool.origin == "pattern"
+        assert tool_sql_problems(cand.tool, spec.schema_) == [], cand.id
+        if cand.id in UNRUNNABLE and make is banking:
+            continue
+        assert smoke_problems(cand.tool, spec, tries=40) == [], cand.id
+    writes = [c for c in cands if c.tool.kind == "write"]
+    assert len(writes) >= 8 and all(c.tool.require for c in writes)
+
+
+def test_a_transfer_moves_money_and_refuses_an_overdraft() -> None:
+    spec = finance()
+    transfer = by_id(spec)["transfer:accounts.balance"].tool
+    result, changes = call(spec, transfer, from_account_id=10, to_account_id=11, amount=500)
+    assert result.ok, result.error
+    assert {r["account_id"]: r["balance"] for r in result.output} == {10: 2000.0, 11: 800.0}
+    assert "transfers" in str(changes)  # the ledger row of the transfer
+    result, _ = call(spec, transfer, from_account_id=11, to_account_id=10, amount=301)
+    assert not result.ok and result.error == "The source account does not hold enough balance."
+    result, _ = call(spec, transfer, from_account_id=10, to_account_id=10, amount=1)
+    assert not result.ok and "must differ" in (result.error or "")
+
+
+def test_a_status_change_refuses_a_disallowed_transition() -> None:
+    spec = finance()
+    freeze = by_id(spec)["status:cards.status=frozen"].tool
+    assert freeze.name == "freeze_card"
+    assert call(spec, freeze, card_id=100)[0].ok
+    refused, _ = call(spec, freeze, card_id=102)  # already frozen
+    assert refused.error == "Only a card whose status is active can be frozen."
+
+
+def test_a_repayment_refuses_more_than_owed_and_closes_at_zero() -> None:
+    spec = finance()
+    repay = by_id(spec)["adjust:loans.outstanding"].tool
+    refused, _ = call(spec, repay, loan_id=700, amount=4000.01)
+    assert refused.error == "The amount cannot exceed the loan's outstanding."
+    done, _ = call(spec, repay, loan_id=700, amount=4000)
+    assert done.output == {"loan_id": 700, "outstanding": 0.0, "status": "closed"}
+
+
+def test_menu_conditions_become_require_steps_with_the_rules_words() -> None:
+    spec = finance()
+    cands = by_id(spec)
+    unfreeze = cands["status:cards.status=active"]
+    rule = "A card reported stolen cannot be unfrozen."
+    stolen = Condition(kind="value", column="frozen_reason", op="<>", value="stolen")
+    tool = with_conditions(unfreeze, [condition_step(unfreeze, stolen, spec.schema_, rule)])
+    assert call(spec, tool, card_id=103)[0].ok  # frozen because lost
+    assert call(spec, tool, card_id=102)[0].error == rule  # frozen because stolen
+    loan = cands["create:loans under clients"]
+    rules = {
+        "at most one active loan": Condition(
+            kind="count", row="client_id", child="loans", column="status", value="active", number=1
+        ),
+        "at most 5 times the income": Condition(
+            kind="amount", row="client_id", column="annual_income", op="<=", factor=5
+        ),
+    }
+    steps = [condition_step(loan, c, spec.schema_, r) for r, c in rules.items()]
+    tool = with_conditions(loan, steps)
+    assert tool_sql_problems(tool, spec.schema_) == []
+    assert call(spec, tool, client_id=1, amount=100)[0].error == "at most one active loan"
+    assert call(spec, tool, client_id=3, amount=450001)[0].error == "at most 5 times the income"
+    assert call(spec, tool, client_id=3, amount=450000)[0].ok
+
+
+def test_a_condition_that_does_not_fit_names_what_is_wrong() -> None:
+    spec = finance()
+    cand = by_id(spec)["transfer:accounts.balance"]
+    missing = Condition(kind="value", row="from_account_id", column="colour", value="red")
+    assert condition_problems(cand, missing, spec.schema_) == [
+        "transfer:accounts.balance: condition value: table accounts has no column 'colour'"
+    ]
+    stray = Condition(kind="in", row="card_id", column="status", values=["active"])
+    assert (
+        "row 'card_id' is not one of its rows" in condition_problems(cand, stray, spec.schema_)[0]
+    )
+    guard = Condition(kind="guard", guard="magic")
+    assert "no built-in guard 'magic'" in condition_problems(cand, guard, spec.schema_)[0]
