@@ -3,6 +3,7 @@ rows that keep keys, foreign keys, CHECKs and uniqueness, and load on both engin
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from pathlib import Path
@@ -143,7 +144,7 @@ def test_integer_keys_look_like_real_ids_in_ranges_that_never_overlap() -> None:
     orders = [r["order_id"] for r in rows["orders"]]
     for ids in (customers, orders):
         assert all(10_000 <= i < 10_000_000 for i in ids)  # 5 to 7 digits
-        assert ids == sorted(ids) and any(b - a > 1 for a, b in zip(ids, ids[1:], strict=False))
+        assert ids == sorted(ids) and any(b - a > 1 for a, b in itertools.pairwise(ids))
     assert max(customers) < min(orders)
 
 
