@@ -62,7 +62,7 @@ def test_propose_rows_fills_every_table_to_the_briefs_count(tmp_path: Path, lib:
     assert outcome.ok, outcome.rejection
     seed = outcome.value
     assert set(seed) == {"members", "books", "loans"}
-    assert sum(len(rows) for rows in seed.values()) == brief().seed_rows == 40
+    assert sum(len(rows) for rows in seed.values()) == brief().seed_rows == 60
     assert {r["status"] for r in seed["members"]} == {"active", "suspended"}  # the model's plan
     assert {r["author"] for r in seed["books"]} <= {"Herbert", "Austen", "Joyce", "Morrison"}
     member_ids = [r["member_id"] for r in seed["members"]]
@@ -116,7 +116,7 @@ def test_a_model_that_never_plans_falls_back_to_the_default_plan(tmp_path: Path)
     )
     outcome = asked.value
     assert outcome.ok, outcome.rejection
-    assert sum(len(r) for r in outcome.value.values()) == 40
+    assert sum(len(r) for r in outcome.value.values()) == 60
     assert {r["status"] for r in outcome.value["members"]} <= {"active", "suspended"}
     failures = asked.llm.ledger.stage("rows").failures
     assert failures[GeneratorReason.FELL_BACK_TO_DEFAULT_PLAN] == 3  # one per table

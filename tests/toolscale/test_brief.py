@@ -108,4 +108,4 @@ def test_brief_path_finds_a_domain_or_lists_the_known_ones(tmp_path: Path) -> No
 def test_the_fake_domain_brief_is_a_brief() -> None:
     """The library brief the flow tests and the bench run on."""
     brief = Brief.model_validate(yaml.safe_load(BRIEF))
-    assert (brief.name, brief.n_tables, brief.seed_rows) == ("library", 3, 40)
+    assert (brief.name, brief.n_tables, brief.seed_rows) == ("library", 3, 60)

@@ -28,7 +28,7 @@ task_ideas:
   - A member borrows a book
   - A member asks about a book
 n_tables: 3
-seed_rows: 40
+seed_rows: 60
 n_tools: 9
 """
 
