@@ -112,7 +112,8 @@ def _communicate(
     )
     is_write = lambda name: tools[name].kind == "write"  # noqa: E731
     told = {latest} if latest is not None else set()
-    idle = useless_reads(calls, results, is_write, "", told, check_before_write=True)
+    said = " ".join(str(v) for v in given)  # what the user states is no news a read brings
+    idle = useless_reads(calls, results, is_write, said, told, check_before_write=True)
     lookups: set[str] = set()
     for i in sorted(told | {j for j in idle if j >= start}):
         found, names = _telling(i, results, given, rng)
