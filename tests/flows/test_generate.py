@@ -97,7 +97,8 @@ def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_
     report = json.loads((out / "report.json").read_text())
     stages = {r["stage"]: r for r in report["rows"]}
     assert stages["tools"]["rejected"] == {"sql_rejected": 1}  # broken_tool, after repairs
-    assert stages["tasks/llm"]["rejected"].get("dedup:duplicate_gold", 0) >= 1
+    llm = stages["tasks/llm"]  # the library model borrows for a member and book it was shown
+    assert llm["accepted"] >= 1 and all(":" in reason for reason in llm["rejected"])
     assert report["tasks"] == len(tasks)
     assert sum(r["accepted"] for r in report["rows"] if r["stage"].startswith("tasks/")) == len(
         tasks
