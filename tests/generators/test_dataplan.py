@@ -7,18 +7,20 @@ import itertools
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from generators.dataplan import (
     ColumnPlan,
     DataPlan,
+    Expansion,
     TablePlan,
     default_plan,
-    expand,
-    expand_plan,
     plan_problems,
 )
+from generators.dataplan import expand as _expand
+from generators.dataplan import expand_plan as _expand_plan
 from generators.realise import seed_problems
 from generators.toolkit import schema_tools
 from tests.generators.library import library_schema
@@ -92,6 +94,18 @@ PLAN = DataPlan(
         ),
     ]
 )
+
+
+Rows = dict[str, list[dict[str, Any]]]  # the tests compare values freely
+
+
+def expand(plan: DataPlan, schema: Schema, seed: int, total_rows: int) -> Rows:
+    return _expand(plan, schema, seed=seed, total_rows=total_rows)
+
+
+def expand_plan(plan: DataPlan, schema: Schema, seed: int, total_rows: int) -> Any:
+    got: Expansion = _expand_plan(plan, schema, seed=seed, total_rows=total_rows)
+    return got
 
 
 def loads_on_both_engines(schema: Schema, rows: dict) -> list[str]:
@@ -187,7 +201,7 @@ def test_a_bad_column_plan_is_replaced_by_the_default_when_expanding() -> None:
 
 
 @pytest.mark.parametrize("schema", [banking_schema, library_schema, shop], ids=lambda f: f.__name__)
-def test_the_default_planner_makes_a_plan_that_loads(schema) -> None:
+def test_the_default_planner_makes_a_plan_that_loads(schema: Any) -> None:
     s = schema()
     plan = default_plan(s)
     assert plan_problems(plan, s) == []

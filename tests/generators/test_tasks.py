@@ -86,7 +86,7 @@ def test_propose_llm_task_gives_gold_calls_that_replay(
 def seed_ids(lib: Library) -> tuple[int, int]:
     """An active member and the book with the most copies: a borrowing that succeeds."""
     member = next(r["member_id"] for r in lib.seed["members"] if r["status"] == "active")
-    book = max(lib.seed["books"], key=lambda r: r["copies_available"])["book_id"]
+    book = max(lib.seed["books"], key=lambda r: int(r["copies_available"] or 0))["book_id"]
     assert isinstance(member, int) and isinstance(book, int)
     return member, book
 
