@@ -221,7 +221,12 @@ async def build_environment(
     )
     derived = core + [tools_stage.priced(t) for t in status_tools(schema, seed)]
     base = EnvironmentSpec(
-        name=brief.name, description=brief.description, schema_=schema, seed=seed, tools=derived
+        name=brief.name,
+        description=brief.description,
+        schema_=schema,
+        seed=seed,
+        tools=derived,
+        id_start=rows_stage.id_start(seed),
     )
     tools: list[Tool] | None = store.load_stage("tools", list[Tool])
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []

@@ -1,150 +1,188 @@
-"""Stage 2: seed rows, one table at a time in key order, loaded through the real DDL.
+"""Stage 2: seed rows from a data plan, loaded through the real DDL.
 
-Each table gets its own JSON schema: typed columns, and foreign keys as an enum of the
-keys that exist, so even a small model cannot point at a missing row. Primary keys are
-ours (a range per table, so an account id never looks like a client id)."""
+The model never types rows: per table it picks a kind for each column from a short list
+(only the kinds that fit the column's type are offered, and a plan from the names alone is
+shown as a starting point) and says how many children a parent row has; `dataplan.expand`
+writes the rows. One small request per table suits a 1.5B model. A table whose plan is
+still wrong after the repairs keeps its good columns and gets the default plan for the
+rest; the stage never dies for lack of rows."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from generators import dataplan
+from generators.dataplan import ColumnPlan, DataPlan, TablePlan
 from generators.prompting import messages
 from generators.realise import seed_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
-from toolscale.schema import Scalar, Schema, Table
+from toolscale.schema import ColumnType, Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
 
 STAGE = "rows"
-PY_TYPES: dict[str, Any] = {
-    "integer": int,
-    "real": float,
-    "text": str,
-    "boolean": bool,
-    "date": dt.date,
-    "datetime": dt.datetime,
+DEFAULT_ID_START = int(str(EnvironmentSpec.model_fields["id_start"].default))
+
+# the fields a small model may fill, by column type (kind is always asked)
+FIELDS: dict[ColumnType, tuple[str, ...]] = {
+    "text": ("values", "weights", "pattern"),
+    "integer": ("low", "high", "values", "weights"),
+    "real": ("low", "high", "distribution", "decimals", "values", "weights"),
+    "date": ("start", "end"),
+    "datetime": ("start", "end"),
+    "boolean": ("probability",),
 }
 
 
-def key_base(index: int, n_rows: int = 99) -> int:
-    """Keys of the index-th table start at 101, 201, … (1001, 2001, … when tables hold
-    100 rows or more): ranges never overlap."""
-    step = 100
-    while step <= n_rows:
-        step *= 10
-    return (index + 1) * step + 1
+def planned_columns(table: Table) -> list[str]:
+    """The columns the model plans: not our key, not a foreign key (they are implied)."""
+    key, fks = dataplan.own_key(table), dataplan.foreign_key_of(table)
+    return [c.name for c in table.columns if c.name != key and c.name not in fks]
 
 
-def row_model(table: Table, parent_keys: dict[str, list[Scalar]], n_rows: int) -> type[BaseModel]:
-    """The JSON schema one table's rows must follow; the integer primary key is left out."""
-    fields: dict[str, Any] = {}
-    fk_of = {fk.columns[0]: fk.ref_table for fk in table.foreign_keys if len(fk.columns) == 1}
-    for col in table.columns:
-        if col.name in table.primary_key and col.type == "integer" and len(table.primary_key) == 1:
-            continue
-        if col.name in fk_of and parent_keys.get(fk_of[col.name]):
-            kind: Any = Literal[tuple(parent_keys[fk_of[col.name]])]
-        else:
-            kind = PY_TYPES[col.type]
+def plan_model(table: Table) -> type[BaseModel]:
+    """The JSON schema of one table's plan: one property per column, whose `kind` offers
+    only the kinds that fit its type (a CHECK's IN list leaves only `choice`)."""
+    columns: dict[str, Any] = {}
+    for name in planned_columns(table):
+        col = table.column(name)
+        kinds = ("choice",) if table.enum_values(name) else dataplan.FITS[col.type]
+        fields: dict[str, Any] = {"kind": (Literal[kinds], ...)}
+        for f in FIELDS[col.type]:
+            info = ColumnPlan.model_fields[f]
+            default = info.get_default(call_default_factory=True)
+            fields[f] = (info.annotation, Field(default=default, description=info.description))
         if col.nullable:
-            fields[col.name] = (kind | None, None)
-        else:
-            fields[col.name] = (kind, ...)
-    row = create_model(f"{table.name}_row", **fields)
-    low = max(2, n_rows // 2)
-    return create_model(
-        f"{table.name}_rows",
-        rows=(list[row], Field(min_length=low, max_length=n_rows)),
-    )
+            fields["nulls"] = (float, Field(default=0.0, ge=0, le=1))
+        columns[name] = (create_model(f"{table.name}_{name}_plan", **fields), ...)
+    top: dict[str, Any] = {}
+    if _parent(table):
+        top["min_children"] = (int, Field(ge=0, le=50))
+        top["max_children"] = (int, Field(ge=0, le=50))
+    else:
+        top["rows"] = (int, Field(ge=1, le=100, description="size relative to other tables"))
+    top["columns"] = (create_model(f"{table.name}_columns", **columns), ...)
+    return create_model(f"{table.name}_plan", **top)
 
 
-def to_scalar(value: Any) -> Scalar:
-    if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None).isoformat(timespec="seconds")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return value
+def _parent(table: Table) -> tuple[str, str] | None:
+    return dataplan._owner(table, TablePlan(table=table.name))
 
 
-def with_keys(
-    table: Table, rows: list[dict[str, Any]], index: int, n_rows: int | None = None
-) -> list[dict[str, Scalar]]:
-    """Rows with our keys; `n_rows` is the most rows any table may have (the same for all)."""
-    out = []
-    keys = table.primary_key
-    key = keys[0] if len(keys) == 1 and table.column(keys[0]).type == "integer" else None
-    for i, row in enumerate(rows):
-        values = {k: to_scalar(v) for k, v in row.items()}
-        if key is not None:
-            values = {key: key_base(index, n_rows or len(rows)) + i, **values}
-        out.append(values)
-    return out
+def to_table_plan(table: Table, answer: BaseModel) -> TablePlan:
+    data = answer.model_dump()
+    columns = [
+        ColumnPlan(column=name, **fields) for name, fields in (data.pop("columns") or {}).items()
+    ]
+    return TablePlan(table=table.name, columns=columns, **data)
 
 
-async def propose_table_rows(
-    llm: LLMClient,
-    brief: Brief,
-    schema: Schema,
-    seed: dict[str, list[dict[str, Scalar]]],
-    table: Table,
-    index: int,
-    probe: list[Tool],
-    sample: int = 0,
-    repairs: int = 3,
-) -> Outcome[list[dict[str, Scalar]]]:
-    """Rows for one table, given its parents' rows; checked by loading them on both engines."""
-    parents = {fk.ref_table for fk in table.foreign_keys}
-    parent_keys: dict[str, list[Scalar]] = {}
-    for name in parents:
-        parent = schema.table(name)
-        parent_keys[name] = [r[parent.primary_key[0]] for r in seed.get(name, [])]
-    model = row_model(table, parent_keys, brief.rows_per_table)
+def suggestion(table: Table, name: str) -> str:
+    """The default plan of one column, as the JSON the model would write."""
+    plan = dataplan.default_column(table, name)
+    return plan.model_dump_json(exclude_defaults=True, exclude={"column"})
 
-    def check(answer: BaseModel) -> list[dict[str, Scalar]]:
-        raw = answer.model_dump()["rows"]
-        rows = with_keys(table, raw, index, brief.rows_per_table)
-        partial = {**seed, table.name: rows}
-        spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=partial, tools=probe)
-        problems = seed_problems(spec)
+
+async def propose_table_plan(
+    llm: LLMClient, brief: Brief, table: Table, sample: int = 0, repairs: int = 2
+) -> tuple[TablePlan, bool]:
+    """One table's plan from the model; (plan, True) when it fell back to defaults in part
+    or whole."""
+    salvaged = False
+
+    def check(answer: BaseModel) -> TablePlan:
+        plan = to_table_plan(table, answer)
+        problems = dataplan.table_plan_problems(table, plan)
         if problems:
-            raise Invalid(problems, reason=GeneratorReason.SEED_REJECTED)
-        return rows
+            raise Invalid(problems, reason=GeneratorReason.BAD_DATA_PLAN)
+        return plan
 
+    def salvage(answer: BaseModel) -> TablePlan:
+        nonlocal salvaged
+        plan = to_table_plan(table, answer)
+        salvaged = bool(dataplan.table_plan_problems(table, plan))
+        return plan  # dataplan.complete replaces what is wrong, column by column
+
+    parent = _parent(table)
     prompt = messages(
         "rows.j2",
         brief=brief,
         table=table,
-        columns=[c for c in table.columns if c.name not in table.primary_key],
-        parents={n: seed.get(n, [])[:6] for n in sorted(parents)},
-        n_rows=brief.rows_per_table,
-        year=int(str(EnvironmentSpec.model_fields["clock"].default)[:4]) - 1,
+        parent=parent,
+        columns=[
+            (table.column(n), table.enum_values(n), suggestion(table, n))
+            for n in planned_columns(table)
+        ],
     )
-    return await llm.structured(
-        prompt, model, stage=STAGE, check=check, repairs=repairs, sample=sample
+    got = await llm.structured(
+        prompt,
+        plan_model(table),
+        stage=STAGE,
+        check=check,
+        last_check=salvage,
+        repairs=repairs,
+        sample=sample,
     )
+    if got.ok and got.value is not None:
+        return got.value, salvaged
+    return dataplan.default_table(table), True
+
+
+async def propose_plan(
+    llm: LLMClient, brief: Brief, schema: Schema, sample: int = 0
+) -> tuple[DataPlan, int]:
+    """The domain's plan, table by table; and how many tables fell back to defaults."""
+    tables = []
+    fell_back = 0
+    for table in schema.insertion_order():
+        plan, fallback = await propose_table_plan(llm, brief, table, sample)
+        tables.append(plan)
+        fell_back += fallback
+    return dataplan.complete(DataPlan(tables=tables), schema), fell_back
+
+
+def id_start(seed: dict[str, list[dict[str, Scalar]]]) -> int:
+    """The first :_new_id above every integer key of the seed (1,000,000 unless the seed's
+    ids reach it): a new row never takes a seed row's id."""
+    top = max(
+        (v for rows in seed.values() for r in rows for v in r.values() if type(v) is int),
+        default=0,
+    )
+    start = DEFAULT_ID_START
+    while start <= top:
+        start *= 10
+    return start
 
 
 async def propose_rows(
     llm: LLMClient, brief: Brief, schema: Schema, probe: list[Tool], sample: int = 0
 ) -> Outcome[dict[str, list[dict[str, Scalar]]]]:
-    """Every table's rows, parents first; the first table that cannot be filled stops it."""
-    seed: dict[str, list[dict[str, Scalar]]] = {}
-    attempts = 0
-    for table in schema.insertion_order():
-        index = schema.tables.index(table)
-        got = await propose_table_rows(llm, brief, schema, seed, table, index, probe, sample)
-        attempts += got.attempts
-        if not got.ok or got.value is None:
-            rejection = got.rejection or Rejection(
-                stage=STAGE, reason=GeneratorReason.NO_ROWS, detail=""
-            )
-            rejection.detail = f"table {table.name!r}: {rejection.detail}"
-            return Outcome(rejection=rejection, attempts=attempts, raw=got.raw)
-        seed[table.name] = got.value
-    return Outcome(value=seed, attempts=attempts)
+    """Every table's rows from the model's plan, expanded to `brief.seed_rows` rows and
+    loaded on both engines; the default plan when the model's plan does not load."""
+    plan, fell_back = await propose_plan(llm, brief, schema, sample)
+    for _ in range(fell_back):
+        llm.ledger.fail(STAGE, GeneratorReason.FELL_BACK_TO_DEFAULT_PLAN)
+    problems: list[str] = []
+    reason = GeneratorReason.SEED_REJECTED
+    for candidate in (plan, dataplan.default_plan(schema)):
+        expanded = dataplan.expand_plan(candidate, schema, seed=sample, total_rows=brief.seed_rows)
+        spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=expanded.rows, tools=probe)
+        problems = seed_problems(spec)
+        empty = [t for t, rows in expanded.rows.items() if not rows]
+        if not problems and not empty:
+            for _ in range(sum(expanded.dropped.values())):
+                llm.ledger.fail(STAGE, GeneratorReason.ROWS_DROPPED)
+            return Outcome(value=expanded.rows, attempts=1)
+        if not problems:
+            reason, problems = GeneratorReason.NO_ROWS, [f"table {t!r} got no rows" for t in empty]
+        if candidate is plan:
+            llm.ledger.fail(STAGE, GeneratorReason.FELL_BACK_TO_DEFAULT_PLAN)
+    return Outcome(
+        rejection=Rejection(stage=STAGE, reason=reason, detail="; ".join(problems[:5])),
+        attempts=1,
+    )

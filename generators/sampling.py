@@ -119,13 +119,16 @@ def _communicate(
     )
     is_write = lambda name: tools[name].kind == "write"  # noqa: E731
     told = {latest} if latest is not None else set()
-    idle = useless_reads(calls, results, is_write, "", told, check_before_write=True)
+    said = " ".join(str(v) for v in given)  # what the user states is no news a read brings
+    idle = useless_reads(calls, results, is_write, said, told, check_before_write=True)
+    lookups: set[str] = set()
     for i in sorted(told | {j for j in idle if j >= start}):
         found, names = _telling(i, results, given, rng)
-        if not found:
-            return None
+        if not found or set(names) & set(wanted) or calls[i].name in lookups:
+            return None  # nothing to tell, or two reads telling alike: words can't say which
         refs += found
-        wanted += [n for n in names if n not in wanted]
+        wanted += names
+        lookups.add(calls[i].name)
     return refs, wanted
 
 

@@ -28,7 +28,12 @@ class Brief(BaseModel):
         default_factory=list, description="what users typically ask for, as examples"
     )
     n_tables: int = Field(default=4, ge=2, le=10)
-    rows_per_table: int = Field(default=8, ge=2, le=200)
+    seed_rows: int = Field(
+        default=600,
+        ge=10,
+        le=100_000,
+        description="seed rows of the domain, written by a program from the model's data plan",
+    )
     n_tools: int = Field(default=10, ge=3, le=40)
 
     @field_validator("name")

@@ -285,6 +285,18 @@ class GeneratorReason(Reason):
     DDL_REJECTED = "ddl_rejected", "SQLite or DuckDB refused the schema's DDL"
     SEED_REJECTED = "seed_rejected", "an engine refused the proposed rows"
     NO_ROWS = "no_rows", "a table got no rows"
+    BAD_DATA_PLAN = (
+        "bad_data_plan",
+        "a data plan names an unknown column, or a kind or value its column cannot hold",
+    )
+    FELL_BACK_TO_DEFAULT_PLAN = (
+        "fell_back_to_default_plan",
+        "a table's data plan (or the whole plan) came from column names and types alone",
+    )
+    ROWS_DROPPED = (
+        "rows_dropped",
+        "a planned row the database kept refusing after new draws was left out",
+    )
     BAD_PLAN = "bad_plan", "the tool plan has bad names or no write tool"
     NO_PLAN = "no_plan", "no tool plan came back"
     BAD_TOOL = "bad_tool", "the proposed tool is not a valid Tool"

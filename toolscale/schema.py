@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+import sqlglot
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from sqlglot import exp
 
 from toolscale.names import check_identifier
 
@@ -96,6 +98,34 @@ class Table(BaseModel):
     @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    def check_terms(self) -> list[exp.Expr]:
+        """The conjuncts every row must satisfy: each CHECK split on AND (a term under OR
+        or NOT is not a rule a value can follow alone, so it is not split further)."""
+        out: list[exp.Expr] = []
+        for sql in self.checks:
+            try:
+                tree = sqlglot.parse_one(sql, read="sqlite")
+            except sqlglot.errors.ParseError:
+                continue  # the static checks report it
+            out.extend(tree.flatten() if isinstance(tree, exp.And) else [tree])
+        return [t.unnest() for t in out]
+
+    def enum_values(self, column: str) -> list[str] | None:
+        """The values a CHECK `column IN ('a', 'b')` allows (the intersection when several
+        say so), or None when no check lists them."""
+        allowed: list[str] | None = None
+        for term in self.check_terms():
+            if not isinstance(term, exp.In) or not isinstance(term.this, exp.Column):
+                continue
+            if term.this.name != column or term.args.get("query") is not None:
+                continue
+            literals = term.expressions
+            if not literals or not all(isinstance(v, exp.Literal) for v in literals):
+                continue
+            values = [str(v.this) for v in literals]
+            allowed = values if allowed is None else [v for v in allowed if v in values]
+        return allowed
 
 
 class Schema(BaseModel):

@@ -104,7 +104,8 @@ def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_
     assert [r.tools() for r in spec.rules] == [["lend_book"], ["lend_book"]]
     assert report["environment"]["rules_enforced"] == 2
     assert "## Operations" in spec.policy and "### lend_book" in spec.policy
-    assert stages["tasks/llm"]["rejected"].get("dedup:duplicate_gold", 0) >= 1
+    llm = stages["tasks/llm"]  # the library model borrows for a member and book it was shown
+    assert llm["accepted"] >= 1 and all(":" in reason for reason in llm["rejected"])
     assert report["tasks"] == len(tasks)
     assert sum(r["accepted"] for r in report["rows"] if r["stage"].startswith("tasks/")) == len(
         tasks

@@ -1,15 +1,14 @@
-"""Stage `rows`: per table, under a schema built from it, keys ours; rows that load."""
+"""Stage `rows`: a data plan per table under a schema built from it, repaired when wrong,
+the default plan when the model cannot give one; rows expanded to the brief's count."""
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import pytest
-import yaml
 from pydantic import ValidationError
 
-from generators.rows import key_base, propose_rows, row_model, with_keys
+from generators.rows import id_start, plan_model, propose_rows
 from generators.toolkit import schema_tools
 from tests.generators.library import (
     Library,
@@ -21,95 +20,108 @@ from tests.generators.library import (
     stage_of,
     with_checks,
 )
-from toolscale.brief import Brief
 from toolscale.environment import Environment
+from toolscale.reasons import GeneratorReason
 from toolscale.spec import EnvironmentSpec
-from toolscale.testing.fakedomain import BRIEF, library
+from toolscale.testing.fakedomain import library
+from toolscale.testing.fakellm import Reply
 from toolscale.tool import ToolCall
 
 
-def test_row_model_offers_parent_keys_and_leaves_the_key_out() -> None:
-    loans = library_schema().table("loans")
-    model = row_model(loans, {"members": [101, 102, 103], "books": [201, 202]}, n_rows=6)
-    schema = model.model_json_schema()
-    row = schema["$defs"][schema["properties"]["rows"]["items"]["$ref"].split("/")[-1]]
-    props = row["properties"]
-    assert "loan_id" not in props
-    assert props["member_id"]["enum"] == [101, 102, 103]
-    assert props["book_id"]["enum"] == [201, 202]
-    assert props["due_on"]["format"] == "date"
-    assert props["returned"]["type"] == "boolean"
-    assert schema["properties"]["rows"]["maxItems"] == 6
-    good = {"member_id": 101, "book_id": 201, "due_on": "2024-05-01", "returned": False}
-    model.model_validate({"rows": [good, good, good]})
-    with pytest.raises(ValidationError):
-        model.model_validate({"rows": [good, good, {**good, "member_id": 999}]})
+def test_plan_model_offers_only_the_kinds_that_fit_each_column() -> None:
+    schema = with_checks("members", "status IN ('active', 'suspended')")
+    members = plan_model(schema.table("members")).model_json_schema()
+    defs = members["$defs"]
+    columns = defs["members_columns"]["properties"]
+    assert set(columns) == {"name", "status", "joined_on"}  # the key is ours
+    kind = defs["members_status_plan"]["properties"]["kind"]
+    assert kind.get("const") == "choice" or kind.get("enum") == ["choice"]
+    assert "email" in defs["members_name_plan"]["properties"]["kind"]["enum"]
+    assert "rows" in members["properties"]
+    loans = plan_model(library_schema().table("loans")).model_json_schema()
+    assert set(loans["$defs"]["loans_columns"]["properties"]) == {"due_on", "returned"}
+    assert {"min_children", "max_children"} <= set(loans["properties"])
+    model = plan_model(library_schema().table("loans"))
+    good = {"min_children": 1, "max_children": 2, "columns": {"due_on": {"kind": "date"}}}
+    with pytest.raises(ValidationError):  # every column is planned
+        model.model_validate(good)
+    with pytest.raises(ValidationError):  # a boolean column cannot be a date
+        model.model_validate(
+            {**good, "columns": {"due_on": {"kind": "date"}, "returned": {"kind": "date"}}}
+        )
 
 
-def test_keys_are_ours_in_a_range_per_table() -> None:
-    schema = library_schema()
-    assert [key_base(i) for i in range(3)] == [101, 201, 301]
-    row = {"name": "A", "status": "active", "joined_on": dt.date(2024, 1, 2)}
-    members = with_keys(schema.table("members"), [row] * 3, 0)
-    assert [r["member_id"] for r in members] == [101, 102, 103]
-    assert members[0]["joined_on"] == "2024-01-02"
-    books = with_keys(schema.table("books"), [{"title": "Dune"}] * 2, 1)
-    assert [r["book_id"] for r in books] == [201, 202]
-
-
-def test_key_ranges_never_overlap_at_the_largest_brief() -> None:
-    n = 200
-    Brief.model_validate({**yaml.safe_load(BRIEF), "rows_per_table": n})  # a brief allows it
-    tables = library_schema().tables
-    ranges = [
-        {r[t.primary_key[0]] for r in with_keys(t, [{}] * n, i)} for i, t in enumerate(tables)
-    ]
-    assert not ranges[0] & ranges[1]
-
-
-def test_propose_rows_fills_every_table_with_rows_that_load(tmp_path: Path, lib: Library) -> None:
+def test_propose_rows_fills_every_table_to_the_briefs_count(tmp_path: Path, lib: Library) -> None:
     schema = lib.schema
-    asked = ask(library, tmp_path, lambda llm: propose_rows(llm, brief(), schema, lib.core))
+    asked = ask(
+        library,
+        tmp_path,
+        lambda llm: propose_rows(llm, brief(), schema, lib.core),
+    )
     outcome = asked.value
     assert outcome.ok, outcome.rejection
     seed = outcome.value
     assert set(seed) == {"members", "books", "loans"}
-    assert all(3 <= len(rows) <= 6 for rows in seed.values())
-    assert [r["member_id"] for r in seed["members"]] == list(range(101, 101 + len(seed["members"])))
-    member_ids = {r["member_id"] for r in seed["members"]}
-    book_ids = {r["book_id"] for r in seed["books"]}
-    assert {r["member_id"] for r in seed["loans"]} <= member_ids
-    assert {r["book_id"] for r in seed["loans"]} <= book_ids
-    assert asked.llm.ledger.stage("rows").repairs == 0
+    assert sum(len(rows) for rows in seed.values()) == brief().seed_rows == 60
+    assert {r["status"] for r in seed["members"]} == {"active", "suspended"}  # the model's plan
+    assert {r["author"] for r in seed["books"]} <= {"Herbert", "Austen", "Joyce", "Morrison"}
+    member_ids = [r["member_id"] for r in seed["members"]]
+    assert all(10_000 <= i < 100_000 for i in member_ids) and member_ids == sorted(member_ids)
+    assert {r["member_id"] for r in seed["loans"]} <= set(member_ids)
+    assert {r["book_id"] for r in seed["loans"]} <= {r["book_id"] for r in seed["books"]}
+    usage = asked.llm.ledger.stage("rows")
+    assert usage.repairs == 0 and usage.calls == 3 and not usage.failures
     spec = EnvironmentSpec(name="library", schema_=schema, seed=seed, tools=schema_tools(schema))
     with Environment(spec) as environment:
         for table in schema.tables:
             key = table.primary_key[0]
-            for row in seed[table.name]:
+            for row in seed[table.name][:3]:
                 got = environment.step(
                     ToolCall(name=f"get_{table.name}", arguments={key: row[key]})
                 )
                 assert got.ok and got.output[key] == row[key]
 
 
-def test_propose_rows_repairs_a_check_violation(tmp_path: Path) -> None:
+def test_propose_rows_repairs_a_plan_that_breaks_a_check(tmp_path: Path) -> None:
     schema = with_checks("members", "status IN ('active', 'suspended')")
     gone = {
-        "rows": [
-            {"name": n, "status": s, "joined_on": "2024-02-03"}
-            for n, s in [("Ann", "active"), ("Bo", "gone"), ("Cy", "active")]
-        ]
+        "rows": 1,
+        "columns": {
+            "name": {"kind": "person_name"},
+            "status": {"kind": "choice", "values": ["active", "gone"]},
+            "joined_on": {"kind": "date"},
+        },
     }
     asked = ask(
-        first_then_library("members_rows", gone),
+        first_then_library("members_plan", gone),
         tmp_path,
         lambda llm: propose_rows(llm, brief(), schema, schema_tools(schema)),
     )
     outcome = asked.value
     assert outcome.ok, outcome.rejection
-    assert "gone" not in {r["status"] for r in outcome.value["members"]}
+    assert {r["status"] for r in outcome.value["members"]} == {"active", "suspended"}
     assert asked.llm.ledger.stage("rows").repairs == 1
     repairs = [b for b in asked.requests if len(b["messages"]) > 2]
-    assert len(repairs) == 1 and stage_of(repairs[0]) == "members_rows"
+    assert len(repairs) == 1 and stage_of(repairs[0]) == "members_plan"
     feedback = last_user(repairs[0])
-    assert "seed members[1]" in feedback and "CHECK" in feedback.upper()  # table and row
+    assert "table 'members' column 'status'" in feedback and "gone" in feedback
+
+
+def test_a_model_that_never_plans_falls_back_to_the_default_plan(tmp_path: Path) -> None:
+    schema = with_checks("members", "status IN ('active', 'suspended')")
+    asked = ask(
+        lambda body: Reply(content="not json"),
+        tmp_path,
+        lambda llm: propose_rows(llm, brief(), schema, schema_tools(schema)),
+    )
+    outcome = asked.value
+    assert outcome.ok, outcome.rejection
+    assert sum(len(r) for r in outcome.value.values()) == 60
+    assert {r["status"] for r in outcome.value["members"]} <= {"active", "suspended"}
+    failures = asked.llm.ledger.stage("rows").failures
+    assert failures[GeneratorReason.FELL_BACK_TO_DEFAULT_PLAN] == 3  # one per table
+
+
+def test_new_ids_start_above_every_seed_id() -> None:
+    assert id_start({"a": [{"a_id": 12_345}]}) == 1_000_000
+    assert id_start({"a": [{"a_id": 1_736_632, "name": "x"}]}) == 10_000_000

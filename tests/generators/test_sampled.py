@@ -33,6 +33,7 @@ def test_sampled_tasks_replay_their_walk_and_verify(
         return out
 
     tasks = ask(library, tmp_path, propose_many).value
+    duplicates = 0
     with Verifier(lib.spec) as verifier:
         for task in tasks:
             assert task.provenance.source == "sampled"
@@ -41,7 +42,11 @@ def test_sampled_tasks_replay_their_walk_and_verify(
             if task.preferences is not None:  # stated in the words, not only in the vector
                 assert task.preferences.statement in task.instruction
             result = verifier.verify(task)
+            if result.rejection is not None and result.rejection.stage == "dedup":
+                duplicates += 1  # two walks may land on the same rows: the batch drops one
+                continue
             assert result.value is not None, (task.id, result.rejection)
+    assert duplicates <= 2
     assert any(t.preferences is not None for t in tasks)
     assert any(t.preferences is None for t in tasks)
 

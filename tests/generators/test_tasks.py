@@ -20,7 +20,7 @@ from tests.generators.library import (
     reply,
 )
 from toolscale.environment import Environment
-from toolscale.testing.fakedomain import library, task_answer
+from toolscale.testing.fakedomain import library, task_answer, task_ids
 from toolscale.testing.fakellm import scripted
 from validators.replay import resolve
 
@@ -64,35 +64,50 @@ def test_propose_llm_task_gives_gold_calls_that_replay(
     outcome = asked.value
     assert outcome.ok, outcome.rejection
     task = outcome.value
+    member, book = task_ids(last_user(asked.requests[0]))  # rows the prompt showed
+    assert member in {r["member_id"] for r in lib.seed["members"]} and member != 101
     assert [c.key() for c in task.gold_calls] == [
-        'get_books{"book_id":203}',
-        'borrow_book{"book_id":203,"member_id":101}',
+        f'get_books{{"book_id":{book}}}',
+        f'borrow_book{{"book_id":{book},"member_id":{member}}}',
     ]
     run = env.replay(task.gold_calls)
     assert all(r.ok for r in run.results)
     assert [(r.call, r.path) for r in task.communicate] == [(1, "0.copies_left")]
-    before = next(b["copies_available"] for b in lib.seed["books"] if b["book_id"] == 203)
+    before = next(b["copies_available"] for b in lib.seed["books"] if b["book_id"] == book)
     assert isinstance(before, int)
     assert resolve(task.communicate[0], run) == before - 1
     assert task.provenance.source == "llm" and task.provenance.seed == 3
-    assert task.instruction.startswith(task_answer()["instruction"])
+    assert task.instruction.startswith(task_answer(member, book)["instruction"])
     assert asked.llm.ledger.stage("llm").repairs == 0
     prompt = last_user(asked.requests[0])
     assert "borrow_book(member_id: integer, book_id: integer) [write]" in prompt
 
 
-def test_propose_llm_task_repairs_a_failing_gold_call(tmp_path: Path, env: Environment) -> None:
-    bad = task_answer()
-    bad["gold_calls"] = [{"name": "borrow_book", "arguments": {"member_id": 101, "book_id": 999}}]
+def seed_ids(lib: Library) -> tuple[int, int]:
+    """An active member and the book with the most copies: a borrowing that succeeds."""
+    member = next(r["member_id"] for r in lib.seed["members"] if r["status"] == "active")
+    book = max(lib.seed["books"], key=lambda r: int(r["copies_available"] or 0))["book_id"]
+    assert isinstance(member, int) and isinstance(book, int)
+    return member, book
+
+
+def test_propose_llm_task_repairs_a_failing_gold_call(
+    tmp_path: Path, lib: Library, env: Environment
+) -> None:
+    member, book = seed_ids(lib)
+    bad = task_answer(member, book)
+    bad["gold_calls"] = [
+        {"name": "borrow_book", "arguments": {"member_id": member, "book_id": 999}}
+    ]
     bad["communicate"] = [{"call": 0, "field": "copies_left"}]
     asked = ask(
-        scripted(reply(bad), reply(task_answer())),
+        scripted(reply(bad), reply(task_answer(member, book))),
         tmp_path,
         lambda llm: propose_llm_task(llm, brief(), env, "t-2", random.Random(0), 0),
     )
     outcome = asked.value
     assert outcome.ok, outcome.rejection
-    assert [c.arguments["book_id"] for c in outcome.value.gold_calls] == [203, 203]
+    assert [c.arguments["book_id"] for c in outcome.value.gold_calls] == [book, book]
     assert asked.llm.ledger.stage("llm").repairs == 1
     feedback = last_user(asked.requests[1])
     assert "gold_calls[0] borrow_book" in feedback
@@ -100,10 +115,11 @@ def test_propose_llm_task_repairs_a_failing_gold_call(tmp_path: Path, env: Envir
 
 
 def test_many_tools_get_the_loose_call_shape_and_quoted_numbers_are_coerced(
-    tmp_path: Path, env: Environment
+    tmp_path: Path, lib: Library, env: Environment
 ) -> None:
-    quoted = task_answer()
-    quoted["gold_calls"][0]["arguments"] = {"book_id": "203"}
+    member, book = seed_ids(lib)
+    quoted = task_answer(member, book)
+    quoted["gold_calls"][0]["arguments"] = {"book_id": str(book)}
     asked = ask(
         scripted(reply(quoted)),
         tmp_path,
@@ -114,14 +130,15 @@ def test_many_tools_get_the_loose_call_shape_and_quoted_numbers_are_coerced(
     assert "GoldCallProposal" in schema["$defs"]
     outcome = asked.value
     assert outcome.ok, outcome.rejection
-    assert outcome.value.gold_calls[0].arguments == {"book_id": 203}
+    assert outcome.value.gold_calls[0].arguments == {"book_id": book}
 
 
 def test_propose_llm_task_asks_for_unstated_values_then_adds_them(
-    tmp_path: Path, env: Environment
+    tmp_path: Path, lib: Library, env: Environment
 ) -> None:
+    member, book = seed_ids(lib)
     silent = {
-        **task_answer(),
+        **task_answer(member, book),
         "instruction": "I would like to borrow a book, please.",
         "known_facts": [],
     }
@@ -134,7 +151,8 @@ def test_propose_llm_task_asks_for_unstated_values_then_adds_them(
     assert outcome.ok, outcome.rejection
     assert asked.llm.ledger.stage("llm").repairs == 2
     feedback = last_user(asked.requests[1])
-    assert "203 (gold_calls[0].book_id)" in feedback and "101 (gold_calls[1].member_id)" in feedback
+    assert f"{book} (gold_calls[0].book_id)" in feedback
+    assert f"{member} (gold_calls[1].member_id)" in feedback
     task = outcome.value
-    assert task.known_facts == ["My book id is 203.", "My member id is 101."]
+    assert task.known_facts == [f"My book id is {book}.", f"My member id is {member}."]
     assert task.provenance.facts_completed == 2

@@ -54,12 +54,13 @@ def test_status_tools_change_a_row_and_refuse_a_no_op(lib: Library) -> None:
     spec = EnvironmentSpec(
         name="library", schema_=lib.schema, seed={**lib.seed, "members": members}, tools=[tool]
     )
+    first = members[0]["member_id"]
     with Environment(spec) as env:
         done = env.step(
-            ToolCall(name=tool.name, arguments={"member_id": 101, "status": "suspended"})
+            ToolCall(name=tool.name, arguments={"member_id": first, "status": "suspended"})
         )
-        assert done.ok and done.output == {"member_id": 101, "status": "suspended"}
+        assert done.ok and done.output == {"member_id": first, "status": "suspended"}
         again = env.step(
-            ToolCall(name=tool.name, arguments={"member_id": 101, "status": "suspended"})
+            ToolCall(name=tool.name, arguments={"member_id": first, "status": "suspended"})
         )
         assert not again.ok and "already" in (again.error or "")

@@ -47,7 +47,7 @@ def test_a_brief_fills_in_its_defaults(tmp_path: Path) -> None:
     text = "name: shop\ndescription: a shop that sells things to people\nentities: [a, b]\n"
     brief = load_brief(write_brief(tmp_path, "shop", text))
     assert (brief.rules, brief.task_ideas) == ([], [])
-    assert (brief.n_tables, brief.rows_per_table, brief.n_tools) == (4, 8, 10)
+    assert (brief.n_tables, brief.seed_rows, brief.n_tools) == (4, 600, 10)
 
 
 def test_a_bad_brief_names_the_file_and_the_field(tmp_path: Path) -> None:
@@ -108,4 +108,4 @@ def test_brief_path_finds_a_domain_or_lists_the_known_ones(tmp_path: Path) -> No
 def test_the_fake_domain_brief_is_a_brief() -> None:
     """The library brief the flow tests and the bench run on."""
     brief = Brief.model_validate(yaml.safe_load(BRIEF))
-    assert (brief.name, brief.n_tables, brief.rows_per_table) == ("library", 3, 6)
+    assert (brief.name, brief.n_tables, brief.seed_rows) == ("library", 3, 60)

@@ -2,8 +2,9 @@
 a tiny library domain: flow tests and the generation bench run the whole pipeline on it.
 
 It reads the request's `response_format` schema name to know the stage, and answers from
-the schema and prompt it was given (rows from the row schema's types and enums; words that
-state every fact the prompt lists), so it exercises the real checks, not a bypass.
+the schema and prompt it was given (a data plan from the plan schema's kinds and the
+prompt's suggestions; words that state every fact the prompt lists; a task on the rows the
+prompt shows), so it exercises the real checks, not a bypass.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ task_ideas:
   - A member borrows a book
   - A member asks about a book
 n_tables: 3
-rows_per_table: 6
+seed_rows: 60
 n_tools: 9
 """
 
@@ -172,40 +173,47 @@ TITLES = ["Dune", "Emma", "Ulysses", "Beloved", "Walden", "Persuasion"]
 AUTHORS = ["Herbert", "Austen", "Joyce", "Morrison"]
 
 
-def _value(name: str, prop: dict[str, Any], i: int, defs: dict[str, Any]) -> Any:
-    if "$ref" in prop:
-        prop = defs[prop["$ref"].split("/")[-1]]
-    if "anyOf" in prop:
-        prop = next(p for p in prop["anyOf"] if p.get("type") != "null")
-    if "enum" in prop:
-        return prop["enum"][i % len(prop["enum"])]
-    if "const" in prop:
-        return prop["const"]
-    kind = prop.get("type")
-    fmt = prop.get("format")
-    if name == "status":
-        return ["active", "active", "suspended"][i % 3]
-    if kind == "integer":
-        return 1 + (i * 3) % 7
-    if kind == "number":
-        return round(10.5 + i, 2)
-    if kind == "boolean":
-        return i % 2 == 1
-    if fmt == "date":
-        return f"2024-0{1 + i % 9}-1{i % 10}"
-    if fmt == "date-time":
-        return f"2024-03-1{i % 10}T10:00:00"
-    pools = {"name": NAMES, "title": TITLES, "author": AUTHORS}
-    return pools.get(name, [f"{name} {i}"])[i % len(pools.get(name, [1]))]
+# what the library "model" plans for its columns; the rest follows the prompt's suggestion
+COLUMN_PLANS: dict[str, dict[str, Any]] = {
+    "name": {"kind": "person_name"},
+    "status": {"kind": "choice", "values": ["active", "suspended"], "weights": [3, 1]},
+    "title": {"kind": "text", "values": TITLES},
+    "author": {"kind": "text", "values": AUTHORS},
+    "copies_available": {"kind": "integer", "low": 0, "high": 4},
+    "returned": {"kind": "boolean", "probability": 0.4},
+}
+SUGGESTION = re.compile(r"^- ([a-z_0-9]+) \(.*?\)[^:]*: (\{.*\})$")
 
 
-def rows_answer(schema: dict[str, Any], n: int) -> dict[str, Any]:
+def _ref(defs: dict[str, Any], prop: dict[str, Any]) -> dict[str, Any]:
+    return defs[prop["$ref"].split("/")[-1]] if "$ref" in prop else prop
+
+
+def plan_answer(schema: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """A table's data plan: per column of the schema, the library's own plan or the
+    prompt's suggestion, whichever kind the schema offers; one or two children a parent."""
     defs = schema.get("$defs", {})
-    row_schema = defs[schema["properties"]["rows"]["items"]["$ref"].split("/")[-1]]
-    rows = []
-    for i in range(n):
-        rows.append({k: _value(k, p, i, defs) for k, p in row_schema["properties"].items()})
-    return {"rows": rows}
+    props = schema["properties"]
+    suggested = {
+        m.group(1): json.loads(m.group(2))
+        for line in prompt.splitlines()
+        if (m := SUGGESTION.match(line))
+    }
+    columns = {}
+    for name, prop in _ref(defs, props["columns"])["properties"].items():
+        fields = _ref(defs, prop)["properties"]
+        kinds = fields["kind"].get("enum") or [fields["kind"].get("const")]
+        plan = COLUMN_PLANS.get(name) or suggested.get(name) or {}
+        if plan.get("kind") not in kinds:
+            plan = suggested.get(name) if suggested.get(name, {}).get("kind") in kinds else {}
+        plan = plan or {"kind": kinds[0]}
+        columns[name] = {k: v for k, v in plan.items() if k in fields}
+    answer: dict[str, Any] = {"columns": columns}
+    if "rows" in props:
+        answer["rows"] = 1
+    else:
+        answer["min_children"], answer["max_children"] = 1, 2
+    return answer
 
 
 FACT_LINE = re.compile(r"^- (.+?): (.+)$")
@@ -251,14 +259,32 @@ def words_answer(prompt: str, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def task_answer() -> dict[str, Any]:
+DATA_LINE = re.compile(r"^- ([a-z_0-9]+): (\[.*\])$")
+
+
+def task_ids(prompt: str) -> tuple[int, int]:
+    """An active member and the book with the most copies among the rows the task prompt
+    shows (member 101 and book 203 when it shows none)."""
+    data = {
+        m.group(1): json.loads(m.group(2))
+        for line in prompt.splitlines()
+        if (m := DATA_LINE.match(line))
+    }
+    members, books = data.get("members", []), data.get("books", [])
+    active = [m["member_id"] for m in members if m.get("status") == "active"]
+    member = (active or [m["member_id"] for m in members] or [101])[0]
+    book = max(books, key=lambda b: b.get("copies_available") or 0)["book_id"] if books else 203
+    return member, book
+
+
+def task_answer(member: int = 101, book: int = 203) -> dict[str, Any]:
     return {
-        "instruction": "I am member 101 and I would like to borrow book 203, please. "
+        "instruction": f"I am member {member} and I would like to borrow book {book}, please. "
         "Tell me how many copies are left.",
-        "known_facts": ["My member id is 101", "The book id is 203"],
+        "known_facts": [f"My member id is {member}", f"The book id is {book}"],
         "gold_calls": [
-            {"name": "get_books", "arguments": {"book_id": 203}},
-            {"name": "borrow_book", "arguments": {"member_id": 101, "book_id": 203}},
+            {"name": "get_books", "arguments": {"book_id": book}},
+            {"name": "borrow_book", "arguments": {"member_id": member, "book_id": book}},
         ],
         "communicate": [{"call": 1, "field": "copies_left"}],
     }
@@ -307,8 +333,8 @@ def library(body: dict[str, Any]) -> Reply:
     first = next(m["content"] for m in body["messages"] if m["role"] == "user")
     if name == "SchemaProposal":
         answer: Any = SCHEMA
-    elif name.endswith("_rows"):
-        answer = rows_answer(schema, schema["properties"]["rows"].get("maxItems", 6))
+    elif name.endswith("_plan"):
+        answer = plan_answer(schema, first)
     elif name == "ToolPlan":
         answer = PLAN
     elif name == "ToolProposal":
@@ -328,7 +354,7 @@ def library(body: dict[str, Any]) -> Reply:
     elif name == "Words":
         answer = words_answer(first, body.get("seed", 0))
     elif name == "TaskProposal":
-        answer = task_answer()
+        answer = task_answer(*task_ids(first))
     elif name == "JudgeVerdict":
         answer = judge_answer(first)
     else:

@@ -1,0 +1,932 @@
+"""Seed rows at scale from a data plan: the model says what kind of value each column holds
+and how many children a parent has; this program writes the rows.
+
+A small model cannot type 600 rows, let alone 100,000, but it can pick a kind from a list
+and fill one to three fields. `expand` turns the plan into rows deterministically (same plan
+and seed, same rows), with pools drawn once from Faker and values sampled with one
+`random.Random` per table; emails come from the same row's name, unique columns stay
+unique, keys look like real ids, CHECKs bound the values, and every row is loaded through
+the real SQLite DDL before it is kept (a refused row is drawn again, or dropped and
+counted)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import itertools
+import math
+import random
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlglot import exp
+
+from toolscale.sandbox.ddl import create_statements
+from toolscale.schema import ColumnType, Scalar, Schema, Table
+
+Kind = Literal[
+    "person_name",
+    "first_name",
+    "last_name",
+    "email",
+    "phone",
+    "company",
+    "city",
+    "country",
+    "address",
+    "choice",
+    "integer",
+    "real",
+    "date",
+    "datetime",
+    "identifier",
+    "text",
+    "sentence",
+    "boolean",
+    "reference",
+]
+KINDS: tuple[str, ...] = get_args(Kind)
+TEXT_ONLY = (
+    "person_name",
+    "first_name",
+    "last_name",
+    "email",
+    "phone",
+    "company",
+    "city",
+    "country",
+    "address",
+    "text",
+    "sentence",
+)
+FITS: dict[ColumnType, tuple[str, ...]] = {
+    "text": (*TEXT_ONLY, "choice", "identifier", "date", "datetime"),
+    "integer": ("integer", "choice", "identifier"),
+    "real": ("real", "integer", "choice"),
+    "date": ("date",),
+    "datetime": ("datetime", "date"),
+    "boolean": ("boolean",),
+}
+Distribution = Literal["uniform", "normal", "lognormal"]
+ID_GAPS = (1, 1, 1, 2, 3)  # ids go up with small gaps, like a live table's after deletions
+MAX_DRAWS = 20  # a row the database refuses is drawn again this often, then dropped
+POOL = 600  # names, companies, cities ... drawn from Faker once per seed
+MAX_ROWS = 100_000
+CLOCK = dt.date(2025, 1, 15)  # EnvironmentSpec's default clock: windows end before it
+
+
+class ColumnPlan(BaseModel):
+    """What one column holds. Only the fields of its kind matter; the rest keep defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    column: str
+    kind: Kind
+    values: list[str | int | float] = Field(
+        default_factory=list, description="choice: the values; text: a pool to draw from"
+    )
+    weights: list[float] = Field(
+        default_factory=list, description="choice: one weight per value (default equal)"
+    )
+    low: float | None = Field(default=None, description="integer / real: smallest value")
+    high: float | None = Field(default=None, description="integer / real: largest value")
+    distribution: Distribution = "uniform"
+    decimals: int | None = Field(default=None, ge=0, le=6, description="real: 2 for cents")
+    start: str | None = Field(default=None, description="date / datetime: first day, ISO")
+    end: str | None = Field(default=None, description="date / datetime: last day, ISO")
+    pattern: str = Field(
+        default="", description="identifier: '#' a digit, '@' a capital letter, e.g. ACC-#####"
+    )
+    probability: float | None = Field(default=None, description="boolean: chance of true")
+    nulls: float = Field(default=0.0, ge=0, le=1, description="share of nulls (nullable only)")
+    source: str = Field(default="", description="email: the name column it is made from")
+
+
+class TablePlan(BaseModel):
+    """How many rows and what goes in each column; columns left out get a default plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: str
+    rows: int | None = Field(
+        default=None, ge=1, description="a table without parents: its relative size"
+    )
+    parent: str = Field(default="", description="the foreign key that owns a row (default: first)")
+    min_children: int = Field(default=1, ge=0, description="rows per parent row, at least")
+    max_children: int = Field(default=3, ge=0, description="rows per parent row, at most")
+    columns: list[ColumnPlan] = Field(default_factory=list)
+
+
+class DataPlan(BaseModel):
+    """The model's plan for a whole domain's seed rows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tables: list[TablePlan] = Field(default_factory=list)
+
+    def table(self, name: str) -> TablePlan | None:
+        return next((t for t in self.tables if t.table == name), None)
+
+
+# -- what the schema says ----------------------------------------------------------------
+
+
+def foreign_key_of(table: Table) -> dict[str, str]:
+    """column -> referenced table, for single-column foreign keys."""
+    return {fk.columns[0]: fk.ref_table for fk in table.foreign_keys if len(fk.columns) == 1}
+
+
+def own_key(table: Table) -> str | None:
+    """The one-column primary key whose values are ours (integer ids, or text ids with a
+    prefix), if the table has one that is not also a foreign key."""
+    keys = table.primary_key
+    single = len(keys) == 1 and table.column(keys[0]).type in ("integer", "text")
+    return keys[0] if single and keys[0] not in foreign_key_of(table) else None
+
+
+def key_prefix(table: Table) -> str:
+    """What a text key starts with: ACC-2045731 in accounts."""
+    return (re.sub(r"[^a-z]", "", table.name)[:3] or "id").upper() + "-"
+
+
+def length_bounds(table: Table) -> dict[str, tuple[int, int]]:
+    """column -> (shortest, longest) from CHECK terms `length(col) = n` / `BETWEEN a AND b`."""
+    out: dict[str, tuple[int, int]] = {}
+    for term in table.check_terms():
+        target = term.this if isinstance(term, exp.EQ | exp.Between) else None
+        if not isinstance(target, exp.Length) or not isinstance(target.this, exp.Column):
+            continue
+        if isinstance(term, exp.EQ):
+            n = _literal(term.expression)
+            low = high = n
+        else:
+            low, high = _literal(term.args["low"]), _literal(term.args["high"])
+        if isinstance(low, float) and isinstance(high, float):
+            out[target.this.name] = (int(low), int(high))
+    return out
+
+
+def _literal(node: exp.Expr) -> float | str | None:
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        value = _literal(node.this)
+        return -value if isinstance(value, float) else None
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return str(node.this)
+        try:
+            return float(node.this)
+        except ValueError:
+            return None
+    return None
+
+
+_FLIP: dict[type[exp.Expr], type[exp.Expr]] = {
+    exp.GT: exp.LT,
+    exp.GTE: exp.LTE,
+    exp.LT: exp.GT,
+    exp.LTE: exp.GTE,
+    exp.EQ: exp.EQ,
+}
+
+
+@dataclass
+class Bounds:
+    """What a table's CHECKs say about one column's values."""
+
+    low: float | str | None = None
+    high: float | str | None = None
+    strict_low: bool = False
+    strict_high: bool = False
+
+    def add(self, op: type[exp.Expr], value: float | str) -> None:
+        if op in (exp.GT, exp.GTE, exp.EQ) and (self.low is None or _gt(value, self.low)):
+            self.low, self.strict_low = value, op is exp.GT
+        if op in (exp.LT, exp.LTE, exp.EQ) and (self.high is None or _gt(self.high, value)):
+            self.high, self.strict_high = value, op is exp.LT
+
+
+def _gt(a: float | str, b: float | str) -> bool:
+    return type(a) is type(b) and a > b  # type: ignore[operator]
+
+
+def check_bounds(table: Table) -> dict[str, Bounds]:
+    """column -> bounds from CHECK terms `col op literal` (and BETWEEN) joined by AND."""
+    out: dict[str, Bounds] = {}
+    for term in table.check_terms():
+        if isinstance(term, exp.Between) and isinstance(term.this, exp.Column):
+            low, high = _literal(term.args["low"]), _literal(term.args["high"])
+            bounds = out.setdefault(term.this.name, Bounds())
+            if low is not None:
+                bounds.add(exp.GTE, low)
+            if high is not None:
+                bounds.add(exp.LTE, high)
+            continue
+        op: type[exp.Expr] = type(term)
+        if op not in _FLIP:
+            continue
+        left, right = term.this, term.expression
+        if isinstance(right, exp.Column) and not isinstance(left, exp.Column):
+            left, right, op = right, left, _FLIP[op]
+        value = _literal(right)
+        if isinstance(left, exp.Column) and value is not None:
+            out.setdefault(left.name, Bounds()).add(op, value)
+    return out
+
+
+# -- checking a plan ----------------------------------------------------------------------
+
+
+def _iso(text: str | None, kind: str) -> bool:
+    if text is None:
+        return True
+    try:
+        (dt.date if kind == "date" else dt.datetime).fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
+    """What is wrong with one column's plan, each naming the table and column."""
+    where = f"table {table.name!r} column {plan.column!r}"
+    if plan.column not in table.column_names:
+        return [f"{where}: no such column; columns are {', '.join(table.column_names)}"]
+    col = table.column(plan.column)
+    fks = foreign_key_of(table)
+    if plan.kind == "reference" or plan.column in fks:
+        if plan.kind != "reference" or plan.column not in fks:
+            return [f"{where}: kind 'reference' is for the foreign keys ({', '.join(fks)}) only"]
+        return []
+    if plan.kind not in FITS[col.type]:
+        fits = ", ".join(k for k in FITS[col.type] if k != "reference")
+        return [f"{where}: kind {plan.kind!r} does not fit a {col.type} column; use one of {fits}"]
+    out = []
+    enum = table.enum_values(col.name)
+    if plan.kind == "choice":
+        if not plan.values:
+            out.append(f"{where}: a choice needs values")
+        if plan.weights and len(plan.weights) != len(plan.values):
+            out.append(f"{where}: {len(plan.weights)} weights for {len(plan.values)} values")
+        if plan.weights and (min(plan.weights) < 0 or sum(plan.weights) <= 0):
+            out.append(f"{where}: weights must be positive")
+        if col.type in ("integer", "real") and not all(_number(v) for v in plan.values):
+            out.append(f"{where}: a {col.type} column's choice values must be numbers")
+        if enum is not None and any(str(v) not in enum for v in plan.values):
+            bad = [v for v in plan.values if str(v) not in enum]
+            out.append(f"{where}: values {bad} break the CHECK; allowed: {enum}")
+    elif enum is not None and plan.kind not in ("choice",):
+        out.append(f"{where}: a CHECK allows only {enum}: use kind 'choice' with those values")
+    low, high = plan.low, plan.high
+    if plan.kind in ("integer", "real") and low is not None and high is not None and low > high:
+        out.append(f"{where}: low {plan.low} is above high {plan.high}")
+    if plan.kind in ("date", "datetime"):
+        if not (_iso(plan.start, plan.kind) and _iso(plan.end, plan.kind)):
+            out.append(f"{where}: start and end must be ISO dates like 2024-01-31")
+        elif plan.start and plan.end and plan.start > plan.end:
+            out.append(f"{where}: start {plan.start} is after end {plan.end}")
+    if plan.kind == "identifier":
+        if "#" not in plan.pattern and "@" not in plan.pattern:
+            out.append(f"{where}: an identifier pattern needs '#' (digit) or '@' (letter)")
+        if col.type == "integer" and set(plan.pattern) - {"#"} - set("0123456789"):
+            out.append(f"{where}: an integer identifier pattern holds only '#' and digits")
+    chance = plan.probability
+    if plan.kind == "boolean" and chance is not None and not 0 <= chance <= 1:
+        out.append(f"{where}: probability must be between 0 and 1")
+    if plan.kind == "email" and plan.source and plan.source not in table.column_names:
+        out.append(f"{where}: source {plan.source!r} is not a column")
+    if plan.nulls and not col.nullable:
+        out.append(f"{where}: the column is NOT NULL, so nulls must be 0")
+    return out
+
+
+def _number(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def plan_problems(plan: DataPlan, schema: Schema) -> list[str]:
+    """Every problem of a plan, each naming the table (and column): fed back to the model."""
+    out = []
+    seen: set[str] = set()
+    for tp in plan.tables:
+        if tp.table not in schema.table_names:
+            out.append(f"table {tp.table!r}: no such table; tables are {schema.table_names}")
+            continue
+        if tp.table in seen:
+            out.append(f"table {tp.table!r}: planned twice")
+        seen.add(tp.table)
+        out.extend(table_plan_problems(schema.table(tp.table), tp))
+    return out
+
+
+def table_plan_problems(table: Table, tp: TablePlan) -> list[str]:
+    out = []
+    fks = foreign_key_of(table)
+    if tp.parent and tp.parent not in fks:
+        out.append(f"table {table.name!r}: parent {tp.parent!r} is not a foreign key column")
+    if tp.min_children > tp.max_children:
+        out.append(f"table {table.name!r}: min_children is above max_children")
+    named = [c.column for c in tp.columns]
+    for name in sorted({n for n in named if named.count(n) > 1}):
+        out.append(f"table {table.name!r} column {name!r}: planned twice")
+    for cp in tp.columns:
+        out.extend(column_problems(table, cp))
+    return out
+
+
+# -- the default planner: names and types alone ------------------------------------------
+
+PERSON_TABLES = re.compile(
+    r"client|customer|member|user|patient|student|employee|player|passenger|guest|doctor|"
+    r"teacher|staff|people|person|driver|author|owner|coach|traveler|traveller|contact|agent|"
+    r"instructor|physician|nurse|tenant|buyer|seller|applicant|subscriber|rider|diner"
+)
+COMPANY_TABLES = re.compile(
+    r"compan|bank|vendor|supplier|airline|merchant|store|shop|brand|carrier|insurer|"
+    r"restaurant|hotel|hospital|clinic|pharmac|agency|firm|organi[sz]ation|team|club|operator"
+)
+MONEY = re.compile(r"amount|balance|price|cost|fee|total|income|salary|limit|payment|fare|wage")
+
+
+def _window(name: str) -> tuple[str, str]:
+    if re.search(r"birth|dob", name):
+        return "1950-01-01", "2005-12-31"
+    if re.search(r"due|expir|end|until|valid|scheduled|departure|arrival|return", name):
+        return CLOCK.isoformat(), (CLOCK + dt.timedelta(days=730)).isoformat()
+    return (CLOCK - dt.timedelta(days=1095)).isoformat(), (CLOCK - dt.timedelta(days=1)).isoformat()
+
+
+def default_column(table: Table, name: str) -> ColumnPlan:
+    """A plan for one column from its name, type and CHECKs alone."""
+    col = table.column(name)
+    n = name.lower()
+    plan = functools.partial(ColumnPlan, column=name)
+    if name in foreign_key_of(table):
+        return plan(kind="reference")
+    enum = table.enum_values(name)
+    if enum:
+        return plan(kind="choice", values=list(enum))
+    length = length_bounds(table).get(name)
+    if length and col.type == "text":
+        return plan(kind="identifier", pattern="#" * max(length[0], min(length[1], 12)))
+    if col.nullable and re.search(r"closed|ended|cancel|returned|resolved|replace", n):
+        return default_column(
+            table.model_copy(
+                update={
+                    "columns": [
+                        c.model_copy(update={"nullable": False}) if c.name == name else c
+                        for c in table.columns
+                    ]
+                }
+            ),
+            name,
+        ).model_copy(update={"nulls": 0.7})
+    if col.type == "boolean":
+        return plan(kind="boolean", probability=0.8 if re.search(r"active|enabled", n) else 0.3)
+    if col.type in ("date", "datetime"):
+        start, end = _window(n)
+        return plan(kind=col.type, start=start, end=end)
+    if col.type == "integer":
+        ranges = [
+            (r"year", 1960, 2024),
+            (r"age", 18, 90),
+            (r"rating|stars", 1, 5),
+            (r"score|percent", 0, 100),
+            (r"minute|duration", 5, 240),
+            (r"qty|quantity|count|copies|stock|seats|capacity|available", 0, 40),
+        ]
+        low, high = next(((lo, hi) for p, lo, hi in ranges if re.search(p, n)), (1, 1000))
+        if re.search(MONEY, n):
+            low, high = 10, 20000
+        return plan(kind="integer", low=low, high=high)
+    if col.type == "real":
+        if re.search(r"rate|interest|ratio|share", n):
+            return plan(kind="real", low=0.01, high=0.25, decimals=4)
+        if re.search(r"lat", n):
+            return plan(kind="real", low=-60, high=70, decimals=5)
+        if re.search(r"lon|lng", n):
+            return plan(kind="real", low=-170, high=170, decimals=5)
+        if re.search(r"temp", n):
+            return plan(kind="real", low=-20, high=40, decimals=1, distribution="normal")
+        if re.search(MONEY, n):
+            return plan(kind="real", low=5, high=20000, decimals=2, distribution="lognormal")
+        return plan(kind="real", low=1, high=1000, decimals=2)
+    return _default_text(table, name, n, plan)
+
+
+def _default_text(table: Table, name: str, n: str, plan: Callable[..., ColumnPlan]) -> ColumnPlan:
+    person = bool(PERSON_TABLES.search(table.name))
+    company = bool(COMPANY_TABLES.search(table.name))
+    hints: list[tuple[str, dict[str, Any]]] = [
+        (r"email", {"kind": "email"}),
+        (r"phone|mobile|fax", {"kind": "phone"}),
+        (r"first_?name|given", {"kind": "first_name"}),
+        (r"last_?name|surname|family", {"kind": "last_name"}),
+        (r"city|town", {"kind": "city"}),
+        (r"country|nationality", {"kind": "country"}),
+        (r"address|street", {"kind": "address"}),
+        (r"currency", {"kind": "choice", "values": ["USD", "EUR", "GBP"], "weights": [6, 3, 1]}),
+        (r"gender|sex", {"kind": "choice", "values": ["female", "male", "other"]}),
+        (r"status|state", {"kind": "choice", "values": ["active", "inactive"], "weights": [4, 1]}),
+        (r"card", {"kind": "identifier", "pattern": "card ending ####"}),
+        (r"postal|zip", {"kind": "identifier", "pattern": "#####"}),
+        (r"author|artist|director|composer|manager|contact|holder", {"kind": "person_name"}),
+        (r"iban", {"kind": "identifier", "pattern": "GB## @@@@ #### #### #### ##"}),
+        (r"code|number|sku|isbn|ref|serial|plate|license|licence|iata|flight", {}),
+        (
+            r"description|note|comment|reason|message|detail|bio|summary|review",
+            {"kind": "sentence"},
+        ),
+        (r"company|employer|bank|merchant|vendor|supplier|brand|airline", {"kind": "company"}),
+        (r"title|headline|subject", {"kind": "text"}),
+    ]
+    for pattern, fields in hints:
+        if re.search(pattern, n):
+            if not fields:
+                prefix = re.sub(r"[^A-Z]", "", table.name.upper())[:3] or "ID"
+                fields = {"kind": "identifier", "pattern": f"{prefix}-#####"}
+            return plan(**fields)
+    if n == "name" or n.endswith("_name") or n in ("full_name", "holder"):
+        if re.search(r"client|customer|member|patient|player|passenger|holder|person|user", n):
+            return plan(kind="person_name")
+        if company and not person:
+            return plan(kind="company")
+        return plan(kind="person_name" if person else "text")
+    return plan(kind="text")
+
+
+def default_table(table: Table) -> TablePlan:
+    fks = foreign_key_of(table)
+    key = own_key(table)
+    columns = [default_column(table, c.name) for c in table.columns if c.name != key]
+    return TablePlan(table=table.name, rows=None if fks else 1, columns=columns)
+
+
+def default_plan(schema: Schema) -> DataPlan:
+    """A plan from column names and types alone: the stage never dies for lack of rows."""
+    return DataPlan(tables=[default_table(t) for t in schema.tables])
+
+
+def complete(plan: DataPlan, schema: Schema) -> DataPlan:
+    """Every table and column planned: what the plan leaves out or gets wrong gets the
+    default plan, column by column."""
+    tables = []
+    for table in schema.tables:
+        tp = plan.table(table.name) or default_table(table)
+        good = {c.column: c for c in tp.columns if not column_problems(table, c)}
+        key = own_key(table)
+        columns = [
+            good.get(c.name) or default_column(table, c.name)
+            for c in table.columns
+            if c.name != key
+        ]
+        if table_plan_problems(table, tp.model_copy(update={"columns": []})):
+            tp = default_table(table)
+        tables.append(tp.model_copy(update={"columns": columns}))
+    return DataPlan(tables=tables)
+
+
+# -- expansion ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pools:
+    """Values drawn from Faker once per seed; rows sample them with random.Random."""
+
+    first: tuple[str, ...]
+    last: tuple[str, ...]
+    companies: tuple[str, ...]
+    cities: tuple[str, ...]
+    countries: tuple[str, ...]
+    addresses: tuple[str, ...]
+    sentences: tuple[str, ...]
+    phrases: tuple[str, ...]
+    mail_domains: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=8)
+def pools(seed: int) -> Pools:
+    from faker import Faker  # imported here: only expansion needs it
+
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+
+    def draw(make: Callable[[], str], n: int = POOL) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(make() for _ in range(n)))
+
+    return Pools(
+        first=draw(fake.first_name),
+        last=draw(fake.last_name),
+        companies=draw(fake.company),
+        cities=draw(fake.city),
+        countries=draw(fake.country, 200),
+        addresses=draw(lambda: fake.street_address().replace("\n", ", ")),
+        sentences=draw(fake.sentence),
+        phrases=draw(lambda: fake.catch_phrase()),
+        mail_domains=(
+            "gmail.com",
+            "yahoo.com",
+            "outlook.com",
+            "hotmail.com",
+            "icloud.com",
+            *draw(fake.free_email_domain, 20),
+        ),
+    )
+
+
+def _ascii(text: str) -> str:
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "", plain.lower())
+
+
+@dataclass
+class Expansion:
+    """Rows per table, and how many rows the database refused even after new draws."""
+
+    rows: dict[str, list[dict[str, Scalar]]]
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
+def _counts(plan: DataPlan, schema: Schema, total: int) -> dict[str, int]:
+    """Rows per table: roots scaled so that the whole domain holds `total` rows."""
+    order = schema.insertion_order()
+
+    def sizes(scale: float) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for table in order:
+            tp = plan.table(table.name) or default_table(table)
+            owner = _owner(table, tp)
+            if owner is None or owner[1] not in out:
+                out[table.name] = (tp.rows or 1) * scale
+            else:
+                out[table.name] = out[owner[1]] * (tp.min_children + tp.max_children) / 2
+        return out
+
+    unit = sum(sizes(1.0).values()) or 1.0
+    exact = sizes(total / unit)
+    counts = {name: max(1, round(v)) for name, v in exact.items()}
+    biggest = max(counts, key=lambda n: counts[n])
+    counts[biggest] = max(1, counts[biggest] + total - sum(counts.values()))
+    return counts
+
+
+def _owner(table: Table, tp: TablePlan) -> tuple[str, str] | None:
+    """(column, parent table) of the foreign key whose parent owns the rows."""
+    fks = {c: t for c, t in foreign_key_of(table).items() if t != table.name}
+    if not fks:
+        return None
+    column = tp.parent if tp.parent in fks else next(iter(fks))
+    return column, fks[column]
+
+
+def _id_block(counts: dict[str, int]) -> int:
+    span = max(counts.values()) * max(ID_GAPS) + 1
+    return 10 ** max(4, math.ceil(math.log10(span + 1)))
+
+
+Sampler = Callable[[random.Random, dict[str, Scalar]], Scalar]
+
+
+def _draw_text(plan: ColumnPlan, p: Pools) -> Sampler:
+    kind = plan.kind
+    if kind == "person_name":
+        return lambda r, row: f"{r.choice(p.first)} {r.choice(p.last)}"
+    if kind == "first_name":
+        return lambda r, row: r.choice(p.first)
+    if kind == "last_name":
+        return lambda r, row: r.choice(p.last)
+    if kind == "phone":
+        return lambda r, row: (
+            f"+1 {r.randint(201, 989)}-{r.randint(200, 999)}-{r.randint(0, 9999):04d}"
+        )
+    pool = {
+        "company": p.companies,
+        "city": p.cities,
+        "country": p.countries,
+        "address": p.addresses,
+        "sentence": p.sentences,
+        "text": tuple(str(v) for v in plan.values) or p.phrases,
+    }[kind]
+    return lambda r, row: r.choice(pool)
+
+
+def _identifier(pattern: str) -> Sampler:
+    def draw(r: random.Random, row: dict[str, Scalar]) -> Scalar:
+        return "".join(
+            str(r.randint(0, 9)) if ch == "#" else chr(65 + r.randint(0, 25)) if ch == "@" else ch
+            for ch in pattern
+        )
+
+    return draw
+
+
+def _numeric(plan: ColumnPlan, bounds: Bounds | None, integer: bool) -> Sampler:
+    low = plan.low if plan.low is not None else 1.0
+    high = plan.high if plan.high is not None else max(low, 1000.0)
+    step = 1.0 if integer else 10.0 ** -(plan.decimals if plan.decimals is not None else 2)
+    if bounds is not None:
+        if isinstance(bounds.low, float):
+            floor = bounds.low + (step if bounds.strict_low else 0)
+            low, high = max(low, floor), max(high, floor)
+        if isinstance(bounds.high, float):
+            ceiling = bounds.high - (step if bounds.strict_high else 0)
+            low, high = min(low, ceiling), min(high, ceiling)
+    if integer:
+        lo, hi = math.ceil(low), math.floor(high)
+        hi = max(lo, hi)
+    dist = plan.distribution
+    if dist == "lognormal":
+        shift = 1 - low if low < 1 else 0.0
+        mu = (math.log(low + shift) + math.log(high + shift)) / 2
+        sigma = max((math.log(high + shift) - math.log(low + shift)) / 6, 1e-9)
+
+        def raw(r: random.Random) -> float:
+            return min(high, max(low, r.lognormvariate(mu, sigma) - shift))
+    elif dist == "normal":
+        mean, sd = (low + high) / 2, max((high - low) / 6, 1e-9)
+
+        def raw(r: random.Random) -> float:
+            return min(high, max(low, r.gauss(mean, sd)))
+    elif integer:
+        return lambda r, row: r.randint(lo, hi)
+    else:
+
+        def raw(r: random.Random) -> float:
+            return r.uniform(low, high)
+
+    if integer:
+        return lambda r, row: min(hi, max(lo, round(raw(r))))
+    places = plan.decimals if plan.decimals is not None else 2
+    return lambda r, row: round(raw(r), places)
+
+
+def _moment(plan: ColumnPlan, bounds: Bounds | None, kind: str) -> Sampler:
+    start_text, end_text = _window(plan.column.lower())
+    start = dt.date.fromisoformat((plan.start or start_text)[:10])
+    end = dt.date.fromisoformat((plan.end or end_text)[:10])
+    if bounds is not None:
+        if isinstance(bounds.low, str) and _iso(bounds.low[:10], "date"):
+            low = dt.date.fromisoformat(bounds.low[:10]) + dt.timedelta(days=bounds.strict_low)
+            start, end = max(start, low), max(end, low)
+        if isinstance(bounds.high, str) and _iso(bounds.high[:10], "date"):
+            high = dt.date.fromisoformat(bounds.high[:10]) - dt.timedelta(days=bounds.strict_high)
+            start, end = min(start, high), min(end, high)
+    first, days = start.toordinal(), max(0, (end - start).days)
+    if kind == "date":
+        return lambda r, row: dt.date.fromordinal(first + r.randint(0, days)).isoformat()
+
+    def moment(r: random.Random, row: dict[str, Scalar]) -> Scalar:
+        day = dt.date.fromordinal(first + r.randint(0, days))
+        hour, minute = r.randint(7, 21), r.choice((0, 5, 10, 15, 20, 30, 40, 45, 50))
+        return f"{day.isoformat()}T{hour:02d}:{minute:02d}:{r.randint(0, 59):02d}"
+
+    return moment
+
+
+def _choice(plan: ColumnPlan, col_type: ColumnType) -> Sampler:
+    values: list[Scalar] = list(plan.values)
+    if col_type == "integer":
+        values = [int(float(v)) for v in plan.values]
+    elif col_type == "real":
+        values = [float(v) for v in plan.values]
+    else:
+        values = [str(v) for v in plan.values]
+    cum = list(itertools.accumulate(plan.weights or [1.0] * len(values)))
+    return lambda r, row: r.choices(values, cum_weights=cum)[0]
+
+
+def _email(table: Table, plan: ColumnPlan, tp: TablePlan, p: Pools) -> Sampler:
+    kinds = {c.column: c.kind for c in tp.columns}
+    source = plan.source or next(
+        (c for c, k in kinds.items() if k in ("person_name", "company")), ""
+    )
+    first = next((c for c, k in kinds.items() if k == "first_name"), "")
+    last = next((c for c, k in kinds.items() if k == "last_name"), "")
+
+    def email(r: random.Random, row: dict[str, Scalar]) -> Scalar:
+        if source and isinstance(row.get(source), str):
+            words = str(row[source]).split()
+        elif first and last:
+            words = [str(row.get(first)), str(row.get(last))]
+        else:
+            words = [r.choice(p.first), r.choice(p.last)]
+        parts = [_ascii(w) for w in words if _ascii(w)] or ["user"]
+        if kinds.get(source) == "company":
+            return f"contact@{''.join(parts[:2])}.com"
+        local = r.choice((f"{parts[0]}.{parts[-1]}", f"{parts[0][0]}{parts[-1]}", parts[0]))
+        return f"{local}@{r.choice(p.mail_domains)}"
+
+    return email
+
+
+def _sampler(
+    table: Table, plan: ColumnPlan, tp: TablePlan, p: Pools, bounds: Bounds | None
+) -> Sampler:
+    col = table.column(plan.column)
+    kind = plan.kind
+    if kind == "choice":
+        draw = _choice(plan, col.type)
+    elif kind == "email":
+        draw = _email(table, plan, tp, p)
+    elif kind == "identifier":
+        ident = _identifier(plan.pattern)
+        draw = (lambda r, row: int(str(ident(r, row)))) if col.type == "integer" else ident
+    elif kind in ("integer", "real"):
+        draw = _numeric(plan, bounds, integer=kind == "integer" or col.type == "integer")
+    elif kind in ("date", "datetime"):
+        draw = _moment(plan, bounds, "date" if col.type == "date" else kind)
+    elif kind == "boolean":
+        chance = 0.5 if plan.probability is None else plan.probability
+        draw = lambda r, row: r.random() < chance  # noqa: E731
+    else:
+        draw = _draw_text(plan, p)
+    if plan.nulls and col.nullable:
+        share, inner = plan.nulls, draw
+        return lambda r, row: None if r.random() < share else inner(r, row)
+    return draw
+
+
+def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
+    """(a, b, strict): CHECK terms `a < b` / `a <= b` between two columns."""
+    out = []
+    for term in table.check_terms():
+        if isinstance(term, exp.LT | exp.LTE | exp.GT | exp.GTE):
+            a, b = term.this, term.expression
+            if isinstance(a, exp.Column) and isinstance(b, exp.Column):
+                if isinstance(term, exp.GT | exp.GTE):
+                    a, b = b, a
+                out.append((a.name, b.name, isinstance(term, exp.LT | exp.GT)))
+    return out
+
+
+def _distribute(r: random.Random, n_parents: int, n: int, lo: int, hi: int) -> list[int]:
+    """Children per parent: drawn in [lo, hi], then nudged until they add up to n (below lo
+    only when n is too small for every parent to have lo)."""
+    counts = [r.randint(lo, hi) for _ in range(n_parents)]
+    floor = lo if n >= lo * n_parents else 0
+    diff = n - sum(counts)
+    while diff:
+        i = r.randrange(n_parents)
+        if diff > 0:
+            add = min(diff, max(1, hi - counts[i]))
+            counts[i] += add
+            diff -= add
+        elif counts[i] > floor:
+            take = min(-diff, counts[i] - floor)
+            counts[i] -= take
+            diff += take
+    return counts
+
+
+def expand_plan(plan: DataPlan, schema: Schema, seed: int = 0, total_rows: int = 600) -> Expansion:
+    """Rows for every table of `schema` from `plan` (completed with defaults): the same plan
+    and seed give the same rows; every row kept loaded through the real SQLite DDL."""
+    if not 1 <= total_rows <= MAX_ROWS:
+        raise ValueError(f"total_rows must be between 1 and {MAX_ROWS}, not {total_rows}")
+    plan = complete(plan, schema)
+    counts = _counts(plan, schema, total_rows)
+    block = _id_block(counts)
+    p = pools(seed)
+    db = sqlite3.connect(":memory:")
+    db.execute("PRAGMA foreign_keys = ON")
+    for ddl in create_statements(schema, "sqlite"):
+        db.execute(ddl)
+    out = Expansion(rows={})
+    for table in schema.insertion_order():
+        tp = plan.table(table.name)
+        assert tp is not None
+        rng = random.Random(f"{seed}/{table.name}")
+        rows, dropped = _table_rows(
+            table, tp, counts[table.name], schema, out.rows, p, rng, block, db
+        )
+        out.rows[table.name] = rows
+        if dropped:
+            out.dropped[table.name] = dropped
+    db.close()
+    return out
+
+
+def expand(
+    plan: DataPlan, schema: Schema, seed: int = 0, total_rows: int = 600
+) -> dict[str, list[dict[str, Scalar]]]:
+    """The rows of `expand_plan`, per table."""
+    return expand_plan(plan, schema, seed, total_rows).rows
+
+
+def _table_rows(
+    table: Table,
+    tp: TablePlan,
+    n: int,
+    schema: Schema,
+    done: dict[str, list[dict[str, Scalar]]],
+    p: Pools,
+    rng: random.Random,
+    block: int,
+    db: sqlite3.Connection,
+) -> tuple[list[dict[str, Scalar]], int]:
+    bounds = check_bounds(table)
+    plans = {c.column: c for c in tp.columns}
+    derived = [c for c in plans if plans[c].kind == "email"]
+    ordered = [c for c in plans if plans[c].kind != "reference" and c not in derived] + derived
+    samplers = {c: _sampler(table, plans[c], tp, p, bounds.get(c)) for c in ordered}
+    parents: dict[str, list[Scalar]] = {}
+    for column, ref in foreign_key_of(table).items():
+        ref_table = schema.table(ref)
+        parents[column] = [r[ref_table.primary_key[0]] for r in done.get(ref, [])]
+    owner = _owner(table, tp)
+    owned: list[Scalar] = []
+    if owner is not None and parents.get(owner[0]):
+        keys = parents[owner[0]]
+        per = _distribute(rng, len(keys), n, tp.min_children, tp.max_children)
+        owned = [k for k, c in zip(keys, per, strict=True) for _ in range(c)]
+        rng.shuffle(owned)
+    key = own_key(table)
+    integer_key = key is not None and table.column(key).type == "integer"
+    prefix = key_prefix(table)
+    next_id = (schema.tables.index(table) + 1) * block
+    next_id += rng.randrange(0, max(1, block - n * max(ID_GAPS) - 1))
+    unique = [
+        c.name
+        for c in table.columns
+        if c.name != key and (c.unique or (c.name in plans and plans[c.name].kind == "email"))
+    ]
+    composite = table.primary_key if key is None else []
+    seen: dict[str, set[Scalar]] = {c: set() for c in unique}
+    seen_keys: set[tuple[Scalar, ...]] = set()
+    pairs = _order_pairs(table)
+    columns = table.column_names
+    insert = (
+        f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+    )
+    rows: list[dict[str, Scalar]] = []
+    dropped = 0
+    for i in range(n):
+        for _ in range(MAX_DRAWS):
+            row: dict[str, Scalar] = {}
+            if key is not None:
+                row[key] = next_id if integer_key else f"{prefix}{next_id}"
+            for column, keys in parents.items():
+                if owner is not None and column == owner[0] and owned:
+                    row[column] = owned[i]
+                elif column == key:
+                    continue
+                elif keys:
+                    row[column] = rng.choice(keys)
+                elif table.column(column).nullable:
+                    row[column] = None
+            for column in ordered:
+                value = samplers[column](rng, row)
+                if column in seen and value in seen[column]:
+                    value = _fresh(value, seen[column], samplers[column], rng, row)
+                row[column] = value
+            for a, b, _strict in pairs:
+                va, vb = row.get(a), row.get(b)
+                if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
+                    row[a], row[b] = vb, va
+            if composite and tuple(row.get(c) for c in composite) in seen_keys:
+                continue
+            values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]
+            try:
+                db.execute(insert, values)
+            except sqlite3.Error:
+                continue
+            break
+        else:
+            dropped += 1
+            continue
+        for column in seen:
+            seen[column].add(row[column])
+        if composite:
+            seen_keys.add(tuple(row.get(c) for c in composite))
+        if key is not None:
+            next_id += rng.choice(ID_GAPS)
+        rows.append({c: row.get(c) for c in columns})
+    return rows, dropped
+
+
+def _fresh(
+    value: Scalar, seen: set[Scalar], draw: Sampler, rng: random.Random, row: dict[str, Scalar]
+) -> Scalar:
+    """A value not taken yet: a few new draws, then a numbered variant."""
+    for _ in range(4):
+        value = draw(rng, row)
+        if value not in seen:
+            return value
+    if isinstance(value, str):
+        base, at, domain = value.partition("@")
+        k = 2
+        while (candidate := f"{base}{k}{at}{domain}" if at else f"{value} {k}") in seen:
+            k += 1
+        return candidate
+    if isinstance(value, int) and not isinstance(value, bool):
+        while value in seen:
+            value += 1
+    return value

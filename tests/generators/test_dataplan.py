@@ -1,0 +1,227 @@
+"""The data plan: checked (problems name table and column), expanded deterministically into
+rows that keep keys, foreign keys, CHECKs and uniqueness, and load on both engines."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generators.dataplan import (
+    ColumnPlan,
+    DataPlan,
+    Expansion,
+    TablePlan,
+    default_plan,
+    plan_problems,
+)
+from generators.dataplan import expand as _expand
+from generators.dataplan import expand_plan as _expand_plan
+from generators.realise import seed_problems
+from generators.toolkit import schema_tools
+from tests.generators.library import library_schema
+from toolscale.schema import Column, ForeignKey, Schema, Table
+from toolscale.spec import EnvironmentSpec
+
+BANKING = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
+
+
+def banking_schema() -> Schema:
+    return EnvironmentSpec.model_validate_json(BANKING.read_text()).schema_
+
+
+def shop() -> Schema:
+    """Customers (unique email, a tier CHECK) own orders (amount bounds, dates in order)."""
+    customers = Table(
+        name="customers",
+        columns=[
+            Column(name="customer_id", type="integer", nullable=False),
+            Column(name="full_name", type="text", nullable=False),
+            Column(name="email", type="text", nullable=False, unique=True),
+            Column(name="tier", type="text", nullable=False),
+            Column(name="credit", type="real", nullable=False),
+        ],
+        primary_key=["customer_id"],
+        checks=["tier IN ('basic', 'gold')", "credit >= 0 AND credit <= 500"],
+    )
+    orders = Table(
+        name="orders",
+        columns=[
+            Column(name="order_id", type="integer", nullable=False),
+            Column(name="customer_id", type="integer", nullable=False),
+            Column(name="amount", type="real", nullable=False),
+            Column(name="quantity", type="integer", nullable=False),
+            Column(name="placed_on", type="date", nullable=False),
+            Column(name="shipped_on", type="date", nullable=False),
+            Column(name="code", type="text", nullable=False, unique=True),
+        ],
+        primary_key=["order_id"],
+        foreign_keys=[
+            ForeignKey(columns=["customer_id"], ref_table="customers", ref_columns=["customer_id"])
+        ],
+        checks=["amount > 0", "quantity BETWEEN 1 AND 9", "shipped_on >= placed_on"],
+    )
+    return Schema(tables=[customers, orders])
+
+
+PLAN = DataPlan(
+    tables=[
+        TablePlan(
+            table="customers",
+            rows=1,
+            columns=[
+                ColumnPlan(column="full_name", kind="person_name"),
+                ColumnPlan(column="email", kind="email"),
+                ColumnPlan(column="tier", kind="choice", values=["basic", "gold"], weights=[4, 1]),
+                ColumnPlan(column="credit", kind="real", low=-100, high=900, decimals=2),
+            ],
+        ),
+        TablePlan(
+            table="orders",
+            min_children=0,
+            max_children=6,
+            columns=[
+                ColumnPlan(column="amount", kind="real", low=5, high=900, distribution="lognormal"),
+                ColumnPlan(column="quantity", kind="integer", low=0, high=20),
+                ColumnPlan(column="placed_on", kind="date", start="2024-01-01", end="2024-12-31"),
+                ColumnPlan(column="shipped_on", kind="date", start="2024-01-01", end="2024-12-31"),
+                ColumnPlan(column="code", kind="identifier", pattern="ORD-@@###"),
+            ],
+        ),
+    ]
+)
+
+
+Rows = dict[str, list[dict[str, Any]]]  # the tests compare values freely
+
+
+def expand(plan: DataPlan, schema: Schema, seed: int, total_rows: int) -> Rows:
+    return _expand(plan, schema, seed=seed, total_rows=total_rows)
+
+
+def expand_plan(plan: DataPlan, schema: Schema, seed: int, total_rows: int) -> Any:
+    got: Expansion = _expand_plan(plan, schema, seed=seed, total_rows=total_rows)
+    return got
+
+
+def loads_on_both_engines(schema: Schema, rows: dict) -> list[str]:
+    spec = EnvironmentSpec(name="probe", schema_=schema, seed=rows, tools=schema_tools(schema))
+    return seed_problems(spec)
+
+
+def test_same_seed_same_rows_other_seed_other_rows() -> None:
+    schema = shop()
+    one = expand(PLAN, schema, seed=7, total_rows=300)
+    assert one == expand(PLAN, schema, seed=7, total_rows=300)
+    assert repr(one) == repr(expand(PLAN, schema, seed=7, total_rows=300))  # byte for byte
+    other = expand(PLAN, schema, seed=8, total_rows=300)
+    assert other != one
+    assert [r["full_name"] for r in other["customers"]] != [
+        r["full_name"] for r in one["customers"]
+    ]
+
+
+def test_rows_keep_keys_checks_and_uniqueness_and_load_on_both_engines() -> None:
+    schema = shop()
+    got = expand_plan(PLAN, schema, seed=3, total_rows=400)
+    rows = got.rows
+    assert sum(len(r) for r in rows.values()) == 400 and not got.dropped
+    customers, orders = rows["customers"], rows["orders"]
+    ids = [r["customer_id"] for r in customers]
+    assert len(set(ids)) == len(ids)
+    assert {r["customer_id"] for r in orders} <= set(ids)
+    assert {r["tier"] for r in customers} == {"basic", "gold"}
+    assert all(0 <= r["credit"] <= 500 for r in customers)  # the CHECK narrows -100..900
+    assert all(r["amount"] > 0 and 1 <= r["quantity"] <= 9 for r in orders)
+    assert all(r["shipped_on"] >= r["placed_on"] for r in orders)
+    assert all(re.fullmatch(r"ORD-[A-Z]{2}\d{3}", r["code"]) for r in orders)
+    assert len({r["code"] for r in orders}) == len(orders)
+    assert len({r["email"] for r in customers}) == len(customers)
+    assert loads_on_both_engines(schema, rows) == []
+
+
+def test_emails_are_made_from_the_same_rows_name() -> None:
+    rows = expand(PLAN, shop(), seed=1, total_rows=200)["customers"]
+    for r in rows:
+        first, *_, last = str(r["full_name"]).lower().split()
+        local = str(r["email"]).split("@")[0]
+        assert local.startswith((first, first[0])) and (last in local or local == first), r
+
+
+def test_integer_keys_look_like_real_ids_in_ranges_that_never_overlap() -> None:
+    rows = expand(PLAN, shop(), seed=2, total_rows=600)
+    customers = [r["customer_id"] for r in rows["customers"]]
+    orders = [r["order_id"] for r in rows["orders"]]
+    for ids in (customers, orders):
+        assert all(10_000 <= i < 10_000_000 for i in ids)  # 5 to 7 digits
+        assert ids == sorted(ids) and any(b - a > 1 for a, b in itertools.pairwise(ids))
+    assert max(customers) < min(orders)
+
+
+def test_text_keys_get_a_prefix() -> None:
+    rows = expand(default_plan(banking_schema()), banking_schema(), seed=0, total_rows=300)
+    assert all(re.fullmatch(r"CLI-\d{5,7}", str(r["client_id"])) for r in rows["clients"])
+
+
+def test_plan_problems_name_the_table_and_column() -> None:
+    bad = DataPlan(
+        tables=[
+            TablePlan(
+                table="customers",
+                columns=[
+                    ColumnPlan(column="nickname", kind="text"),
+                    ColumnPlan(column="credit", kind="email"),
+                    ColumnPlan(column="tier", kind="choice", values=["basic", "platinum"]),
+                ],
+            ),
+            TablePlan(table="refunds"),
+        ]
+    )
+    problems = plan_problems(bad, shop())
+    assert any("'customers' column 'nickname'" in p and "no such column" in p for p in problems)
+    assert any(
+        "'customers' column 'credit'" in p and "'email' does not fit a real column" in p
+        for p in problems
+    )
+    assert any("'customers' column 'tier'" in p and "platinum" in p for p in problems)
+    assert any("table 'refunds'" in p for p in problems)
+    assert plan_problems(PLAN, shop()) == []
+
+
+def test_a_bad_column_plan_is_replaced_by_the_default_when_expanding() -> None:
+    bad = DataPlan(
+        tables=[TablePlan(table="customers", columns=[ColumnPlan(column="credit", kind="email")])]
+    )
+    rows = expand(bad, shop(), seed=0, total_rows=50)
+    assert all(isinstance(r["credit"], float) for r in rows["customers"])
+
+
+@pytest.mark.parametrize("schema", [banking_schema, library_schema, shop], ids=lambda f: f.__name__)
+def test_the_default_planner_makes_a_plan_that_loads(schema: Any) -> None:
+    s = schema()
+    plan = default_plan(s)
+    assert plan_problems(plan, s) == []
+    got = expand_plan(plan, s, seed=0, total_rows=500)
+    assert sum(len(r) for r in got.rows.values()) == 500 - sum(got.dropped.values())
+    assert all(got.rows.values())
+    assert loads_on_both_engines(s, got.rows) == []
+
+
+def test_expansion_at_100000_rows() -> None:
+    schema = shop()
+    started = time.perf_counter()
+    got = expand_plan(PLAN, schema, seed=0, total_rows=100_000)
+    seconds = time.perf_counter() - started
+    rows = got.rows
+    assert sum(len(r) for r in rows.values()) == 100_000 and not got.dropped
+    for table in schema.tables:
+        key = table.primary_key[0]
+        assert len({r[key] for r in rows[table.name]}) == len(rows[table.name])
+    customers = {r["customer_id"] for r in rows["customers"]}
+    assert all(r["customer_id"] in customers for r in rows["orders"])
+    assert len({r["email"] for r in rows["customers"]}) == len(customers)
+    assert seconds < 30, seconds  # about 2 s on the 2-core dev box
