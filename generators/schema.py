@@ -66,25 +66,18 @@ def _quoted(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def column_checks(column: ColumnProposal) -> tuple[list[str], list[str]]:
-    """The CHECKs a column proposal asks for (allowed values, a floor), and its problems."""
+def column_checks(column: ColumnProposal) -> list[str]:
+    """The CHECKs a column proposal asks for: its allowed values and its floor. Both are
+    extras a small model fills in where they do not fit (a floor on a title, a status with
+    one value): those are left out, not fed back, so they never cost the schema."""
     checks: list[str] = []
-    problems: list[str] = []
     values = list(dict.fromkeys(v.strip() for v in column.values if v.strip()))
-    if values:
-        if column.type != "text":
-            problems.append("allowed values are for text columns; leave values empty")
-        elif len(values) < 2:
-            problems.append("list at least 2 allowed values, or none")
-        else:
-            checks.append(f"{column.name} IN ({', '.join(_quoted(v) for v in values)})")
-    if column.minimum is not None:
-        if column.type not in ("integer", "real"):
-            problems.append("a minimum is for integer or real columns; leave it null")
-        else:
-            floor = int(column.minimum) if column.type == "integer" else column.minimum
-            checks.append(f"{column.name} >= {floor}")
-    return checks, problems
+    if column.type == "text" and len(values) >= 2:
+        checks.append(f"{column.name} IN ({', '.join(_quoted(v) for v in values)})")
+    if column.minimum is not None and column.type in ("integer", "real"):
+        floor = int(column.minimum) if column.type == "integer" else column.minimum
+        checks.append(f"{column.name} >= {floor}")
+    return checks
 
 
 def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
@@ -156,9 +149,7 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
                     f"{t.name}.{c.name}: {p}" for p in pydantic_problems(e, FEEDBACK_PROBLEMS)
                 ]
                 continue
-            found, said = column_checks(c)
-            checks += found
-            problems += [f"{t.name}.{c.name}: {p}" for p in said]
+            checks += column_checks(c)
         try:
             tables.append(
                 Table(
@@ -195,9 +186,9 @@ async def propose_schema(
 ) -> Outcome[Schema]:
     """A schema whose DDL both engines accept; every problem goes back to the model."""
 
-    def check(proposal: SchemaProposal) -> Schema:
+    def check(proposal: SchemaProposal, rules: bool = True) -> Schema:
         schema = to_schema(proposal, min_tables=min(3, brief.n_tables))
-        problems = rule_problems(schema, brief.rules) + ddl_problems(schema)
+        problems = (rule_problems(schema, brief.rules) if rules else []) + ddl_problems(schema)
         if problems:
             raise Invalid(problems, reason=GeneratorReason.DDL_REJECTED)
         return schema
@@ -207,6 +198,9 @@ async def propose_schema(
         SchemaProposal,
         stage=STAGE,
         check=check,
+        # the last attempt keeps a schema that misses a rule's column: that rule is then
+        # reported as not enforced, which costs less than the whole domain
+        last_check=lambda p: check(p, rules=False),
         repairs=repairs,
         sample=sample,
     )
