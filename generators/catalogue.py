@@ -213,7 +213,8 @@ def realise(
         problems = tool_sql_problems(tool, spec.schema_)
         reason = GeneratorReason.SQL_REJECTED
         if not problems:
-            problems = smoke_problems(tool, spec, tries=SMOKE_TRIES)
+            ruled = frozenset(s.error for s in extra)
+            problems = smoke_problems(tool, spec, tries=SMOKE_TRIES, rule_errors=ruled)
             reason = GeneratorReason.SMOKE_FAILED
         if problems:
             out.dropped.append(
@@ -312,6 +313,14 @@ async def propose_pattern_tools(
         if fell_back or outcome.value is None
         else outcome.value
     )
+    if not fell_back:  # a rule the model left unmapped is mapped from its wording
+        mapped = {m.rule for m in choice.rules}
+        unmapped = [
+            m
+            for m in fallback_choice(candidates, brief.rules, spec.schema_, spec.seed).rules
+            if m.rule not in mapped
+        ]
+        choice = choice.model_copy(update={"rules": [*choice.rules, *unmapped]})
     choice = topped_up(
         choice, fallback_choice(candidates, [], spec.schema_, spec.seed), brief, spec
     )

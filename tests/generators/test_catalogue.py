@@ -15,11 +15,13 @@ from generators.tools import propose_tools
 from tests.generators.finance import SEED, finance_brief, finance_schema
 from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
 from tests.generators.test_patterns import banking
+from toolscale.environment import Environment
 from toolscale.figures import environment_figures
 from toolscale.rules import RuleCoverage
 from toolscale.spec import EnvironmentSpec
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import FakeLLM, Reply, scripted
+from toolscale.tool import ToolCall
 
 SCRIPTED = {  # what a model that follows the menu answers for the finance brief
     "tools": [
@@ -76,15 +78,40 @@ def test_the_fallback_maps_every_finance_rule_and_meets_the_floors() -> None:
     assert (figures.rules_in_brief, figures.rules_enforced) == (7, 7)
 
 
-def test_the_fallback_on_the_banking_schema_reports_what_it_cannot_enforce() -> None:
+def test_a_tool_whose_rule_refuses_every_seed_row_is_kept_and_refuses() -> None:
+    """No active account of the banking seed has a zero balance: closing one is refused by
+    the rule on every row, which shows the program runs (and makes refusal tasks)."""
     spec, rules = banking(), finance_brief().rules
     cands = catalogue(spec.schema_, spec.seed)
     out = realise(fallback_choice(cands, rules, spec.schema_, spec.seed), cands, rules, spec)
     figures = environment_figures(assembled(spec, out.tools, out.rules))
     assert figures.tools >= 14 and figures.guarded_writes >= 6
-    closing = out.rules[2]  # no active account of the seed has a zero balance
-    assert not closing.enforced
-    assert any("close_account" in r.detail for r in out.dropped)
+    closing = out.rules[2]
+    assert closing.tools() == ["close_account"]
+    account = next(a for a in spec.seed["accounts"] if a["status"] == "active")
+    with Environment(assembled(spec, out.tools, out.rules)) as env:
+        result = env.step(
+            ToolCall(name="close_account", arguments={"account_id": account["account_id"]})
+        )
+    assert not result.ok and result.error == rules[2]
+
+
+def test_rules_the_model_leaves_unmapped_are_mapped_from_their_wording(tmp_path: Path) -> None:
+    shy = {
+        "tools": [{"candidate": "transfer:accounts.balance", "name": "transfer_funds"}],
+        "rules": [
+            {"rule": 1, "candidate": "transfer:accounts.balance",
+             "conditions": [{"kind": "guard", "guard": "enough"}]}
+        ],
+    }  # fmt: skip
+    asked = ask(
+        scripted(reply(shy)),
+        tmp_path,
+        lambda llm: propose_pattern_tools(llm, finance_brief(), finance()),
+    )
+    out = asked.value
+    assert not out.fell_back and out.rules[0].tools() == ["transfer_funds"]
+    assert sum(r.enforced for r in out.rules) >= 6
 
 
 def test_a_scripted_answer_maps_all_seven_rules_after_feedback(tmp_path: Path) -> None:
