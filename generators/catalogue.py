@@ -42,6 +42,10 @@ MAX_READS = 8  # of the deterministic selection: writes are what the floors coun
 FLOOR_TOOLS = 14  # issue 8's floors per domain
 FLOOR_WRITES = 6
 READ_PATTERNS = ("total", "history", "find")
+# Patterns every environment gets whatever the model picks: finding the user by email or
+# name is the policy's first step, and the guarded status changes replace the derived
+# unguarded `set_<table>_status`, which would let an agent around every rule.
+ALWAYS = ("find", "status")
 
 
 class ToolChoice(BaseModel):
@@ -161,12 +165,17 @@ def fallback_choice(
 def topped_up(
     choice: CatalogueChoice, default: CatalogueChoice, brief: Brief, spec: EnvironmentSpec
 ) -> CatalogueChoice:
-    """The model's picks, plus default ones until the environment can reach its floors
-    (14 tools, 6 guarded writes): a shy answer must not leave the domain poor."""
+    """The model's picks, the patterns every environment gets (`ALWAYS`), plus default ones
+    until the environment can reach its floors (14 tools, 6 guarded writes): a shy answer
+    must not leave the domain poor."""
     want = max(brief.n_tools, FLOOR_TOOLS) - len(spec.tools)
     picked = {p.candidate for p in choice.tools} | {m.candidate for m in choice.rules}
-    writes = sum(1 for p in picked if p.split(":")[0] not in READ_PATTERNS)
     tools = list(choice.tools)
+    for pick in default.tools:  # always: the policy's first step, and guarded transitions
+        if pick.candidate.split(":")[0] in ALWAYS and pick.candidate not in picked:
+            picked.add(pick.candidate)
+            tools.append(pick)
+    writes = sum(1 for p in picked if p.split(":")[0] not in READ_PATTERNS)
     for pick in default.tools:
         if len(picked) >= want and writes >= FLOOR_WRITES + 2:
             break

@@ -29,7 +29,7 @@ from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, ToolCall, ToolResult
-from toolscale.wording import closed_choices, singular, words
+from toolscale.wording import closed_choices, operation_words, singular, words
 
 STAGE = "intent"
 REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule forbids
@@ -374,7 +374,8 @@ def gold_chain(env: Environment, purpose: Purpose, people: Table) -> Chain | Non
     facts += _other_records(purpose, spec, table, listing[2] if listing else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
     words = purpose_words(purpose, table, described)
-    return Chain(plan, results, facts, told, wanted, 0, errors, words)
+    saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
+    return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
 
 
 def _other_records(

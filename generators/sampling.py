@@ -30,6 +30,7 @@ class Chain:
     start: int = 0  # calls before `start` came from a parent task
     errors: dict[int, str] = field(default_factory=dict)  # call -> the refusal it must meet
     purpose: str | None = None  # what the user wants, in words: shown instead of the steps
+    operations: list[str] = field(default_factory=list)  # words naming the write: one is said
 
     def lean(self, tools: dict[str, Tool]) -> bool:
         """No call a user who wants it cheap would call avoidable."""

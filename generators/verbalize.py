@@ -16,6 +16,7 @@ from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
+from toolscale.wording import Request
 
 STAGE = "verbalize"
 
@@ -44,6 +45,21 @@ def describe(chain: Chain) -> list[str]:
         )
         out.append(f"{call.name.replace('_', ' ')}" + (f" ({args})" if args else ""))
     return out
+
+
+def request_problems(instruction: str, chain: Chain) -> list[str]:
+    """What the intent stage would miss in the words: the write named, a question asked."""
+    request = Request(instruction)
+    problems = []
+    if chain.operations and not request.says_any(chain.operations):
+        problems.append(
+            "the message must say what the customer wants done, using one of these words: "
+            + ", ".join(chain.operations)
+        )
+    if chain.wanted and not request.asks_for_information:
+        wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)
+        problems.append(f"the message must ask to be told the {wanted}")
+    return problems
 
 
 def fact_text(name: str, value: Scalar) -> str:
@@ -75,6 +91,9 @@ async def verbalize(
             raise Invalid(
                 [f"these values are not stated exactly: {listed}"], GeneratorReason.FACTS_MISSING
             )
+        unsaid = request_problems(words.instruction, chain)
+        if unsaid and not complete:  # the validators would reject it: say so while it is cheap
+            raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
         facts = [f.strip() for f in words.known_facts if f.strip()]
         facts += [fact_text(n, v) for n, v in missing]
         return Verbalized(words.instruction.strip(), facts, len(missing))

@@ -240,7 +240,9 @@ def tables_of(tool: Tool, schema: Schema) -> list[str]:
 
 def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema) -> list[str]:
     """How a request names what a write does: the chosen value of a closed choice (the new
-    status), else the tool name's words that name neither a table nor nothing."""
+    status), else the tool name's words that name neither a table nor nothing, and its
+    leading verb even where a table shares it (`transfer_balance` with a `transfers` table:
+    "transfer" is what the user says)."""
     chosen = [
         w
         for name in sorted(closed_choices(tool))
@@ -250,4 +252,9 @@ def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema)
     if chosen:
         return chosen
     tables = set().union(*(entity_words(t.name) for t in schema.tables))
-    return [w for w in words(tool.name) if w not in GENERIC and w not in tables]
+    named = words(tool.name)
+    return [
+        w
+        for i, w in enumerate(named)
+        if w not in GENERIC and (w not in tables or (i == 0 and len(named) > 1))
+    ]

@@ -3,6 +3,7 @@ the model never states it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from generators.sampling import Chain
@@ -82,3 +83,29 @@ def test_verbalize_adds_values_even_after_a_malformed_answer(tmp_path: Path) -> 
     outcome = verbalized(tmp_path, Reply(content="not json"), WITHOUT).value
     assert outcome.ok, outcome.rejection
     assert outcome.value.completed == len(CHAIN.facts)
+
+
+def test_a_purpose_replaces_the_steps_and_an_unsaid_write_or_question_goes_back(
+    tmp_path: Path,
+) -> None:
+    chain = dataclasses.replace(
+        CHAIN,
+        purpose="borrow book, for their book whose title is Dune.",
+        operations=["borrow"],
+        wanted=["due_on"],
+    )
+    vague = reply({"instruction": "I am member 104 and I need book 203 today.", "known_facts": []})
+    clear = reply(
+        {
+            "instruction": "I am member 104: please lend me book 203 and tell me when it is due.",
+            "known_facts": [],
+        }
+    )
+    asked = ask(scripted(vague, clear), tmp_path, lambda llm: verbalize(llm, "library", chain))
+    assert asked.value.ok and asked.value.value.instruction.startswith("I am member 104: please")
+    prompt = last_user(asked.requests[0])
+    assert "What the customer wants: borrow book, for their book whose title is Dune." in prompt
+    assert "1. get members" not in prompt  # the steps are not shown
+    feedback = last_user(asked.requests[1])
+    assert "using one of these words: borrow" in feedback
+    assert "must ask to be told the due on" in feedback

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from toolscale.wording import Request, entity_words, names_operation, same_field, singular, stem
+from toolscale.schema import Column, Schema, Table
+from toolscale.tool import Tool
+from toolscale.wording import (
+    Request,
+    entity_words,
+    names_operation,
+    operation_words,
+    same_field,
+    singular,
+    stem,
+)
 
 
 @pytest.mark.parametrize(
@@ -45,3 +55,19 @@ def test_a_field_named_by_the_operation_is_not_asked_about() -> None:
     assert names_operation("frozen_at", ["freeze"]) == names_operation("frozen", ["freeze"])
     assert not names_operation("frozen_reason", ["freeze"])  # "reason" is a question
     assert not names_operation("balance", ["close"])
+
+
+def test_a_leading_verb_is_the_operation_even_where_a_table_shares_it() -> None:
+    schema = Schema(
+        tables=[
+            Table(
+                name="transfers",
+                columns=[Column(name="transfer_id", type="integer")],
+                primary_key=["transfer_id"],
+            )
+        ]
+    )
+    move = Tool(name="transfer_balance", description="d", kind="write", run=["DELETE FROM t"])
+    assert operation_words(move, {}, schema) == ["transfer", "balance"]
+    record = Tool(name="transfers", description="d", kind="write", run=["DELETE FROM t"])
+    assert operation_words(record, {}, schema) == []
