@@ -106,6 +106,8 @@ def test_a_purpose_replaces_the_steps_and_an_unsaid_write_or_question_goes_back(
     prompt = last_user(asked.requests[0])
     assert "What the customer wants: borrow book, for their book whose title is Dune." in prompt
     assert "1. get members" not in prompt  # the steps are not shown
+    assert 'like "My member id is 104"' in prompt  # an example the model may copy is true
+    assert "203" not in prompt.replace("book id: 203", "")
     feedback = last_user(asked.requests[1])
     assert "using one of these words: borrow" in feedback
     assert "must ask to be told the due on" in feedback
