@@ -64,7 +64,9 @@ OPERATIONS: tuple[frozenset[str], ...] = tuple(
         "open create new issue add apply register book make start place request schedule "
         "enroll order reserve",
         "repay pay payment settle payoff",
-        "update change modify edit correct replace",
+        "update change modify edit correct replace adjust",
+        "topup top deposit credit increase raise",
+        "adjust increase decrease raise lower reduce",
         "delete remove drop",
         "refund return",
         "approve approved accept accepted confirm confirmed",
@@ -242,7 +244,8 @@ def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema)
     """How a request names what a write does: the chosen value of a closed choice (the new
     status), else the tool name's words that name neither a table nor nothing, and its
     leading verb even where a table shares it (`transfer_balance` with a `transfers` table:
-    "transfer" is what the user says)."""
+    "transfer" is what the user says); after a leading verb, column words name no operation
+    ("tell me my max balance" does not ask to `adjust_max_balance`)."""
     chosen = [
         w
         for name in sorted(closed_choices(tool))
@@ -253,8 +256,8 @@ def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema)
         return chosen
     tables = set().union(*(entity_words(t.name) for t in schema.tables))
     named = words(tool.name)
-    return [
-        w
-        for i, w in enumerate(named)
-        if w not in GENERIC and (w not in tables or (i == 0 and len(named) > 1))
-    ]
+    if len(named) > 1 and named[0] not in GENERIC:  # verb first: the verb, and what is
+        # neither a table nor a column (`adjust_max_balance` is said "adjust", not "balance")
+        columns = {w for t in schema.tables for c in t.columns for w in words(c.name)}
+        return [named[0]] + [w for w in named[1:] if w not in GENERIC | tables | columns]
+    return [w for w in named if w not in GENERIC and w not in tables]

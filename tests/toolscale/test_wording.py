@@ -69,5 +69,22 @@ def test_a_leading_verb_is_the_operation_even_where_a_table_shares_it() -> None:
     )
     move = Tool(name="transfer_balance", description="d", kind="write", run=["DELETE FROM t"])
     assert operation_words(move, {}, schema) == ["transfer", "balance"]
+    with_balance = Schema(
+        tables=[
+            Table(
+                name="accounts",
+                columns=[
+                    Column(name="account_id", type="integer"),
+                    Column(name="max_balance", type="real"),
+                ],
+                primary_key=["account_id"],
+            )
+        ]
+    )
+    adjust = Tool(name="adjust_max_balance", description="d", kind="write", run=["DELETE FROM t"])
+    assert operation_words(adjust, {}, with_balance) == ["adjust"]
+    assert not Request("Please tell me my current max balance.").says_any(["adjust"])
+    assert Request("Please top up my balance by 20.").says_any(["topup"])
+    assert Request("Please increase my max balance by 20.").says_any(["adjust"])
     record = Tool(name="transfers", description="d", kind="write", run=["DELETE FROM t"])
     assert operation_words(record, {}, schema) == []
