@@ -35,6 +35,7 @@ from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import RequireStep, Tool
+from toolscale.wording import GENERIC, Request
 
 STAGE = "tool_choice"
 SMOKE_TRIES = 40  # no model call in it: cheap, and a rule may hold for few seed rows
@@ -211,7 +212,7 @@ def realise(
     coverage = [RuleCoverage(rule=r) for r in rules]
     for ident, pick in picks.items():
         cand = by_id[ident]
-        name = pick.name or cand.tool.name
+        name = pick.name if keeps_verb(pick.name, cand.tool.name) else cand.tool.name
         if name in taken:
             if pick.name or cand.tool.kind == "read":
                 continue  # a derived tool already does it (or the name is the model's slip)
@@ -240,6 +241,14 @@ def realise(
             coverage[number - 1].enforced_by.append(_enforcement(tool, cand, cond, step))
     out.rules = coverage
     return out
+
+
+def keeps_verb(name: str, default: str) -> bool:
+    """A model's name for a tool says what it does as the pattern's own name does (its
+    verb or a synonym): `adjust_max_balance` for a decrease would have users ask for the
+    wrong thing, so the pattern's `reduce_account_max_balance` is kept instead."""
+    verb = default.split("_")[0]
+    return bool(name) and (verb in GENERIC or Request(name.replace("_", " ")).says(verb))
 
 
 def _enforcement(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from generators.catalogue import fallback_choice, propose_pattern_tools, realise
+from generators.catalogue import fallback_choice, keeps_verb, propose_pattern_tools, realise
 from generators.patterns import catalogue
 from generators.policy import tau2_policy
 from generators.toolkit import schema_tools
@@ -207,3 +207,12 @@ def test_the_free_sql_stage_stops_within_its_budget(tmp_path: Path, lib: Library
     assert elapsed < 2.5  # unbounded: 4 tools x up to 4 tries x 0.4 s in a queue of one
     assert any(r.reason == "budget_spent" for r in dropped)
     assert len(kept) < 3
+
+
+def test_a_model_name_that_drops_the_patterns_verb_is_not_used() -> None:
+    assert keeps_verb("transfer_funds", "transfer_account_balance")
+    assert keeps_verb("repay_loan", "repay_loan_outstanding")
+    assert keeps_verb("pay_off_loan", "repay_loan_outstanding")  # a synonym
+    assert not keeps_verb("adjust_max_balance", "reduce_account_max_balance")
+    assert not keeps_verb("", "close_account")
+    assert keeps_verb("set_card_frozen", "set_card_status")  # a generic verb says nothing

@@ -85,6 +85,7 @@ def test_a_leading_verb_is_the_operation_even_where_a_table_shares_it() -> None:
     assert operation_words(adjust, {}, with_balance) == ["adjust"]
     assert not Request("Please tell me my current max balance.").says_any(["adjust"])
     assert Request("Please top up my balance by 20.").says_any(["topup"])
-    assert Request("Please increase my max balance by 20.").says_any(["adjust"])
+    assert Request("Please change my max balance to 20.").says_any(["adjust"])
+    assert not Request("Please increase my max balance.").says_any(["reduce"])
     record = Tool(name="transfers", description="d", kind="write", run=["DELETE FROM t"])
     assert operation_words(record, {}, schema) == []
