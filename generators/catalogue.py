@@ -47,6 +47,9 @@ READ_PATTERNS = ("total", "history", "find")
 # name is the policy's first step, and the guarded status changes replace the derived
 # unguarded `set_<table>_status`, which would let an agent around every rule.
 ALWAYS = ("find", "status")
+# The example answer's description: a model that copies it (the 1.5B one did, for every
+# tool) gets the pattern's own description instead, as does one of under 20 characters.
+EXAMPLE_DESCRIPTION = "One sentence on what it does for the user."
 
 
 class ToolChoice(BaseModel):
@@ -219,7 +222,9 @@ def realise(
             name = f"{name}_checked"
         mine = steps.get(ident, [])
         extra = [s for _, _, s in mine if s is not None]
-        tool = with_conditions(cand, extra, name, pick.description)
+        said = pick.description.strip()
+        described = said if len(said) >= 20 and said != EXAMPLE_DESCRIPTION else ""
+        tool = with_conditions(cand, extra, name, described)
         problems = tool_sql_problems(tool, spec.schema_)
         reason = GeneratorReason.SQL_REJECTED
         if not problems:
@@ -270,7 +275,9 @@ def example_choice(candidates: list[Candidate]) -> dict:
     if not write.amount:
         cond = {"kind": "guard", "guard": next(iter(write.guards), "exists")}
     return {
-        "tools": [{"candidate": write.id, "name": write.tool.name, "description": "What it does."}],
+        "tools": [
+            {"candidate": write.id, "name": write.tool.name, "description": EXAMPLE_DESCRIPTION}
+        ],
         "rules": [{"rule": 1, "candidate": write.id, "conditions": [cond]}],
     }
 

@@ -7,6 +7,8 @@ rules come from the tools and the rule coverage, not from free text."""
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from generators.prompting import messages
@@ -51,6 +53,11 @@ def _finders(tools: list[Tool]) -> list[Tool]:
     return [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
 
 
+def _looks_up(sql: str) -> bool:
+    """A require step that only checks the named row exists: not a rule the user meets."""
+    return bool(re.fullmatch(r"SELECT COUNT\(\*\) > 0 AS found FROM \w+ WHERE \w+ = :\w+", sql))
+
+
 def tau2_policy(
     brief: Brief, introduction: str, tools: list[Tool], coverage: list[RuleCoverage]
 ) -> str:
@@ -91,7 +98,7 @@ def tau2_policy(
             by_tool.setdefault(name, []).append(c.rule)
     for tool in [t for t in tools if t.kind == "write"]:
         lines += [f"### {tool.name}", "", tool.description.strip(), ""]
-        checks = list(dict.fromkeys(r.error.strip() for r in tool.require))
+        checks = list(dict.fromkeys(r.error.strip() for r in tool.require if not _looks_up(r.sql)))
         checks += [r for r in by_tool.get(tool.name, []) if r not in checks]
         if checks:
             lines += ["It refuses unless every rule holds:", ""]

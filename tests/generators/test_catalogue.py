@@ -7,7 +7,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from generators.catalogue import fallback_choice, keeps_verb, propose_pattern_tools, realise
+from generators.catalogue import (
+    EXAMPLE_DESCRIPTION,
+    CatalogueChoice,
+    ToolChoice,
+    fallback_choice,
+    keeps_verb,
+    propose_pattern_tools,
+    realise,
+)
 from generators.patterns import catalogue
 from generators.policy import tau2_policy
 from generators.toolkit import schema_tools
@@ -181,6 +189,22 @@ def test_the_policy_states_only_enforced_rules_and_a_section_per_operation() -> 
         assert rule in rules_part
     assert rules[6] not in policy
     assert "| transfer_balance | write |" in policy
+    assert "row with that" not in policy.split("## Operations")[1]  # a lookup is no rule
+
+
+def test_a_copied_or_empty_description_gives_way_to_the_patterns() -> None:
+    spec = finance()
+    cands = catalogue(spec.schema_, spec.seed)
+    transfer = next(c for c in cands if c.pattern == "transfer")
+    picks = [
+        ToolChoice(candidate=transfer.id, name="transfer_funds", description=EXAMPLE_DESCRIPTION)
+    ]
+    out = realise(CatalogueChoice(tools=picks, rules=[]), cands, [], spec)
+    assert [t.description for t in out.tools] == [transfer.tool.description]
+    said = "Move money from one of the client's accounts to another."
+    picks = [ToolChoice(candidate=transfer.id, name="transfer_funds", description=said)]
+    out = realise(CatalogueChoice(tools=picks, rules=[]), cands, [], spec)
+    assert [t.description for t in out.tools] == [said]
 
 
 def test_the_free_sql_stage_stops_within_its_budget(tmp_path: Path, lib: Library) -> None:
