@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from generators.strategies import STRATEGY_NAMES, check_strategies
+from generators.strategies import DEFAULT_STRATEGIES, STRATEGY_NAMES, check_strategies
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, read_lines, write_json
 from toolscale.report import StageReport
@@ -144,8 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--domains", default="domains", help="where the briefs are")
     g.add_argument(
         "--strategies",
-        default=",".join(STRATEGY_NAMES),
-        help=f"task strategies, comma-separated ({', '.join(STRATEGY_NAMES)})",
+        default=",".join(DEFAULT_STRATEGIES),
+        help=f"task strategies, comma-separated, of {', '.join(STRATEGY_NAMES)} (default: "
+        f"{','.join(DEFAULT_STRATEGIES)}; llm is for strong endpoints)",
     )
     g.add_argument("--model-size", choices=["0.5b", "1.5b"], default="1.5b", help="embedded model")
     g.add_argument("--parallel", type=int, default=2, help="server slots / concurrent requests")

@@ -24,8 +24,8 @@ from generators import environment, scheduler
 from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.environment import EnvironmentStages, GenerationFailed
 from generators.strategies import (
+    DEFAULT_STRATEGIES,
     STRATEGIES,
-    STRATEGY_NAMES,
     Strategy,
     check_strategies,
     split_targets,
@@ -94,7 +94,7 @@ async def synthesize_tasks(
 async def generate_domain(
     domain: str,
     n_tasks: int = 20,
-    strategies: tuple[str, ...] = STRATEGY_NAMES,
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES,
     data_dir: str = "data",
     domains_dir: str = "domains",
     model_size: str = "1.5b",

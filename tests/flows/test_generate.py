@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from generators.strategies import STRATEGY_NAMES
 from tests.conftest import ROOT
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
@@ -73,7 +74,7 @@ def read_jsonl(path: Path) -> list[dict]:
 def test_generate_writes_a_verified_dataset(prefect_harness, domains: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     with FakeLLM(library) as fake:
-        summary = run_flow(fake, domains, data, n=10)
+        summary = run_flow(fake, domains, data, n=10, strategies=STRATEGY_NAMES)  # llm too
     out = data / "library"
     for name in (
         "environment.json",
