@@ -30,7 +30,7 @@ class Words(BaseModel):
 class Verbalized:
     instruction: str
     known_facts: list[str]
-    completed: int  # facts we had to add ourselves
+    completed: int  # facts (and a closing question) we had to add ourselves
 
 
 def describe(chain: Chain) -> list[str]:
@@ -96,7 +96,12 @@ async def verbalize(
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
         facts = [f.strip() for f in words.known_facts if f.strip()]
         facts += [fact_text(n, v) for n, v in missing]
-        return Verbalized(words.instruction.strip(), facts, len(missing))
+        instruction = words.instruction.strip()
+        asked = not chain.wanted or Request(instruction).asks_for_information
+        if not asked:  # the last attempt still asks nothing: the question is added, counted
+            wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)
+            instruction += f" Please tell me the {wanted} afterwards."
+        return Verbalized(instruction, facts, len(missing) + (not asked))
 
     prompt = messages(
         "verbalize.j2",

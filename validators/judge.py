@@ -89,6 +89,7 @@ class Step:
     description: str
     arguments: str
     output: str
+    refused: str | None = None  # the rule's refusal the gold expects (a refusal task)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ def steps(spec: EnvironmentSpec, task: Task, gold: Trajectory | Replay) -> list[
                 description=tool.description.strip() if tool else "",
                 arguments=_cut(json.dumps(call.arguments, ensure_ascii=False), ARGUMENT_CHARS),
                 output=_cut(output, OUTPUT_CHARS),
+                refused=call.expect_error,
             )
         )
     return out

@@ -111,3 +111,19 @@ def test_a_purpose_replaces_the_steps_and_an_unsaid_write_or_question_goes_back(
     feedback = last_user(asked.requests[1])
     assert "using one of these words: borrow" in feedback
     assert "must ask to be told the due on" in feedback
+
+
+def test_a_question_the_model_never_asks_is_added_and_counted(tmp_path: Path) -> None:
+    chain = dataclasses.replace(CHAIN, wanted=["due_on"])
+    silent = reply({"instruction": "I am member 104 and I borrow book 203.", "known_facts": []})
+    asked = ask(
+        scripted(silent, silent, silent),
+        tmp_path,
+        lambda llm: verbalize(llm, "library", chain),
+    )
+    assert asked.value.ok
+    words = asked.value.value
+    assert words.instruction == (
+        "I am member 104 and I borrow book 203. Please tell me the due on afterwards."
+    )
+    assert words.completed == 1

@@ -231,3 +231,21 @@ def test_the_fake_domain_judge_reads_the_prompt(banking_spec: EnvironmentSpec, g
     assert accepted["careful_agent_does_exactly_this"]
     refused = judge_answer(text, reject="Maria Lopez")
     assert not refused["calls"][0]["needed"] and not refused["careful_agent_does_exactly_this"]
+
+
+def test_a_refused_call_is_shown_as_the_rules_refusal_it_should_be(
+    banking_spec: EnvironmentSpec, banking_tasks: list[Task], gold: Gold
+) -> None:
+    """A refusal task's refused write is what a careful agent does: the judge is told so,
+    instead of reading it as a request left undone."""
+    task = next(t for t in banking_tasks if t.id == "bank-002")
+    with Verifier(banking_spec, cross_engine=False) as verifier:
+        verified = verifier.verify(task).value
+        assert verified is not None
+        replay = verifier.env.replay(verified.gold_calls)
+    text = prompt(banking_spec, verified, replay)[1]["content"]
+    refused = [c for c in verified.gold_calls if c.expect_error]
+    assert refused
+    assert text.count("refused by a rule, as it should be") == len(refused)
+    assert "that request counts as done" in text
+    assert "refused by a rule, as it should be" not in user_prompt(banking_spec, gold)
