@@ -275,7 +275,9 @@ def _row_at(output: object, key: str, value: Scalar) -> tuple[int, dict] | None:
     return None
 
 
-def gold_chain(env: Environment, purpose: Purpose, people: Table) -> Chain | None:
+def gold_chain(
+    env: Environment, purpose: Purpose, people: Table, owned: dict[str, dict[Scalar, Scalar]]
+) -> Chain | None:
     """The calls that serve the purpose, run for real: identify the person by email, list
     their records to find the target (when the person can describe it), the write, and a
     read back (or, for a refusal, the read that shows why) when the write's own output does
@@ -283,7 +285,6 @@ def gold_chain(env: Environment, purpose: Purpose, people: Table) -> Chain | Non
     spec = env.spec
     table = spec.schema_.table(purpose.table)
     key = table.primary_key[0]
-    owned = owners(spec, people)
     person = owned[purpose.table][purpose.target]
     person_row = _rows_by_key(spec, people)[person]
     seed_target = _rows_by_key(spec, table)[purpose.target]
@@ -435,7 +436,7 @@ async def propose_intent_task(
     owned = owners(env.spec, people)
     refusal = rng.random() < REFUSAL_SHARE
     purpose = draft_purpose(env, sampler, people, owned, rng, refusal)
-    chain = gold_chain(env, purpose, people) if purpose is not None else None
+    chain = gold_chain(env, purpose, people, owned) if purpose is not None else None
     if chain is None:
         return no_chain(llm, STAGE)
     preference = sample_preference(
