@@ -143,6 +143,10 @@ class IntentReason(Reason):
     """Stage `intent`: the instruction asks for what the gold does, and no less."""
 
     UNASKED_WRITE = "unasked_write", "a write whose operation the instruction does not ask for"
+    UNASKED_TARGET = (
+        "unasked_target",
+        "a write on a record the instruction does not name or tell apart from the user's others",
+    )
     UNASKED_VALUE = (
         "unasked_value",
         "a value told to the user that the instruction does not ask for (or asks of another "

@@ -116,6 +116,11 @@ class Tool(BaseModel):
             out.append(("returns", self.returns))
         return out
 
+    @property
+    def creates(self) -> bool:
+        """Some step inserts a row: a closed choice then names the new record's kind."""
+        return any(sql.lstrip().upper().startswith("INSERT") for _, sql in self.statements())
+
     def openai_schema(self) -> dict[str, Any]:
         params = dict(self.parameters)
         params.setdefault("properties", {})

@@ -119,7 +119,29 @@ INFO_CUES = frozenset(
     ]
 )
 EACH_CUES = frozenset(["each", "every", "all", "both"])
+# a row picked by order, not by a value the user says ("my latest transfer")
+SUPERLATIVES = frozenset(
+    [
+        "latest",
+        "last",
+        "newest",
+        "recent",
+        "oldest",
+        "earliest",
+        "first",
+        "largest",
+        "biggest",
+        "highest",
+        "smallest",
+        "lowest",
+        "most",
+        "least",
+    ]
+)
 
+# forms that describe a record when an entity follows ("closed account", "frozen card",
+# "pending transfer", "active loan"); "close account 7" and "freeze card 9" are requests
+_ATTRIBUTIVE = ("ed", "ing", "en", "ive")
 _DOUBLED = re.compile(r"([bcdfgklmnprstz])\1$")
 
 
@@ -170,6 +192,29 @@ class Request:
         self, candidates: Iterable[str], groups: tuple[frozenset[str], ...] = OPERATIONS
     ) -> bool:
         return any(self.says(w, groups) for w in candidates if w not in GENERIC)
+
+    def requests(
+        self, word: str, entities: set[str], groups: tuple[frozenset[str], ...] = OPERATIONS
+    ) -> bool:
+        """The word is said as something to do, not as what a record already is: "my pending
+        transfer" describes a transfer, "mark my transfer as pending" asks for a change."""
+        variants = _variants(word.casefold(), groups)
+        for i, token in enumerate(self.tokens):
+            if stem(token) not in variants:
+                continue
+            after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
+            if token.endswith(_ATTRIBUTIVE) and after in entities:
+                continue
+            return True
+        return False
+
+    def requests_any(
+        self,
+        candidates: Iterable[str],
+        entities: set[str],
+        groups: tuple[frozenset[str], ...] = OPERATIONS,
+    ) -> bool:
+        return any(self.requests(w, entities, groups) for w in candidates if w not in GENERIC)
 
     @property
     def asks_for_information(self) -> bool:

@@ -78,12 +78,14 @@ class SeedFacts:
     records: dict[object, tuple[str, frozenset[str]]] = field(default_factory=dict)
     categories: dict[str, frozenset[str]] = field(default_factory=dict)  # per table
     names: frozenset[str] = frozenset()  # column names: "tell me the last4" states no value
+    keys: dict[str, frozenset[object]] = field(default_factory=dict)  # per table, its keys
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
         values: set[object] = set()
         records: dict[object, tuple[str, frozenset[str]]] = {}
         categories: dict[str, frozenset[str]] = {}
+        keyed: dict[str, frozenset[object]] = {}
         for table in spec.schema_.tables:
             rows = spec.seed.get(table.name, [])
             values |= _keys(v for row in rows for v in row.values())
@@ -104,8 +106,17 @@ class SeedFacts:
                     if row.get(k) is not None:
                         records[value_key(row[k])] = (table.name, cats)
             categories[table.name] = frozenset(seen)
+            keyed[table.name] = frozenset(
+                value_key(row[k]) for row in rows for k in keys if row.get(k) is not None
+            )
         names = frozenset(c.name.casefold() for t in spec.schema_.tables for c in t.columns)
-        return cls(values=frozenset(values), records=records, categories=categories, names=names)
+        return cls(
+            values=frozenset(values),
+            records=records,
+            categories=categories,
+            names=names,
+            keys=keyed,
+        )
 
 
 def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:

@@ -9,8 +9,11 @@ left to the judge.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from toolscale.dataflow import value_key
 from toolscale.environment import Replay
-from toolscale.matching import Text
+from toolscale.matching import Text, numbers, scalars
 from toolscale.reasons import IntentReason
 from toolscale.report import Rejection
 from toolscale.schema import Schema
@@ -20,14 +23,18 @@ from toolscale.wording import (
     FIELDS,
     GENERIC,
     OPERATIONS,
+    SUPERLATIVES,
     Request,
+    closed_choices,
     entity_words,
     names_operation,
     operation_words,
     same_field,
+    singular,
     tables_of,
     words,
 )
+from validators.facts import SeedFacts, literals
 from validators.stage import TaskContext
 
 STAGE = "intent"
@@ -40,17 +47,125 @@ def _field(ref: OutputRef) -> str:
 
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
+    entities = set().union(*(entity_words(t.name) for t in schema.tables))
     for i, call in enumerate(task.gold_calls):
         tool = tools[call.name]
         if tool.kind != "write":
             continue
         said = operation_words(tool, call.arguments, schema)
-        if said and not request.says_any(said):
+        # a new record is described by its kind ("open a checking account"), an existing
+        # one is not changed by saying what it already is ("my pending transfer")
+        if said and not request.requests_any(said, set() if tool.creates else entities):
+            how = "as a change" if request.says_any(said) else ""
             return (
                 f"gold call {i} {call.key()} is a write the instruction does not ask for "
-                f"(it says none of: {', '.join(said)})"
+                f"(it says none of: {', '.join(said)}{' ' + how if how else ''})"
             )
     return None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A record a write touches: the argument that names it, and the table it is of."""
+
+    call: int
+    param: str
+    value: object
+    table: str
+
+
+def targets(task: Task, tools: dict[str, Tool], schema: Schema, seed: SeedFacts) -> list[Target]:
+    """Per write, the arguments whose value is a key of a record of the table the write is
+    about (`card_id` of `freeze_card`, both accounts of a transfer)."""
+    out = []
+    for i, call in enumerate(task.gold_calls):
+        tool = tools[call.name]
+        if tool.kind != "write":
+            continue
+        closed = closed_choices(tool)
+        for table in tables_of(tool, schema):
+            keys = seed.keys.get(table, frozenset())
+            for param, value in call.arguments.items():
+                if param not in closed and value is not None and value_key(value) in keys:
+                    out.append(Target(i, param, value, table))
+    return out
+
+
+def _first_output(value: object, task: Task, replay: Replay, before: int) -> int | None:
+    key = value_key(value)
+    for j in range(before):
+        result = replay.results[j]
+        if result.ok and any(value_key(v) == key for v in scalars(result.output)):
+            return j
+    return None
+
+
+def _picked(rows: list[dict], value: object, said: Text) -> bool:
+    """Something the user says tells the row holding `value` apart from the others."""
+    key = value_key(value)
+    row = next(r for r in rows if any(value_key(v) == key for v in r.values()))
+    for column, cell in row.items():
+        if cell is None or isinstance(cell, bool) or value_key(cell) == key:
+            continue
+        if said.mentions(cell) and sum(r.get(column) == cell for r in rows) < len(rows):
+            return True
+    return False
+
+
+def unasked_target(
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
+) -> str | None:
+    """Every record a write touches is the one the user means: its kind is named (the table,
+    a column the write sets, the record itself or one of its categories); a record the user
+    states is not one they did not name beside one they did; a record found in a listing is
+    told apart from the listing's other rows by what the user says."""
+    request = Request(task.instruction)
+    asked = Text(task.instruction)
+    said = Text(task.user_text())
+    every = request.asks_for_each or bool(SUPERLATIVES & set(request.tokens))
+    for target in targets(task, tools, schema, seed):
+        call = task.gold_calls[target.call]
+        where = f"gold call {target.call} {call.key()}"
+        # "update my email": a person's own record is named by what is set on it
+        person = any("email" in c for c in schema.table(target.table).column_names)
+        setting = {w for p in call.arguments if p != target.param for w in words(p)} - GENERIC
+        setting = setting if person else set()
+        _, categories = seed.records.get(value_key(target.value), ("", frozenset()))
+        if not (
+            request.says_any(entity_words(target.table) | setting, FIELDS)
+            or asked.mentions(target.value)
+            or categories & set(request.tokens)
+        ):
+            return f"{where}: the instruction never names the {singular(target.table)} it changes"
+        if said.mentions(target.value):
+            named = [
+                k
+                for k in literal_keys(task.instruction, seed.keys.get(target.table, frozenset()))
+                if value_key(k) != value_key(target.value)
+            ]
+            if named and not asked.mentions(target.value):
+                return (
+                    f"{where}: the instruction names {singular(target.table)} {named[0]}, not "
+                    f"{target.value}"
+                )
+            continue
+        source = _first_output(target.value, task, replay, target.call)
+        if source is None or every:
+            continue
+        output = replay.results[source].output
+        rows = [r for r in output if isinstance(r, dict)] if isinstance(output, list) else []
+        if len(rows) > 1 and not _picked(rows, target.value, said):
+            return (
+                f"{where}: {target.param}={target.value!r} is one of {len(rows)} rows of gold "
+                f"call {source}, and nothing the user says tells it apart"
+            )
+    return None
+
+
+def literal_keys(text: str, keys: frozenset[object]) -> list[object]:
+    """The keys of a table a text states, as it states them."""
+    found: list[object] = [*literals(text), *(int(n) for n in numbers(text) if n.is_integer())]
+    return list({value_key(x): x for x in found if value_key(x) in keys}.values())
 
 
 def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
@@ -154,9 +269,13 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
     return None
 
 
-def check(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> Rejection | None:
+def check(
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
+) -> Rejection | None:
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
+    if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unasked_value(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := untold_value(task, tools, schema, replay)) is not None:
@@ -165,4 +284,4 @@ def check(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) ->
 
 
 def run(ctx: TaskContext) -> Rejection | None:
-    return check(ctx.task, ctx.env.tools, ctx.env.spec.schema_, ctx.replayed)
+    return check(ctx.task, ctx.env.tools, ctx.env.spec.schema_, ctx.replayed, ctx.seed_facts)

@@ -110,3 +110,96 @@ def test_the_operation_asked_for_is_no_question_about_its_field(
         communicate=[{"call": 0, "path": "1.balance"}],
     )
     assert verdict == ("accepted", "ok", "")
+
+
+def test_a_status_said_of_the_record_is_no_request_to_set_it(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ "the status of my pending transfer" whose gold sets it pending: the word names what
+    the record is, not a change; the same word as a verb asks for it."""
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Tell me the status of my frozen card K30001.",
+        gold_calls=[FREEZE],
+        communicate=[{"call": 0, "path": "status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_write")
+    assert "freeze as a change" in detail
+    asked = bank_verdict(
+        banking_spec,
+        "Freeze card K30001 and tell me its status.",
+        gold_calls=[FREEZE],
+        communicate=[{"call": 0, "path": "status"}],
+    )
+    assert asked == ("accepted", "ok", "")
+
+
+def _freeze(client: str, card: str) -> dict:
+    return {"name": "freeze_card", "arguments": {"client_id": client, "card_id": card}}
+
+
+def test_a_write_on_a_record_other_than_the_one_named_is_unasked_target(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ "activate client 12032" whose gold also activates 12022, which only a fact holds."""
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Freeze card K30011 and tell me its status.",
+        email="aisha.khan@example.org",
+        known_facts=["My email is aisha.khan@example.org.", "My cards are K30004 and K30011."],
+        gold_calls=[_freeze("C1003", "K30004"), _freeze("C1003", "K30011")],
+        communicate=[{"call": 1, "path": "status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_target")
+    assert "names card K30011, not K30004" in detail
+
+
+def test_a_write_on_a_kind_of_record_never_named_is_unasked_target(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ "close my card" whose gold also closes the client."""
+    limit = {
+        "name": "set_transfer_limit",
+        "arguments": {"client_id": "C1001", "account_id": "A20002", "daily_limit": 500},
+    }
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Freeze my card K30001 and set its limit to 500. Tell me its status.",
+        known_facts=["My email is maria.lopez@example.com.", "My savings account is A20002."],
+        gold_calls=[FREEZE, limit],
+        communicate=[{"call": 0, "path": "status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_target")
+    assert "never names the account" in detail
+
+
+def test_a_record_picked_from_a_listing_must_be_told_apart(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Tom Becker has two cards: "freeze my card" does not say which one the gold freezes;
+    its last four digits do, in the request or in a known fact."""
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1004"}}
+    gold = [cards, _freeze("C1004", "K30005")]
+    told = [{"call": 1, "path": "status"}]
+    email = "tom.becker@example.com"
+    ask = "Freeze my card and tell me its status."
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, email=email, gold_calls=gold, communicate=told
+    )
+    assert (stage, reason) == ("intent", "unasked_target")
+    assert "one of 2 rows of gold call 1" in detail
+    facts = [f"My email is {email}.", "My card ends in 2468."]
+    for how in [
+        {"ask": "Freeze my card ending 2468 and tell me its status."},
+        {"known_facts": facts},
+    ]:
+        fields = {"ask": ask, **how}
+        verdict = bank_verdict(
+            banking_spec,
+            fields.pop("ask"),
+            email=email,
+            gold_calls=gold,
+            communicate=told,
+            **fields,
+        )
+        assert verdict == ("accepted", "ok", ""), how

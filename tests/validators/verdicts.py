@@ -33,16 +33,20 @@ MARIA = {
 FIND_MARIA = {"name": "find_client_by_email", "arguments": {"email": "maria.lopez@example.com"}}
 
 
-def bank_verdict(spec: EnvironmentSpec, ask: str, **overrides: Any) -> tuple[str, str, str]:
-    """(stage, reason, detail) the verifier gives a task of Maria Lopez's on the banking
-    environment: `ask` follows her greeting, the gold starts by finding her by email;
-    ("accepted", "ok", "") when it is kept."""
+def bank_verdict(
+    spec: EnvironmentSpec, ask: str, email: str = "maria.lopez@example.com", **overrides: Any
+) -> tuple[str, str, str]:
+    """(stage, reason, detail) the verifier gives a task of a client's on the banking
+    environment (Maria Lopez's unless `email` names another): `ask` follows her greeting,
+    the gold starts by finding her by email; ("accepted", "ok", "") when it is kept."""
+    maria = email == FIND_MARIA["arguments"]["email"]
     fields: dict[str, Any] = {
         "id": "fidelity",
-        "instruction": f"{MARIA['instruction']} {ask}",
-        "known_facts": MARIA["known_facts"],
+        "instruction": f"{MARIA['instruction'] if maria else f'Hi, this is {email}.'} {ask}",
+        "known_facts": MARIA["known_facts"] if maria else [f"My email is {email}."],
     } | overrides
-    fields["gold_calls"] = [FIND_MARIA, *fields.get("gold_calls", [])]
+    find = {"name": "find_client_by_email", "arguments": {"email": email}}
+    fields["gold_calls"] = [find, *fields.get("gold_calls", [])]
     fields["communicate"] = [
         {"call": ref["call"] + 1, "path": ref["path"]} for ref in fields.get("communicate", [])
     ]
