@@ -36,6 +36,7 @@ REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule f
 PREFERENCE_SHARE = 0.2
 TRIES = 40  # (write, record, arguments) drafts per work item
 DEPTH = 3  # foreign-key hops from a record to the user who owns it
+OWN_RECORDS = 4.0  # weight of a write on a record the person owns against one on their row
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,14 @@ def draft_purpose(
             writes.append((tool, keys))
     if not writes:
         return None
+    # a write on one of the person's records (a card, a loan) needs the person found and the
+    # record told apart: the longer, more useful task; their own row is the short one
+    weights = [
+        1.0 if all(k.table == people.name for k in keys if k.table in owned) else OWN_RECORDS
+        for _, keys in writes
+    ]
     for _ in range(TRIES):
-        tool, keys = rng.choice(writes)
+        tool, keys = rng.choices(writes, weights)[0]
         targets = [k for k in keys if k.table in owned and k.table != people.name] or [
             k for k in keys if k.table in owned
         ]
@@ -234,10 +241,11 @@ def _find_tool(spec: EnvironmentSpec, people: Table) -> tuple[Tool, str] | None:
 
 
 def _list_tool(
-    env: Environment, table: Table, people: Table, person: Scalar, target: Scalar
-) -> tuple[Tool, str, list[dict]] | None:
-    """A read that lists a person's rows, the target among them, by the person's key (tried
-    in the sandbox: a listing may join through other tables); with the rows it lists."""
+    env: Environment, table: Table, owner: Table, owner_key: Scalar, target: Scalar
+) -> Listing | None:
+    """A read that lists the rows of `table` under one row of `owner` (a person's cards, an
+    account's cards), the target among them; tried in the sandbox, as a listing may join
+    through other tables."""
     spec = env.spec
     key = table.primary_key[0]
     for tool in spec.tools:
@@ -245,16 +253,57 @@ def _list_tool(
         if tool.kind != "read" or tool.single or len(required) != 1:
             continue
         if not any(
-            k.table == people.name and k.param == required[0] for k in key_params(tool, spec)
+            k.table == owner.name and k.param == required[0] for k in key_params(tool, spec)
         ):
             continue
+        call = ToolCall(name=tool.name, arguments={required[0]: owner_key})
         env.reset()
-        result = env.step(ToolCall(name=tool.name, arguments={required[0]: person}))
+        result = env.step(call)
         rows = result.output if result.ok and isinstance(result.output, list) else []
         rows = [r for r in rows if isinstance(r, dict)]
         if any(r.get(key) == target for r in rows):
-            return tool, required[0], rows
+            described = _describing(rows, _row_of(rows, key, target), key)
+            return Listing(call, table.name, rows, described)
     return None
+
+
+@dataclass
+class Listing:
+    """One step of finding a record: the listing call, its rows, and what tells the wanted
+    row apart from the others (None when nothing does)."""
+
+    call: ToolCall
+    table: str  # whose rows it lists
+    rows: list[dict]
+    described: tuple[str, Scalar] | None
+
+
+def _row_of(rows: list[dict], key: str, value: Scalar) -> dict:
+    return next(r for r in rows if r.get(key) == value)
+
+
+def route(
+    env: Environment, table: Table, people: Table, person: Scalar, target: Scalar
+) -> list[Listing]:
+    """How an agent finds the target from the person: their rows of its table, else their
+    rows of its parent (an account) and the parent's rows (its cards); each step with what
+    the person would say to pick the row. Empty when no such way exists."""
+    spec = env.spec
+    direct = _list_tool(env, table, people, person, target)
+    if direct is not None and direct.described:
+        return [direct]
+    row = _rows_by_key(spec, table).get(target, {})
+    for fk in table.foreign_keys:
+        if len(fk.columns) != 1 or fk.ref_table in (people.name, table.name):
+            continue
+        parent = spec.schema_.table(fk.ref_table)
+        if len(parent.primary_key) != 1 or row.get(fk.columns[0]) is None:
+            continue
+        up = _list_tool(env, parent, people, person, row[fk.columns[0]])
+        down = _list_tool(env, table, parent, row[fk.columns[0]], target)
+        if up and down and up.described and down.described:
+            return [up, down]
+    return []
 
 
 def _get_tool(spec: EnvironmentSpec, table: Table) -> tuple[Tool, str] | None:
@@ -290,19 +339,13 @@ def gold_chain(
     seed_target = _rows_by_key(spec, table)[purpose.target]
     plan: list[ToolCall] = []
     facts: list[tuple[str, Scalar]] = []
-    listing = (
-        _list_tool(env, table, people, person, purpose.target)
-        if table.name != people.name
-        else None
-    )
-    described = _describing(listing[2], seed_target, key) if listing else None
+    steps = route(env, table, people, person, purpose.target) if table.name != people.name else []
     found = _find_tool(spec, people)
     email = _email_column(people)
-    needs_person = bool(listing and described) or person in purpose.arguments.values()
+    needs_person = bool(steps) or person in purpose.arguments.values()
     if found and email and needs_person:  # identify first, when what follows uses who it is
         plan.append(ToolCall(name=found[0].name, arguments={found[1]: person_row[email]}))
-    if listing and described:
-        plan.append(ToolCall(name=listing[0].name, arguments={listing[1]: person}))
+    plan += [step.call for step in steps]
     write_at = len(plan)
     plan.append(ToolCall(name=purpose.write.name, arguments=purpose.arguments))
     env.reset()
@@ -323,6 +366,9 @@ def gold_chain(
             for c in table.column_names
             if c != key and row is not None and c in row and row[c] != seed_target.get(c)
         ]
+        if purpose.write.creates and row is not None:  # the new record: its key, and a field
+            given = set(purpose.arguments.values())
+            changed = [c for c, v in row.items() if v is not None and v not in given]
         if changed:
             told = [OutputRef(call=write_at, path=c) for c in changed[:2]]
         else:
@@ -344,7 +390,7 @@ def gold_chain(
     else:
         # a refusal: tell the values the failing rule reads, from a read before the write
         source = None
-        if listing and described:
+        if steps:
             at = _row_at(results[write_at - 1].output, key, purpose.target)
             if at is not None:
                 source = (write_at - 1, f"{at[0]}.")
@@ -370,11 +416,13 @@ def gold_chain(
                 facts.append((name, value))
                 seen.add(value)
         seen.update(scalars(result.output))
-    if described:
-        facts.append(described)
-    facts += _other_records(purpose, spec, table, listing[2] if listing else [], seen)
+    for step in steps:
+        if step.described is not None:
+            col, value = step.described
+            facts.append((f"{singular(step.table)} {col}", value))
+    facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
-    words = purpose_words(purpose, table, described)
+    words = purpose_words(purpose, table, steps, own=table.name == people.name)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
 
@@ -399,18 +447,29 @@ def _other_records(
     return out
 
 
-def purpose_words(purpose: Purpose, table: Table, described: tuple[str, Scalar] | None) -> str:
+def _record(table: str, described: tuple[str, Scalar] | None) -> str:
+    """A record as its owner would call it: "checking account", "card whose last4 is 2468"."""
+    record = singular(table).replace("_", " ")
+    if described and isinstance(described[1], str) and described[1].isalpha():
+        return f"{described[1]} {record}"
+    if described:
+        return f"{record} whose {described[0].replace('_', ' ')} is {described[1]}"
+    return record
+
+
+def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: bool) -> str:
     """What the user wants, for the verbaliser: the operation (the write's name, which is
     what the intent stage looks for) and the record as its owner would call it, never the
     calls, so the request reads as a person's and not as the steps that serve it."""
     tool = purpose.write
-    record = singular(table.name).replace("_", " ")
-    if described and isinstance(described[1], str) and described[1].isalpha():
-        which = f"their {described[1]} {record}"
-    elif described:
-        which = f"their {record} whose {described[0].replace('_', ' ')} is {described[1]}"
+    if own:
+        which = f"their own {singular(table.name).replace('_', ' ')} record"
+    elif steps:
+        which = "their " + " on their ".join(
+            _record(step.table, step.described) for step in reversed(steps)
+        )
     else:
-        which = f"their {record}"
+        which = f"their {singular(table.name).replace('_', ' ')}"
     chosen = [
         f"{name.replace('_', ' ')}: {purpose.arguments[name]}"
         for name in sorted(closed_choices(tool))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generators.arguments import ArgumentSampler
-from generators.intents import STAGE, owners, propose_intent_task, user_table
+from generators.intents import STAGE, owners, propose_intent_task, route, user_table
 from tests.generators.library import Library, ask
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
@@ -121,3 +121,25 @@ def test_intent_tasks_verify_without_an_email_to_identify_by(
     with Verifier(lib.spec) as verifier:
         kept = [verifier.verify(t).value for t in drafted]
     assert sum(t is not None for t in kept) >= len(drafted) // 2
+
+
+def test_a_record_under_a_record_is_found_in_two_listings(
+    banking: EnvironmentSpec, bank_env: Environment
+) -> None:
+    """No tool lists a client's transactions: the route goes through the account that holds
+    one, each step with what the client would say to pick the row."""
+    clients = banking.schema_.table("clients")
+    transactions = banking.schema_.table("transactions")
+    accounts = {a["account_id"]: a for a in banking.seed["accounts"]}
+    txn = next(
+        t for t in banking.seed["transactions"] if accounts[t["account_id"]]["client_id"] == "C1001"
+    )
+    steps = route(bank_env, transactions, clients, "C1001", txn["txn_id"])
+    assert [s.call.name for s in steps] == ["list_accounts", "list_recent_transactions"]
+    assert [s.table for s in steps] == ["accounts", "transactions"]
+    assert steps[1].call.arguments == {"account_id": txn["account_id"]}
+    for step, key in zip(steps, ["account_id", "txn_id"], strict=True):
+        assert step.described is not None
+        column, value = step.described
+        picked = [r for r in step.rows if r.get(column) == value]
+        assert len(picked) == 1 and column != key

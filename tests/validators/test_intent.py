@@ -189,17 +189,9 @@ def test_a_record_picked_from_a_listing_must_be_told_apart(
     assert (stage, reason) == ("intent", "unasked_target")
     assert "one of 2 rows of gold call 1" in detail
     facts = [f"My email is {email}.", "My card ends in 2468."]
-    for how in [
-        {"ask": "Freeze my card ending 2468 and tell me its status."},
-        {"known_facts": facts},
-    ]:
-        fields = {"ask": ask, **how}
+    said = "Freeze my card ending 2468 and tell me its status."
+    for words, known in [(said, [f"My email is {email}."]), (ask, facts)]:
         verdict = bank_verdict(
-            banking_spec,
-            fields.pop("ask"),
-            email=email,
-            gold_calls=gold,
-            communicate=told,
-            **fields,
+            banking_spec, words, email=email, known_facts=known, gold_calls=gold, communicate=told
         )
-        assert verdict == ("accepted", "ok", ""), how
+        assert verdict == ("accepted", "ok", ""), words

@@ -30,16 +30,17 @@ MARIA = {
     "instruction": "Hi, this is Maria Lopez (maria.lopez@example.com).",
     "known_facts": ["My email is maria.lopez@example.com."],
 }
-FIND_MARIA = {"name": "find_client_by_email", "arguments": {"email": "maria.lopez@example.com"}}
+MARIA_EMAIL = "maria.lopez@example.com"
+FIND_MARIA = {"name": "find_client_by_email", "arguments": {"email": MARIA_EMAIL}}
 
 
 def bank_verdict(
-    spec: EnvironmentSpec, ask: str, email: str = "maria.lopez@example.com", **overrides: Any
+    spec: EnvironmentSpec, ask: str, email: str = MARIA_EMAIL, **overrides: Any
 ) -> tuple[str, str, str]:
     """(stage, reason, detail) the verifier gives a task of a client's on the banking
     environment (Maria Lopez's unless `email` names another): `ask` follows her greeting,
     the gold starts by finding her by email; ("accepted", "ok", "") when it is kept."""
-    maria = email == FIND_MARIA["arguments"]["email"]
+    maria = email == MARIA_EMAIL
     fields: dict[str, Any] = {
         "id": "fidelity",
         "instruction": f"{MARIA['instruction'] if maria else f'Hi, this is {email}.'} {ask}",
