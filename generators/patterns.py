@@ -56,6 +56,7 @@ TERMINAL = {
 }  # fmt: skip
 INITIAL = ("active", "open", "pending", "new", "requested", "scheduled", "booked", "confirmed")
 DEBTS = ("outstanding", "owed", "debt", "due", "remaining")
+DEBT_TABLES = ("loan", "debt", "mortgage", "invoice", "bill")
 AMOUNTS = ("amount", "balance", "price", "total", "cost", "principal", "outstanding", "quantity")
 CLOSING = ("closed", "paid_off", "paid", "settled", "completed")
 CANCELLED = ("cancelled", "canceled")
@@ -190,6 +191,12 @@ def keyed(table: Table) -> bool:
 
 def quantity(col: Column, words: tuple[str, ...]) -> bool:
     return col.type in ("real", "integer") and any(w in col.name for w in words)
+
+
+def owes(table: Table, status: tuple[str, list[str]] | None) -> bool:
+    """A table of debts: named so (loans, invoices) or with a status that says repaid."""
+    named = any(w in table.name for w in DEBT_TABLES)
+    return named or bool(status and {"repaid", "paid", "paid_off"} & set(status[1]))
 
 
 def key_expression(table: Table, seed: dict[str, list[dict]]) -> str:
@@ -542,10 +549,12 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
         kcol = table.column(key)
         status = status_column(table, seed)
         noun = singular(table.name)
+        # a loan's `amount` is what is still owed when no column says so (`outstanding`)
+        owed = owes(table, status) and not any(quantity(c, DEBTS) for c in table.columns)
         for col in table.columns:
             if col.name in table.primary_key or col.name in fk_columns(table):
                 continue
-            if not quantity(col, DECREASABLE):
+            if not quantity(col, DECREASABLE) and not (owed and quantity(col, AMOUNTS)):
                 continue
             props = {
                 key: param_schema(kcol, f"the {key} of the {noun}"),
@@ -562,7 +571,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             ]
             guards = {"exists": 0, "positive": 1, "not_above": 2}
             sets = [f"{col.name} = {col.name} - :amount"]
-            debt = any(w in col.name for w in DEBTS)
+            debt = owed or any(w in col.name for w in DEBTS)
             closing = next((v for v in CLOSING if debt and status and v in status[1]), None)
             if status and closing:
                 sets.append(

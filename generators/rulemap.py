@@ -27,6 +27,13 @@ TARGET_STEMS = {
     "blocked": ("block",),
     "suspended": ("suspend",),
 }
+GUARDS = {  # a candidate's built-in checks, as rules phrase them
+    "positive": r"greater than 0|more than 0|positive",
+    "enough": r"at least the amount|enough|sufficient",
+    "distinct": r"differ|not the same",
+    "not_above": r"at most the|not exceed the|no more than the",
+    "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
+}
 NUMBER = r"(\d[\d,]*(?:\.\d+)?|" + "|".join(COUNT_WORDS) + ")"
 
 
@@ -53,6 +60,9 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         score += 2  # the table it is about
     if any(re.search(rf"\b{singular(t)}", text) for t in set(cand.rows.values()) - {main}):
         score += 1
+    # a rule that states a candidate's own checks ("at most the outstanding balance") is
+    # about it, not about a status change whose word it shares ("repaid")
+    score += sum(1 for g in cand.guards if g in GUARDS and re.search(GUARDS[g], text))
     column = cand.id.split(".", 1)[1].split("=")[0] if "." in cand.id else ""
     if column and column in text:
         score += 1
@@ -77,14 +87,7 @@ def guess_conditions(
     text = rule.lower()
     negated = bool(re.search(r"\b(cannot|not|never|no)\b", text))
     out: list[Condition] = []
-    guards = {
-        "positive": r"greater than 0|more than 0|positive",
-        "enough": r"at least the amount|enough|sufficient",
-        "distinct": r"differ|not the same",
-        "not_above": r"at most the|not exceed the|no more than the",
-        "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
-    }
-    for guard, phrase in guards.items():
+    for guard, phrase in GUARDS.items():
         if guard in cand.guards and re.search(phrase, text):
             out.append(Condition(kind="guard", guard=guard))
     tables = {t.name: t for t in schema.tables}

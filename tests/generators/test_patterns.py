@@ -17,6 +17,7 @@ from generators.patterns import (
     with_conditions,
 )
 from generators.realise import tool_sql_problems
+from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
@@ -139,3 +140,39 @@ def test_a_condition_that_does_not_fit_names_what_is_wrong() -> None:
     )
     guard = Condition(kind="guard", guard="magic")
     assert "no built-in guard 'magic'" in condition_problems(cand, guard, spec.schema_)[0]
+
+
+def test_a_loans_amount_is_what_is_owed_when_no_column_says_so() -> None:
+    """The 1.5B model's finance schema has loans(amount, status) and no `outstanding`: the
+    repayment rule ("at most the loan's outstanding balance; repaid to 0 becomes closed")
+    still gets its tool, and the rule maps onto it, not onto the status change to repaid."""
+    spec = finance()
+    assert "adjust:loans.amount" not in by_id(spec)  # `outstanding` says what is owed
+    loans = spec.schema_.table("loans")
+    table = loans.model_copy(
+        update={
+            "columns": [c for c in loans.columns if c.name != "outstanding"],
+            "checks": [c for c in loans.checks if "outstanding" not in c],
+        }
+    )
+    tables = [table if t.name == "loans" else t for t in spec.schema_.tables]
+    schema = spec.schema_.model_copy(update={"tables": tables})
+    seed = {
+        **spec.seed,
+        "loans": [{k: v for k, v in r.items() if k != "outstanding"} for r in spec.seed["loans"]],
+    }
+    cands = catalogue(schema, seed)
+    rule = (
+        "A loan repayment must be greater than 0 and at most the loan's outstanding balance; "
+        "a loan repaid to 0 becomes closed."
+    )
+    chosen = candidate_for(rule, cands)
+    assert chosen is not None and chosen.id == "adjust:loans.amount"
+    assert {c.guard for c in guess_conditions(rule, chosen, schema, seed)} == {
+        "positive",
+        "not_above",
+        "close_at_zero",
+    }
+    owed = spec.model_copy(update={"schema_": schema, "seed": seed, "tools": []})
+    done, _ = call(owed, chosen.tool, loan_id=700, amount=10000)
+    assert done.output == {"loan_id": 700, "amount": 0.0, "status": "closed"}
