@@ -208,13 +208,18 @@ def aligned(verdict: JudgeVerdict, task: Task) -> JudgeVerdict:
 def rejection_of(verdict: JudgeVerdict, task: Task) -> Rejection | None:
     """The verdict as a rejection, or None when the judge accepts. The first concrete "no"
     decides the reason: an unasked call, then an unasked value, then something asked and
-    not done; a plain overall "no" is `judge_rejected`."""
+    not done; a plain overall "no" is `judge_rejected`. On a refusal, the refused call's
+    "not needed" and the whole-request answers are not taken (see below)."""
 
     def reject(reason: JudgeReason, what: str) -> Rejection:
         detail = f"{what}; the judge: {verdict.reason.strip() or '(no reason given)'}"
         return Rejection(stage=STAGE, reason=reason, detail=detail, task_id=task.id)
 
-    unasked = [i for i, c in enumerate(verdict.calls) if not c.needed]
+    # a refusal's refused write is asked for (the intent stage checks it) and leaves the
+    # request done once its reason is told; the embedded judge read both as failures in
+    # every refusal of a hand-labelled run, so on a refusal only its per-item answers count
+    refused = {i for i, c in enumerate(task.gold_calls) if c.expect_error is not None}
+    unasked = [i for i, c in enumerate(verdict.calls) if not c.needed and i not in refused]
     if unasked:
         names = ", ".join(f"{i + 1} {task.gold_calls[i].name}" for i in unasked)
         return reject(JudgeReason.JUDGE_UNASKED_CALL, f"call(s) neither asked nor needed: {names}")
@@ -222,6 +227,8 @@ def rejection_of(verdict: JudgeVerdict, task: Task) -> Rejection | None:
     if untold:
         names = ", ".join(f"{i + 1} {verdict.values[i].name}" for i in untold)
         return reject(JudgeReason.JUDGE_UNASKED_VALUE, f"value(s) not asked for: {names}")
+    if refused:
+        return None
     if not verdict.request_fully_done:
         return reject(JudgeReason.JUDGE_MISSING_REQUEST, "something asked is neither done nor told")
     if not verdict.careful_agent_does_exactly_this:

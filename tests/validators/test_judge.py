@@ -23,7 +23,17 @@ from toolscale.task import Task
 from toolscale.testing.fakedomain import judge_answer
 from toolscale.testing.fakellm import FakeLLM, Reply, Responder, scripted
 from toolscale.trajectory import Trajectory
-from validators.judge import STAGE, judge, prompt, rules, verdict_format
+from validators.judge import (
+    STAGE,
+    CallCheck,
+    JudgeVerdict,
+    ValueCheck,
+    judge,
+    prompt,
+    rejection_of,
+    rules,
+    verdict_format,
+)
 from validators.pipeline import Verifier
 
 pytestmark = pytest.mark.usefixtures("no_proxy")  # the fake endpoint is local
@@ -249,3 +259,38 @@ def test_a_refused_call_is_shown_as_the_rules_refusal_it_should_be(
     assert text.count("refused by a rule, as it should be") == len(refused)
     assert "that request counts as done" in text
     assert "refused by a rule, as it should be" not in user_prompt(banking_spec, gold)
+
+
+def test_on_a_refusal_only_the_per_item_answers_count(banking_tasks: list[Task]) -> None:
+    """The embedded judge read every refusal of a hand-labelled run as an unasked call (the
+    refused write) or a request left undone: on a refusal those answers are not taken, an
+    unasked other call or value still rejects."""
+    task = next(t for t in banking_tasks if t.id == "bank-002")
+    refused = next(i for i, c in enumerate(task.gold_calls) if c.expect_error)
+
+    def verdict(unneeded: int | None, asked: bool = True) -> JudgeVerdict:
+        return JudgeVerdict(
+            calls=[
+                CallCheck(tool=c.name, needed=i != unneeded) for i, c in enumerate(task.gold_calls)
+            ],
+            values=[ValueCheck(name="balance", asked=asked) for _ in task.communicate],
+            request_fully_done=False,
+            reason="the transfer was refused",
+            careful_agent_does_exactly_this=False,
+        )
+
+    assert rejection_of(verdict(refused), task) is None
+    other = next(i for i in range(len(task.gold_calls)) if i != refused)
+    found = rejection_of(verdict(other), task)
+    assert found is not None and found.reason == "judge_unasked_call"
+    found = rejection_of(verdict(None, asked=False), task)
+    assert found is not None and found.reason == "judge_unasked_value"
+    plain = next(t for t in banking_tasks if t.id == "bank-001")
+    assert not any(c.expect_error for c in plain.gold_calls)
+    found = rejection_of(
+        verdict(None).model_copy(
+            update={"calls": [CallCheck(tool=c.name, needed=True) for c in plain.gold_calls]}
+        ),
+        plain,
+    )
+    assert found is not None and found.reason == "judge_missing_request"
