@@ -118,8 +118,11 @@ class Tool(BaseModel):
 
     @property
     def creates(self) -> bool:
-        """Some step inserts a row: a closed choice then names the new record's kind."""
-        return any(sql.lstrip().upper().startswith("INSERT") for _, sql in self.statements())
+        """What it does is add a row (it inserts and changes no existing one): a closed
+        choice then names the new record's kind. A payment that also logs a transaction
+        changes a balance; it is not a create."""
+        verbs = {sql.lstrip().split(None, 1)[0].upper() for sql in self.run if sql.strip()}
+        return "INSERT" in verbs and not verbs & {"UPDATE", "DELETE", "REPLACE"}
 
     def openai_schema(self) -> dict[str, Any]:
         params = dict(self.parameters)

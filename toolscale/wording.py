@@ -194,16 +194,25 @@ class Request:
         return any(self.says(w, groups) for w in candidates if w not in GENERIC)
 
     def requests(
-        self, word: str, entities: set[str], groups: tuple[frozenset[str], ...] = OPERATIONS
+        self,
+        word: str,
+        entities: set[str],
+        groups: tuple[frozenset[str], ...] = OPERATIONS,
+        describes: bool = True,
     ) -> bool:
-        """The word is said as something to do, not as what a record already is: "my pending
-        transfer" describes a transfer, "mark my transfer as pending" asks for a change."""
+        """The word is said as something to do, not as what a record is: "my pending
+        transfer" describes a transfer, "mark my transfer as pending" asks for a change
+        (with `describes` off, for a create, "a checking account" names the new record's
+        kind). A synonym that is also a record's name is that record: "my order" does not
+        ask to create anything, though "order" can mean "create"."""
         variants = _variants(word.casefold(), groups)
         for i, token in enumerate(self.tokens):
             if stem(token) not in variants:
                 continue
+            if token in entities and stem(token) != stem(word.casefold()):
+                continue
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
-            if token.endswith(_ATTRIBUTIVE) and after in entities:
+            if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
                 continue
             return True
         return False
@@ -213,8 +222,11 @@ class Request:
         candidates: Iterable[str],
         entities: set[str],
         groups: tuple[frozenset[str], ...] = OPERATIONS,
+        describes: bool = True,
     ) -> bool:
-        return any(self.requests(w, entities, groups) for w in candidates if w not in GENERIC)
+        return any(
+            self.requests(w, entities, groups, describes) for w in candidates if w not in GENERIC
+        )
 
     @property
     def asks_for_information(self) -> bool:

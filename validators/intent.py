@@ -55,7 +55,15 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing
         # one is not changed by saying what it already is ("my pending transfer")
-        if said and not request.requests_any(said, set() if tool.creates else entities):
+        if tool.creates:  # the kind of the new record is not enough: the act is asked for
+            verb = words(tool.name)[0] if tool.name else ""
+            said = [*said, verb if verb and verb not in GENERIC else "create"]
+            if not all(request.requests(w, entities, describes=False) for w in said[-1:]):
+                return (
+                    f"gold call {i} {call.key()} creates a record the instruction does not ask "
+                    f"for (it never says {said[-1]!r} or its like)"
+                )
+        if said and not request.requests_any(said, entities, describes=not tool.creates):
             how = "as a change" if request.says_any(said) else ""
             return (
                 f"gold call {i} {call.key()} is a write the instruction does not ask for "

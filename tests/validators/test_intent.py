@@ -195,3 +195,29 @@ def test_a_record_picked_from_a_listing_must_be_told_apart(
             banking_spec, words, email=email, known_facts=known, gold_calls=gold, communicate=told
         )
         assert verdict == ("accepted", "ok", ""), words
+
+
+def test_a_create_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpec) -> None:
+    """ "the return id and status for my active order" whose gold creates a return: the
+    kind of the new record ("checking") and a record's name that is also a synonym of
+    creating ("order") do not ask for one; "open" does."""
+    open_checking = {
+        "name": "open_account",
+        "arguments": {"client_id": "C1001", "kind": "checking"},
+    }
+    told = [{"call": 0, "path": "account_id"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "What is the balance of my checking account?",
+        gold_calls=[open_checking],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unasked_write")
+    assert "creates a record" in detail and "'open'" in detail
+    asked = bank_verdict(
+        banking_spec,
+        "Please open a new checking account for me and tell me its account id.",
+        gold_calls=[open_checking],
+        communicate=told,
+    )
+    assert asked == ("accepted", "ok", "")
