@@ -34,6 +34,8 @@ GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "not_above": r"at most the|not exceed the|no more than the",
     "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
 }
+COMPARISONS = {"below", "above", "under", "over", "less", "more", "greater", "at", "not", "within"}
+NEGATION = r"\b(cannot|not|never|no)\b"
 NUMBER = r"(\d[\d,]*(?:\.\d+)?|" + "|".join(COUNT_WORDS) + ")"
 
 
@@ -85,7 +87,7 @@ def guess_conditions(
     """The conditions the rule's phrasing states, on `cand`'s rows (status words are the
     values the schema's CHECK or else the seed has)."""
     text = rule.lower()
-    negated = bool(re.search(r"\b(cannot|not|never|no)\b", text))
+    negated = bool(re.search(NEGATION, text))
     out: list[Condition] = []
     for guard, phrase in GUARDS.items():
         if guard in cand.guards and re.search(phrase, text):
@@ -135,11 +137,17 @@ def guess_conditions(
             continue
         for column in target.columns:
             name = column.name
-            found = re.search(rf"\b{name} is (?:exactly )?([\w.]+)", text)
+            found = re.search(rf"\b{name} is (?:exactly )?(?:not )?(\w+(?:\.\d+)?)", text)
+            owner = re.search(rf"\b(\w+) whose {name} is", text)
+            others = {singular(t) for t in tables if t != table_name}
+            if found and found.group(1) in COMPARISONS:
+                found = None  # "refills_used is below refills_allowed": no value to match
+            if found and owner and owner.group(1) in others:
+                found = None  # "a doctor whose status is active" says nothing of the patient
             if found:
                 raw = found.group(1)
                 value: str | float = _number(raw) if re.fullmatch(r"[\d.]+", raw) else raw
-                op = "<>" if negated else "="
+                op = "<>" if _negated(text, found.start()) else "="
                 out.append(Condition(kind="value", row=row, column=name, op=op, value=value))
                 continue
             spaced = name.replace("_", " ")
@@ -158,6 +166,14 @@ def guess_conditions(
                 cond = Condition(kind="in", row=row, column=status.name, values=[value])
             out.append(cond)
     return out
+
+
+def _negated(text: str, at: int) -> bool:
+    """A negation in the clause that holds position `at`: "no other scheduled appointment"
+    after a comma does not negate "whose status is active" before it."""
+    start = max(text.rfind(sep, 0, at) for sep in (",", ";", " and ", " but "))
+    ends = [i for sep in (",", ";", " and ", " but ") if (i := text.find(sep, at)) >= 0]
+    return bool(re.search(NEGATION, text[start + 1 : min(ends, default=len(text))]))
 
 
 def _status_values(text: str, noun: str) -> list[str]:

@@ -176,3 +176,32 @@ def test_a_loans_amount_is_what_is_owed_when_no_column_says_so() -> None:
     owed = spec.model_copy(update={"schema_": schema, "seed": seed, "tools": []})
     done, _ = call(owed, chosen.tool, loan_id=700, amount=10000)
     assert done.output == {"loan_id": 700, "amount": 0.0, "status": "closed"}
+
+
+@pytest.mark.parametrize(
+    ("rule", "cand", "wanted"),
+    [
+        # the sentence's full stop is not part of the value
+        ("An account can be closed only while its status is active.",
+         "status:accounts.status=closed", [("value", "status", "=", "active")]),
+        # a negation in another clause does not turn the value around
+        ("An account can be closed only while its status is active, and never twice.",
+         "status:accounts.status=closed", [("value", "status", "=", "active")]),
+        ("An account can be closed only while its status is not frozen.",
+         "status:accounts.status=closed", [("value", "status", "<>", "frozen")]),
+        # "an account whose status is active" says nothing of the card's own status
+        ("A card can be frozen only on an account whose status is active.",
+         "status:cards.status=frozen", []),
+        # a comparison with another column is no value to match
+        ("An account can be closed only while balance is below opened_on.",
+         "status:accounts.status=closed", []),
+    ],
+)  # fmt: skip
+def test_rule_wording_gives_the_conditions_it_states(
+    rule: str, cand: str, wanted: list[tuple[str, str, str, str]]
+) -> None:
+    """Cases from the medicine run, where three of six rules went unenforced."""
+    spec = finance()
+    conditions = guess_conditions(rule, by_id(spec)[cand], spec.schema_, spec.seed)
+    got = [(c.kind, c.column, c.op, c.value) for c in conditions if c.kind == "value"]
+    assert got == wanted
