@@ -286,9 +286,19 @@ def _typed_placeholders(tree: exp.Expr, params: Mapping[str, str]) -> exp.Expr:
 
 def _sqlite_semantics(tree: exp.Expr) -> exp.Expr:
     """Rewrite a type-annotated tree so DuckDB gives SQLite's answers: LIKE ignores ASCII
-    case, x / 0 and x % 0 are NULL, and a cast of a fraction to an integer truncates."""
+    case, x / 0 and x % 0 are NULL, a cast of a fraction to an integer truncates, and
+    julianday(x) is computed from the epoch."""
 
     def rewrite(node: exp.Expr) -> exp.Expr:
+        if (
+            isinstance(node, exp.Anonymous)
+            and str(node.this).lower() == "julianday"
+            and len(node.expressions) == 1
+        ):  # DuckDB has no julianday: days since the Julian epoch, from the Unix epoch
+            stamp = exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build("TIMESTAMP"))
+            seconds = exp.Anonymous(this="EPOCH", expressions=[stamp])
+            days = exp.Div(this=seconds, expression=exp.Literal.number("86400.0"))
+            return exp.Paren(this=exp.Add(this=days, expression=exp.Literal.number("2440587.5")))
         if isinstance(node, exp.Like):
             return exp.ILike(this=node.this, expression=node.expression)
         if isinstance(node, exp.Div | exp.Mod):

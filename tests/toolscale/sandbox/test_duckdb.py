@@ -34,7 +34,7 @@ def test_a_bad_row_past_the_first_chunk_is_named_by_its_place_in_the_seed(mini_d
 def test_portability_errors_bind_every_statement(mini_dict: dict) -> None:
     assert portability_errors(EnvironmentSpec.model_validate(mini_dict)) == []
     mini_dict["tools"][0]["returns"] = (
-        "SELECT id, julianday(:_now) AS day FROM accounts WHERE id = :account_id"
+        "SELECT id, unixepoch(:_now) AS second FROM accounts WHERE id = :account_id"
     )
     (error,) = portability_errors(EnvironmentSpec.model_validate(mini_dict))
     assert error.reason == "sql_not_portable"

@@ -3,6 +3,8 @@ the same state hash on SQLite and DuckDB, and reset always returns to the seed."
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -154,3 +156,40 @@ def test_banking_tools_agree_on_random_calls(banking_spec: EnvironmentSpec) -> N
             assert lite.changes() == duck.changes()
             assert lite.state_hash() == duck.state_hash()
     assert succeeded >= 50  # the calls did real work, not only policy refusals
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2040, 12, 31)),
+    st.booleans(),
+)
+def test_julianday_gives_sqlites_days_on_duckdb(when: datetime, date_only: bool) -> None:
+    """A cancellation window ("within 30 days of its date") is julianday arithmetic: DuckDB
+    has no julianday, so the medicine run's cancel tool was dropped as not portable."""
+    stamp = when.isoformat(timespec="seconds")
+    stamp = stamp[:10] if date_only else stamp
+    spec = EnvironmentSpec.model_validate(
+        {
+            "name": "dates",
+            "schema": PORTABLE,
+            "seed": {"people": [{"id": 1, "name": "Ann", "age": 30, "score": 2.5}]},
+            "tools": [
+                {
+                    "name": "days",
+                    "description": "Days between a date and now.",
+                    "kind": "read",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"d": {"type": "string"}},
+                        "required": ["d"],
+                    },
+                    "returns": "SELECT id, julianday(:_now) - julianday(:d) AS days, "
+                    "julianday(:_now) - julianday(:d) <= 30 AS recent FROM people",
+                }
+            ],
+        }
+    )
+    with open_sandbox(spec, "sqlite") as lite, open_sandbox(spec, "duckdb") as duck:
+        got = lite.call("days", {"d": stamp}), duck.call("days", {"d": stamp})
+        assert got[0].ok and got[1].ok, got
+        assert same_results([got[0]], [got[1]]), got
