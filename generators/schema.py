@@ -82,8 +82,9 @@ def column_checks(column: ColumnProposal) -> list[str]:
 
 def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
     """A rule naming a column (a snake_case word that is no table and no allowed value, such
-    as `now_showing`) that no table has: no tool could enforce it, so the model is told to
-    add the column."""
+    as `now_showing`) that no table has, or a status no status column allows ("a trip with
+    status scheduled or delayed"): no tool could enforce it, so the model is told to add
+    the column or the value."""
     columns = {c.name for t in schema.tables for c in t.columns}
     values = {
         v for t in schema.tables for check in t.checks for v in re.findall(r"'([^']*)'", check)
@@ -96,7 +97,33 @@ def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
                     f"rule {i} ({rule!r}) names {name!r}, which no table has: add a column "
                     f"{name!r} to the table it belongs to"
                 )
+        for status in dict.fromkeys(statuses_named(rule)):
+            if status not in values:
+                problems.append(
+                    f"rule {i} ({rule!r}) names the status {status!r}, which no status column "
+                    f"allows: add {status!r} to the `values` of the status column of the "
+                    "table it belongs to"
+                )
     return problems
+
+
+_STATUS = re.compile(
+    r"\bstatus(?: is| must be| to be| set to| becomes)? ([a-z_]+(?:(?: or |/)[a-z_]+)*)"
+)
+_NOT_A_STATUS = {"a", "an", "the", "of", "can", "cannot", "is", "be", "may", "must", "set"}
+_NOT_A_STATUS |= {"not", "only", "when", "while", "until", "before", "after", "in", "on"}
+
+
+def statuses_named(rule: str) -> list[str]:
+    """The status values a rule names: "with status scheduled or delayed", "whose status
+    is active"; without them as allowed values, no tool can check the rule."""
+    found = []
+    for m in _STATUS.finditer(rule.lower()):
+        for word in re.split(r" or |/", m.group(1)):
+            if word in _NOT_A_STATUS:
+                break
+            found.append(word)
+    return found
 
 
 def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:

@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from generators.realise import ddl_problems
-from generators.schema import SchemaProposal, propose_schema, rule_problems, to_schema
+from generators.schema import (
+    SchemaProposal,
+    propose_schema,
+    rule_problems,
+    statuses_named,
+    to_schema,
+)
 from tests.generators.library import (
     ask,
     brief,
@@ -190,3 +196,18 @@ def test_a_rule_naming_a_missing_column_is_fed_back(tmp_path: Path) -> None:
         lambda llm: propose_schema(llm, ruled, repairs=1),
     )
     assert stubborn.value.ok and stubborn.value.value == library_schema()
+
+
+def test_a_rule_naming_a_status_no_column_allows_is_fed_back() -> None:
+    """Railway's 1.5B schema gave trips the statuses active/inactive (or none), so no tool
+    could check "a trip with status scheduled or delayed"."""
+    rule = "A ticket can be sold only on a trip with status scheduled or delayed, and soon."
+    assert statuses_named(rule) == ["scheduled", "delayed"]
+    assert statuses_named("A cancelled trip whose status is cancelled cannot move.") == [
+        "cancelled"
+    ]
+    said = rule_problems(library_schema(), [rule])
+    assert len(said) == 2 and "the status 'scheduled'" in said[0] and "'delayed'" in said[1]
+    allowed = with_checks("members", "status IN ('scheduled', 'delayed', 'ended')")
+    assert rule_problems(allowed, [rule]) == []
+    assert rule_problems(library_schema(), ["A member with status suspended cannot borrow."]) == []
