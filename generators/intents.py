@@ -197,13 +197,29 @@ def draft_purpose(
         table = spec.schema_.table(target.table)
         if result.ok and not refusal and env.sandbox.changes() != before:
             return Purpose(tool, target.table, given[target.param], arguments)
-        if not result.ok and refusal and result.error:
+        if not result.ok and refusal and result.error and not _asks_what_is(tool, arguments, spec):
             cols = _rule_columns(tool, result.error, table)
             if cols:
                 return Purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols
                 )
     return None
+
+
+def _asks_what_is(tool: Tool, arguments: dict[str, Scalar], spec: EnvironmentSpec) -> bool:
+    """The write sets a closed choice to the value its row already has ("set my scheduled
+    appointment to scheduled"): refused by a no-op guard, it is no request a person makes."""
+    columns = parameter_columns(tool, spec)
+    keys = {k.param: k.table for k in key_params(tool, spec)}
+    for name in closed_choices(tool):
+        table, column = columns.get(name, ("", ""))
+        key_param = next((p for p, t in keys.items() if t == table), None)
+        if not table or key_param is None:
+            continue
+        row = _rows_by_key(spec, spec.schema_.table(table)).get(arguments.get(key_param))
+        if row is not None and row.get(column) == arguments.get(name):
+            return True
+    return False
 
 
 def _pushed(tool: Tool, arguments: dict[str, Scalar], rng: random.Random) -> dict[str, Scalar]:

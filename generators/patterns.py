@@ -190,7 +190,15 @@ def keyed(table: Table) -> bool:
 
 
 def quantity(col: Column, words: tuple[str, ...]) -> bool:
-    return col.type in ("real", "integer") and any(w in col.name for w in words)
+    bound = named(col.name, ("max", "min", "maximum", "minimum", "limit", "cap"))
+    return col.type in ("real", "integer") and named(col.name, words) and not bound
+
+
+def named(column: str, words: tuple[str, ...]) -> bool:
+    """A word of the column's name is one of `words` (or its plural): `refills_allowed`
+    is not `owed`, `copies_available` is `available`."""
+    parts = column.split("_")
+    return any(p == w or p == w + "s" or p == w + "es" for p in parts for w in words)
 
 
 def owes(table: Table, status: tuple[str, list[str]] | None) -> bool:
@@ -571,7 +579,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             ]
             guards = {"exists": 0, "positive": 1, "not_above": 2}
             sets = [f"{col.name} = {col.name} - :amount"]
-            debt = owed or any(w in col.name for w in DEBTS)
+            debt = owed or named(col.name, DEBTS)
             closing = next((v for v in CLOSING if debt and status and v in status[1]), None)
             if status and closing:
                 sets.append(

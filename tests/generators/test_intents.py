@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from generators.arguments import ArgumentSampler
-from generators.intents import STAGE, owners, propose_intent_task, route, user_table
+from generators.intents import (
+    STAGE,
+    _asks_what_is,
+    owners,
+    propose_intent_task,
+    route,
+    user_table,
+)
 from tests.generators.library import Library, ask
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
@@ -19,6 +26,7 @@ from toolscale.reasons import GeneratorReason
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.testing.fakedomain import library
+from toolscale.tool import Tool
 from validators.pipeline import Verifier
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
@@ -143,3 +151,38 @@ def test_a_record_under_a_record_is_found_in_two_listings(
         column, value = step.described
         picked = [r for r in step.rows if r.get(column) == value]
         assert len(picked) == 1 and column != key
+
+
+def test_a_refusal_never_asks_for_the_value_a_record_already_has(
+    banking: EnvironmentSpec,
+) -> None:
+    """The medicine run kept "set my appointment to 'completed'" whose gold set it to
+    'scheduled', refused only because it already was: a no-op is no refusal to learn."""
+    set_status = Tool.model_validate(
+        {
+            "name": "set_cards_status",
+            "description": "Change the status of one card.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "card_id": {"type": "string"},
+                    "status": {"type": "string", "enum": ["active", "frozen", "blocked"]},
+                },
+                "required": ["card_id", "status"],
+            },
+            "require": [
+                {
+                    "sql": "SELECT status <> :status AS differs FROM cards "
+                    "WHERE card_id = :card_id",
+                    "error": "The cards row already has that status.",
+                }
+            ],
+            "run": ["UPDATE cards SET status = :status WHERE card_id = :card_id"],
+        }
+    )
+    spec = banking.model_copy(update={"tools": [*banking.tools, set_status]})
+    card = banking.seed["cards"][0]
+    assert _asks_what_is(set_status, {"card_id": card["card_id"], "status": card["status"]}, spec)
+    other = "frozen" if card["status"] != "frozen" else "active"
+    assert not _asks_what_is(set_status, {"card_id": card["card_id"], "status": other}, spec)

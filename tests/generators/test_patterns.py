@@ -9,11 +9,15 @@ from pathlib import Path
 import pytest
 
 from generators.patterns import (
+    DEBTS,
+    DECREASABLE,
     Candidate,
     Condition,
     catalogue,
     condition_problems,
     condition_step,
+    named,
+    quantity,
     with_conditions,
 )
 from generators.realise import tool_sql_problems
@@ -22,6 +26,7 @@ from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
 from toolscale.environment import Environment
+from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolCall
 
@@ -205,3 +210,13 @@ def test_rule_wording_gives_the_conditions_it_states(
     conditions = guess_conditions(rule, by_id(spec)[cand], spec.schema_, spec.seed)
     got = [(c.kind, c.column, c.op, c.value) for c in conditions if c.kind == "value"]
     assert got == wanted
+
+
+def test_a_quantity_is_named_by_a_whole_word_and_a_bound_is_none() -> None:
+    """medicine's `refills_allowed` became `repay_prescription_refills_allowed` ("owed" is
+    in "allowed"), and finance's `max_balance` a balance to withdraw from."""
+    assert named("copies_available", DECREASABLE) and named("outstanding", DEBTS)
+    assert not named("refills_allowed", DEBTS)
+    cap = Column(name="max_balance", type="real")
+    assert not quantity(cap, DECREASABLE)
+    assert quantity(Column(name="balance", type="real"), DECREASABLE)
