@@ -186,6 +186,9 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         mine = tables_of(tool, schema)
         entity = set().union(*(entity_words(t) for t in mine)) if mine else set()
         entity |= {w for w in words(tool.name) if w not in GENERIC}
+        if "by" in words(tool.name):  # list_passengers_by_trip_id tells of passengers
+            before = words(tool.name)[: words(tool.name).index("by")]
+            entity = {w for w in entity if w in before} or entity
         field_said = bool(field) and request.says_any(words(field), FIELDS)
         if not field_said and not request.says_any(entity, OPERATIONS + FIELDS):
             return (

@@ -28,7 +28,7 @@ def test_check_sql_lists_every_failing_statement(mini_dict: dict) -> None:
 
 def test_check_sql_binds_on_duckdb_once_statements_parse(mini_dict: dict) -> None:
     mini_dict["tools"][0]["returns"] = (
-        "SELECT id, julianday(:_now) AS day FROM accounts WHERE id = :account_id"
+        "SELECT id, unixepoch(:_now) AS second FROM accounts WHERE id = :account_id"
     )
     problems, programs = check_sql(EnvironmentSpec.model_validate(mini_dict))
     assert programs is None

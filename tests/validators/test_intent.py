@@ -221,3 +221,18 @@ def test_a_create_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpe
         communicate=told,
     )
     assert asked == ("accepted", "ok", "")
+
+
+def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """railway's "deactivate my trip and get the status" told a passenger's name from
+    `list_passengers_by_trip_id`: the trip is what it looks by, passengers what it tells."""
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "My email is maria.lopez@example.com; freeze card K30001 and tell me its status.",
+        gold_calls=[FREEZE],
+        communicate=[{"call": -1, "path": "tier"}, {"call": 0, "path": "status"}],
+    )
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "find_client_by_email" in detail

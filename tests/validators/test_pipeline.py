@@ -54,7 +54,7 @@ def test_broken_environment_is_refused_with_every_problem(mini_dict: dict) -> No
 
 def test_unportable_sql_is_caught_before_any_task(mini_dict: dict) -> None:
     mini_dict["tools"][0]["returns"] = (
-        "SELECT id, julianday(:_now) AS day FROM accounts WHERE id = :account_id"
+        "SELECT id, unixepoch(:_now) AS second FROM accounts WHERE id = :account_id"
     )
     with pytest.raises(EnvironmentRejected) as info:
         Verifier(EnvironmentSpec.model_validate(mini_dict))
