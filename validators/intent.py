@@ -54,15 +54,15 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
             continue
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing
-        # one is not changed by saying what it already is ("my pending transfer")
-        if tool.creates:  # the kind of the new record is not enough: the act is asked for
-            verb = words(tool.name)[0] if tool.name else ""
-            said = [*said, verb if verb and verb not in GENERIC else "create"]
-            if not all(request.requests(w, entities, describes=False) for w in said[-1:]):
-                return (
-                    f"gold call {i} {call.key()} creates a record the instruction does not ask "
-                    f"for (it never says {said[-1]!r} or its like)"
-                )
+        # one is not changed by saying what it already is ("my pending transfer"); the kind
+        # of a new record is not enough, the act is asked for too
+        named = words(tool.name)
+        act = named[0] if named and named[0] not in GENERIC else "create"
+        if tool.creates and not request.requests(act, entities, describes=False):
+            return (
+                f"gold call {i} {call.key()} creates a record the instruction does not ask "
+                f"for (it never says {act!r} or its like)"
+            )
         if said and not request.requests_any(said, entities, describes=not tool.creates):
             how = "as a change" if request.says_any(said) else ""
             return (
@@ -99,7 +99,7 @@ def targets(task: Task, tools: dict[str, Tool], schema: Schema, seed: SeedFacts)
     return out
 
 
-def _first_output(value: object, task: Task, replay: Replay, before: int) -> int | None:
+def _first_output(value: object, replay: Replay, before: int) -> int | None:
     key = value_key(value)
     for j in range(before):
         result = replay.results[j]
@@ -157,7 +157,7 @@ def unasked_target(
                     f"{target.value}"
                 )
             continue
-        source = _first_output(target.value, task, replay, target.call)
+        source = _first_output(target.value, replay, target.call)
         if source is None or every:
             continue
         output = replay.results[source].output

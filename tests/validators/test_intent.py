@@ -221,6 +221,13 @@ def test_a_create_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpe
         communicate=told,
     )
     assert asked == ("accepted", "ok", "")
+    other_kind = bank_verdict(  # the act is said, but of another kind
+        banking_spec,
+        "Please open a new savings account for me and tell me its account id.",
+        gold_calls=[open_checking],
+        communicate=told,
+    )
+    assert other_kind[:2] == ("intent", "unasked_write") and "checking" in other_kind[2]
 
 
 def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
