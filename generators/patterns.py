@@ -28,6 +28,7 @@ from sqlglot import exp
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
+from toolscale.wording import singular
 
 Pattern = Literal[
     "transfer",
@@ -125,16 +126,6 @@ class Candidate(BaseModel):
 
 
 # -- schema reading -----------------------------------------------------------------------
-
-
-def singular(name: str) -> str:
-    if name.endswith("ies"):
-        return name[:-3] + "y"
-    if name.endswith(("sses", "xes", "ches", "shes")):
-        return name[:-2]
-    if name.endswith("s") and not name.endswith("ss"):
-        return name[:-1]
-    return name
 
 
 def literal(value: Scalar) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values, singular
+from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values
+from toolscale.wording import singular
 from toolscale.schema import Schema
 
 STEMS = {

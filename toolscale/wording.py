@@ -264,14 +264,28 @@ def names_operation(field: str, operations: Iterable[str]) -> bool:
 
 
 def singular(name: str) -> str:
-    """`accounts` → account, `categories` → category (table names are mostly plurals)."""
+    """`accounts` → account, `categories` → category, `courses` → course, `statuses` →
+    status (table names are mostly plurals)."""
+    if name in IRREGULAR:
+        return IRREGULAR[name]
     if name.endswith("ies") and len(name) > 4:
         return name[:-3] + "y"
-    if name.endswith("ses") or name.endswith("xes"):
+    if name.endswith(("sses", "xes", "ches", "shes")):
         return name[:-2]
-    if name.endswith("s") and not name.endswith("ss"):
+    if name.endswith("s") and not name.endswith(("ss", "us")):
         return name[:-1]
     return name
+
+
+IRREGULAR = {
+    "movies": "movie",
+    "people": "person",
+    "statuses": "status",
+    "buses": "bus",
+    "menus": "menu",
+    "series": "series",
+    "species": "species",
+}
 
 
 def entity_words(table: str) -> set[str]:

@@ -47,6 +47,14 @@ def test_field_names_and_entities() -> None:
     assert same_field("copies_left", "copies_available")
     assert not same_field("balance", "status")
     assert singular("categories") == "category" and singular("addresses") == "address"
+    # school's courses and a status table: stripping "es" after an s had given cours, statu
+    assert [singular(w) for w in ("courses", "statuses", "status", "movies", "matches")] == [
+        "course",
+        "status",
+        "status",
+        "movie",
+        "match",
+    ]
     assert entity_words("card_holders") == {"card", "holder", "holders"}
 
 
