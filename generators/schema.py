@@ -14,7 +14,7 @@ from toolscale.errors import pydantic_problems
 from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Column, ForeignKey, Schema, Table
-from toolscale.wording import singular
+from toolscale.wording import entity_words, singular, words
 
 STAGE = "schema"
 
@@ -82,13 +82,15 @@ def column_checks(column: ColumnProposal) -> list[str]:
 
 def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
     """A rule naming a column (a snake_case word that is no table and no allowed value, such
-    as `now_showing`) that no table has, or a status no status column allows ("a trip with
-    status scheduled or delayed"): no tool could enforce it, so the model is told to add
-    the column or the value."""
+    as `now_showing`) that no table has, a field of an entity its table lacks ("the train's
+    capacity", "a trip whose train has has_first_class"), or a status no status column
+    allows ("a trip with status scheduled or delayed"): no tool could enforce it, so the
+    model is told to add the column or the value."""
     columns = {c.name for t in schema.tables for c in t.columns}
     values = {
         v for t in schema.tables for check in t.checks for v in re.findall(r"'([^']*)'", check)
     }
+    entities = set().union(*(entity_words(t.name) for t in schema.tables))
     problems = []
     for i, rule in enumerate(rules, 1):
         for name in dict.fromkeys(re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", rule)):
@@ -96,6 +98,17 @@ def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
                 problems.append(
                     f"rule {i} ({rule!r}) names {name!r}, which no table has: add a column "
                     f"{name!r} to the table it belongs to"
+                )
+        for owner, field in dict.fromkeys(fields_read(rule)):
+            tables = [t for t in schema.tables if owner in entity_words(t.name)]
+            if field.split(" ")[-1] in entities:  # "the team's active contracts"
+                continue
+            if tables and not any(_holds(t, field) for t in tables):
+                problems.append(
+                    f"rule {i} ({rule!r}) reads the {field!r} of a {owner}, but table "
+                    f"{tables[0].name} has no column for it: add a column {field!r} to table "
+                    f"{tables[0].name} (a column elsewhere does not count: the rule reads it "
+                    f"from the {owner})"
                 )
         for status in dict.fromkeys(statuses_named(rule)):
             if status not in values:
@@ -105,6 +118,42 @@ def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
                     "table it belongs to"
                 )
     return problems
+
+
+_POSSESSIVE = re.compile(r"\b([a-z]+)'s ([a-z_]+)(?: ([a-z_]+))?|\bwhose ([a-z]+) has ([a-z_]+)")
+
+
+_NOT_A_FIELD = {"is", "are", "must", "cannot", "can", "may", "to", "be", "and", "or", "of", "then"}
+_NOT_A_FIELD |= {"goes", "set", "at", "in", "on", "for", "with", "plus", "minus", "times", "by"}
+
+
+def fields_read(rule: str) -> list[tuple[str, str]]:
+    """(entity, field) for each field a rule reads off an entity: "the train's capacity",
+    "whose train has has_first_class". A word before another noun ("the team's active
+    contracts") is left out by `_holds`, which takes any column with that word."""
+    found = []
+    for m in _POSSESSIVE.finditer(rule.lower()):
+        if m.group(1):
+            after = m.group(3)
+            field = (
+                m.group(2) if after is None or after in _NOT_A_FIELD else f"{m.group(2)} {after}"
+            )
+            found.append((m.group(1), field))
+        else:
+            found.append((m.group(4), m.group(5)))
+    return found
+
+
+def _holds(table: Table, field: str) -> bool:
+    """The table has a column for the field: one whose words hold the field's head word
+    (`outstanding` in outstanding_balance, first_class for has_first_class; train_class is
+    not enough), or a key to the entity the field names (doctor_id)."""
+    head = field.split(" ")[0]
+    wanted = set(words(head)) - {"has", "is"}
+    return any(
+        column == head or column.removesuffix("_id") == head or wanted <= set(words(column))
+        for column in table.column_names
+    )
 
 
 _STATUS = re.compile(

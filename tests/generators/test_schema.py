@@ -12,6 +12,7 @@ from generators.realise import ddl_problems
 from generators.schema import (
     SchemaProposal,
     propose_schema,
+    fields_read,
     rule_problems,
     statuses_named,
     to_schema,
@@ -211,3 +212,25 @@ def test_a_rule_naming_a_status_no_column_allows_is_fed_back() -> None:
     allowed = with_checks("members", "status IN ('scheduled', 'delayed', 'ended')")
     assert rule_problems(allowed, [rule]) == []
     assert rule_problems(library_schema(), ["A member with status suspended cannot borrow."]) == []
+
+
+def test_a_field_read_off_an_entity_must_be_on_its_table() -> None:
+    """Railway's 1.5B schema put has_first_class on tickets and gave trains no capacity, so
+    no tool could check "a trip whose train has has_first_class" or "the train's capacity"."""
+    assert fields_read("A trip whose train has has_first_class set to true.") == [
+        ("train", "has_first_class")
+    ]
+    assert fields_read("Seats sold stay below the train's capacity.") == [("train", "capacity")]
+    misplaced = rule_problems(
+        library_schema(), ["No loan while the member's copies_available is 0."]
+    )
+    assert len(misplaced) == 1
+    assert "reads the 'copies_available' of a member" in misplaced[0]
+    assert "add a column 'copies_available' to table members" in misplaced[0]
+    held = [
+        "No loan while the book's copies_available is 0.",  # on books itself
+        "A loan's member must have status active.",  # member_id is the key to it
+        "A member's active loans are at most 3.",  # loans is an entity, not a field
+        "Only a book whose author has status active.",  # no table is an author
+    ]
+    assert [rule_problems(library_schema(), [rule]) for rule in held] == [[], [], [], []]
