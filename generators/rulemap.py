@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values
-from toolscale.wording import singular
 from toolscale.schema import Schema
+from toolscale.wording import singular
 
 STEMS = {
     "transfer": ("transfer", "move", "send"),

@@ -11,8 +11,8 @@ import pytest
 from generators.realise import ddl_problems
 from generators.schema import (
     SchemaProposal,
-    propose_schema,
     fields_read,
+    propose_schema,
     rule_problems,
     statuses_named,
     to_schema,
