@@ -127,6 +127,11 @@ def _rule_columns(tool: Tool, error: str, table: Table) -> list[str] | None:
     if step is None:
         return None
     sql = re.sub(r":\w+", " ", step.sql)
+    hop = r"\(SELECT \w+ FROM \w+ WHERE \w+ =\s*\)"
+    while re.search(hop, sql):  # a key found through another row ("the ticket's trip")
+        sql = re.sub(hop, " ", sql)
+    if any(t != table.name for t in re.findall(r"\bFROM (\w+)", sql)):
+        return None  # the rule reads another table's row: the target's own row shows nothing
     cols = [
         c
         for c in table.column_names

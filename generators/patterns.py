@@ -42,7 +42,7 @@ Pattern = Literal[
     "history",
     "find",
 ]
-Kind = Literal["value", "in", "amount", "count", "within_days", "days_ahead", "guard"]
+Kind = Literal["value", "in", "amount", "count", "within_days", "days_ahead", "compare", "guard"]
 Op = Literal["<", "<=", ">", ">=", "=", "<>", "in", "not in"]
 
 TRANSFERABLE = ("balance", "points", "credit", "funds", "stock", "quantity")
@@ -76,16 +76,20 @@ WINDOW_DAYS = 30
 
 class Condition(BaseModel):
     """One `require` condition from the closed menu. `row` is the key parameter naming the
-    row it reads (the candidate's main row when empty).
+    row it reads (the candidate's main row when empty), or that parameter followed by
+    foreign-key columns to reach a row it points at ("trip_id.train_id": the trip's train).
 
     - value: row.column op value          (e.g. balance = 0, frozen_reason <> 'stolen')
     - in: row.column in / not in values   (e.g. status in ['active'])
     - amount: parameter op value, or parameter op factor * row.column
                                           (e.g. amount <= 10000, principal <= 5 * annual_income)
     - count: at most `number` rows of `child` (with column = value) belong to the row, after
-      the operation (e.g. at most 2 cards with status active)
+      the operation (e.g. at most 2 cards with status active); with `per`, another key
+      parameter, only the child rows that also belong to its row ("on the same trip")
     - within_days: row.column is at most `number` days before now
     - days_ahead: row.column is at least `number` days after now
+    - compare: row.column op other.other_column, both rows named as `row` is
+                                          (e.g. seats_sold < trip_id.train_id's capacity)
     - guard: one of the candidate's built-in guards, by name
     """
 
@@ -102,6 +106,9 @@ class Condition(BaseModel):
     child: str = ""
     number: int | None = None
     guard: str = ""
+    other: str = ""
+    other_column: str = ""
+    per: str = ""
 
 
 class Candidate(BaseModel):
@@ -844,12 +851,12 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         if cond.guard not in cand.guards:
             return [f"{where}: no built-in guard {cond.guard!r}; it has {sorted(cand.guards)}"]
         return []
-    row = cond.row or cand.main
-    if cond.kind == "amount" and not cond.column:
-        row = ""
-    elif row not in cand.rows:
-        return [f"{where}: row {row!r} is not one of its rows {sorted(cand.rows)}"]
-    table = schema.table(cand.rows[row]) if row else None
+    table = None
+    if cond.kind != "amount" or cond.column:
+        try:
+            table, _ = resolve_row(cand, cond.row or cand.main, schema)
+        except ValueError as e:
+            return [f"{where}: {e}"]
     if table is not None and cond.kind != "count" and cond.column not in table.column_names:
         return [f"{where}: table {table.name} has no column {cond.column!r}"]
     if cond.kind == "value":
@@ -889,13 +896,74 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
             return [f"{where}: {cond.child} rows do not belong to {table.name} rows"]
         if cond.column and cond.column not in child.column_names:
             return [f"{where}: table {child.name} has no column {cond.column!r}"]
+        if cond.per and (
+            cond.per not in cand.rows or _link(child, schema.table(cand.rows[cond.per])) is None
+        ):
+            return [f"{where}: per {cond.per!r} is no row of it that {child.name} rows belong to"]
     elif cond.kind in ("within_days", "days_ahead"):
         assert table is not None
         if table.column(cond.column).type not in ("date", "datetime"):
             return [f"{where}: column {cond.column!r} is not a date"]
         if cond.number is None or cond.number < 0:
             return [f"{where}: needs a number of days"]
+    elif cond.kind == "compare":
+        assert table is not None
+        try:
+            other, _ = resolve_row(cand, cond.other or cand.main, schema)
+        except ValueError as e:
+            return [f"{where}: other {e}"]
+        if cond.other_column not in other.column_names:
+            return [f"{where}: table {other.name} has no column {cond.other_column!r}"]
+        if cond.op not in NUMERIC_OPS:
+            return [f"{where}: op must be one of {list(NUMERIC_OPS)}"]
+        kinds = {
+            _comparable(table.column(cond.column)),
+            _comparable(other.column(cond.other_column)),
+        }
+        if len(kinds) > 1:
+            return [f"{where}: {cond.column!r} and {cond.other_column!r} are not alike ({kinds})"]
     return []
+
+
+def _comparable(column: Column) -> str:
+    return "number" if column.type in ("integer", "real") else column.type
+
+
+def reachable(cand: Candidate, schema: Schema, hops: int = 2) -> list[tuple[str, Table]]:
+    """Every row a condition of `cand` can read, as (row, table): its key parameters, then
+    the rows they point at, up to `hops` foreign keys away."""
+    out = [(p, schema.table(t)) for p, t in cand.rows.items()]
+    frontier = list(out)
+    for _ in range(hops):
+        step = [
+            (f"{row}.{fk.columns[0]}", schema.table(fk.ref_table))
+            for row, table in frontier
+            for fk in table.foreign_keys
+            if len(fk.columns) == 1
+        ]
+        out += step
+        frontier = step
+    return out
+
+
+def resolve_row(cand: Candidate, row: str, schema: Schema) -> tuple[Table, str]:
+    """The table a condition's row is in and the SQL giving that row's key: a key parameter
+    (":trip_id"), or one followed by foreign keys ("trip_id.train_id" is the train of the
+    trip, found by a subquery), so a rule may read a row the operation does not name."""
+    first, *hops = row.split(".")
+    if first not in cand.rows:
+        raise ValueError(f"row {first!r} is not one of its rows {sorted(cand.rows)}")
+    table, key = schema.table(cand.rows[first]), f":{first}"
+    for hop in hops:
+        fk = next((f for f in table.foreign_keys if f.columns == [hop]), None)
+        if fk is None:
+            keys = sorted(f.columns[0] for f in table.foreign_keys if len(f.columns) == 1)
+            raise ValueError(
+                f"row {row!r}: {hop!r} is no foreign key of {table.name} (it has {keys})"
+            )
+        key = f"(SELECT {hop} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
+        table = schema.table(fk.ref_table)
+    return table, key
 
 
 def _link(child: Table, parent: Table) -> tuple[str, str] | None:
@@ -916,9 +984,10 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
     rule it enforces."""
     if cond.kind == "guard":  # already a step (or, for close_at_zero, the write itself)
         raise ValueError("a built-in guard has no new step")
-    row = cond.row or cand.main
-    table = schema.table(cand.rows[row]) if row in cand.rows else None
-    frm = f" FROM {table.name} WHERE {table.primary_key[0]} = :{row}" if table else ""
+    table, key = None, ""
+    if cond.kind != "amount" or cond.column:
+        table, key = resolve_row(cand, cond.row or cand.main, schema)
+    frm = f" FROM {table.name} WHERE {table.primary_key[0]} = {key}" if table else ""
     if cond.kind == "value":
         lit = literal(cond.value)
         test = (
@@ -942,13 +1011,15 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
         assert table is not None
         child = schema.table(cond.child)
         fk, how = _link(child, table) or ("", "")
-        key = table.primary_key[0]
         owner = (
-            f"(SELECT {fk} FROM {table.name} WHERE {key} = :{row})"
+            f"(SELECT {fk} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
             if how == "sibling"
-            else f":{row}"
+            else key
         )
         filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
+        if cond.per:
+            also, _ = _link(child, schema.table(cand.rows[cond.per])) or ("", "")
+            filt += f" AND {also} = :{cond.per}"
         adds = 1 if _adds(cand, cond) else 0
         return RequireStep(
             sql=f"SELECT COUNT(*) + {adds} <= {cond.number} AS within_limit FROM {child.name} "
@@ -957,6 +1028,12 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
         )
     elif cond.kind == "within_days":
         test = f"julianday(:_now) - julianday({cond.column}) <= {cond.number}"
+    elif cond.kind == "compare":
+        other, other_key = resolve_row(cand, cond.other or cand.main, schema)
+        test = (
+            f"{cond.column} {cond.op} (SELECT {cond.other_column} FROM {other.name} "
+            f"WHERE {other.primary_key[0]} = {other_key})"
+        )
     else:  # days_ahead
         test = f"julianday({cond.column}) - julianday(:_now) >= {cond.number}"
     return RequireStep(sql=f"SELECT {test} AS ok{frm}", error=rule)

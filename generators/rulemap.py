@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import re
 
-from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values
+from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values, reachable
 from toolscale.schema import Schema
-from toolscale.wording import singular
+from toolscale.wording import entity_words, singular
 
 STEMS = {
     "transfer": ("transfer", "move", "send"),
-    "create": ("issu", "new", "open", "apply", "creat", "add", "borrow", "lend", "lent", "book"),
+    "create": (
+        *("issu", "new", "open", "apply", "creat", "add", "borrow", "lend", "lent", "book"),
+        *("sell", "sold", "buy", "bought", "purchas", "place", "enrol", "regist", "prescrib"),
+        "hold",
+    ),
     "adjust": ("repay", "pay", "withdraw"),
     "topup": ("deposit", "top up"),
     "update": ("chang", "updat"),
@@ -53,14 +57,22 @@ def _stems(cand: Candidate) -> tuple[str, ...]:
 def _score(cand: Candidate, text: str, verb: str) -> int:
     if cand.tool.kind != "write":
         return 0
+    # "tickets with status active" names a state, not an activation
+    said = re.sub(r"\bstatus(?: is| of)? \w+(?:(?: or |, )\w+)*", " ", text)
     score = 0
-    if any(re.search(rf"\b{s}", text) for s in _stems(cand)):
+    if any(re.search(rf"\b{s}", said) for s in _stems(cand)):
         score += 2
     if verb and any(verb.startswith(s) for s in _stems(cand)):
         score += 3
+    if cand.creates and re.search(rf"at most {NUMBER} {singular(cand.creates)}", text):
+        score += 3  # "may hold at most 4 tickets": a limit on making one more
+    if not score:
+        return 0  # the rule never says the operation: naming its tables is not enough
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
     if main and re.search(rf"\b{singular(main)}", text):
         score += 2  # the table it is about
+    if main and re.match(rf"(?:an? |the )?(?:\w+ )?{singular(main)}s? ", text):
+        score += 1  # and the rule's subject: "a ticket can be sold only on a trip ..."
     if any(re.search(rf"\b{singular(t)}", text) for t in set(cand.rows.values()) - {main}):
         score += 1
     # a rule that states a candidate's own checks ("at most the outstanding balance") is
@@ -119,6 +131,15 @@ def guess_conditions(
                 fk.ref_table == table for fk in tables[child].foreign_keys if len(fk.columns) == 1
             )
             if child and linked and m.group(3) in tables[child].column_names:
+                same = re.search(r"\b(?:on|for|in) the same (\w+)", text[m.end() :])
+                per = next(
+                    (
+                        p
+                        for p, t in rows
+                        if same and p != row and singular(same.group(1)) in entity_words(t)
+                    ),
+                    "",
+                )
                 out.append(
                     Condition(
                         kind="count",
@@ -127,9 +148,11 @@ def guess_conditions(
                         column=m.group(3),
                         value=m.group(4),
                         number=int(_number(m.group(1))),
+                        per=per,
                     )
                 )
                 break
+    out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
     for row, table_name in rows:
         target = tables[table_name]
@@ -158,14 +181,86 @@ def guess_conditions(
         if status is None:
             continue
         allowed = enum_values(target, status.name, seed or {})
-        for value in (v for v in _status_values(text, noun) if v in allowed):
-            if negated and re.search(rf"with {status.name} {value}", text):
-                cond = Condition(
-                    kind="in", row=row, column=status.name, op="not in", values=[value]
+        said = [v for v in _status_values(text, noun) if v in allowed]
+        barred = [v for v in said if negated and re.search(rf"with {status.name} {v}", text)]
+        if barred:
+            out.append(
+                Condition(kind="in", row=row, column=status.name, op="not in", values=barred)
+            )
+        if allowed_here := [v for v in said if v not in barred]:  # "scheduled or delayed"
+            out.append(Condition(kind="in", row=row, column=status.name, values=allowed_here))
+    return out
+
+
+COMPARE_OPS = {
+    "below": "<",
+    "under": "<",
+    "less than": "<",
+    "at most": "<=",
+    "no more than": "<=",
+    "no larger than": "<=",
+    "not exceed": "<=",
+    "cannot exceed": "<=",
+    "above": ">",
+    "more than": ">",
+    "greater than": ">",
+    "at least": ">=",
+}
+_OTHER = r"the (\w+)'s ([a-z_]+)"
+
+
+def _cross_row(
+    text: str, cand: Candidate, schema: Schema, matched_guards: set[str]
+) -> list[Condition]:
+    """Conditions on a row the operation reaches through its keys: "seats_sold is below the
+    train's capacity" (a column against another row's), "party_size no larger than the
+    table's seats" (a parameter against a column), "only before the trip's departure_time",
+    "within 30 days of its delivered_date"."""
+    rows = reachable(cand, schema)
+    out: list[Condition] = []
+
+    def row_of(entity: str, column: str) -> str | None:
+        return next(
+            (r for r, t in rows if entity in entity_words(t.name) and column in t.column_names),
+            None,
+        )
+
+    ops = "|".join(sorted(COMPARE_OPS, key=len, reverse=True))
+    numbers = {p for p, t in cand.tool.param_types().items() if t in ("number", "integer")}
+    for m in re.finditer(rf"\b([a-z_]+) (?:is |stays |must be |to be )?({ops}) {_OTHER}", text):
+        left, op, entity, column = m.group(1), COMPARE_OPS[m.group(2)], m.group(3), m.group(4)
+        other = row_of(entity, column)
+        if other is None:
+            continue
+        mine = next((r for r, t in rows if left in t.column_names and r != other), None)
+        if left in numbers and not (op == "<=" and "not_above" in matched_guards):
+            out.append(
+                Condition(kind="amount", parameter=left, op=op, row=other, column=column, factor=1)
+            )
+        elif mine is not None:
+            out.append(
+                Condition(
+                    kind="compare",
+                    row=mine,
+                    column=left,
+                    op=op,
+                    other=other,
+                    other_column=column,
                 )
-            else:
-                cond = Condition(kind="in", row=row, column=status.name, values=[value])
-            out.append(cond)
+            )
+    for m in re.finditer(rf"\bbefore {_OTHER}", text):
+        row = row_of(m.group(1), m.group(2))
+        if row is not None:
+            out.append(Condition(kind="days_ahead", row=row, column=m.group(2), number=0))
+    for m in re.finditer(rf"within {NUMBER} days of (?:its|the (\w+)'s) ([a-z_]+)", text):
+        entity, column = m.group(2), m.group(3)
+        row = row_of(entity, column) if entity else cand.main
+        if row is not None:
+            out.append(
+                Condition(
+                    kind="within_days", row=row, column=column, number=int(_number(m.group(1)))
+                )
+            )
     return out
 
 
@@ -182,6 +277,7 @@ def _status_values(text: str, noun: str) -> list[str]:
     "a member with status suspended"."""
     found = re.findall(rf"\b(\w+) {noun}\b", text)
     found += re.findall(rf"\b{noun}\w* (?:to be|is|must be) (\w+)", text)
-    found += re.findall(rf"\b{noun}\w* with status (\w+)", text)
+    for listed in re.findall(rf"\b{noun}\w* with status (\w+(?:(?:,| or|, or) \w+)*)", text):
+        found += re.split(r",? or |, ", listed)  # "with status scheduled or delayed"
     skip = {"a", "an", "the", "source", "target", "new", "its", "their", "one", "per", "each"}
     return [w for w in dict.fromkeys(found) if w not in skip and w.isalpha()]

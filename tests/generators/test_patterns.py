@@ -25,6 +25,7 @@ from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
+from tests.generators.railway import railway_rules, railway_spec
 from toolscale.environment import Environment
 from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
@@ -220,3 +221,49 @@ def test_a_quantity_is_named_by_a_whole_word_and_a_bound_is_none() -> None:
     cap = Column(name="max_balance", type="real")
     assert not quantity(cap, DECREASABLE)
     assert quantity(Column(name="balance", type="real"), DECREASABLE)
+
+
+def test_rules_reading_rows_across_foreign_keys_are_mapped_and_enforced() -> None:
+    """Railway enforced 1 rule of 6: the seat limit is on the trip's train, the departure
+    on the ticket's trip, the ticket limit per trip; none was a row the operation names."""
+    spec = railway_spec()
+    cands = by_id(spec)
+    writes = [c for c in cands.values() if c.tool.kind == "write"]
+    sold, _, per_trip, refund, *_ = railway_rules()
+
+    def enforced(rule: str, wanted: str) -> Tool:
+        cand = candidate_for(rule, writes)
+        assert cand is not None and cand.id == wanted
+        conditions = guess_conditions(rule, cand, spec.schema_, spec.seed)
+        assert conditions and not any(condition_problems(cand, c, spec.schema_) for c in conditions)
+        tool = with_conditions(
+            cand, [condition_step(cand, c, spec.schema_, rule) for c in conditions]
+        )
+        assert tool_sql_problems(tool, spec.schema_) == []
+        return tool
+
+    sell = enforced(sold, "create:tickets under passengers")
+    assert call(spec, sell, passenger_id=51, trip_id=11, price=40)[0].ok  # delayed, seats left
+    assert call(spec, sell, passenger_id=51, trip_id=10, price=40)[0].error == sold  # train full
+    assert call(spec, sell, passenger_id=51, trip_id=12, price=40)[0].error == sold  # cancelled
+    hold = enforced(per_trip, "create:tickets under passengers")
+    assert call(spec, hold, passenger_id=50, trip_id=11, price=40)[0].error == per_trip  # 4 held
+    assert call(spec, hold, passenger_id=50, trip_id=13, price=40)[0].ok  # none on this trip
+    back = enforced(refund, "status:tickets.status=refunded")
+    assert call(spec, back, ticket_id=904)[0].ok  # the trip leaves tomorrow
+    assert call(spec, back, ticket_id=905)[0].error == refund  # the trip has left
+
+
+def test_a_row_across_a_key_that_is_no_foreign_key_is_named() -> None:
+    spec = railway_spec()
+    refund = by_id(spec)["status:tickets.status=refunded"]
+    wrong = Condition(kind="days_ahead", row="ticket_id.price", column="departure_time", number=0)
+    assert condition_problems(refund, wrong, spec.schema_) == [
+        "status:tickets.status=refunded: condition days_ahead: row 'ticket_id.price': 'price' "
+        "is no foreign key of tickets (it has ['passenger_id', 'trip_id'])"
+    ]
+    unlike = Condition(
+        kind="compare", row="ticket_id.trip_id", column="seats_sold", op="<",
+        other="ticket_id.trip_id", other_column="departure_time",
+    )  # fmt: skip
+    assert "are not alike" in condition_problems(refund, unlike, spec.schema_)[0]

@@ -1,0 +1,133 @@
+"""A railway schema whose rules read rows the operation does not name (the trip's train,
+the ticket's trip), with a small seed: the rule mapping's test bed for conditions across
+foreign keys. The clock is the spec's default, 2025-01-15T10:00:00."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generators.toolkit import schema_tools
+from toolscale.brief import load_brief
+from toolscale.schema import Schema
+from toolscale.spec import EnvironmentSpec
+
+BRIEF = Path(__file__).parents[2] / "domains" / "railway" / "brief.yaml"
+
+
+def col(name: str, type_: str) -> dict:
+    return {"name": name, "type": type_, "nullable": False}
+
+
+def fk(column: str, table: str) -> dict:
+    return {"columns": [column], "ref_table": table, "ref_columns": [column]}
+
+
+SCHEMA = {
+    "tables": [
+        {
+            "name": "trains",
+            "columns": [
+                col("train_id", "integer"),
+                col("name", "text"),
+                col("capacity", "integer"),
+                col("has_first_class", "boolean"),
+            ],
+            "primary_key": ["train_id"],
+        },
+        {
+            "name": "trips",
+            "columns": [
+                col("trip_id", "integer"),
+                col("train_id", "integer"),
+                col("status", "text"),
+                col("seats_sold", "integer"),
+                col("departure_time", "datetime"),
+            ],
+            "primary_key": ["trip_id"],
+            "foreign_keys": [fk("train_id", "trains")],
+            "checks": ["status IN ('scheduled', 'delayed', 'cancelled')"],
+        },
+        {
+            "name": "passengers",
+            "columns": [col("passenger_id", "integer"), col("name", "text"), col("email", "text")],
+            "primary_key": ["passenger_id"],
+        },
+        {
+            "name": "tickets",
+            "columns": [
+                col("ticket_id", "integer"),
+                col("passenger_id", "integer"),
+                col("trip_id", "integer"),
+                col("status", "text"),
+                col("price", "real"),
+            ],
+            "primary_key": ["ticket_id"],
+            "foreign_keys": [fk("passenger_id", "passengers"), fk("trip_id", "trips")],
+            "checks": ["status IN ('active', 'refunded')", "price >= 0"],
+        },
+    ]
+}
+
+SEED = {
+    "trains": [
+        {"train_id": 1, "name": "Coastal", "capacity": 2, "has_first_class": True},
+        {"train_id": 2, "name": "Valley", "capacity": 300, "has_first_class": False},
+    ],
+    "trips": [
+        {
+            "trip_id": 10,
+            "train_id": 1,
+            "status": "scheduled",
+            "seats_sold": 2,
+            "departure_time": "2025-01-20T09:15:00",
+        },  # full
+        {
+            "trip_id": 11,
+            "train_id": 2,
+            "status": "delayed",
+            "seats_sold": 5,
+            "departure_time": "2025-01-16T08:00:00",
+        },
+        {
+            "trip_id": 12,
+            "train_id": 2,
+            "status": "cancelled",
+            "seats_sold": 0,
+            "departure_time": "2025-01-18T08:00:00",
+        },
+        {
+            "trip_id": 13,
+            "train_id": 2,
+            "status": "scheduled",
+            "seats_sold": 7,
+            "departure_time": "2025-01-10T08:00:00",
+        },  # gone
+    ],
+    "passengers": [
+        {"passenger_id": 50, "name": "Ines Duarte", "email": "ines@example.com"},
+        {"passenger_id": 51, "name": "Tom Berg", "email": "tom@example.com"},
+    ],
+    "tickets": [
+        *(
+            {
+                "ticket_id": 900 + i,
+                "passenger_id": 50,
+                "trip_id": 11,
+                "status": "active",
+                "price": 40.0,
+            }
+            for i in range(4)
+        ),
+        {"ticket_id": 904, "passenger_id": 51, "trip_id": 11, "status": "active", "price": 40.0},
+        {"ticket_id": 905, "passenger_id": 51, "trip_id": 13, "status": "active", "price": 25.0},
+    ],
+}
+
+
+def railway_spec() -> EnvironmentSpec:
+    schema = Schema.model_validate(SCHEMA)
+    return EnvironmentSpec(name="railway", schema_=schema, seed=SEED, tools=schema_tools(schema))
+
+
+def railway_rules() -> list[str]:
+    return load_brief(BRIEF).rules
