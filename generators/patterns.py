@@ -892,12 +892,12 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         child = next((t for t in schema.tables if t.name == cond.child), None)
         if child is None:
             return [f"{where}: no table {cond.child!r}"]
-        if _link(child, table) is None:
+        if link(child, table) is None:
             return [f"{where}: {cond.child} rows do not belong to {table.name} rows"]
         if cond.column and cond.column not in child.column_names:
             return [f"{where}: table {child.name} has no column {cond.column!r}"]
         if cond.per and (
-            cond.per not in cand.rows or _link(child, schema.table(cand.rows[cond.per])) is None
+            cond.per not in cand.rows or link(child, schema.table(cand.rows[cond.per])) is None
         ):
             return [f"{where}: per {cond.per!r} is no row of it that {child.name} rows belong to"]
     elif cond.kind in ("within_days", "days_ahead"):
@@ -966,7 +966,7 @@ def resolve_row(cand: Candidate, row: str, schema: Schema) -> tuple[Table, str]:
     return table, key
 
 
-def _link(child: Table, parent: Table) -> tuple[str, str] | None:
+def link(child: Table, parent: Table) -> tuple[str, str] | None:
     """(how child rows point at the parent row, sibling or direct): a direct key, or the
     same parent when child and parent are one table."""
     for fk in child.foreign_keys:
@@ -1010,7 +1010,7 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
     elif cond.kind == "count":
         assert table is not None
         child = schema.table(cond.child)
-        fk, how = _link(child, table) or ("", "")
+        fk, how = link(child, table) or ("", "")
         owner = (
             f"(SELECT {fk} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
             if how == "sibling"
@@ -1018,7 +1018,7 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
         )
         filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
         if cond.per:
-            also, _ = _link(child, schema.table(cand.rows[cond.per])) or ("", "")
+            also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
         adds = 1 if _adds(cand, cond) else 0
         return RequireStep(

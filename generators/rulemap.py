@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import re
 
-from generators.patterns import COUNT_WORDS, Candidate, Condition, enum_values, reachable
-from toolscale.schema import Schema
-from toolscale.wording import entity_words, singular
+from generators.patterns import (
+    COUNT_WORDS,
+    Candidate,
+    Condition,
+    enum_values,
+    link,
+    reachable,
+)
+from toolscale.schema import Schema, Table
+from toolscale.wording import entity_words, singular, words
 
 STEMS = {
     "transfer": ("transfer", "move", "send"),
@@ -107,9 +114,9 @@ def guess_conditions(
             out.append(Condition(kind="guard", guard=guard))
     tables = {t.name: t for t in schema.tables}
     limit = rf"(?:at most|no more than|up to|cannot exceed|maximum of) {NUMBER}\b(?! times)"
-    for m in re.finditer(limit + r"(?: (\w+))?", text):
-        noun = m.group(2) or ""
-        if cand.amount and not any(noun.startswith(singular(t)) for t in tables):
+    for m in re.finditer(limit + r"(?: (\w+))?(?: (\w+))?", text):
+        nouns = [m.group(2) or "", m.group(3) or ""]  # "at most 6 active enrollments" counts
+        if cand.amount and not any(n.startswith(singular(t)) for t in tables for n in nouns):
             out.append(Condition(kind="amount", op="<=", value=_number(m.group(1))))
     rows = list(cand.rows.items())
     for m in re.finditer(rf"{NUMBER} times the (\w+)'s (\w+)", text):
@@ -124,34 +131,8 @@ def guess_conditions(
                     factor=_number(m.group(1)),
                 )
             )
-    for m in re.finditer(rf"at most {NUMBER} (\w+) with (\w+) (\w+)", text):
-        child = next((t for t in tables if m.group(2).startswith(singular(t))), None)
-        for row, table in rows:
-            linked = child and any(
-                fk.ref_table == table for fk in tables[child].foreign_keys if len(fk.columns) == 1
-            )
-            if child and linked and m.group(3) in tables[child].column_names:
-                same = re.search(r"\b(?:on|for|in) the same (\w+)", text[m.end() :])
-                per = next(
-                    (
-                        p
-                        for p, t in rows
-                        if same and p != row and singular(same.group(1)) in entity_words(t)
-                    ),
-                    "",
-                )
-                out.append(
-                    Condition(
-                        kind="count",
-                        row=row,
-                        child=child,
-                        column=m.group(3),
-                        value=m.group(4),
-                        number=int(_number(m.group(1))),
-                        per=per,
-                    )
-                )
-                break
+    out += _counts(text, rows, tables, seed or {})
+    out += _between(text, cand)
     out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
     for row, table_name in rows:
@@ -161,13 +142,18 @@ def guess_conditions(
             continue
         for column in target.columns:
             name = column.name
-            found = re.search(rf"\b{name} is (?:exactly )?(?:not )?(\w+(?:\.\d+)?)", text)
+            found = re.search(rf"\b{name} is (?:exactly )?(?:not )?{_VALUES}", text)
             owner = re.search(rf"\b(\w+) whose {name} is", text)
             others = {singular(t) for t in tables if t != table_name}
             if found and found.group(1) in COMPARISONS:
                 found = None  # "refills_used is below refills_allowed": no value to match
             if found and owner and owner.group(1) in others:
                 found = None  # "a doctor whose status is active" says nothing of the patient
+            if found and found.group(2):  # "whose status is suspended or graduated"
+                listed = [found.group(1), *re.findall(r"\w+", found.group(2).replace(" or ", " "))]
+                op = "not in" if _negated(text, found.start()) else "in"
+                out.append(Condition(kind="in", row=row, column=name, op=op, values=listed))
+                continue
             if found:
                 raw = found.group(1)
                 value: str | float = _number(raw) if re.fullmatch(r"[\d.]+", raw) else raw
@@ -189,6 +175,88 @@ def guess_conditions(
             )
         if allowed_here := [v for v in said if v not in barred]:  # "scheduled or delayed"
             out.append(Condition(kind="in", row=row, column=status.name, values=allowed_here))
+    return out
+
+
+_VALUES = r"(\w+(?:\.\d+)?)((?:, \w+(?=,|,? or )|,? or \w+)*)"  # a value, then "or" more
+_LIMIT = re.compile(
+    rf"(?:(?:at most|no more than|up to) {NUMBER}|(?:cannot|not|never) have more than {NUMBER}"
+    r"|(?:can|may) have only (one)) (\w+)(?: (?!with\b)(\w+))?(?: with (\w+) (\w+))?"
+)
+
+
+def _counts(
+    text: str, rows: list[tuple[str, str]], tables: dict[str, Table], seed: dict[str, list[dict]]
+) -> list[Condition]:
+    """Limits on how many child rows a row holds: "at most 2 cards with status active", "cannot
+    have more than 6 active enrollments", "can have only one alert with status active"; with
+    "on the same trip", only those of that row too. A limit it cannot read whole (a filter
+    or a "same" it cannot place) is left out: a looser or stricter guess is no rule."""
+    out: list[Condition] = []
+    for m in _LIMIT.finditer(text):
+        number = int(_number(next(g for g in m.groups()[:3] if g)))
+        first, second, column, value = m.group(4), m.group(5), m.group(6), m.group(7)
+        child = next((t for t in tables if first.startswith(singular(t))), None)
+        adjective = None
+        if child is None and second:
+            child = next((t for t in tables if second.startswith(singular(t))), None)
+            adjective = first
+        if child is None:
+            continue
+        if adjective is not None:  # "6 active enrollments": a status word of the child
+            status = next((c.name for c in tables[child].columns if "status" in c.name), None)
+            if status is None or adjective not in enum_values(tables[child], status, seed):
+                continue
+            column, value = status, adjective
+        if column and column not in tables[child].column_names:
+            continue
+        same = re.search(r"\b(?:on|for|in|of) the same (\w+)", text[m.end() :])
+        for row, table in rows:
+            if link(tables[child], tables[table]) is None:
+                continue
+            per = next(
+                (
+                    p
+                    for p, t in rows
+                    if same and p != row and singular(same.group(1)) in entity_words(t)
+                ),
+                "",
+            )
+            if same and not per:
+                break  # "in the same term": a column, no row of the operation
+            out.append(
+                Condition(
+                    kind="count",
+                    row=row,
+                    child=child,
+                    column=column or "",
+                    value=value,
+                    number=number,
+                    per=per,
+                )
+            )
+            break
+    return out
+
+
+_BETWEEN = re.compile(
+    r"(?:(\w+) (?:must be |is |are |stays? )?)?between (-?[\d.]+) and (-?[\d.]+)(?: (\w+))?"
+)
+
+
+def _between(text: str, cand: Candidate) -> list[Condition]:
+    """ "temperature must be between -90 and 60", "holds between 1 and 10 seats": a number
+    parameter of the operation named by the word before or after, kept within both bounds."""
+    numbers = [p for p, t in cand.tool.param_types().items() if t in ("number", "integer")]
+    out: list[Condition] = []
+    for m in _BETWEEN.finditer(text):
+        said = [w for w in (m.group(1), m.group(4)) if w]
+        param = next((p for p in numbers for w in said if w == p or w in words(p)), None)
+        if param is None:
+            continue
+        low, high = float(m.group(2)), float(m.group(3))
+        out.append(Condition(kind="amount", parameter=param, op=">=", value=low))
+        out.append(Condition(kind="amount", parameter=param, op="<=", value=high))
     return out
 
 

@@ -267,3 +267,44 @@ def test_a_row_across_a_key_that_is_no_foreign_key_is_named() -> None:
         other="ticket_id.trip_id", other_column="departure_time",
     )  # fmt: skip
     assert "are not alike" in condition_problems(refund, unlike, spec.schema_)[0]
+
+
+@pytest.mark.parametrize(
+    ("rule", "wanted"),
+    [
+        # a status word before the child's name, and a limit per another row of the call
+        ("A passenger cannot have more than 2 active tickets on the same trip.",
+         [("count", "passenger_id", "status", "active", 2, "trip_id")]),
+        ("A passenger can have only one ticket with status active.",
+         [("count", "passenger_id", "status", "active", 1, "")]),
+        # "the same term" is no row the operation names: no guess, looser or stricter
+        ("A passenger cannot have more than 6 active tickets in the same term.", []),
+        # a word before the child that is no status: the filter is unknown, so no limit
+        ("A passenger may hold at most 2 cheap tickets.", []),
+        # a number parameter kept between two bounds, named before or after them
+        ("A ticket price must be between 5 and 500.",
+         [("amount", "price", ">=", 5.0), ("amount", "price", "<=", 500.0)]),
+        ("One ticket costs between 5 and 500 price units.",
+         [("amount", "price", ">=", 5.0), ("amount", "price", "<=", 500.0)]),
+        # several statuses of a row the call reaches, as one condition
+        ("A ticket can be sold only for a trip whose status is scheduled or delayed.",
+         [("in", "trip_id", "status", "in", ("scheduled", "delayed"))]),
+        ("A ticket cannot be sold for a trip whose status is cancelled or departed.",
+         [("in", "trip_id", "status", "not in", ("cancelled", "departed"))]),
+    ],
+)  # fmt: skip
+def test_rule_wording_gives_limits_bounds_and_status_lists(rule: str, wanted: list) -> None:
+    """Phrasings of school, weather, movie and restaurant rules, on the railway test bed."""
+    spec = railway_spec()
+    sell = by_id(spec)["create:tickets under passengers"]
+    got = []
+    for c in guess_conditions(rule, sell, spec.schema_, spec.seed):
+        if c.kind == "count":
+            got.append((c.kind, c.row, c.column, c.value, c.number, c.per))
+        elif c.kind == "amount":
+            got.append((c.kind, c.parameter, c.op, c.value))
+        elif c.kind == "in":
+            got.append((c.kind, c.row, c.column, c.op, tuple(c.values)))
+    assert got == wanted
+    for c in guess_conditions(rule, sell, spec.schema_, spec.seed):
+        assert condition_problems(sell, c, spec.schema_) == []
