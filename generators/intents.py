@@ -25,7 +25,7 @@ from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.matching import scalars
-from toolscale.schema import Scalar, Schema, Table
+from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, ToolCall, ToolResult
@@ -59,25 +59,6 @@ def key_params(tool: Tool, spec: EnvironmentSpec) -> list[KeyParam]:
             if fk.columns == [column]:
                 out.append(KeyParam(param, fk.ref_table))
     return out
-
-
-def _email_column(table: Table) -> str | None:
-    return next((c.name for c in table.columns if "email" in c.name and c.type == "text"), None)
-
-
-def user_table(schema: Schema) -> Table | None:
-    """The table whose rows are the people who ask: the one with an email column, else the
-    most referenced table that references nothing."""
-    keyed = [t for t in schema.tables if len(t.primary_key) == 1]
-    with_email = [t for t in keyed if _email_column(t)]
-    if with_email:
-        return with_email[0]
-    refs = {
-        t.name: sum(fk.ref_table == t.name for u in schema.tables for fk in u.foreign_keys)
-        for t in keyed
-    }
-    roots = [t for t in keyed if not t.foreign_keys and refs[t.name] > 0]
-    return max(roots, key=lambda t: refs[t.name]) if roots else None
 
 
 def owners(spec: EnvironmentSpec, people: Table) -> dict[str, dict[Scalar, Scalar]]:
@@ -251,7 +232,7 @@ def _describing(rows: Sequence[dict], target: dict, key: str) -> tuple[str, Scal
 
 def _find_tool(spec: EnvironmentSpec, people: Table) -> tuple[Tool, str] | None:
     """A read that finds a person by their email."""
-    email = _email_column(people)
+    email = people.email_column()
     for tool in spec.tools:
         required = tool.parameters.get("required", [])
         if tool.kind != "read" or len(required) != 1:
@@ -362,7 +343,7 @@ def gold_chain(
     facts: list[tuple[str, Scalar]] = []
     steps = route(env, table, people, person, purpose.target) if table.name != people.name else []
     found = _find_tool(spec, people)
-    email = _email_column(people)
+    email = people.email_column()
     needs_person = bool(steps) or person in purpose.arguments.values()
     if found and email and needs_person:  # identify first, when what follows uses who it is
         plan.append(ToolCall(name=found[0].name, arguments={found[1]: person_row[email]}))
@@ -510,7 +491,7 @@ async def propose_intent_task(
     sample: int,
 ) -> Outcome[Task]:
     """One purpose, its gold, and the model's words for it."""
-    people = user_table(env.spec.schema_)
+    people = env.spec.schema_.people()
     if people is None:
         return no_chain(llm, STAGE)
     owned = owners(env.spec, people)

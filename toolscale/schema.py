@@ -95,6 +95,10 @@ class Table(BaseModel):
                 return col
         raise KeyError(f"table {self.name!r} has no column {name!r}")
 
+    def email_column(self) -> str | None:
+        """The text column that holds a person's email, if the table has one."""
+        return next((c.name for c in self.columns if "email" in c.name and c.type == "text"), None)
+
     @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
@@ -188,3 +192,17 @@ class Schema(BaseModel):
                 done.append(t.name)
                 del pending[t.name]
         return [self.table(n) for n in done]
+
+    def people(self) -> Table | None:
+        """The table whose rows are the people who ask: the one with an email column, else
+        the most referenced table that references nothing."""
+        keyed = [t for t in self.tables if len(t.primary_key) == 1]
+        with_email = [t for t in keyed if t.email_column()]
+        if with_email:
+            return with_email[0]
+        refs = {
+            t.name: sum(fk.ref_table == t.name for u in self.tables for fk in u.foreign_keys)
+            for t in keyed
+        }
+        roots = [t for t in keyed if not t.foreign_keys and refs[t.name] > 0]
+        return max(roots, key=lambda t: refs[t.name]) if roots else None

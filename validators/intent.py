@@ -131,11 +131,12 @@ def unasked_target(
     asked = Text(task.instruction)
     said = Text(task.user_text())
     every = request.asks_for_each or bool(SUPERLATIVES & set(request.tokens))
+    people = schema.people()
     for target in targets(task, tools, schema, seed):
         call = task.gold_calls[target.call]
         where = f"gold call {target.call} {call.key()}"
         # "update my email": a person's own record is named by what is set on it
-        person = any("email" in c for c in schema.table(target.table).column_names)
+        person = people is not None and target.table == people.name
         setting = {w for p in call.arguments if p != target.param for w in words(p)} - GENERIC
         setting = setting if person else set()
         _, categories = seed.records.get(value_key(target.value), ("", frozenset()))

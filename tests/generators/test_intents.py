@@ -16,7 +16,6 @@ from generators.intents import (
     owners,
     propose_intent_task,
     route,
-    user_table,
 )
 from tests.generators.library import Library, ask
 from toolscale.brief import load_brief
@@ -63,7 +62,7 @@ def _propose(env: Environment, n: int, tmp_path: Path) -> list[Outcome[Task]]:
 def test_the_people_are_the_table_with_an_email_and_own_what_points_to_them(
     banking: EnvironmentSpec,
 ) -> None:
-    people = user_table(banking.schema_)
+    people = banking.schema_.people()
     assert people is not None and people.name == "clients"
     owned = owners(banking, people)
     account = banking.seed["accounts"][0]

@@ -297,7 +297,7 @@ def test_rule_wording_gives_limits_bounds_and_status_lists(rule: str, wanted: li
     """Phrasings of school, weather, movie and restaurant rules, on the railway test bed."""
     spec = railway_spec()
     sell = by_id(spec)["create:tickets under passengers"]
-    got = []
+    got: list[tuple] = []
     for c in guess_conditions(rule, sell, spec.schema_, spec.seed):
         if c.kind == "count":
             got.append((c.kind, c.row, c.column, c.value, c.number, c.per))
