@@ -85,7 +85,9 @@ class Condition(BaseModel):
                                           (e.g. amount <= 10000, principal <= 5 * annual_income)
     - count: at most `number` rows of `child` (with column = value) belong to the row, after
       the operation (e.g. at most 2 cards with status active); with `per`, another key
-      parameter, only the child rows that also belong to its row ("on the same trip")
+      parameter, only the child rows that also belong to its row ("on the same trip"); with
+      `other_column` instead of `number`, the most is that column of the row ("below the
+      course's capacity")
     - within_days: row.column is at most `number` days before now
     - days_ahead: row.column is at least `number` days after now
     - compare: row.column op other.other_column, both rows named as `row` is
@@ -887,7 +889,10 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
             return [f"{where}: needs a number value, or a column (with a factor)"]
     elif cond.kind == "count":
         assert table is not None
-        if cond.number is None or cond.number < 0:
+        if cond.other_column:
+            if table.column(cond.other_column).type != "integer":
+                return [f"{where}: {table.name}.{cond.other_column} is no whole number"]
+        elif cond.number is None or cond.number < 0:
             return [f"{where}: needs a number (the most rows allowed)"]
         child = next((t for t in schema.tables if t.name == cond.child), None)
         if child is None:
@@ -1021,8 +1026,13 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
             also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
         adds = 1 if _adds(cand, cond) else 0
+        most = (
+            f"(SELECT {cond.other_column} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
+            if cond.other_column
+            else str(cond.number)
+        )
         return RequireStep(
-            sql=f"SELECT COUNT(*) + {adds} <= {cond.number} AS within_limit FROM {child.name} "
+            sql=f"SELECT COUNT(*) + {adds} <= {most} AS within_limit FROM {child.name} "
             f"WHERE {fk} = {owner}{filt}",
             error=rule,
         )

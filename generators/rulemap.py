@@ -25,7 +25,7 @@ STEMS = {
     "create": (
         *("issu", "new", "open", "apply", "creat", "add", "borrow", "lend", "lent", "book"),
         *("sell", "sold", "buy", "bought", "purchas", "place", "enrol", "regist", "prescrib"),
-        "hold",
+        *("hold", "record"),
     ),
     "adjust": ("repay", "pay", "withdraw"),
     "topup": ("deposit", "top up"),
@@ -66,15 +66,18 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         return 0
     # "tickets with status active" names a state, not an activation
     said = re.sub(r"\bstatus(?: is| of)? \w+(?:(?: or |, )\w+)*", " ", text)
+    nouns = set().union(*(entity_words(t) for t in {*cand.rows.values(), cand.creates or ""}))
+    said = " ".join(w for w in said.split() if w.strip(".,;") not in nouns)  # an enrollment
     score = 0
     if any(re.search(rf"\b{s}", said) for s in _stems(cand)):
         score += 2
     if verb and any(verb.startswith(s) for s in _stems(cand)):
         score += 3
-    if cand.creates and re.search(rf"at most {NUMBER} {singular(cand.creates)}", text):
+    limits = (m.group(4) + " " + (m.group(5) or "") for m in _LIMIT.finditer(text))
+    if cand.creates and any(re.search(rf"\b{singular(cand.creates)}", n) for n in limits):
         score += 3  # "may hold at most 4 tickets": a limit on making one more
-    if not score:
-        return 0  # the rule never says the operation: naming its tables is not enough
+    if not score or (verb and score < 3):
+        return 0  # the rule never says the operation (or says another): tables are not enough
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
     if main and re.search(rf"\b{singular(main)}", text):
         score += 2  # the table it is about
@@ -131,7 +134,7 @@ def guess_conditions(
                     factor=_number(m.group(1)),
                 )
             )
-    out += _counts(text, rows, tables, seed or {})
+    out += _counts(text, rows, tables, seed or {}, cand.creates)
     out += _between(text, cand)
     out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
@@ -186,13 +189,18 @@ _LIMIT = re.compile(
 
 
 def _counts(
-    text: str, rows: list[tuple[str, str]], tables: dict[str, Table], seed: dict[str, list[dict]]
+    text: str,
+    rows: list[tuple[str, str]],
+    tables: dict[str, Table],
+    seed: dict[str, list[dict]],
+    creates: str | None,
 ) -> list[Condition]:
     """Limits on how many child rows a row holds: "at most 2 cards with status active", "cannot
     have more than 6 active enrollments", "can have only one alert with status active"; with
     "on the same trip", only those of that row too. A limit it cannot read whole (a filter
     or a "same" it cannot place) is left out: a looser or stricter guess is no rule."""
     out: list[Condition] = []
+    cand_rows = dict(rows)
     for m in _LIMIT.finditer(text):
         number = int(_number(next(g for g in m.groups()[:3] if g)))
         first, second, column, value = m.group(4), m.group(5), m.group(6), m.group(7)
@@ -236,6 +244,40 @@ def _counts(
                 )
             )
             break
+    for m in re.finditer(
+        rf"number of (?:(\w+) )?(\w+) is (?:below|under|less than) {_OTHER}", text
+    ):
+        adjective, noun, entity, most = m.groups()
+        if creates is None or not noun.startswith(singular(creates)):
+            continue  # "below" before the call is "at most" after it only when the call adds one
+        owner = next(
+            (r for r, t in rows if entity in entity_words(t) and most in tables[t].column_names),
+            None,
+        )
+        if owner is None or link(tables[creates], tables[cand_rows[owner]]) is None:
+            continue
+        status = next((c.name for c in tables[creates].columns if "status" in c.name), "")
+        if adjective and adjective not in enum_values(tables[creates], status, seed):
+            continue
+        out.append(
+            Condition(
+                kind="count",
+                row=owner,
+                child=creates,
+                column=status if adjective else "",
+                value=adjective,
+                other_column=most,
+            )
+        )
+    twice = re.search(r"\bcannot \w+ twice (?:in|on|for|at) the same (\w+)", text)
+    if twice and creates is not None:  # "a student cannot enroll twice in the same course"
+        linked = [r for r, t in rows if link(tables[creates], tables[t]) is not None]
+        per = next(
+            (r for r in linked if singular(twice.group(1)) in entity_words(cand_rows[r])), ""
+        )
+        holder = next((r for r in linked if r != per), None)
+        if per and holder:
+            out.append(Condition(kind="count", row=holder, child=creates, number=1, per=per))
     return out
 
 

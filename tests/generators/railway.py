@@ -41,6 +41,7 @@ SCHEMA = {
                 col("train_id", "integer"),
                 col("status", "text"),
                 col("seats_sold", "integer"),
+                col("seats", "integer"),
                 col("departure_time", "datetime"),
             ],
             "primary_key": ["trip_id"],
@@ -79,6 +80,7 @@ SEED = {
             "train_id": 1,
             "status": "scheduled",
             "seats_sold": 2,
+            "seats": 2,
             "departure_time": "2025-01-20T09:15:00",
         },  # full
         {
@@ -86,6 +88,7 @@ SEED = {
             "train_id": 2,
             "status": "delayed",
             "seats_sold": 5,
+            "seats": 300,
             "departure_time": "2025-01-16T08:00:00",
         },
         {
@@ -93,6 +96,7 @@ SEED = {
             "train_id": 2,
             "status": "cancelled",
             "seats_sold": 0,
+            "seats": 300,
             "departure_time": "2025-01-18T08:00:00",
         },
         {
@@ -100,6 +104,7 @@ SEED = {
             "train_id": 2,
             "status": "scheduled",
             "seats_sold": 7,
+            "seats": 1,
             "departure_time": "2025-01-10T08:00:00",
         },  # gone
     ],

@@ -308,3 +308,39 @@ def test_rule_wording_gives_limits_bounds_and_status_lists(rule: str, wanted: li
     assert got == wanted
     for c in guess_conditions(rule, sell, spec.schema_, spec.seed):
         assert condition_problems(sell, c, spec.schema_) == []
+
+
+def test_limits_from_a_column_and_twice_on_the_same_row_are_enforced() -> None:
+    """School's "the number of active enrollments is below the course's capacity" and "a
+    student cannot enroll twice in the same course", on the railway test bed."""
+    spec = railway_spec()
+    sell = by_id(spec)["create:tickets under passengers"]
+    for rule, refused, allowed in [
+        (
+            "A ticket can be sold only while the number of active tickets is below the trip's "
+            "seats.",
+            {"passenger_id": 50, "trip_id": 13},  # 1 seat, 1 active ticket
+            {"passenger_id": 50, "trip_id": 11},  # 300 seats, 5 active tickets
+        ),
+        (
+            "A passenger cannot book twice on the same trip.",
+            {"passenger_id": 51, "trip_id": 11},  # holds ticket 904 there
+            {"passenger_id": 51, "trip_id": 10},
+        ),
+    ]:
+        conditions = guess_conditions(rule, sell, spec.schema_, spec.seed)
+        assert [c.kind for c in conditions] == ["count"]
+        tool = with_conditions(sell, [condition_step(sell, conditions[0], spec.schema_, rule)])
+        assert call(spec, tool, price=10, **refused)[0].error == rule
+        assert call(spec, tool, price=10, **allowed)[0].ok
+
+
+def test_a_rule_about_an_operation_no_candidate_does_is_left_unmapped() -> None:
+    """ "can be moved" and "can drop": a ticket's create or refund shares its nouns, not its
+    verb, so no guess passes for the rule (school's drop rule had gone to enrolling)."""
+    spec = railway_spec()
+    writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
+    moved = railway_rules()[4]
+    assert moved.startswith("A ticket can be moved") and candidate_for(moved, writes) is None
+    dropped = "A passenger can drop a ticket only while no ticket has been sold on the trip."
+    assert candidate_for(dropped, writes) is None
