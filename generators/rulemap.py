@@ -140,7 +140,6 @@ def guess_conditions(
     source = "source" in text or "from" in text
     for row, table_name in rows:
         target = tables[table_name]
-        noun = singular(table_name)
         if len(rows) > 1 and row.startswith("to_") and source:
             continue
         for column in target.columns:
@@ -166,18 +165,31 @@ def guess_conditions(
             spaced = name.replace("_", " ")
             if column.type in ("real", "integer") and re.search(rf"(has|have|with) {spaced}", text):
                 out.append(Condition(kind="value", row=row, column=name, op=">", value=0))
-        status = next((c for c in target.columns if "status" in c.name), None)
-        if status is None:
-            continue
-        allowed = enum_values(target, status.name, seed or {})
-        said = [v for v in _status_values(text, noun) if v in allowed]
-        barred = [v for v in said if negated and re.search(rf"with {status.name} {v}", text)]
-        if barred:
-            out.append(
-                Condition(kind="in", row=row, column=status.name, op="not in", values=barred)
-            )
-        if allowed_here := [v for v in said if v not in barred]:  # "scheduled or delayed"
-            out.append(Condition(kind="in", row=row, column=status.name, values=allowed_here))
+        out += _statuses(text, row, target, seed or {}, negated)
+    named = set(cand.rows.values())
+    for row, target in reachable(cand, schema):  # "if its game has status scheduled"
+        if "." in row and target.name not in named:
+            named.add(target.name)
+            out += _statuses(text, row, target, seed or {}, negated)
+    return out
+
+
+def _statuses(
+    text: str, row: str, target: Table, seed: dict[str, list[dict]], negated: bool
+) -> list[Condition]:
+    """The statuses the rule allows (or bars) the row's table in: "an active account", "a
+    trip with status scheduled or delayed"."""
+    status = next((c for c in target.columns if "status" in c.name), None)
+    if status is None:
+        return []
+    allowed = enum_values(target, status.name, seed)
+    said = [v for v in _status_values(text, singular(target.name)) if v in allowed]
+    barred = [v for v in said if negated and re.search(rf"with {status.name} {v}", text)]
+    out = []
+    if barred:
+        out.append(Condition(kind="in", row=row, column=status.name, op="not in", values=barred))
+    if allowed_here := [v for v in said if v not in barred]:  # "scheduled or delayed"
+        out.append(Condition(kind="in", row=row, column=status.name, values=allowed_here))
     return out
 
 
@@ -387,7 +399,8 @@ def _status_values(text: str, noun: str) -> list[str]:
     "a member with status suspended"."""
     found = re.findall(rf"\b(\w+) {noun}\b", text)
     found += re.findall(rf"\b{noun}\w* (?:to be|is|must be) (\w+)", text)
-    for listed in re.findall(rf"\b{noun}\w* with status (\w+(?:(?:,| or|, or) \w+)*)", text):
+    has = r"(?:with|has|'s) status(?: is| to be)?"  # "its game has status", "the flight's status"
+    for listed in re.findall(rf"\b{noun}\w* {has} (\w+(?:(?:,| or|, or) \w+)*)", text):
         found += re.split(r",? or |, ", listed)  # "with status scheduled or delayed"
     skip = {"a", "an", "the", "source", "target", "new", "its", "their", "one", "per", "each"}
     return [w for w in dict.fromkeys(found) if w not in skip and w.isalpha()]

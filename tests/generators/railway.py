@@ -125,6 +125,7 @@ SEED = {
         ),
         {"ticket_id": 904, "passenger_id": 51, "trip_id": 11, "status": "active", "price": 40.0},
         {"ticket_id": 905, "passenger_id": 51, "trip_id": 13, "status": "active", "price": 25.0},
+        {"ticket_id": 906, "passenger_id": 51, "trip_id": 12, "status": "active", "price": 25.0},
     ],
 }
 

@@ -344,3 +344,18 @@ def test_a_rule_about_an_operation_no_candidate_does_is_left_unmapped() -> None:
     assert moved.startswith("A ticket can be moved") and candidate_for(moved, writes) is None
     dropped = "A passenger can drop a ticket only while no ticket has been sold on the trip."
     assert candidate_for(dropped, writes) is None
+
+
+def test_a_status_of_a_row_reached_through_a_key_is_read() -> None:
+    """Basketball's "a ticket can be refunded only if its game has status scheduled or
+    postponed": the game is the ticket's, not a row the refund names."""
+    spec = railway_spec()
+    refund = by_id(spec)["status:tickets.status=refunded"]
+    rule = "A ticket can be refunded only if its trip has status scheduled or delayed."
+    conditions = guess_conditions(rule, refund, spec.schema_, spec.seed)
+    assert [(c.kind, c.row, c.values) for c in conditions] == [
+        ("in", "ticket_id.trip_id", ["scheduled", "delayed"])
+    ]
+    tool = with_conditions(refund, [condition_step(refund, conditions[0], spec.schema_, rule)])
+    assert call(spec, tool, ticket_id=904)[0].ok  # trip 11 is delayed
+    assert call(spec, tool, ticket_id=906)[0].error == rule  # trip 12 is cancelled
