@@ -21,9 +21,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-import sqlglot
 from pydantic import BaseModel, ConfigDict, Field
-from sqlglot import exp
 
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.schema import Column, Scalar, Schema, Table
@@ -147,26 +145,9 @@ def literal(value: Scalar) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def check_values(table: Table, column: str) -> list[str] | None:
-    """The values a CHECK `column IN (...)` allows, if the table has one."""
-    for sql in table.checks:
-        try:
-            tree = sqlglot.parse_one(sql, read="sqlite")
-        except sqlglot.errors.ParseError:
-            continue
-        for node in tree.find_all(exp.In):
-            if isinstance(node.this, exp.Column) and node.this.name == column:
-                if isinstance(node.parent, exp.Not):
-                    continue
-                values = [e.this for e in node.expressions if isinstance(e, exp.Literal)]
-                if values and all(e.is_string for e in node.expressions):
-                    return values
-    return None
-
-
 def enum_values(table: Table, column: str, seed: dict[str, list[dict]]) -> list[str]:
     """A text column's allowed values: its CHECK list, else the distinct seed values."""
-    allowed = check_values(table, column)
+    allowed = table.enum_values(column)
     if allowed is not None:
         return allowed
     return sorted({str(r[column]) for r in seed.get(table.name, []) if r.get(column) is not None})
@@ -345,7 +326,7 @@ def _fill(table: Table, col: Column, seed: dict[str, list[dict]]) -> str | None:
         if "status" in col.name or col.name == "state":
             done = next((v for v in RECORDED if v in values), None)
             return literal(done or (initial(values) if values else "ok"))
-        if check_values(table, col.name):
+        if table.enum_values(col.name):
             return literal(values[0])
         return None
     if col.type == "boolean":
@@ -429,7 +410,7 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     break
                 values[col.name] = f":{col.name}"
                 prop = param_schema(col, col.description or f"the {col.name}")
-                allowed = check_values(child, col.name) if col.type == "text" else None
+                allowed = child.enum_values(col.name) if col.type == "text" else None
                 if allowed:
                     prop["enum"] = allowed
                 props[col.name] = prop

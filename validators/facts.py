@@ -2,8 +2,9 @@
 text holds (an email, a phone number, a date, a code such as A20001, a number other than a
 small count) is in a gold argument or a gold output; one that is neither is `false_fact`
 when the seed does not hold it anywhere, else `unrelated_fact` (true somewhere, but not of
-the records the task is about). A known fact that names a record and a category value
-("Frozen card: K30006") must match that record. A model that invents facts teaches an
+the records the task is about). A known fact, or a sentence of the request, that names a
+record and a category value ("Frozen card: K30006", "my account ACC-83392, which is
+frozen") must match that record. A model that invents facts teaches an
 agent to trust what is not so.
 """
 
@@ -96,7 +97,19 @@ class SeedFacts:
                 and 2 <= len({r.get(c.name) for r in rows} - {None}) <= CATEGORIES
             ]
             keys = [c.name for c in table.columns if c.name in table.primary_key or c.unique]
-            seen: set[str] = set()
+            # a text column no two rows share names its record too (ACC-83392, an email)
+            named_by = keys + [
+                c.name
+                for c in table.columns
+                if c.type == "text"
+                and c.name not in keys
+                and len(rows) >= 2
+                and len({r.get(c.name) for r in rows} - {None}) == len(rows)
+            ]
+            # a status the CHECK allows but no seed row has is still a status ("frozen")
+            seen = {
+                w for c in table.columns for v in table.enum_values(c.name) or [] for w in tokens(v)
+            }
             for row in rows:
                 cats = frozenset(
                     w for c in columns if row.get(c) is not None for w in tokens(str(row[c]))
@@ -105,6 +118,9 @@ class SeedFacts:
                 for k in keys:
                     if row.get(k) is not None:
                         records[value_key(row[k])] = (table.name, cats)
+                for k in named_by[len(keys) :]:
+                    if row.get(k) is not None:
+                        records.setdefault(value_key(row[k]), (table.name, cats))
             categories[table.name] = frozenset(seen)
             keyed[table.name] = frozenset(
                 value_key(row[k]) for row in rows for k in keys if row.get(k) is not None
@@ -142,18 +158,38 @@ def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
             detail=f"the user states {literal!r}, which the seed does not hold",
         )
     for fact in task.known_facts:
-        named = [seed.records[k] for x in literals(fact) if (k := value_key(x)) in seed.records]
-        for table, row in named:
-            wrong = sorted(w for w in tokens(fact) if w in seed.categories[table] and w not in row)
-            if not wrong or any(w in other for w in wrong for _, other in named):
-                continue
+        if said := _miscategorised(fact, seed, set()):
             return Rejection(
                 stage=STAGE,
                 reason=FactsReason.FALSE_FACT,
-                detail=f"the known fact {fact!r} says {', '.join(wrong)}, which the {table} "
-                "record it names is not",
+                detail=f"the known fact {fact!r} says {said}",
+            )
+    # a sentence of the request may describe a record too ("my account ACC-83392, which is
+    # frozen"); a word the gold makes true ("set card K30001 to frozen") is no claim
+    outcome = {w for v in gold if isinstance(v, str) for w in tokens(v)}
+    for sentence in re.split(r"(?<=[.!?])\s+", task.instruction):
+        if said := _miscategorised(sentence, seed, outcome):
+            return Rejection(
+                stage=STAGE,
+                reason=FactsReason.FALSE_FACT,
+                detail=f"the request's {sentence.strip()!r} says {said}",
             )
     return None
+
+
+def _miscategorised(text: str, seed: SeedFacts, outcome: set[str]) -> str:
+    """What the text says of a record it names that the record is not ("Loan L4001 is
+    paid_off" for an active loan), unless another record it names is that."""
+    named = [seed.records[k] for x in literals(text) if (k := value_key(x)) in seed.records]
+    for table, row in named:
+        wrong = sorted(
+            w
+            for w in tokens(text)
+            if w in seed.categories[table] and w not in row and w not in outcome
+        )
+        if wrong and not any(w in other for w in wrong for _, other in named):
+            return f"{', '.join(wrong)}, which the {table} record it names is not"
+    return ""
 
 
 def run(ctx: TaskContext) -> Rejection | None:

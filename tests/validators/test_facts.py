@@ -77,3 +77,22 @@ def test_a_column_name_with_a_digit_states_no_value(banking_spec: EnvironmentSpe
         banking_spec, f"{ask} And of card L4999?", gold_calls=[cards], communicate=told
     )
     assert (stage, reason) == ("facts", "false_fact")
+
+
+def test_a_status_the_request_gives_a_named_record_must_be_its_own(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """The 1.5B wrote "a card for my account ACC-83392, which is currently frozen" for an
+    active account; a status the gold sets ("freeze card K30001") is no claim."""
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 0, "path": "0.last4"}]
+    wrong = "My card K30001 is frozen. What are its last4 digits?"
+    stage, reason, detail = bank_verdict(banking_spec, wrong, gold_calls=[cards], communicate=told)
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "frozen, which the cards record it names is not" in detail
+    right = "My card K30001 is active. What are its last4 digits?"
+    verdict = bank_verdict(banking_spec, right, gold_calls=[cards], communicate=told)
+    assert verdict[:2] == ("accepted", "ok")
+    freeze = [{"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}]
+    asked = "Please set my card K30001 to frozen."
+    assert bank_verdict(banking_spec, asked, gold_calls=freeze) == ("accepted", "ok", "")
