@@ -465,7 +465,9 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
     calls, so the request reads as a person's and not as the steps that serve it."""
     tool = purpose.write
     if own:
-        which = f"their own {singular(table.name).replace('_', ' ')} record"
+        # "profile": "their own client record" came back as "close my client and get their
+        # own client record", and as "your client record"
+        which = f"their {singular(table.name).replace('_', ' ')} profile"
     elif steps:
         which = "their " + " on their ".join(
             _record(step.table, step.described) for step in reversed(steps)

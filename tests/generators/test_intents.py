@@ -12,9 +12,11 @@ import pytest
 from generators.arguments import ArgumentSampler
 from generators.intents import (
     STAGE,
+    Purpose,
     _asks_what_is,
     owners,
     propose_intent_task,
+    purpose_words,
     route,
 )
 from tests.generators.library import Library, ask
@@ -185,3 +187,13 @@ def test_a_refusal_never_asks_for_the_value_a_record_already_has(
     assert _asks_what_is(set_status, {"card_id": card["card_id"], "status": card["status"]}, spec)
     other = "frozen" if card["status"] != "frozen" else "active"
     assert not _asks_what_is(set_status, {"card_id": card["card_id"], "status": other}, spec)
+
+
+def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
+    """ "their own client record" came back from the 1.5B as "close my client and get their
+    own client record"; the purpose calls the row what a customer would."""
+    tool = next(t for t in banking.tools if t.name == "update_client_email")
+    clients = banking.schema_.table("clients")
+    purpose = Purpose(tool, "clients", "C1001", {"client_id": "C1001", "email": "a@b.co"})
+    text = purpose_words(purpose, clients, [], own=True)
+    assert text == "update client email, for their client profile."
