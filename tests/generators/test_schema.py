@@ -11,6 +11,7 @@ import pytest
 from generators.realise import ddl_problems
 from generators.schema import (
     SchemaProposal,
+    entity_problems,
     fields_read,
     propose_schema,
     rule_problems,
@@ -177,7 +178,8 @@ def test_a_rule_naming_a_missing_column_is_fed_back(tmp_path: Path) -> None:
     assert rule_problems(showing, ["Only a member with status now_showing borrows."]) == []
     said = rule_problems(library_schema(), ["A loan over the max_loans limit is refused."])
     assert len(said) == 1 and "'max_loans', which no table has" in said[0]
-    ruled = brief().model_copy(update={"rules": ["Members may hold at most max_loans loans."]})
+    # no entity before the name: the model is asked where it belongs
+    ruled = brief().model_copy(update={"rules": ["At max_loans loans nobody borrows more."]})
     with_column = proposal(
         members=[
             *SCHEMA["tables"][0]["columns"],
@@ -234,3 +236,35 @@ def test_a_field_read_off_an_entity_must_be_on_its_table() -> None:
         "Only a book whose author has status active.",  # no table is an author
     ]
     assert [rule_problems(library_schema(), [rule]) for rule in held] == [[], [], [], []]
+
+
+def test_what_the_rules_plainly_say_is_put_in_without_asking(tmp_path: Path) -> None:
+    """Railway's 1.5B schema missed the trip statuses, has_first_class on trains and
+    seats_sold through three repairs; each is put where the rule says, in one request."""
+    rules = [
+        "Members may hold at most max_loans loans.",  # the entity named before it
+        "A book whose member has has_card set cannot be lent.",  # a flag of the member
+        "A loan with status open or late can be renewed, and the book's shelf_code is kept.",
+    ]
+    asked = ask(
+        scripted(reply(SCHEMA)),
+        tmp_path,
+        lambda llm: propose_schema(llm, brief().model_copy(update={"rules": rules})),
+    )
+    assert asked.value.ok and len(asked.requests) == 1
+    schema = asked.value.value
+    members, books, loans = (schema.table(n) for n in ("members", "books", "loans"))
+    assert {"max_loans": "integer", "has_card": "boolean"}.items() <= {
+        c.name: c.type for c in members.columns
+    }.items()
+    assert books.column("shelf_code").type == "text"
+    assert loans.enum_values("status") == ["open", "late"]
+    assert rule_problems(schema, rules) == []
+
+
+def test_an_entity_of_the_brief_without_a_table_is_fed_back() -> None:
+    """Restaurant's 1.5B schema had `clients` and `accounts`, no customers, no dining tables."""
+    said = entity_problems(library_schema(), ["members", "book", "fines", "loans"])
+    assert said == [
+        "the brief's entity 'fines' has no table: add a table 'fines' (its first column fine_id)"
+    ]
