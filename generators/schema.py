@@ -276,6 +276,11 @@ _STATUS_OF = re.compile(
     r"\b([a-z]+)(?:'s| with| whose| has| to have)? status(?: is| must be| to be| set to| becomes)? "
     r"([a-z_]+(?:(?:,| or|, or) [a-z_]+)*)"
 )
+_STATES = {  # what a record can be made, and stays: its status says so afterwards
+    *("cancelled", "canceled", "refunded", "closed", "frozen", "suspended", "blocked"),
+    *("completed", "confirmed", "approved", "rejected", "returned", "shipped", "delivered"),
+    *("paid", "expired", "archived", "dropped", "postponed", "finished"),
+}
 _MONEY = {"balance", "price", "amount", "salary", "income", "cap", "cost", "fee", "total"}
 
 
@@ -312,6 +317,14 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
                 column.values = (column.values + room)[:8]
                 if len(column.values) == 1:  # one allowed value is no status: add its other
                     column.values.append("inactive" if column.values == ["active"] else "active")
+        for m in re.finditer(
+            r"\b([a-z]+) can(?:not)? (?:only )?be ([a-z]+)(?: or ([a-z]+))?", text
+        ):
+            table = owner(m.group(1))  # "a ticket can be refunded": refunded is its state
+            column = next((c for c in table.columns if "status" in c.name), None) if table else None
+            if column is not None and column.type == "text" and column.values:
+                room = [v for v in m.groups()[1:] if v in _STATES and v not in column.values]
+                column.values = (column.values + room)[:8]
         every = _every_entity(tables)
         for m in re.finditer(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text):  # "while seats_sold is below"
             nouns = [w for w in re.findall(r"[a-z]+", text[: m.start()]) if owner(w)]

@@ -245,6 +245,7 @@ def test_what_the_rules_plainly_say_is_put_in_without_asking(tmp_path: Path) -> 
         "Members may hold at most max_loans loans.",  # the entity named before it
         "A book whose member has has_card set cannot be lent.",  # a flag of the member
         "A loan with status open or late can be renewed, and the book's shelf_code is kept.",
+        "A loan can be changed or cancelled only while it is open.",  # a state it is made
     ]
     asked = ask(
         scripted(reply(SCHEMA)),
@@ -258,7 +259,7 @@ def test_what_the_rules_plainly_say_is_put_in_without_asking(tmp_path: Path) -> 
         c.name: c.type for c in members.columns
     }.items()
     assert books.column("shelf_code").type == "text"
-    assert loans.enum_values("status") == ["open", "late"]
+    assert loans.enum_values("status") == ["open", "late", "cancelled"]
     assert rule_problems(schema, rules) == []
 
 
