@@ -266,6 +266,9 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
         fits = ", ".join(k for k in FITS[col.type] if k != "reference")
         return [f"{where}: kind {plan.kind!r} does not fit a {col.type} column; use one of {fits}"]
     out = []
+    if _persons_name(table, col.name) and plan.kind not in ("person_name", "first_name"):
+        # railway's passengers were named "Talk system wind off analysis turn natural may."
+        out.append(f"{where}: a person's name: use kind 'person_name'")
     enum = table.enum_values(col.name)
     if plan.kind == "choice":
         if not plan.values:
@@ -354,6 +357,12 @@ COMPANY_TABLES = re.compile(
     r"restaurant|hotel|hospital|clinic|pharmac|agency|firm|organi[sz]ation|team|club|operator"
 )
 MONEY = re.compile(r"amount|balance|price|cost|fee|total|income|salary|limit|payment|fare|wage")
+
+
+def _persons_name(table: Table, column: str) -> bool:
+    """The column holds a person's whole name: `name` or `full_name` of a people table."""
+    people = PERSON_TABLES.search(table.name) and not COMPANY_TABLES.search(table.name)
+    return bool(people) and column in ("name", "full_name", "customer_name", "passenger_name")
 
 
 def _window(name: str) -> tuple[str, str]:

@@ -290,7 +290,8 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
     rule gives an entity ("a trip with status scheduled or delayed") on that entity's status
     column, and a field a rule reads off an entity ("the train's capacity") as a column of
     it, and a column it names that no table has (`seats_sold`) on the entity named nearest
-    before it ("a trip with status scheduled, while seats_sold ...")."""
+    before it ("a trip with status scheduled, while seats_sold ..."); and an email for the
+    customers when no table has one."""
     tables = {t.name: t.model_copy(deep=True) for t in proposal.tables}
 
     def owner(noun: str) -> TableProposal | None:
@@ -343,7 +344,19 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
             if _holds(to_table(table), field) or field.split(" ")[-1] in every:
                 continue
             table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
+    if not any("email" in c.name for t in tables.values() for c in t.columns):
+        customer = next((t for t in tables.values() if CUSTOMERS.search(t.name)), None)
+        if customer is not None and len(customer.columns) < 12:
+            # the person who asks is found by their email: without one, railway's tasks made
+            # a station the customer ("my origin station id is 16708")
+            customer.columns.append(ColumnProposal(name="email", type="text"))
     return SchemaProposal(tables=list(tables.values()))
+
+
+CUSTOMERS = re.compile(
+    r"client|customer|member|user|patient|student|passenger|guest|travell?er|subscriber|"
+    r"tenant|buyer|applicant|rider|diner"
+)
 
 
 def _every_entity(tables: dict[str, TableProposal]) -> set[str]:

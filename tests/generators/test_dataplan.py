@@ -176,6 +176,7 @@ def test_plan_problems_name_the_table_and_column() -> None:
                     ColumnPlan(column="nickname", kind="text"),
                     ColumnPlan(column="credit", kind="email"),
                     ColumnPlan(column="tier", kind="choice", values=["basic", "platinum"]),
+                    ColumnPlan(column="full_name", kind="sentence"),
                 ],
             ),
             TablePlan(table="refunds"),
@@ -188,6 +189,10 @@ def test_plan_problems_name_the_table_and_column() -> None:
         for p in problems
     )
     assert any("'customers' column 'tier'" in p and "platinum" in p for p in problems)
+    # railway's passengers were named "Talk system wind off analysis turn natural may."
+    assert "table 'customers' column 'full_name': a person's name: use kind 'person_name'" in (
+        problems
+    )
     assert any("table 'refunds'" in p for p in problems)
     assert plan_problems(PLAN, shop()) == []
 

@@ -10,7 +10,10 @@ import pytest
 
 from generators.realise import ddl_problems
 from generators.schema import (
+    ColumnProposal,
     SchemaProposal,
+    TableProposal,
+    completed,
     entity_problems,
     fields_read,
     propose_schema,
@@ -28,6 +31,7 @@ from tests.generators.library import (
     with_checks,
 )
 from toolscale.llm.client import Invalid
+from toolscale.schema import Schema
 from toolscale.testing.fakedomain import SCHEMA
 from toolscale.testing.fakellm import scripted
 
@@ -120,7 +124,7 @@ def test_propose_schema_repairs_a_text_reference(tmp_path: Path) -> None:
     )
     outcome = asked.value
     assert outcome.ok, outcome.rejection
-    assert outcome.value == library_schema()
+    assert outcome.value == completed_library()
     assert outcome.attempts == 2
     assert asked.llm.ledger.stage("schema").repairs == 1
     assert len(asked.requests) == 2
@@ -171,6 +175,11 @@ def test_a_value_with_a_quote_is_escaped_in_its_check() -> None:
     assert ddl_problems(schema) == []
 
 
+def completed_library() -> Schema:
+    """The library schema as the stage returns it: its members get an email."""
+    return to_schema(completed(SchemaProposal.model_validate(SCHEMA), []))
+
+
 def test_a_rule_naming_a_missing_column_is_fed_back(tmp_path: Path) -> None:
     assert rule_problems(library_schema(), ["A member with status suspended cannot borrow."]) == []
     assert rule_problems(library_schema(), ["A copies_available of 0 stops loans."]) == []
@@ -198,7 +207,7 @@ def test_a_rule_naming_a_missing_column_is_fed_back(tmp_path: Path) -> None:
         tmp_path / "stubborn",
         lambda llm: propose_schema(llm, ruled, repairs=1),
     )
-    assert stubborn.value.ok and stubborn.value.value == library_schema()
+    assert stubborn.value.ok and stubborn.value.value == completed_library()
 
 
 def test_a_rule_naming_a_status_no_column_allows_is_fed_back() -> None:
@@ -261,6 +270,27 @@ def test_what_the_rules_plainly_say_is_put_in_without_asking(tmp_path: Path) -> 
     assert books.column("shelf_code").type == "text"
     assert loans.enum_values("status") == ["open", "late", "cancelled"]
     assert rule_problems(schema, rules) == []
+    assert members.email_column() == "email"  # the library's members had none
+
+
+def test_the_customers_get_an_email_when_no_table_has_one() -> None:
+    """Railway's passengers and school's students had none, so the intent strategy took a
+    station (the most referenced root) for the person who asks."""
+    tables = [
+        TableProposal(name="stations", description="", columns=[
+            ColumnProposal(name="station_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+        TableProposal(name="passengers", description="", columns=[
+            ColumnProposal(name="passenger_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+            ColumnProposal(name="station_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    schema = to_schema(completed(SchemaProposal(tables=tables), []))
+    people = schema.people()
+    assert people is not None and people.name == "passengers"
+    assert people.email_column() == "email"
 
 
 def test_an_entity_of_the_brief_without_a_table_is_fed_back() -> None:
