@@ -79,6 +79,8 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     if not score or (verb and score < 3):
         return 0  # the rule never says the operation (or says another): tables are not enough
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
+    if cand.creates and re.match(rf"(?:an? |the )?{singular(cand.creates)} with status", text):
+        return 0  # "a trip with status cancelled cannot be booked": the trip exists already
     if main and re.search(rf"\b{singular(main)}", text):
         score += 2  # the table it is about
     if main and re.match(rf"(?:an? |the )?(?:\w+ )?{singular(main)}s? ", text):

@@ -249,6 +249,9 @@ def test_rules_reading_rows_across_foreign_keys_are_mapped_and_enforced() -> Non
     hold = enforced(per_trip, "create:tickets under passengers")
     assert call(spec, hold, passenger_id=50, trip_id=11, price=40)[0].error == per_trip  # 4 held
     assert call(spec, hold, passenger_id=50, trip_id=13, price=40)[0].ok  # none on this trip
+    booked = enforced(railway_rules()[5], "create:tickets under passengers")  # not a new trip
+    assert call(spec, booked, passenger_id=51, trip_id=12, price=40)[0].error  # cancelled
+    assert call(spec, booked, passenger_id=51, trip_id=11, price=40)[0].ok
     back = enforced(refund, "status:tickets.status=refunded")
     assert call(spec, back, ticket_id=904)[0].ok  # the trip leaves tomorrow
     assert call(spec, back, ticket_id=905)[0].error == refund  # the trip has left
