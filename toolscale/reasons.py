@@ -156,6 +156,11 @@ class IntentReason(Reason):
         "untold_value",
         "the instruction asks for a value (or for each row's) that the task does not tell",
     )
+    READS_LIKE_CALLS = (
+        "reads_like_calls",
+        "the instruction spells out a tool's name ('list cards by account id'): a request "
+        "that reads like the calls it came from",
+    )
 
 
 class FactsReason(Reason):

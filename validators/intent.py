@@ -9,6 +9,7 @@ left to the judge.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from toolscale.dataflow import value_key
@@ -281,9 +282,28 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
     return None
 
 
+FILLER = r"(?:(?:the|a|an|all|of)\s+)?"  # "list the accounts by client ID"
+
+
+def reads_like_calls(task: Task) -> str | None:
+    """A gold tool's name of three words or more spelled out in the instruction ("get cards
+    with card id 39495, then list cards by account id"): a sampled walk put into words, not
+    what a person asks, which the issue named as invalid training data."""
+    for name in dict.fromkeys(c.name for c in task.gold_calls):
+        parts = [re.escape(w) for w in words(name)]
+        if len(parts) < 3:
+            continue
+        said = re.search(r"\b" + rf"\s+{FILLER}".join(parts) + r"\b", task.instruction, re.I)
+        if said:
+            return f"the instruction says {said.group()!r}, the name of {name}"
+    return None
+
+
 def check(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> Rejection | None:
+    if (detail := reads_like_calls(task)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:

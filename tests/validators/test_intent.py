@@ -243,3 +243,27 @@ def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
     )
     assert (stage, reason) == ("intent", "unasked_value")
     assert "find_client_by_email" in detail
+
+
+def test_a_request_that_spells_out_a_tool_name_reads_like_calls(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """The sampled strategy's "freeze client 12015, get cards with card id 39495, then list
+    cards by account id": the walk put into words, which no person says."""
+    lost = [{"name": "report_card_lost", "arguments": {"client_id": "C1001", "card_id": "K30001"}}]
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please report card lost for my card K30001 and tell me its status afterwards.",
+        gold_calls=lost,
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "reads_like_calls")
+    assert detail == "the instruction says 'report card lost', the name of report_card_lost"
+    kept = bank_verdict(
+        banking_spec,
+        "I lost my card K30001, please block it for good and tell me its status afterwards.",
+        gold_calls=lost,
+        communicate=told,
+    )
+    assert kept == ("accepted", "ok", "")
