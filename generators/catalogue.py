@@ -24,7 +24,7 @@ from generators.patterns import (
 )
 from generators.prompting import messages
 from generators.realise import tool_sql_problems
-from generators.rulemap import candidate_for, guess_conditions
+from generators.rulemap import candidate_for, guess_conditions, says_other_operation
 from generators.tools import priced, smoke_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
@@ -81,7 +81,7 @@ class PatternTools(BaseModel):
 def choice_problems(
     choice: CatalogueChoice,
     candidates: list[Candidate],
-    n_rules: int,
+    rules: list[str],
     schema: Schema,
     taken: set[str],
 ) -> list[str]:
@@ -101,6 +101,7 @@ def choice_problems(
             if pick.name in names:
                 out.append(f"tools: the name {pick.name!r} is taken; choose another")
             names.add(pick.name)
+    n_rules = len(rules)
     for mapping in choice.rules:
         if not 1 <= mapping.rule <= n_rules:
             out.append(f"rules: there is no rule {mapping.rule}; rules are numbered 1 to {n_rules}")
@@ -108,6 +109,11 @@ def choice_problems(
         if cand is None:
             out.append(f"rules: rule {mapping.rule}: unknown candidate {mapping.candidate!r}")
             continue
+        if 1 <= mapping.rule <= n_rules and says_other_operation(rules[mapping.rule - 1], cand):
+            out.append(
+                f"rules: rule {mapping.rule} is about another operation than {cand.id} "
+                f"({cand.summary}); map it to the operation it names, or leave it out"
+            )
         for cond in mapping.conditions:
             out += [
                 f"rules: rule {mapping.rule}: {p}" for p in condition_problems(cand, cond, schema)
@@ -116,7 +122,7 @@ def choice_problems(
 
 
 def salvage(
-    choice: CatalogueChoice, candidates: list[Candidate], n_rules: int, schema: Schema
+    choice: CatalogueChoice, candidates: list[Candidate], rules: list[str], schema: Schema
 ) -> CatalogueChoice:
     """What fits of an answer: known candidates, valid names, fitting conditions."""
     by_id = {c.id: c for c in candidates}
@@ -131,15 +137,17 @@ def salvage(
         name = pick.name if ok and pick.name not in names else ""
         names.add(name)
         tools.append(pick.model_copy(update={"name": name}))
-    rules = []
+    mapped = []
     for m in choice.rules:
         cand = by_id.get(m.candidate)
-        if cand is None or not 1 <= m.rule <= n_rules:
+        if cand is None or not 1 <= m.rule <= len(rules):
+            continue
+        if says_other_operation(rules[m.rule - 1], cand):
             continue
         fits = [c for c in m.conditions if not condition_problems(cand, c, schema)]
         if fits:
-            rules.append(m.model_copy(update={"conditions": fits}))
-    return CatalogueChoice(tools=tools, rules=rules)
+            mapped.append(m.model_copy(update={"conditions": fits}))
+    return CatalogueChoice(tools=tools, rules=mapped)
 
 
 def fallback_choice(
@@ -289,11 +297,10 @@ async def choose_tools(
     candidates: list[Candidate],
     sample: int = 0,
 ) -> Outcome[CatalogueChoice]:
-    n_rules = len(brief.rules)
     taken = {t.name for t in spec.tools}
 
     def check(choice: CatalogueChoice) -> CatalogueChoice:
-        problems = choice_problems(choice, candidates, n_rules, spec.schema_, taken)
+        problems = choice_problems(choice, candidates, brief.rules, spec.schema_, taken)
         if not choice.tools and not choice.rules:
             problems.append("choose at least one candidate")
         if problems:
@@ -301,7 +308,7 @@ async def choose_tools(
         return choice
 
     def last(choice: CatalogueChoice) -> CatalogueChoice:
-        kept = salvage(choice, candidates, n_rules, spec.schema_)
+        kept = salvage(choice, candidates, brief.rules, spec.schema_)
         if not kept.tools and not kept.rules:
             return check(choice)
         return kept

@@ -842,6 +842,17 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
             return [f"{where}: {e}"]
     if table is not None and cond.kind != "count" and cond.column not in table.column_names:
         return [f"{where}: table {table.name} has no column {cond.column!r}"]
+    if cond.kind in ("value", "in") and table is not None:
+        column = table.column(cond.column)
+        said = [cond.value] if cond.kind == "value" else list(cond.values)
+        if column.type in ("integer", "real") and not all(
+            isinstance(v, int | float) or re.fullmatch(r"-?\d+(?:\.\d+)?", str(v)) for v in said
+        ):
+            # railway's 1.5B wrote train_id = 'first_class': a check no row ever passes
+            return [f"{where}: {table.name}.{cond.column} is a number; {said} is not"]
+        allowed = table.enum_values(cond.column)
+        if allowed is not None and any(str(v) not in allowed for v in said):
+            return [f"{where}: {table.name}.{cond.column} is one of {allowed}; not {said}"]
     if cond.kind == "value":
         if cond.op not in NUMERIC_OPS or cond.value is None:
             return [f"{where}: needs an op among {list(NUMERIC_OPS)} and a value"]

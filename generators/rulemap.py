@@ -96,11 +96,23 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     return score
 
 
+def rule_verb(rule: str) -> str:
+    """The operation a rule restricts, as it says it: "can only be closed" → closed."""
+    m = re.search(r"can(?:not)? (?:only )?(?:be )?(\w+)", rule.lower())
+    return m.group(1) if m else ""
+
+
+def says_other_operation(rule: str, cand: Candidate) -> bool:
+    """The rule names its operation ("can be moved") and it is not this candidate's: the
+    same test the wording fallback passes, asked of the model's mapping."""
+    verb = rule_verb(rule)
+    return bool(verb) and cand.tool.kind == "write" and _score(cand, rule.lower(), verb) == 0
+
+
 def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
     """The write the rule is about: its verb ("can only be closed", "cannot borrow") weighs
     most."""
-    text = rule.lower()
-    verb = m.group(1) if (m := re.search(r"can(?:not)? (?:only )?(?:be )?(\w+)", text)) else ""
+    text, verb = rule.lower(), rule_verb(rule)
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
     best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
     return best[2] if best and best[0] >= 3 else None

@@ -158,8 +158,8 @@ class IntentReason(Reason):
     )
     READS_LIKE_CALLS = (
         "reads_like_calls",
-        "the instruction spells out a tool's name ('list cards by account id'): a request "
-        "that reads like the calls it came from",
+        "the instruction spells out a lookup's name ('list cards by account id'): a "
+        "request that reads like the calls it came from",
     )
 
 

@@ -282,16 +282,18 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
     return None
 
 
-FILLER = r"(?:(?:the|a|an|all|of)\s+)?"  # "list the accounts by client ID"
+FILLER = r"(?:(?:the|all|of)\s+)?"  # "list the accounts by client ID"
 
 
-def reads_like_calls(task: Task) -> str | None:
-    """A gold tool's name of three words or more spelled out in the instruction ("get cards
-    with card id 39495, then list cards by account id"): a sampled walk put into words, not
-    what a person asks, which the issue named as invalid training data."""
+def reads_like_calls(task: Task, tools: dict[str, Tool]) -> str | None:
+    """A gold lookup's name of three words or more spelled out in the instruction ("get
+    cards with card id 39495, then list cards by account id"): a sampled walk put into
+    words, not what a person asks, which the issue named as invalid training data. A
+    write's name is how people say what they want ("make a loan payment"), so only
+    reads count."""
     for name in dict.fromkeys(c.name for c in task.gold_calls):
         parts = [re.escape(w) for w in words(name)]
-        if len(parts) < 3:
+        if len(parts) < 3 or name not in tools or tools[name].kind != "read":
             continue
         said = re.search(r"\b" + rf"\s+{FILLER}".join(parts) + r"\b", task.instruction, re.I)
         if said:
@@ -302,7 +304,7 @@ def reads_like_calls(task: Task) -> str | None:
 def check(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> Rejection | None:
-    if (detail := reads_like_calls(task)) is not None:
+    if (detail := reads_like_calls(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)

@@ -10,18 +10,22 @@ from pathlib import Path
 from generators.catalogue import (
     EXAMPLE_DESCRIPTION,
     CatalogueChoice,
+    RuleChoice,
     ToolChoice,
+    choice_problems,
     fallback_choice,
     keeps_verb,
     propose_pattern_tools,
     realise,
+    salvage,
 )
-from generators.patterns import catalogue
+from generators.patterns import Condition, catalogue
 from generators.policy import tau2_policy
 from generators.toolkit import schema_tools
 from generators.tools import propose_tools
 from tests.generators.finance import SEED, finance_brief, finance_schema
 from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
+from tests.generators.railway import railway_rules, railway_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
 from toolscale.figures import environment_figures
@@ -240,3 +244,32 @@ def test_a_model_name_that_drops_the_patterns_verb_is_not_used() -> None:
     assert not keeps_verb("adjust_max_balance", "reduce_account_max_balance")
     assert not keeps_verb("", "close_account")
     assert keeps_verb("set_card_frozen", "set_card_status")  # a generic verb says nothing
+
+
+def test_a_mapping_onto_another_operation_or_a_condition_no_row_passes_is_refused() -> None:
+    """Railway's 1.5B mapped "a ticket can be moved to another trip" onto selling a ticket
+    and enforced "first class" as `train_id = 'first_class'`, a check no trip passes: the
+    coverage said 6 of 6 while selling was refused for everyone."""
+    spec = railway_spec()
+    cands = catalogue(spec.schema_, spec.seed)
+    rules = railway_rules()
+    seats = Condition(
+        kind="compare", row="trip_id", column="seats_sold", op="<",
+        other="trip_id.train_id", other_column="capacity",
+    )  # fmt: skip
+    moved = RuleChoice(rule=5, candidate="create:tickets under passengers", conditions=[seats])
+    first = RuleChoice(
+        rule=2,
+        candidate="create:tickets under passengers",
+        conditions=[Condition(kind="value", row="trip_id", column="train_id", value="first_class")],
+    )
+    choice = CatalogueChoice(tools=[], rules=[moved, first])
+    problems = choice_problems(choice, cands, rules, spec.schema_, set())
+    assert problems == [
+        "rules: rule 5 is about another operation than create:tickets under passengers "
+        "(create a ticket row under a passenger); map it to the operation it names, or "
+        "leave it out",
+        "rules: rule 2: create:tickets under passengers: condition value: trips.train_id is a "
+        "number; ['first_class'] is not",
+    ]
+    assert salvage(choice, cands, rules, spec.schema_).rules == []

@@ -245,25 +245,33 @@ def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
     assert "find_client_by_email" in detail
 
 
-def test_a_request_that_spells_out_a_tool_name_reads_like_calls(
+def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
     banking_spec: EnvironmentSpec,
 ) -> None:
     """The sampled strategy's "freeze client 12015, get cards with card id 39495, then list
-    cards by account id": the walk put into words, which no person says."""
-    lost = [{"name": "report_card_lost", "arguments": {"client_id": "C1001", "card_id": "K30001"}}]
-    told = [{"call": 0, "path": "status"}]
+    cards by account id": the walk put into words, which no person says. A write's name is
+    how people ask ("report my card lost", "make a loan payment"): only lookups count."""
+    overview = [{"name": "get_client_overview", "arguments": {"client_id": "C1001"}}]
+    told = [{"call": 0, "path": "tier"}]
     stage, reason, detail = bank_verdict(
         banking_spec,
-        "Please report card lost for my card K30001 and tell me its status afterwards.",
-        gold_calls=lost,
+        "Please get the client overview for me and tell me my tier.",
+        gold_calls=overview,
         communicate=told,
     )
     assert (stage, reason) == ("intent", "reads_like_calls")
-    assert detail == "the instruction says 'report card lost', the name of report_card_lost"
-    kept = bank_verdict(
-        banking_spec,
-        "I lost my card K30001, please block it for good and tell me its status afterwards.",
-        gold_calls=lost,
-        communicate=told,
+    assert (
+        detail == "the instruction says 'get the client overview', the name of get_client_overview"
     )
-    assert kept == ("accepted", "ok", "")
+    asked = "Which tier am I on with you? Please tell me my tier."
+    assert bank_verdict(banking_spec, asked, gold_calls=overview, communicate=told) == (
+        "accepted",
+        "ok",
+        "",
+    )
+    lost = [{"name": "report_card_lost", "arguments": {"client_id": "C1001", "card_id": "K30001"}}]
+    said = "Please report card lost for my card K30001 and tell me its status afterwards."
+    verdict = bank_verdict(
+        banking_spec, said, gold_calls=lost, communicate=[{"call": 0, "path": "status"}]
+    )
+    assert verdict == ("accepted", "ok", "")

@@ -248,7 +248,10 @@ def words_answer(prompt: str, seed: int = 0) -> dict[str, Any]:
         (line.split(":", 1)[1] for line in prompt.splitlines() if line.startswith("What the")),
         "",
     )
-    wants = purpose.strip().rstrip(".") or " and then ".join(steps)
+    # a person says what they want, not the lookup's name ("list loans by member id")
+    wants = purpose.strip().rstrip(".") or " and then ".join(
+        s.replace(" by ", " for my ") for s in steps
+    )
     told = next((line for line in prompt.splitlines() if line.startswith("The customer wants")), "")
     ask = f" Please tell me the {told.split(':', 1)[1].strip().rstrip('.')}." if told else ""
     earlier = re.search(r'The earlier request was:\n"(.*)"', prompt)
