@@ -345,14 +345,14 @@ async def propose_pattern_tools(
         if fell_back or outcome.value is None
         else outcome.value
     )
-    if not fell_back:  # a rule the model left unmapped is mapped from its wording
-        mapped = {m.rule for m in choice.rules}
-        unmapped = [
-            m
-            for m in fallback_choice(candidates, brief.rules, spec.schema_, spec.seed).rules
-            if m.rule not in mapped
-        ]
-        choice = choice.model_copy(update={"rules": [*choice.rules, *unmapped]})
+    if not fell_back:
+        # a rule the wording reads is mapped as it reads (tested phrase by phrase); the
+        # model's mapping stays for the rest. Railway's 1.5B had "scheduled or delayed, while
+        # seats_sold is below the train's capacity" as status = 'scheduled' alone.
+        read = fallback_choice(candidates, brief.rules, spec.schema_, spec.seed).rules
+        by_wording = {m.rule for m in read}
+        model = [m for m in choice.rules if m.rule not in by_wording]
+        choice = choice.model_copy(update={"rules": [*model, *read]})
     choice = topped_up(
         choice, fallback_choice(candidates, [], spec.schema_, spec.seed), brief, spec
     )

@@ -273,3 +273,27 @@ def test_a_mapping_onto_another_operation_or_a_condition_no_row_passes_is_refuse
         "number; ['first_class'] is not",
     ]
     assert salvage(choice, cands, rules, spec.schema_).rules == []
+
+
+def test_a_rule_the_wording_reads_is_mapped_as_it_reads(tmp_path: Path) -> None:
+    """Railway's 1.5B mapped "on a trip with status scheduled or delayed, while seats_sold
+    is below the train's capacity" as status = 'scheduled' alone, refusing delayed trips
+    and selling on full trains; the wording's reading replaces it."""
+    spec = railway_spec()
+    brief = finance_brief().model_copy(update={"name": "railway", "rules": railway_rules()})
+    narrow = {
+        "tools": [{"candidate": "create:tickets under passengers", "name": "create_ticket"}],
+        "rules": [
+            {"rule": 1, "candidate": "create:tickets under passengers",
+             "conditions": [{"kind": "in", "row": "trip_id", "column": "status",
+                             "values": ["scheduled"]}]}
+        ],
+    }  # fmt: skip
+    out = ask(
+        scripted(reply(narrow)), tmp_path, lambda llm: propose_pattern_tools(llm, brief, spec)
+    ).value
+    sell = next(t for t in out.tools if t.name == "create_ticket")
+    steps = [s.sql for s in sell.require if s.error == railway_rules()[0]]
+    assert any("IN ('scheduled', 'delayed')" in sql for sql in steps)
+    assert any("capacity" in sql for sql in steps)
+    assert not any("IN ('scheduled')" in sql for sql in steps)
