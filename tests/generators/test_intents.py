@@ -187,6 +187,21 @@ def test_a_refusal_never_asks_for_the_value_a_record_already_has(
     assert _asks_what_is(set_status, {"card_id": card["card_id"], "status": card["status"]}, spec)
     other = "frozen" if card["status"] != "frozen" else "active"
     assert not _asks_what_is(set_status, {"card_id": card["card_id"], "status": other}, spec)
+    # railway: "set my refunded ticket to status 'refunded'", a tool whose value is fixed
+    fixed = set_status.model_copy(
+        update={
+            "name": "freeze_this_card",
+            "parameters": {
+                "type": "object",
+                "properties": {"card_id": {"type": "string"}},
+                "required": ["card_id"],
+            },
+            "run": ["UPDATE cards SET status = 'frozen' WHERE card_id = :card_id"],
+        }
+    )
+    frozen = next(c for c in banking.seed["cards"] if c["status"] == "frozen")
+    assert _asks_what_is(fixed, {"card_id": frozen["card_id"]}, spec)
+    assert not _asks_what_is(fixed, {"card_id": card["card_id"]}, spec)  # active
 
 
 def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
