@@ -6,6 +6,7 @@ model costs wording quality, not tasks."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -62,6 +63,22 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     return problems
 
 
+_GREETING = re.compile(
+    r"^(?:[Dd]ear|[Hh]ello|[Hh]i|[Hh]ey),?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[,.!]\s*"
+)
+
+
+def unaddressed(instruction: str) -> str:
+    """The message without a greeting to someone by name: the customer writes to an
+    assistant that has none, and the 1.5B model opened with the customer's own name ("Dear
+    Scott Ward, I'm looking for a way ...", "Hello, Carrie. Can you help ...")."""
+    m = _GREETING.match(instruction)
+    if m is None:
+        return instruction
+    rest = instruction[m.end() :]
+    return rest[:1].upper() + rest[1:] if rest else instruction
+
+
 def fact_text(name: str, value: Scalar) -> str:
     return f"My {name.replace('_', ' ')} is {value}."
 
@@ -96,7 +113,7 @@ async def verbalize(
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
         facts = [f.strip() for f in words.known_facts if f.strip()]
         facts += [fact_text(n, v) for n, v in missing]
-        instruction = words.instruction.strip()
+        instruction = unaddressed(words.instruction.strip())
         asked = not chain.wanted or Request(instruction).asks_for_information
         if not asked:  # the last attempt still asks nothing: the question is added, counted
             wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)

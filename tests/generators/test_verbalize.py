@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from generators.sampling import Chain
-from generators.verbalize import verbalize
+from generators.verbalize import unaddressed, verbalize
 from tests.generators.library import (
     Asked,
     ask,
@@ -127,3 +127,21 @@ def test_a_question_the_model_never_asks_is_added_and_counted(tmp_path: Path) ->
         "I am member 104 and I borrow book 203. Please tell me the due on afterwards."
     )
     assert words.completed == 1
+
+
+def test_a_greeting_to_someone_by_name_is_left_out(tmp_path: Path) -> None:
+    """The 1.5B opened with the customer's own name ("Dear Scott Ward, ...", "Hello, Carrie.
+    Can you help ..."): the customer writes to an assistant that has none."""
+    named = reply(
+        {
+            "instruction": "Dear Scott Ward, I am member 104 and I would like to borrow book 203.",
+            "known_facts": ["My member id is 104"],
+        }
+    )
+    outcome = verbalized(tmp_path, named).value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value.instruction == "I am member 104 and I would like to borrow book 203."
+    assert unaddressed("Hi there! I need help.") == "Hi there! I need help."
+    assert (
+        unaddressed("Hi, I'm Ann and I want to close it.") == "Hi, I'm Ann and I want to close it."
+    )
