@@ -91,9 +91,14 @@ def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
         v for t in schema.tables for check in t.checks for v in re.findall(r"'([^']*)'", check)
     }
     entities = set().union(*(entity_words(t.name) for t in schema.tables))
-    problems = []
+    problems: list[str] = []
     for i, rule in enumerate(rules, 1):
-        for name in dict.fromkeys(re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", rule)):
+        said: set[str] = set()
+        for m in re.finditer(r"\b[a-z]+(?:_[a-z0-9]+)+\b", rule):
+            name = m.group()
+            if _value_of(rule, m.start(), columns) or name in said:
+                continue
+            said.add(name)
             if name not in columns | values and name not in schema.table_names:
                 problems.append(
                     f"rule {i} ({rule!r}) names {name!r}, which no table has: add a column "
@@ -125,6 +130,13 @@ _POSSESSIVE = re.compile(r"\b([a-z]+)'s ([a-z_]+)(?: ([a-z_]+))?|\bwhose ([a-z]+
 
 _NOT_A_FIELD = {"is", "are", "must", "cannot", "can", "may", "to", "be", "and", "or", "of", "then"}
 _NOT_A_FIELD |= {"goes", "set", "at", "in", "on", "for", "with", "plus", "minus", "times", "by"}
+
+
+def _value_of(text: str, at: int, columns: set[str]) -> bool:
+    """The word at `at` follows a column's name ("fare_class basic_economy"): it is that
+    column's value, not a column."""
+    before = text[:at].split()
+    return bool(before) and before[-1].strip(",;:") in columns
 
 
 def entity_problems(schema: Schema, entities: list[str]) -> list[str]:
@@ -335,6 +347,9 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
                 continue
             if any(m.group() in c.values for t in tables.values() for c in t.columns):
                 continue  # a status value ("now_showing")
+            named = {c.name for t in tables.values() for c in t.columns}
+            if _value_of(text, m.start(), named):
+                continue  # "with fare_class basic_economy": a value of fare_class
             table.columns.append(ColumnProposal(name=m.group(), type=_field_type(m.group())))
         for entity, field in fields_read(text):
             table = owner(entity)

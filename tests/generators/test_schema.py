@@ -299,3 +299,28 @@ def test_an_entity_of_the_brief_without_a_table_is_fed_back() -> None:
     assert said == [
         "the brief's entity 'fines' has no table: add a table 'fines' (its first column fine_id)"
     ]
+
+
+def test_a_snake_case_value_after_its_column_is_no_column() -> None:
+    """Travel's "a flight booking with fare_class basic_economy": basic_economy is a value
+    of fare_class; neither fed back as a missing column nor put in as one."""
+    rule = "A member with status suspended and status_code basic_economy cannot borrow."
+    showing = with_checks("members", "status IN ('suspended', 'active')")
+    named = showing.model_copy(deep=True)
+    named.tables[0].columns.append(
+        named.tables[0].columns[1].model_copy(update={"name": "status_code"})
+    )
+    assert rule_problems(named, [rule]) == []
+    assert "'status_code', which no table has" in rule_problems(showing, [rule])[0]
+    tables = [
+        TableProposal(name="members", description="", columns=[
+            ColumnProposal(name="member_id", type="integer"),
+            ColumnProposal(name="status_code", type="text"),
+        ]),
+        TableProposal(name="books", description="", columns=[
+            ColumnProposal(name="book_id", type="integer"),
+            ColumnProposal(name="title", type="text"),
+        ]),
+    ]  # fmt: skip
+    done = completed(SchemaProposal(tables=tables), [rule])
+    assert "basic_economy" not in [c.name for c in done.tables[0].columns]
