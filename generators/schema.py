@@ -326,6 +326,10 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
                 column = ColumnProposal(name="status", type="text")
                 table.columns.append(column)
             if column is not None and column.type == "text":
+                if not column.values and re.search(r"\b(?:cannot|not|never|no)\b", text):
+                    # "a student whose status is suspended or graduated cannot enroll" names
+                    # the exceptions; without the usual state no student could enroll
+                    values = ["active", *values]
                 room = [v for v in dict.fromkeys(values) if v not in column.values]
                 column.values = (column.values + room)[:8]
                 if len(column.values) == 1:  # one allowed value is no status: add its other

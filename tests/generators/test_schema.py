@@ -324,3 +324,26 @@ def test_a_snake_case_value_after_its_column_is_no_column() -> None:
     ]  # fmt: skip
     done = completed(SchemaProposal(tables=tables), [rule])
     assert "basic_economy" not in [c.name for c in done.tables[0].columns]
+
+
+def test_a_status_list_made_from_the_exceptions_keeps_the_usual_state() -> None:
+    """School's students got `status IN ('suspended', 'graduated')` from "a student whose
+    status is suspended or graduated cannot enroll", so no student could enroll."""
+    tables = [
+        TableProposal(name="students", description="", columns=[
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="status", type="text"),
+        ]),
+        TableProposal(name="courses", description="", columns=[
+            ColumnProposal(name="course_id", type="integer"),
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["open", "full"]),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A student whose status is suspended or graduated cannot enroll in a course.",
+        "A course with status archived cannot take students.",  # it has its states already
+    ]
+    done = to_schema(completed(SchemaProposal(tables=tables), rules))
+    assert done.table("students").enum_values("status") == ["active", "suspended", "graduated"]
+    assert done.table("courses").enum_values("status") == ["open", "full", "archived"]
