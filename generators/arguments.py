@@ -102,11 +102,12 @@ class ArgumentSampler:
         if param.startswith("new_") and where and self.rows.get(where[0]):
             other = rng.choice(self.rows[where[0]])  # a new value: not the changed row's own
             return self._amount(tool, kind, other.get(where[1]), rng)
-        for picked in rows.values():  # a row already drawn that holds this value wins
+        for table, picked in rows.items():  # a row already drawn that holds this value wins
             for name in (param, where[1] if where else None):
                 if name and name in picked and name not in picked["_used"]:
                     picked["_used"].add(name)
-                    return self._amount(tool, kind, picked[name], rng)
+                    value = self._given(table, name, picked[name], rng)
+                    return self._amount(tool, kind, value, rng)
         if where and self.rows.get(where[0]):
             table, col = where
             row = rows.get(table)
@@ -115,7 +116,7 @@ class ArgumentSampler:
                 row["_used"] = set()
                 rows[table] = row
             row["_used"].add(col)
-            return self._amount(tool, kind, row.get(col), rng)
+            return self._amount(tool, kind, self._given(table, col, row.get(col), rng), rng)
         if kind == "integer":
             return rng.randint(1, 20)
         if kind == "number":
@@ -123,6 +124,14 @@ class ArgumentSampler:
         if kind == "boolean":
             return rng.random() < 0.5
         return rng.choice(["standard", "priority", "note"])
+
+    def _given(self, table: str, column: str, value: Scalar, rng: random.Random) -> Scalar:
+        """The value, or where the row has none (the frozen_reason of an active card) one
+        another row of the table has: freezing a card says why."""
+        if value is not None:
+            return value
+        given = [r[column] for r in self.rows.get(table, []) if r.get(column) is not None]
+        return rng.choice(given) if given else None
 
     @staticmethod
     def _amount(tool: Tool, kind: str, value: Scalar, rng: random.Random) -> Scalar:

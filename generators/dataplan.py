@@ -757,6 +757,11 @@ def _sampler(
         draw = lambda r, row: r.random() < chance  # noqa: E731
     else:
         draw = _draw_text(plan, p)
+    state = table.state_of(col.name)
+    found = table.status()
+    if state is not None and found is not None:  # a frozen_reason only on frozen cards
+        status, given = found[0], draw
+        return lambda r, row: given(r, row) if row.get(status) == state else None
     if plan.nulls and col.nullable:
         share, inner = plan.nulls, draw
         return lambda r, row: None if r.random() < share else inner(r, row)
@@ -843,7 +848,7 @@ def _table_rows(
 ) -> tuple[list[dict[str, Scalar]], int]:
     bounds = check_bounds(table)
     plans = {c.column: c for c in tp.columns}
-    derived = [c for c in plans if plans[c].kind == "email"]
+    derived = [c for c in plans if plans[c].kind == "email" or table.state_of(c)]
     ordered = [c for c in plans if plans[c].kind != "reference" and c not in derived] + derived
     samplers = {c: _sampler(table, plans[c], tp, p, bounds.get(c)) for c in ordered}
     parents: dict[str, list[Scalar]] = {}

@@ -460,6 +460,17 @@ def _status_change(
     stamp = stamp_column(table, target)
     if stamp is not None:
         sets.append(f"{stamp.name} = {now_value(stamp)}")
+    props = {key: param_schema(table.column(key), f"the {key} of the {noun}")}
+    for col in table.columns:  # what the new state records: freezing says why (frozen_reason)
+        if table.state_of(col.name) != target or col is stamp:
+            continue
+        if col.type in ("date", "datetime"):
+            sets.append(f"{col.name} = {now_value(col)}")
+            continue
+        sets.append(f"{col.name} = :{col.name}")
+        props[col.name] = param_schema(col, col.description or f"the {col.name}")
+        if allowed_values := table.enum_values(col.name):
+            props[col.name]["enum"] = allowed_values
     require = [
         row_exists(table),
         RequireStep(
@@ -470,9 +481,10 @@ def _status_change(
     ]
     tool = _tool(
         f"{verb}_{noun}",
-        f"Set the {column} of a {noun} to {target} (allowed from {', '.join(allowed)}).",
+        f"Set the {column} of a {noun} to {target} (allowed from {', '.join(allowed)})."
+        + "".join(f" Records its {p}." for p in props if p != key),
         "write",
-        {key: param_schema(table.column(key), f"the {key} of the {noun}")},
+        props,
         require,
         [f"UPDATE {table.name} SET {', '.join(sets)} WHERE {key} = :{key}"],
         f"SELECT {key}, {column} FROM {table.name} WHERE {key} = :{key}",

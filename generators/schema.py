@@ -254,16 +254,15 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
                 continue
             checks += column_checks(c)
         try:
-            tables.append(
-                Table(
-                    name=t.name,
-                    description=t.description.strip() or f"the {t.name.replace('_', ' ')}",
-                    columns=columns,
-                    primary_key=[key],
-                    foreign_keys=fks,
-                    checks=checks,
-                )
+            table = Table(
+                name=t.name,
+                description=t.description.strip() or f"the {t.name.replace('_', ' ')}",
+                columns=columns,
+                primary_key=[key],
+                foreign_keys=fks,
+                checks=checks,
             )
+            tables.append(with_state_details(table))
         except ValidationError as e:
             problems += [f"table {t.name!r}: {p}" for p in pydantic_problems(e, FEEDBACK_PROBLEMS)]
     if problems:
@@ -294,6 +293,17 @@ _STATES = {  # what a record can be made, and stays: its status says so afterwar
     *("paid", "expired", "archived", "dropped", "postponed", "finished"),
 }
 _MONEY = {"balance", "price", "amount", "salary", "income", "cap", "cost", "fee", "total"}
+
+
+def with_state_details(table: Table) -> Table:
+    """The table with each column that belongs to one status (`frozen_reason`) nullable: a
+    NOT NULL one made every new card say why it was frozen (finance's 1.5B tasks created
+    active cards "frozen for other reasons")."""
+    columns = [
+        c.model_copy(update={"nullable": True}) if table.state_of(c.name) else c
+        for c in table.columns
+    ]
+    return table.model_copy(update={"columns": columns})
 
 
 def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:

@@ -131,6 +131,32 @@ class Table(BaseModel):
             allowed = values if allowed is None else [v for v in allowed if v in values]
         return allowed
 
+    def status(self) -> tuple[str, list[str]] | None:
+        """The text column named for a status whose values a CHECK lists, with them."""
+        for col in self.columns:
+            if "status" in col.name and col.type == "text":
+                values = self.enum_values(col.name)
+                if values:
+                    return col.name, values
+        return None
+
+    def state_of(self, column: str) -> str | None:
+        """The status value a column only has a meaning in (`frozen_reason` for frozen,
+        `cancelled_at` and `cancellation_reason` for cancelled, `refund_amount` for
+        refunded): such a column is empty in the other states, so a new row never asks for
+        it and a seed row has it only in its state."""
+        found = self.status()
+        if found is None or column == found[0] or column in self.primary_key:
+            return None
+        if any(column in fk.columns for fk in self.foreign_keys):
+            return None
+        parts = column.split("_")
+        for value in found[1]:
+            stem = value[:-2] if value.endswith("ed") and len(value) > 5 else value
+            if any(p == value or (len(stem) >= 5 and p.startswith(stem)) for p in parts):
+                return value
+        return None
+
 
 class Schema(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -230,3 +230,22 @@ def test_expansion_at_100000_rows() -> None:
     assert all(r["customer_id"] in customers for r in rows["orders"])
     assert len({r["email"] for r in rows["customers"]}) == len(customers)
     assert seconds < 30, seconds  # about 2 s on the 2-core dev box
+
+
+def test_a_column_of_one_state_is_filled_only_in_that_state() -> None:
+    cards = Table(
+        name="cards",
+        columns=[
+            Column(name="card_id", type="integer"),
+            Column(name="status", type="text"),
+            Column(name="frozen_reason", type="text", nullable=True),
+        ],
+        primary_key=["card_id"],
+        checks=["status IN ('active', 'frozen')", "frozen_reason IN ('stolen', 'lost')"],
+    )
+    schema = Schema(tables=[cards])
+    rows = expand(default_plan(schema), schema, seed=0, total_rows=200)["cards"]
+    frozen = [r for r in rows if r["status"] == "frozen"]
+    assert frozen and len(frozen) < len(rows)
+    assert all(r["frozen_reason"] in ("stolen", "lost") for r in frozen)
+    assert all(r["frozen_reason"] is None for r in rows if r["status"] != "frozen")

@@ -93,9 +93,20 @@ def test_a_status_change_refuses_a_disallowed_transition() -> None:
     spec = finance()
     freeze = by_id(spec)["status:cards.status=frozen"].tool
     assert freeze.name == "freeze_card"
-    assert call(spec, freeze, card_id=100)[0].ok
-    refused, _ = call(spec, freeze, card_id=102)  # already frozen
+    assert call(spec, freeze, card_id=100, frozen_reason="stolen")[0].ok
+    refused, _ = call(spec, freeze, card_id=102, frozen_reason="lost")  # already frozen
     assert refused.error == "Only a card whose status is active can be frozen."
+
+
+def test_a_column_of_one_state_is_set_by_the_move_into_it_and_never_asked_at_creation() -> None:
+    spec = finance()
+    cands = by_id(spec)
+    freeze = cands["status:cards.status=frozen"].tool
+    assert freeze.parameters["required"] == ["card_id", "frozen_reason"]
+    done, changes = call(spec, freeze, card_id=101, frozen_reason="lost")
+    assert done.ok and changes == {"cards": {(101,): (101, 10, "frozen", "lost", "2023-02-01")}}
+    assert "frozen_reason" not in cands["status:cards.status=active"].tool.parameters["properties"]
+    assert "frozen_reason" not in cands["create:cards under accounts"].tool.parameters["properties"]
 
 
 def test_a_repayment_refuses_more_than_owed_and_closes_at_zero() -> None:

@@ -347,3 +347,29 @@ def test_a_status_list_made_from_the_exceptions_keeps_the_usual_state() -> None:
     done = to_schema(completed(SchemaProposal(tables=tables), rules))
     assert done.table("students").enum_values("status") == ["active", "suspended", "graduated"]
     assert done.table("courses").enum_values("status") == ["open", "full", "archived"]
+
+
+def test_a_column_of_one_state_is_nullable_and_the_rest_are_not() -> None:
+    """A NOT NULL frozen_reason made every new card say why it was frozen: finance's tasks
+    created active cards "frozen for other reasons"."""
+    tables = [
+        TableProposal(name="accounts", description="", columns=[
+            ColumnProposal(name="account_id", type="integer"),
+            ColumnProposal(name="balance", type="real"),
+        ]),
+        TableProposal(name="cards", description="", columns=[
+            ColumnProposal(name="card_id", type="integer"),
+            ColumnProposal(name="account_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["active", "frozen", "cancelled"]),
+            ColumnProposal(name="frozen_reason", type="text", values=["stolen", "lost"]),
+            ColumnProposal(name="cancellation_date", type="date"),
+            ColumnProposal(name="card_number", type="text"),
+        ]),
+    ]  # fmt: skip
+    cards = to_schema(SchemaProposal(tables=tables)).table("cards")
+    nullable = {c.name for c in cards.columns if c.nullable}
+    assert nullable == {"frozen_reason", "cancellation_date"}
+    assert cards.state_of("frozen_reason") == "frozen"
+    assert cards.state_of("cancellation_date") == "cancelled"
+    assert cards.state_of("card_number") is None
+    assert cards.state_of("status") is None
