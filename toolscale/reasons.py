@@ -161,6 +161,11 @@ class IntentReason(Reason):
         "the instruction spells out a lookup's name ('list cards by account id'): a "
         "request that reads like the calls it came from",
     )
+    ASKS_AFTER_REFUSAL = (
+        "asks_after_refusal",
+        "every write is refused, yet the instruction asks to be told a value after it "
+        "('my balance after this transfer'), which never exists",
+    )
 
 
 class FactsReason(Reason):

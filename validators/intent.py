@@ -301,11 +301,38 @@ def reads_like_calls(task: Task, tools: dict[str, Tool]) -> str | None:
     return None
 
 
+AFTER = re.compile(
+    r"\b(?:after (?:the|this|that|it|its|my|doing|making|completing)\b|afterwards?\b|"
+    r"updated\b|resulting\b|once (?:it|that|this) (?:is|has been) done\b)",
+    re.I,
+)
+ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
+
+
+def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
+    """A refusal (every write refused, nothing changes) whose request asks to be told
+    something after the write ("the balance of my account after this transfer"): no such
+    value exists, and the one told is the state before."""
+    writes = [c for c in task.gold_calls if c.name in tools and tools[c.name].kind == "write"]
+    if not writes or any(c.expect_error is None for c in writes):
+        return None
+    for sentence in re.split(r"(?<=[.!?])\s+", task.instruction):
+        after = AFTER.search(sentence)
+        if after and ASKING.search(sentence):
+            return (
+                f"every write is refused, yet the instruction asks to be told something "
+                f"{after.group()!r} it: {sentence.strip()!r}"
+            )
+    return None
+
+
 def check(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> Rejection | None:
     if (detail := reads_like_calls(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
+    if (detail := asks_after_refusal(task, tools)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.ASKS_AFTER_REFUSAL, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:

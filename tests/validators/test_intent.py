@@ -275,3 +275,38 @@ def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
         banking_spec, said, gold_calls=lost, communicate=[{"call": 0, "path": "status"}]
     )
     assert verdict == ("accepted", "ok", "")
+
+
+def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's "I need to transfer $886.4 ... I want to know the balance of my new account
+    after this transfer": the transfer is refused, so there is no balance after it, and the
+    one told is the balance before."""
+    too_much = {
+        "name": "transfer_funds",
+        "arguments": {
+            "client_id": "C1001",
+            "from_account_id": "A20001",
+            "to_account_id": "A20002",
+            "amount": 9000,
+        },
+        "expect_error": "",
+    }
+    read = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
+    told = [{"call": 0, "path": "balance"}]
+    ask = "Please move $9000 from A20001 to A20002. I want to know the balance of A20001 {}."
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        ask.format("after this transfer"),
+        gold_calls=[read, too_much],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "asks_after_refusal")
+    assert "'after this'" in detail
+    now = ask.format("as it is now")
+    assert bank_verdict(banking_spec, now, gold_calls=[read, too_much], communicate=told) == (
+        "accepted",
+        "ok",
+        "",
+    )
