@@ -24,7 +24,12 @@ from generators.patterns import (
 )
 from generators.prompting import messages
 from generators.realise import tool_sql_problems
-from generators.rulemap import candidate_for, guess_conditions, says_other_operation
+from generators.rulemap import (
+    candidate_for,
+    either_case,
+    guess_conditions,
+    says_other_operation,
+)
 from generators.tools import priced, smoke_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
@@ -109,6 +114,12 @@ def choice_problems(
         if cand is None:
             out.append(f"rules: rule {mapping.rule}: unknown candidate {mapping.candidate!r}")
             continue
+        if 1 <= mapping.rule <= n_rules and either_case(rules[mapping.rule - 1]):
+            out.append(
+                f"rules: rule {mapping.rule} allows the operation in either of two cases, which "
+                "conditions that must all hold cannot say; leave it out"
+            )
+            continue
         if 1 <= mapping.rule <= n_rules and says_other_operation(rules[mapping.rule - 1], cand):
             out.append(
                 f"rules: rule {mapping.rule} is about another operation than {cand.id} "
@@ -142,7 +153,7 @@ def salvage(
         cand = by_id.get(m.candidate)
         if cand is None or not 1 <= m.rule <= len(rules):
             continue
-        if says_other_operation(rules[m.rule - 1], cand):
+        if either_case(rules[m.rule - 1]) or says_other_operation(rules[m.rule - 1], cand):
             continue
         fits = [c for c in m.conditions if not condition_problems(cand, c, schema)]
         if fits:

@@ -67,6 +67,7 @@ VERBS = {
     "approved": "approve", "rejected": "reject", "confirmed": "confirm", "shipped": "ship",
     "delivered": "deliver", "returned": "return", "open": "reopen", "archived": "archive",
     "completed": "complete", "paused": "pause", "inactive": "deactivate", "lost": "report_lost",
+    "dropped": "drop", "refunded": "refund", "withdrawn": "withdraw",
 }  # fmt: skip
 COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 WINDOW_DAYS = 30
@@ -85,7 +86,8 @@ class Condition(BaseModel):
       the operation (e.g. at most 2 cards with status active); with `per`, another key
       parameter, only the child rows that also belong to its row ("on the same trip"); with
       `other_column` instead of `number`, the most is that column of the row ("below the
-      course's capacity")
+      course's capacity"); a `number` of 0 means none before the operation ("only if the
+      player has no contract with status active", "no grade has been recorded for it")
     - within_days: row.column is at most `number` days before now
     - days_ahead: row.column is at least `number` days after now
     - compare: row.column op other.other_column, both rows named as `row` is
@@ -1029,7 +1031,7 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
         if cond.per:
             also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
-        adds = 1 if _adds(cand, cond) else 0
+        adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it
         most = (
             f"(SELECT {cond.other_column} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
             if cond.other_column

@@ -25,7 +25,7 @@ STEMS = {
     "create": (
         *("issu", "new", "open", "apply", "creat", "add", "borrow", "lend", "lent", "book"),
         *("sell", "sold", "buy", "bought", "purchas", "place", "enrol", "regist", "prescrib"),
-        *("hold", "record"),
+        *("hold", "record", "sign"),
     ),
     "adjust": ("repay", "pay", "withdraw"),
     "topup": ("deposit", "top up"),
@@ -38,6 +38,8 @@ TARGET_STEMS = {
     "closed": ("clos",),
     "blocked": ("block",),
     "suspended": ("suspend",),
+    "dropped": ("drop",),
+    "shipped": ("ship",),
 }
 GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "positive": r"greater than 0|more than 0|positive",
@@ -73,7 +75,7 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         score += 2
     if verb and any(verb.startswith(s) for s in _stems(cand)):
         score += 3
-    limits = (m.group(4) + " " + (m.group(5) or "") for m in _LIMIT.finditer(text))
+    limits = (m.group(5) + " " + (m.group(6) or "") for m in _LIMIT.finditer(text) if not m[4])
     if cand.creates and any(re.search(rf"\b{singular(cand.creates)}", n) for n in limits):
         score += 3  # "may hold at most 4 tickets": a limit on making one more
     if not score or (verb and score < 3):
@@ -102,6 +104,13 @@ def rule_verb(rule: str) -> str:
     return m.group(1) if m else ""
 
 
+def either_case(rule: str) -> bool:
+    """The rule allows the operation in either of two cases ("only within 24 hours of its
+    booked_at time or when the flight's status is cancelled"): conditions that must all
+    hold enforce one case and refuse the other, so no mapping is right."""
+    return bool(re.search(r"\bor (?:when|if|while|whenever)\b", rule.lower()))
+
+
 def says_other_operation(rule: str, cand: Candidate) -> bool:
     """The rule names its operation ("can be moved") and it is not this candidate's: the
     same test the wording fallback passes, asked of the model's mapping."""
@@ -113,6 +122,8 @@ def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
     """The write the rule is about: its verb ("can only be closed", "cannot borrow") weighs
     most."""
     text, verb = rule.lower(), rule_verb(rule)
+    if either_case(rule):
+        return None
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
     best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
     return best[2] if best and best[0] >= 3 else None
@@ -152,12 +163,22 @@ def guess_conditions(
     out += _between(text, cand)
     out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
+    subject = re.split(r"\b(?:can|cannot|may|must)\b", text)[0]
     for row, table_name in rows:
         target = tables[table_name]
         if len(rows) > 1 and row.startswith("to_") and source:
             continue
+        about = not cand.creates and singular(table_name).replace("_", " ") in subject
         for column in target.columns:
             name = column.name
+            kept = re.search(rf"\bwith {name} (\w+)", subject) if about else None
+            if kept:  # "a flight booking with fare_class basic_economy cannot be changed"
+                said: str | float = kept.group(1)
+                if column.type == "boolean" and said in ("true", "false"):
+                    said = 1.0 if said == "true" else 0.0
+                op = "<>" if _negated(text, kept.start()) else "="
+                out.append(Condition(kind="value", row=row, column=name, op=op, value=said))
+                continue
             found = re.search(rf"\b{name} is (?:exactly )?(?:not )?{_VALUES}", text)
             owner = re.search(rf"\b(\w+) whose {name} is", text)
             others = {singular(t) for t in tables if t != table_name}
@@ -210,7 +231,7 @@ def _statuses(
 _VALUES = r"(\w+(?:\.\d+)?)((?:, \w+(?=,|,? or )|,? or \w+)*)"  # a value, then "or" more
 _LIMIT = re.compile(
     rf"(?:(?:at most|no more than|up to) {NUMBER}|(?:cannot|not|never) have more than {NUMBER}"
-    r"|(?:can|may) have only (one)) (\w+)(?: (?!with\b)(\w+))?(?: with (\w+) (\w+))?"
+    r"|(?:can|may) have only (one)|\b(no)) (\w+)(?: (?!with\b)(\w+))?(?: with (\w+) (\w+))?"
 )
 
 
@@ -222,14 +243,15 @@ def _counts(
     creates: str | None,
 ) -> list[Condition]:
     """Limits on how many child rows a row holds: "at most 2 cards with status active", "cannot
-    have more than 6 active enrollments", "can have only one alert with status active"; with
+    have more than 6 active enrollments", "can have only one alert with status active", "has
+    no contract with status active" (none before the operation); with
     "on the same trip", only those of that row too. A limit it cannot read whole (a filter
     or a "same" it cannot place) is left out: a looser or stricter guess is no rule."""
     out: list[Condition] = []
     cand_rows = dict(rows)
     for m in _LIMIT.finditer(text):
-        number = int(_number(next(g for g in m.groups()[:3] if g)))
-        first, second, column, value = m.group(4), m.group(5), m.group(6), m.group(7)
+        number = 0 if m[4] else int(_number(next(g for g in m.groups()[:3] if g)))
+        first, second, column, value = m.group(5), m.group(6), m.group(7), m.group(8)
         child = next((t for t in tables if first.startswith(singular(t))), None)
         adjective = None
         if child is None and second:

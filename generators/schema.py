@@ -292,6 +292,11 @@ _STATES = {  # what a record can be made, and stays: its status says so afterwar
     *("completed", "confirmed", "approved", "rejected", "returned", "shipped", "delivered"),
     *("paid", "expired", "archived", "dropped", "postponed", "finished"),
 }
+_ACTS = {  # what doing it to a record makes it: its status afterwards
+    "drop": "dropped", "cancel": "cancelled", "refund": "refunded", "close": "closed",
+    "freeze": "frozen", "suspend": "suspended", "return": "returned", "archive": "archived",
+    "withdraw": "withdrawn", "approve": "approved", "reject": "rejected",
+}  # fmt: skip
 _MONEY = {"balance", "price", "amount", "salary", "income", "cap", "cost", "fee", "total"}
 
 
@@ -344,6 +349,19 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
                 column.values = (column.values + room)[:8]
                 if len(column.values) == 1:  # one allowed value is no status: add its other
                     column.values.append("inactive" if column.values == ["active"] else "active")
+        for m in re.finditer(
+            rf"\bcan(?:not)? (?:only )?({'|'.join(_ACTS)}) (?:an? |the |its )?(\w+)", text
+        ):
+            # "a student can drop a course only while the enrollment status is active": the
+            # record whose status the rule names (else the object) can be dropped
+            said = re.search(r"\bthe (\w+) status\b|\b(\w+)'s status\b", text)
+            table = owner(said.group(1) or said.group(2)) if said else None
+            table = table or owner(singular(m.group(2)))
+            column = next((c for c in table.columns if "status" in c.name), None) if table else None
+            state = _ACTS[m.group(1)]
+            known = column is not None and column.type == "text" and column.values
+            if column is not None and known and all(v[:5] != state[:5] for v in column.values):
+                column.values = [*column.values, state][:8]  # not beside "canceled"
         for m in re.finditer(
             r"\b([a-z]+) can(?:not)? (?:only )?be ([a-z]+)(?: or ([a-z]+))?", text
         ):

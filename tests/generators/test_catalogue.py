@@ -21,6 +21,7 @@ from generators.catalogue import (
 )
 from generators.patterns import Condition, catalogue
 from generators.policy import tau2_policy
+from generators.rulemap import candidate_for
 from generators.toolkit import schema_tools
 from generators.tools import propose_tools
 from tests.generators.finance import SEED, finance_brief, finance_schema
@@ -297,3 +298,27 @@ def test_a_rule_the_wording_reads_is_mapped_as_it_reads(tmp_path: Path) -> None:
     assert any("IN ('scheduled', 'delayed')" in sql for sql in steps)
     assert any("capacity" in sql for sql in steps)
     assert not any("IN ('scheduled')" in sql for sql in steps)
+
+
+def test_a_rule_that_allows_either_of_two_cases_is_never_mapped() -> None:
+    """Travel's "a flight booking gets a full refund only within 24 hours of its booked_at
+    time or when the flight's status is cancelled" became "a hotel booking needs a cancelled
+    flight": one case of two, as a condition that must hold, refuses the other."""
+    spec = railway_spec()
+    cands = catalogue(spec.schema_, spec.seed)
+    either = "A ticket can be refunded only before the trip's departure_time or when the trip's "
+    rules = [either + "status is cancelled.", either.replace(" or when", ", and only when")]
+    writes = [c for c in cands if c.tool.kind == "write"]
+    assert candidate_for(rules[0], writes) is None
+    assert candidate_for(rules[1], writes) is not None  # both must hold: mapped
+    departs = Condition(
+        kind="days_ahead", row="ticket_id.trip_id", column="departure_time", number=0
+    )
+    mapping = RuleChoice(rule=1, candidate="status:tickets.status=refunded", conditions=[departs])
+    choice = CatalogueChoice(tools=[], rules=[mapping])
+    assert choice_problems(choice, cands, rules, spec.schema_, set()) == [
+        "rules: rule 1 allows the operation in either of two cases, which conditions that "
+        "must all hold cannot say; leave it out"
+    ]
+    assert salvage(choice, cands, rules, spec.schema_).rules == []
+    assert fallback_choice(cands, rules[:1], spec.schema_, spec.seed).rules == []

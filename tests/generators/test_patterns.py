@@ -26,6 +26,7 @@ from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.railway import railway_rules, railway_spec
+from tests.generators.school import school_rules, school_spec
 from toolscale.environment import Environment
 from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
@@ -373,3 +374,54 @@ def test_a_status_of_a_row_reached_through_a_key_is_read() -> None:
     tool = with_conditions(refund, [condition_step(refund, conditions[0], spec.schema_, rule)])
     assert call(spec, tool, ticket_id=904)[0].ok  # trip 11 is delayed
     assert call(spec, tool, ticket_id=906)[0].error == rule  # trip 12 is cancelled
+
+
+def _enforced(spec: EnvironmentSpec, rule: str, wanted: str) -> Tool:
+    writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
+    cand = candidate_for(rule, writes)
+    assert cand is not None and cand.id == wanted
+    conditions = guess_conditions(rule, cand, spec.schema_, spec.seed)
+    assert conditions and not any(condition_problems(cand, c, spec.schema_) for c in conditions)
+    steps = [condition_step(cand, c, spec.schema_, rule) for c in conditions]
+    tool = with_conditions(cand, steps)
+    assert tool_sql_problems(tool, spec.schema_) == []
+    return tool
+
+
+def test_a_drop_while_no_grade_is_recorded_is_mapped_and_enforced() -> None:
+    """School's sixth rule went unmapped: no status said "dropped", "drop" matched no
+    candidate's verb, and "no grade has been recorded" was no limit."""
+    spec = school_spec()
+    rule = school_rules()[5]
+    assert rule.startswith("A student can drop a course only while the enrollment status")
+    drop = _enforced(spec, rule, "status:enrollments.status=dropped")
+    assert drop.name == "drop_enrollment"
+    assert call(spec, drop, enrollment_id=301)[0].ok
+    assert call(spec, drop, enrollment_id=300)[0].error == rule  # graded
+    assert "can be dropped" in (call(spec, drop, enrollment_id=302)[0].error or "")
+
+
+def test_none_before_the_operation_counts_what_the_operation_adds() -> None:
+    """Basketball's "a player can be signed only if the player has no contract with status
+    active": signing adds the active contract, so the count is of those before it."""
+    spec = school_spec()
+    rule = "A student can enroll only if the student has no enrollment with status active."
+    enroll = _enforced(spec, rule, "create:enrollments under students")
+    assert call(spec, enroll, student_id=1, course_id=10, grading="letter")[0].error == rule
+    alone = spec.model_copy(
+        update={"seed": {**spec.seed, "enrollments": spec.seed["enrollments"][:3]}}
+    )
+    assert call(alone, enroll, student_id=2, course_id=11, grading="letter")[0].ok  # one dropped
+
+
+def test_a_value_said_with_the_rules_subject_is_a_condition_on_it() -> None:
+    """Travel's "a flight booking with fare_class basic_economy cannot be changed or
+    refunded"."""
+    spec = school_spec()
+    rule = "An enrollment with grading pass_fail cannot be dropped."
+    drop = _enforced(spec, rule, "status:enrollments.status=dropped")
+    assert call(spec, drop, enrollment_id=303)[0].error == rule
+    assert call(spec, drop, enrollment_id=301)[0].ok
+    sell = by_id(railway_spec())["create:tickets under passengers"]
+    said = "A ticket with status refunded cannot be sold."  # a new row has no value yet
+    assert guess_conditions(said, sell, railway_spec().schema_, railway_spec().seed) == []

@@ -373,3 +373,32 @@ def test_a_column_of_one_state_is_nullable_and_the_rest_are_not() -> None:
     assert cards.state_of("cancellation_date") == "cancelled"
     assert cards.state_of("card_number") is None
     assert cards.state_of("status") is None
+
+
+def test_a_rule_that_does_something_to_a_record_gives_it_that_state() -> None:
+    """School's "a student can drop a course only while the enrollment status is active":
+    the 1.5B gave enrollments active and inactive, so no tool could drop one."""
+    tables = [
+        TableProposal(name="students", description="", columns=[
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+        TableProposal(name="enrollments", description="", columns=[
+            ColumnProposal(name="enrollment_id", type="integer"),
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["active", "inactive"]),
+        ]),
+        TableProposal(name="orders", description="", columns=[
+            ColumnProposal(name="order_id", type="integer"),
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["placed", "canceled"]),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A student can drop a course only while the enrollment status is active and no grade "
+        "has been recorded for it.",
+        "A student can cancel an order only while its status is placed.",  # has canceled
+    ]
+    done = to_schema(completed(SchemaProposal(tables=tables), rules))
+    assert done.table("enrollments").enum_values("status") == ["active", "inactive", "dropped"]
+    assert done.table("orders").enum_values("status") == ["placed", "canceled"]
