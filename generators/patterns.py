@@ -40,7 +40,9 @@ Pattern = Literal[
     "history",
     "find",
 ]
-Kind = Literal["value", "in", "amount", "count", "within_days", "days_ahead", "compare", "guard"]
+Kind = Literal[
+    "value", "in", "amount", "count", "within_days", "days_ahead", "hours_ahead", "compare", "guard"
+]
 Op = Literal["<", "<=", ">", ">=", "=", "<>", "in", "not in"]
 
 TRANSFERABLE = ("balance", "points", "credit", "funds", "stock", "quantity")
@@ -84,12 +86,15 @@ class Condition(BaseModel):
                                           (e.g. amount <= 10000, principal <= 5 * annual_income)
     - count: at most `number` rows of `child` (with column = value) belong to the row, after
       the operation (e.g. at most 2 cards with status active); with `per`, another key
-      parameter, only the child rows that also belong to its row ("on the same trip"); with
+      parameter, only the child rows that also belong to its row ("on the same trip"), or a
+      column of the row a create adds, those with its value ("of the same alert_type"); with
       `other_column` instead of `number`, the most is that column of the row ("below the
       course's capacity"); a `number` of 0 means none before the operation ("only if the
       player has no contract with status active", "no grade has been recorded for it")
     - within_days: row.column is at most `number` days before now
     - days_ahead: row.column is at least `number` days after now
+    - hours_ahead: row.column is more than `number` hours after now ("the showtime starts
+      more than 2 hours later")
     - compare: row.column op other.other_column, both rows named as `row` is
                                           (e.g. seats_sold < trip_id.train_id's capacity)
     - guard: one of the candidate's built-in guards, by name
@@ -907,16 +912,27 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
             return [f"{where}: {cond.child} rows do not belong to {table.name} rows"]
         if cond.column and cond.column not in child.column_names:
             return [f"{where}: table {child.name} has no column {cond.column!r}"]
-        if cond.per and (
-            cond.per not in cand.rows or link(child, schema.table(cand.rows[cond.per])) is None
+        own = cand.creates == child.name and cond.per in child.column_names
+        if cond.per and own and cond.per not in cand.tool.param_types():
+            return [f"{where}: per {cond.per!r} is no parameter of {cand.id}"]
+        if (
+            cond.per
+            and not own
+            and (
+                cond.per not in cand.rows or link(child, schema.table(cand.rows[cond.per])) is None
+            )
         ):
-            return [f"{where}: per {cond.per!r} is no row of it that {child.name} rows belong to"]
-    elif cond.kind in ("within_days", "days_ahead"):
+            return [
+                f"{where}: per {cond.per!r} is no row of it that {child.name} rows belong to, "
+                f"nor a column of the {child.name} row it creates"
+            ]
+    elif cond.kind in ("within_days", "days_ahead", "hours_ahead"):
         assert table is not None
         if table.column(cond.column).type not in ("date", "datetime"):
             return [f"{where}: column {cond.column!r} is not a date"]
         if cond.number is None or cond.number < 0:
-            return [f"{where}: needs a number of days"]
+            unit = "hours" if cond.kind == "hours_ahead" else "days"
+            return [f"{where}: needs a number of {unit}"]
     elif cond.kind == "compare":
         assert table is not None
         try:
@@ -1028,9 +1044,11 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
             else key
         )
         filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
-        if cond.per:
+        if cond.per in cand.rows:
             also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
+        elif cond.per:  # a column of the new row: those with the same value
+            filt += f" AND {cond.per} = :{cond.per}"
         adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it
         most = (
             f"(SELECT {cond.other_column} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
@@ -1050,6 +1068,8 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
             f"{cond.column} {cond.op} (SELECT {cond.other_column} FROM {other.name} "
             f"WHERE {other.primary_key[0]} = {other_key})"
         )
+    elif cond.kind == "hours_ahead":
+        test = f"(julianday({cond.column}) - julianday(:_now)) * 24 > {cond.number}"
     else:  # days_ahead
         test = f"julianday({cond.column}) - julianday(:_now) >= {cond.number}"
     return RequireStep(sql=f"SELECT {test} AS ok{frm}", error=rule)

@@ -99,8 +99,9 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
 
 
 def rule_verb(rule: str) -> str:
-    """The operation a rule restricts, as it says it: "can only be closed" → closed."""
-    m = re.search(r"can(?:not)? (?:only )?(?:be )?(\w+)", rule.lower())
+    """The operation a rule restricts, as it says it: "can only be closed" → closed, "cannot
+    be set back to active" → active."""
+    m = re.search(r"can(?:not)? (?:only )?(?:be )?(?:set (?:back )?to )?(\w+)", rule.lower())
     return m.group(1) if m else ""
 
 
@@ -159,7 +160,8 @@ def guess_conditions(
                     factor=_number(m.group(1)),
                 )
             )
-    out += _counts(text, rows, tables, seed or {}, cand.creates)
+    params = set(cand.tool.param_types())
+    out += _counts(text, rows, tables, seed or {}, cand.creates, params)
     out += _between(text, cand)
     out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
@@ -172,6 +174,7 @@ def guess_conditions(
         for column in target.columns:
             name = column.name
             kept = re.search(rf"\bwith {name} (\w+)", subject) if about else None
+            kept = None if "status" in name else kept  # a status is read by `_statuses`
             if kept:  # "a flight booking with fare_class basic_economy cannot be changed"
                 said: str | float = kept.group(1)
                 if column.type == "boolean" and said in ("true", "false"):
@@ -241,6 +244,7 @@ def _counts(
     tables: dict[str, Table],
     seed: dict[str, list[dict]],
     creates: str | None,
+    params: set[str],
 ) -> list[Condition]:
     """Limits on how many child rows a row holds: "at most 2 cards with status active", "cannot
     have more than 6 active enrollments", "can have only one alert with status active", "has
@@ -278,6 +282,8 @@ def _counts(
                 ),
                 "",
             )
+            if same and not per and child == creates and same.group(1) in params:
+                per = same.group(1)  # "of the same alert_type": the new row's own value
             if same and not per:
                 break  # "in the same term": a column, no row of the operation
             out.append(
@@ -410,6 +416,22 @@ def _cross_row(
         row = row_of(m.group(1), m.group(2))
         if row is not None:
             out.append(Condition(kind="days_ahead", row=row, column=m.group(2), number=0))
+    starts = r"(?:starts|begins|departs|leaves)"
+    ahead = rf"the (\w+) {starts} (?:more than|at least) {NUMBER} hours? (?:later|from now|ahead)"
+    for m in re.finditer(rf"\b{ahead}|\b(?:an?|the) (\w+) (?:is )?in the future", text):
+        entity = m.group(1) or m.group(3)
+        row, column = next(
+            ((r, when) for r, t in rows if entity in entity_words(t.name) and (when := _moment(t))),
+            (None, None),
+        )
+        if row is None or column is None:
+            continue
+        hours = int(_number(m.group(2))) if m.group(2) else None
+        out.append(
+            Condition(kind="hours_ahead", row=row, column=column, number=hours)
+            if hours is not None
+            else Condition(kind="days_ahead", row=row, column=column, number=0)
+        )
     for m in re.finditer(rf"within {NUMBER} days of (?:its|the (\w+)'s) ([a-z_]+)", text):
         entity, column = m.group(2), m.group(3)
         row = row_of(entity, column) if entity else cand.main
@@ -420,6 +442,14 @@ def _cross_row(
                 )
             )
     return out
+
+
+def _moment(table: Table) -> str | None:
+    """The column that says when a row happens: its start or departure, else its first
+    date or time."""
+    times = [c.name for c in table.columns if c.type in ("date", "datetime")]
+    starts = [c for c in times if re.search(r"start|depart|begin|scheduled", c)]
+    return next(iter(starts or times), None)
 
 
 def _negated(text: str, at: int) -> bool:

@@ -425,3 +425,51 @@ def test_a_value_said_with_the_rules_subject_is_a_condition_on_it() -> None:
     sell = by_id(railway_spec())["create:tickets under passengers"]
     said = "A ticket with status refunded cannot be sold."  # a new row has no value yet
     assert guess_conditions(said, sell, railway_spec().schema_, railway_spec().seed) == []
+
+
+def test_a_state_a_record_cannot_be_set_back_to_names_the_status_change() -> None:
+    """Weather's "a station with status decommissioned cannot be set back to active": the
+    verb is the state, not "set"."""
+    spec = railway_spec()
+    writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
+    rule = "A trip with status delayed cannot be set back to scheduled."
+    cand = candidate_for(rule, writes)
+    assert cand is not None and cand.id == "status:trips.status=scheduled"
+    conditions = guess_conditions(rule, cand, spec.schema_, spec.seed)
+    assert [(c.kind, c.op, c.values) for c in conditions] == [("in", "not in", ["delayed"])]
+    tool = with_conditions(cand, [condition_step(cand, conditions[0], spec.schema_, rule)])
+    assert call(spec, tool, trip_id=11)[0].error == rule  # delayed
+
+
+def test_a_limit_of_the_same_value_counts_the_rows_with_the_new_rows_value() -> None:
+    """Weather's "a region can have only one alert with status active of the same
+    alert_type": the alert type is the new alert's own, a parameter of the create."""
+    spec = school_spec()
+    rule = "A student can have only one enrollment with status active of the same grading."
+    enroll = _enforced(spec, rule, "create:enrollments under students")
+    assert call(spec, enroll, student_id=1, course_id=10, grading="letter")[0].error == rule
+    assert call(spec, enroll, student_id=1, course_id=10, grading="pass_fail")[0].ok
+    cand = by_id(spec)["create:enrollments under students"]
+    wrong = Condition(kind="count", row="student_id", child="enrollments", number=1, per="score")
+    assert condition_problems(cand, wrong, spec.schema_) == [
+        "create:enrollments under students: condition count: per 'score' is no row of it that "
+        "enrollments rows belong to, nor a column of the enrollments row it creates"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rule", "refused", "allowed"),
+    [
+        # movie: "a booking needs a showtime in the future"
+        ("A ticket can be sold only for a trip in the future.", 13, 10),
+        # movie: "the showtime starts more than 2 hours later"; trip 11 leaves in 22 hours
+        ("A ticket can be sold only if the trip starts more than 24 hours later.", 11, 10),
+    ],
+)
+def test_a_moment_ahead_of_now_is_read_off_the_row_it_names(
+    rule: str, refused: int, allowed: int
+) -> None:
+    spec = railway_spec()
+    sell = _enforced(spec, rule, "create:tickets under passengers")
+    assert call(spec, sell, passenger_id=51, trip_id=refused, price=9)[0].error == rule
+    assert call(spec, sell, passenger_id=51, trip_id=allowed, price=9)[0].ok
