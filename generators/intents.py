@@ -399,7 +399,7 @@ def gold_chain(
             if not changed:
                 return None
             told = [OutputRef(call=len(plan) - 1, path=c) for c in changed[:2]]
-        wanted = [ref.path for ref in told]
+        wanted = [_field_of(table, ref.path) for ref in told]
     else:
         # a refusal: tell the values the failing rule reads, from a read before the write
         source = None
@@ -421,7 +421,7 @@ def gold_chain(
             source = (write_at, "")
             write_at += 1
         told = [OutputRef(call=source[0], path=f"{source[1]}{c}") for c in purpose.checked[:2]]
-        wanted = list(purpose.checked[:2])
+        wanted = [_field_of(table, c) for c in purpose.checked[:2]]
     seen: set[object] = set()
     for call, result in zip(plan, results, strict=True):
         for name, value in call.arguments.items():
@@ -438,6 +438,13 @@ def gold_chain(
     words = purpose_words(purpose, table, steps, own=table.name == people.name)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
+
+
+def _field_of(table: Table, column: str) -> str:
+    """A field as the customer asks for it, with its record: "card_status", not "status"
+    (the judge read "tell me the status" after a freeze as the status of the freeze)."""
+    noun = singular(table.name)
+    return column if column.startswith(noun) else f"{noun}_{column}"
 
 
 def _other_records(

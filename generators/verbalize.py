@@ -60,6 +60,11 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     if chain.wanted and not request.asks_for_information:
         wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)
         problems.append(f"the message must ask to be told the {wanted}")
+    if chain.errors and (after := request.asks_after()):
+        problems.append(
+            f"the message asks for something {after!r} the change, which may not happen: ask "
+            "for the current values instead"
+        )
     return problems
 
 
@@ -117,7 +122,11 @@ async def verbalize(
         asked = not chain.wanted or Request(instruction).asks_for_information
         if not asked:  # the last attempt still asks nothing: the question is added, counted
             wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)
-            instruction += f" Please tell me the {wanted} afterwards."
+            instruction += (  # a refused change has no afterwards
+                f" Please tell me the current {wanted}."
+                if chain.errors
+                else f" Please tell me the {wanted} afterwards."
+            )
         return Verbalized(instruction, facts, len(missing) + (not asked))
 
     prompt = messages(

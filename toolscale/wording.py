@@ -175,6 +175,14 @@ def _variants(word: str, groups: tuple[frozenset[str], ...]) -> frozenset[str]:
     return frozenset(found)
 
 
+_AFTER = re.compile(
+    r"\b(?:after (?:the|this|that|it|its|my|doing|making|completing)\b|afterwards?\b|"
+    r"updated\b|resulting\b|once (?:it|that|this) (?:is|has been) done\b)",
+    re.I,
+)
+_ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
+
+
 class Request:
     """An instruction (or a whole user text) stemmed once, asked about many words."""
 
@@ -231,6 +239,15 @@ class Request:
     @property
     def asks_for_information(self) -> bool:
         return "?" in self.text or bool(INFO_CUES & set(self.tokens))
+
+    def asks_after(self) -> str | None:
+        """The words of a sentence that asks to be told something after an operation ("I
+        want to know the balance of my account after this transfer"), or None."""
+        for sentence in re.split(r"(?<=[.!?])\s+", self.text):
+            after = _AFTER.search(sentence)
+            if after and _ASKING.search(sentence):
+                return after.group()
+        return None
 
     @property
     def asks_for_each(self) -> bool:

@@ -301,14 +301,6 @@ def reads_like_calls(task: Task, tools: dict[str, Tool]) -> str | None:
     return None
 
 
-AFTER = re.compile(
-    r"\b(?:after (?:the|this|that|it|its|my|doing|making|completing)\b|afterwards?\b|"
-    r"updated\b|resulting\b|once (?:it|that|this) (?:is|has been) done\b)",
-    re.I,
-)
-ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
-
-
 def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
     """A refusal (every write refused, nothing changes) whose request asks to be told
     something after the write ("the balance of my account after this transfer"): no such
@@ -316,14 +308,10 @@ def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
     writes = [c for c in task.gold_calls if c.name in tools and tools[c.name].kind == "write"]
     if not writes or any(c.expect_error is None for c in writes):
         return None
-    for sentence in re.split(r"(?<=[.!?])\s+", task.instruction):
-        after = AFTER.search(sentence)
-        if after and ASKING.search(sentence):
-            return (
-                f"every write is refused, yet the instruction asks to be told something "
-                f"{after.group()!r} it: {sentence.strip()!r}"
-            )
-    return None
+    after = Request(task.instruction).asks_after()
+    if after is None:
+        return None
+    return f"every write is refused, yet the instruction asks to be told something {after!r} it"
 
 
 def check(

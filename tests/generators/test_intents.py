@@ -14,6 +14,7 @@ from generators.intents import (
     STAGE,
     Purpose,
     _asks_what_is,
+    gold_chain,
     owners,
     propose_intent_task,
     purpose_words,
@@ -212,3 +213,18 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     purpose = Purpose(tool, "clients", "C1001", {"client_id": "C1001", "email": "a@b.co"})
     text = purpose_words(purpose, clients, [], own=True)
     assert text == "update client email, for their client profile."
+
+
+def test_what_the_user_wants_told_names_its_record(
+    bank_env: Environment, banking: EnvironmentSpec
+) -> None:
+    """ "Tell me the status" after a freeze was read by the judge as the status of the
+    freeze: the customer is asked to want the card's status."""
+    freeze = next(t for t in banking.tools if t.name == "freeze_card")
+    card = next(c for c in banking.seed["cards"] if c["status"] == "active")
+    account = next(a for a in banking.seed["accounts"] if a["account_id"] == card["account_id"])
+    args = {"client_id": account["client_id"], "card_id": card["card_id"]}
+    people = banking.schema_.table("clients")
+    chain = gold_chain(bank_env, Purpose(freeze, "cards", card["card_id"], args), people,
+                       owners(banking, people))  # fmt: skip
+    assert chain is not None and chain.wanted and all(w.startswith("card") for w in chain.wanted)

@@ -145,3 +145,32 @@ def test_a_greeting_to_someone_by_name_is_left_out(tmp_path: Path) -> None:
     assert (
         unaddressed("Hi, I'm Ann and I want to close it.") == "Hi, I'm Ann and I want to close it."
     )
+
+
+def test_a_refusal_asks_for_the_current_values_never_for_those_after(tmp_path: Path) -> None:
+    """Finance's refused transfer came back as "I want to know the balance of my new account
+    after this transfer": a value that never exists, so the words go back once, and a
+    question added at the end asks for the current value."""
+    chain = dataclasses.replace(CHAIN, wanted=["due_on"], errors={1: "the book is out"})
+    after = reply(
+        {
+            "instruction": "I am member 104 and I want book 203. Tell me the due date after that.",
+            "known_facts": [],
+        }
+    )
+    now = reply(
+        {"instruction": "I am member 104 and I want book 203. When is it due?", "known_facts": []}
+    )
+    asked = ask(scripted(after, now), tmp_path, lambda llm: verbalize(llm, "library", chain))
+    assert asked.value.ok and asked.value.value.instruction.endswith("When is it due?")
+    feedback = last_user(asked.requests[1])
+    assert "asks for something 'after that' the change" in feedback
+    prompt = last_user(asked.requests[0])
+    assert "told the current due on, as it is now" in prompt
+    silent = reply({"instruction": "I am member 104 and I want book 203.", "known_facts": []})
+    added = ask(  # a cache of its own: the same prompt was answered above
+        scripted(silent, silent, silent),
+        tmp_path / "silent",
+        lambda llm: verbalize(llm, "library", chain),
+    )
+    assert added.value.value.instruction.endswith("Please tell me the current due on.")
