@@ -98,6 +98,11 @@ class Condition(BaseModel):
     - compare: row.column op other.other_column, both rows named as `row` is
                                           (e.g. seats_sold < trip_id.train_id's capacity)
     - guard: one of the candidate's built-in guards, by name
+
+    Any kind but guard may hold only in one case: when the call's `if_parameter`, or the
+    column `if_column` of the row `if_row` (named as `row` is), equals `if_value` ("a first
+    class ticket ...": fare_class = first; "a medication marked controlled ...": the
+    medication's controlled = 1). In the other cases the condition does not apply.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -116,6 +121,10 @@ class Condition(BaseModel):
     other: str = ""
     other_column: str = ""
     per: str = ""
+    if_parameter: str = ""
+    if_row: str = ""
+    if_column: str = ""
+    if_value: str | float | None = None
 
 
 class Candidate(BaseModel):
@@ -853,6 +862,8 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         if cond.guard not in cand.guards:
             return [f"{where}: no built-in guard {cond.guard!r}; it has {sorted(cand.guards)}"]
         return []
+    if case := _case_problems(cand, cond, schema):
+        return [f"{where}: {case}"]
     table = None
     if cond.kind != "amount" or cond.column:
         try:
@@ -952,6 +963,45 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
     return []
 
 
+def _case_problems(cand: Candidate, cond: Condition, schema: Schema) -> str | None:
+    """What does not fit in the one case a condition holds in, if it has one."""
+    if not (cond.if_parameter or cond.if_column):
+        return None
+    if cond.if_value is None:
+        return "a case (if_parameter or if_column) needs an if_value"
+    if cond.if_parameter:
+        prop = cand.tool.parameters.get("properties", {}).get(cond.if_parameter)
+        if prop is None:
+            return f"if_parameter {cond.if_parameter!r} is no parameter of {cand.tool.name}"
+        allowed = prop.get("enum")
+        if allowed and str(cond.if_value) not in map(str, allowed):
+            return f"if_value {cond.if_value!r} is not one of {allowed}"
+        return None
+    try:
+        table, _ = resolve_row(cand, cond.if_row or cand.main, schema)
+    except ValueError as e:
+        return f"if_row: {e}"
+    if cond.if_column not in table.column_names:
+        return f"table {table.name} has no column {cond.if_column!r}"
+    allowed = table.enum_values(cond.if_column)
+    if allowed is not None and str(cond.if_value) not in allowed:
+        return f"if_value {cond.if_value!r} is not one of {allowed}"
+    return None
+
+
+def _case_sql(cand: Candidate, cond: Condition, schema: Schema) -> str | None:
+    """The SQL test of the case a condition holds in, or None when it always holds."""
+    if cond.if_parameter:
+        return f":{cond.if_parameter} = {literal(cond.if_value)}"
+    if cond.if_column:
+        table, key = resolve_row(cand, cond.if_row or cand.main, schema)
+        return (
+            f"(SELECT {cond.if_column} FROM {table.name} WHERE {table.primary_key[0]} = {key}) "
+            f"= {literal(cond.if_value)}"
+        )
+    return None
+
+
 def _comparable(column: Column) -> str:
     return "number" if column.type in ("integer", "real") else column.type
 
@@ -1008,7 +1058,16 @@ def link(child: Table, parent: Table) -> tuple[str, str] | None:
 
 def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) -> RequireStep:
     """The require step of a condition that fits (see `condition_problems`); its error is the
-    rule it enforces."""
+    rule it enforces. A condition with a case passes outside it."""
+    test, frm, alias = _condition_sql(cand, cond, schema)
+    case = _case_sql(cand, cond, schema)
+    if case is not None:
+        test = f"NOT COALESCE({case}, 0) OR ({test})"
+    return RequireStep(sql=f"SELECT {test} AS {alias}{frm}", error=rule)
+
+
+def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[str, str, str]:
+    """(the test, the FROM clause it reads, its name) of a condition."""
     if cond.kind == "guard":  # already a step (or, for close_at_zero, the write itself)
         raise ValueError("a built-in guard has no new step")
     table, key = None, ""
@@ -1055,10 +1114,10 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
             if cond.other_column
             else str(cond.number)
         )
-        return RequireStep(
-            sql=f"SELECT COUNT(*) + {adds} <= {most} AS within_limit FROM {child.name} "
-            f"WHERE {fk} = {owner}{filt}",
-            error=rule,
+        return (
+            f"COUNT(*) + {adds} <= {most}",
+            f" FROM {child.name} WHERE {fk} = {owner}{filt}",
+            "within_limit",
         )
     elif cond.kind == "within_days":
         test = f"julianday(:_now) - julianday({cond.column}) <= {cond.number}"
@@ -1072,7 +1131,7 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
         test = f"(julianday({cond.column}) - julianday(:_now)) * 24 > {cond.number}"
     else:  # days_ahead
         test = f"julianday({cond.column}) - julianday(:_now) >= {cond.number}"
-    return RequireStep(sql=f"SELECT {test} AS ok{frm}", error=rule)
+    return test, frm, "ok"
 
 
 def _adds(cand: Candidate, cond: Condition) -> bool:

@@ -16,6 +16,7 @@ from generators.patterns import (
     enum_values,
     link,
     reachable,
+    status_column,
 )
 from toolscale.schema import Schema, Table
 from toolscale.wording import entity_words, singular, words
@@ -85,8 +86,8 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         return 0  # "a trip with status cancelled cannot be booked": the trip exists already
     if main and re.search(rf"\b{singular(main)}", text):
         score += 2  # the table it is about
-    if main and re.match(rf"(?:an? |the )?(?:\w+ )?{singular(main)}s? ", text):
-        score += 1  # and the rule's subject: "a ticket can be sold only on a trip ..."
+    if main and re.search(rf"\b{singular(main)}s?\b", _subject(text)):
+        score += 1  # and the rule's subject: "a (first class) ticket can be sold only ..."
     if any(re.search(rf"\b{singular(t)}", text) for t in set(cand.rows.values()) - {main}):
         score += 1
     # a rule that states a candidate's own checks ("at most the outstanding balance") is
@@ -96,6 +97,11 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     if column and column in text:
         score += 1
     return score
+
+
+def _subject(text: str) -> str:
+    """What a rule is about: its words before the verb ("a first class ticket")."""
+    return re.split(r"\b(?:can|cannot|may|must|needs?|requires?)\b", text)[0]
 
 
 def rule_verb(rule: str) -> str:
@@ -134,8 +140,117 @@ def guess_conditions(
     rule: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]] | None = None
 ) -> list[Condition]:
     """The conditions the rule's phrasing states, on `cand`'s rows (status words are the
-    values the schema's CHECK or else the seed has)."""
+    values the schema's CHECK or else the seed has); for a rule about one kind of record
+    ("a first class ticket", "a medication marked controlled"), each holds only in that
+    case, and a kind it cannot read gives none (the rule would be enforced on every record)."""
     text = rule.lower()
+    case, unread = _case(text, cand, schema, seed or {})
+    if unread:
+        return []
+    out = _stated(text, cand, schema, seed) + _flags(text, cand, schema)
+    if (
+        case
+        and case.get("if_row")
+        and re.search(NEGATION, text)
+        and all(c.kind == "guard" for c in out)
+    ):  # "an enrollment in a course marked core cannot be dropped": never in that case
+        row, column, value = case["if_row"], case["if_column"], case["if_value"]
+        ban = Condition(kind="value", row=str(row), column=str(column), op="<>", value=value)
+        return [*out, ban]
+    if case:
+        out = [c if c.kind == "guard" else c.model_copy(update=case) for c in out]
+    return out
+
+
+_PLAIN = {"a", "an", "the", "one", "new", "own", "existing", "other", "each", "every", "any"}
+
+
+def _case(
+    text: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]]
+) -> tuple[dict[str, str | float], bool]:
+    """The case a rule is about, as `if_` fields of a condition, and whether its subject
+    names a kind of record this cannot read: "a first class ticket" (a value of the new
+    ticket's parameter), "a medication marked controlled" (a flag of a row the call reads);
+    "a frozen card" is a status, read as a condition of its own."""
+    subject = _subject(text)
+    named: list[tuple[str | None, Table]] = (
+        [(None, schema.table(cand.creates))] if cand.creates else []
+    )
+    named += reachable(cand, schema)
+    entities = set().union(*(entity_words(t.name) for t in schema.tables))
+    for table in schema.tables:
+        noun = singular(table.name).replace("_", " ")
+        m = re.search(rf"\b(?:an?|the|one) ((?:[a-z_]+ ){{0,3}}){noun}s?\b(.*)", subject)
+        if m is None:
+            continue
+        found = status_column(table, seed)
+        states = set(found[1]) if found else set()  # "a frozen card": a status condition
+        qualifier = [w for w in m.group(1).split() if w not in _PLAIN | states | entities]
+        flag = re.match(r"\s*(?:marked|flagged|labell?ed)(?: as)? (\w+)", m.group(2))
+        if not (flag or qualifier):
+            return {}, False
+        row = next((r for r, t in named if t.name == table.name), "")
+        if row == "":
+            return {}, True  # a kind of record the operation does not touch
+        case = _flag_case(table, row, flag[1]) if flag else None
+        case = case or _value_case(table, row, qualifier, cand)
+        return (case or {}), case is None
+    return {}, False
+
+
+def _flag_case(table: Table, row: str | None, word: str) -> dict[str, str | float] | None:
+    """ "a medication marked controlled": the row's flag with that word is set (for the row
+    a create adds, its parameter)."""
+    column = next(
+        (c.name for c in table.columns if c.type == "boolean" and word in words(c.name)), None
+    )
+    if column is None:
+        return None
+    if row is None:
+        return {"if_parameter": column, "if_value": 1.0}
+    return {"if_row": row, "if_column": column, "if_value": 1.0}
+
+
+def _value_case(
+    table: Table, row: str | None, qualifier: list[str], cand: Candidate
+) -> dict[str, str | float] | None:
+    """ "a first class ticket": a column (or, for the row a create adds, a parameter) that
+    allows the qualifier as a value, "first_class" or "first"."""
+    props = cand.tool.parameters.get("properties", {})
+    for value in ["_".join(qualifier), *qualifier]:
+        if row is None:
+            param = next((p for p, v in props.items() if value in v.get("enum", [])), None)
+            if param is not None:
+                return {"if_parameter": param, "if_value": value}
+            continue
+        for c in table.columns:
+            if value in (table.enum_values(c.name) or []):
+                return {"if_row": row, "if_column": c.name, "if_value": value}
+    return None
+
+
+def _flags(text: str, cand: Candidate, schema: Schema) -> list[Condition]:
+    """Flags a rule wants set on a row the call reads: "a trip whose train has
+    has_first_class set to true", "a doctor with can_prescribe_controlled set to true"."""
+    out: list[Condition] = []
+    rows = reachable(cand, schema)
+    for m in re.finditer(r"\b([a-z][a-z0-9_]*) (?:is |set to |= )(true|false)\b", text):
+        name = m.group(1)
+        holders = [(r, t) for r, t in rows if name in t.column_names]
+        holders = [(r, t) for r, t in holders if t.column(name).type == "boolean"]
+        if not holders:
+            continue
+        before = text[: m.start()]
+        row, _ = max(holders, key=lambda h: before.rfind(singular(h[1].name).split("_")[-1]))
+        op = "<>" if _negated(text, m.start()) else "="
+        value = 1.0 if m.group(2) == "true" else 0.0
+        out.append(Condition(kind="value", row=row, column=name, op=op, value=value))
+    return out
+
+
+def _stated(
+    text: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]] | None
+) -> list[Condition]:
     negated = bool(re.search(NEGATION, text))
     out: list[Condition] = []
     for guard, phrase in GUARDS.items():
@@ -165,7 +280,7 @@ def guess_conditions(
     out += _between(text, cand)
     out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
-    subject = re.split(r"\b(?:can|cannot|may|must)\b", text)[0]
+    subject = _subject(text)
     for row, table_name in rows:
         target = tables[table_name]
         if len(rows) > 1 and row.startswith("to_") and source:
@@ -173,6 +288,10 @@ def guess_conditions(
         about = not cand.creates and singular(table_name).replace("_", " ") in subject
         for column in target.columns:
             name = column.name
+            if column.type == "boolean" and re.search(
+                rf"\b{name} (?:is |set to |= )(?:true|false)", text
+            ):
+                continue  # a flag: `_flags`
             kept = re.search(rf"\bwith {name} (\w+)", subject) if about else None
             kept = None if "status" in name else kept  # a status is read by `_statuses`
             if kept:  # "a flight booking with fare_class basic_economy cannot be changed"

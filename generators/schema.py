@@ -370,6 +370,24 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
             if column is not None and column.type == "text" and column.values:
                 room = [v for v in m.groups()[1:] if v in _STATES and v not in column.values]
                 column.values = (column.values + room)[:8]
+        for m in re.finditer(r"\b(?:an?|the) (\w+) class (\w+)", text):
+            table = owner(singular(m.group(2)))  # "a first class ticket": a ticket's class
+            if table is None or len(table.columns) >= 12:
+                continue
+            column = next((c for c in table.columns if "class" in c.name and c.values), None)
+            if column is None:
+                column = ColumnProposal(name=f"{singular(table.name)}_class", type="text")
+                column.values = ["standard"]
+                table.columns.append(column)
+            if m.group(1) not in column.values:
+                column.values = [*column.values, m.group(1)][:8]
+        for m in re.finditer(r"\b(?:an?|the) (\w+) (?:marked|flagged) (?:as )?(\w+)", text):
+            table = owner(singular(m.group(1)))  # "a medication marked controlled": a flag
+            flagged = table is not None and any(
+                c.type == "boolean" and m.group(2) in words(c.name) for c in table.columns
+            )
+            if table is not None and not flagged and len(table.columns) < 12:
+                table.columns.append(ColumnProposal(name=f"is_{m.group(2)}", type="boolean"))
         every = _every_entity(tables)
         for m in re.finditer(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text):  # "while seats_sold is below"
             nouns = [w for w in re.findall(r"[a-z]+", text[: m.start()]) if owner(w)]

@@ -1,6 +1,8 @@
 """A school schema for the rules that change an enrollment's state ("a student can drop a
-course only while the enrollment status is active and no grade has been recorded for it"),
-with a small seed: one graded and one ungraded active enrollment, one dropped."""
+course only while the enrollment status is active and no grade has been recorded for it")
+and hold in one case ("a pass_fail enrollment ...", "a course marked core ..."), with a
+small seed: one graded and one ungraded active enrollment, one dropped; Biology 2 is a core
+course that allows pass/fail grading, Geography neither."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ SCHEMA = {
                 col("course_id", "integer"),
                 col("name", "text"),
                 col("capacity", "integer"),
+                col("allows_pass_fail", "boolean"),
+                col("is_core", "boolean"),
             ],
             "primary_key": ["course_id"],
         },
@@ -84,8 +88,20 @@ SEED = {
         {"student_id": 2, "name": "Noah Kim", "email": "noah@example.com"},
     ],
     "courses": [
-        {"course_id": 10, "name": "Biology 2", "capacity": 30},
-        {"course_id": 11, "name": "Geography", "capacity": 30},
+        {
+            "course_id": 10,
+            "name": "Biology 2",
+            "capacity": 30,
+            "allows_pass_fail": True,
+            "is_core": True,
+        },
+        {
+            "course_id": 11,
+            "name": "Geography",
+            "capacity": 30,
+            "allows_pass_fail": False,
+            "is_core": False,
+        },
     ],
     "enrollments": [
         enrollment(300, 1, 10, "active", "letter"),  # graded

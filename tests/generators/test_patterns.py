@@ -473,3 +473,29 @@ def test_a_moment_ahead_of_now_is_read_off_the_row_it_names(
     sell = _enforced(spec, rule, "create:tickets under passengers")
     assert call(spec, sell, passenger_id=51, trip_id=refused, price=9)[0].error == rule
     assert call(spec, sell, passenger_id=51, trip_id=allowed, price=9)[0].ok
+
+
+def test_a_rule_about_one_kind_of_record_holds_only_for_that_kind() -> None:
+    """Railway's "a first class ticket can only be sold on a trip whose train has
+    has_first_class set to true" and medicine's "a medication marked controlled can only be
+    prescribed by a doctor with can_prescribe_controlled set to true": enforced on every
+    ticket or prescription, they refuse what the rule allows."""
+    spec = school_spec()
+    rule = "A pass_fail enrollment can only be created for a course whose allows_pass_fail is true."
+    enroll = _enforced(spec, rule, "create:enrollments under students")
+    assert call(spec, enroll, student_id=2, course_id=11, grading="pass_fail")[0].error == rule
+    assert call(spec, enroll, student_id=2, course_id=11, grading="letter")[0].ok
+    assert call(spec, enroll, student_id=2, course_id=10, grading="pass_fail")[0].ok
+    core = "An enrollment in a course marked core cannot be dropped."
+    drop = _enforced(spec, core, "status:enrollments.status=dropped")
+    assert call(spec, drop, enrollment_id=301)[0].ok  # Geography
+    assert call(spec, drop, enrollment_id=300)[0].error == core  # Biology 2
+    cands = by_id(spec)
+    for unread in (
+        "An honours enrollment can only be created for a course whose "
+        "allows_pass_fail is true.",  # no column says honours
+        "A course marked elective cannot be dropped.",
+    ):  # no flag says so
+        cand = candidate_for(unread, [c for c in cands.values() if c.tool.kind == "write"])
+        assert cand is not None
+        assert guess_conditions(unread, cand, spec.schema_, spec.seed) == []

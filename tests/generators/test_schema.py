@@ -402,3 +402,25 @@ def test_a_rule_that_does_something_to_a_record_gives_it_that_state() -> None:
     done = to_schema(completed(SchemaProposal(tables=tables), rules))
     assert done.table("enrollments").enum_values("status") == ["active", "inactive", "dropped"]
     assert done.table("orders").enum_values("status") == ["placed", "canceled"]
+
+
+def test_a_kind_of_record_a_rule_names_gets_a_column_to_say_it() -> None:
+    """Railway's "a first class ticket" and medicine's "a medication marked controlled":
+    without a ticket class or a flag, the rule could only be enforced on every record."""
+    tables = [
+        TableProposal(name="tickets", description="", columns=[
+            ColumnProposal(name="ticket_id", type="integer"),
+            ColumnProposal(name="price", type="real"),
+        ]),
+        TableProposal(name="medications", description="", columns=[
+            ColumnProposal(name="medication_id", type="integer"),
+            ColumnProposal(name="ticket_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A first class ticket can only be sold on a trip whose train has first class.",
+        "A medication marked controlled can only be prescribed by some doctors.",
+    ]
+    done = to_schema(completed(SchemaProposal(tables=tables), rules))
+    assert done.table("tickets").enum_values("ticket_class") == ["standard", "first"]
+    assert done.table("medications").column("is_controlled").type == "boolean"
