@@ -101,7 +101,10 @@ class ArgumentSampler:
         rows = rows if rows is not None else {}
         if param.startswith("new_") and where and self.rows.get(where[0]):
             other = rng.choice(self.rows[where[0]])  # a new value: not the changed row's own
-            return self._amount(tool, kind, other.get(where[1]), rng)
+            value = other.get(where[1])
+            if isinstance(value, str) and "@" in value:  # an email is one person's own
+                return self._fresh_email(where[0], where[1], rng)
+            return self._amount(tool, kind, value, rng)
         for table, picked in rows.items():  # a row already drawn that holds this value wins
             for name in (param, where[1] if where else None):
                 if name and name in picked and name not in picked["_used"]:
@@ -124,6 +127,19 @@ class ArgumentSampler:
         if kind == "boolean":
             return rng.random() < 0.5
         return rng.choice(["standard", "priority", "note"])
+
+    def _fresh_email(self, table: str, column: str, rng: random.Random) -> str:
+        """An address no row has: school's tasks changed a student's email to another
+        student's."""
+        from faker import Faker  # imported here: only a new email needs it
+
+        fake = Faker("en_US")
+        fake.seed_instance(rng.randrange(2**32))
+        taken = {r.get(column) for r in self.rows.get(table, [])}
+        email = fake.email()
+        while email in taken:
+            email = fake.email()
+        return email
 
     def _given(self, table: str, column: str, value: Scalar, rng: random.Random) -> Scalar:
         """The value, or where the row has none (the frozen_reason of an active card) one

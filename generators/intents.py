@@ -193,9 +193,10 @@ def draft_purpose(
 
 
 def _asks_what_is(tool: Tool, arguments: dict[str, Scalar], spec: EnvironmentSpec) -> bool:
-    """The write sets a closed choice, or its one fixed value, to what the row already has
-    ("set my scheduled appointment to scheduled", "set my refunded ticket to refunded"):
-    refused by a no-op guard, it is no request a person makes."""
+    """The write sets a closed choice, or every value it sets, to what the row already has
+    ("set my scheduled appointment to scheduled", "set my refunded ticket to refunded",
+    "update my email to" the one it has): refused by a no-op guard, it is no request a
+    person makes."""
     columns = parameter_columns(tool, spec)
     keys = {k.param: k.table for k in key_params(tool, spec)}
     for name in closed_choices(tool):
@@ -206,15 +207,22 @@ def _asks_what_is(tool: Tool, arguments: dict[str, Scalar], spec: EnvironmentSpe
         row = _rows_by_key(spec, spec.schema_.table(table)).get(arguments.get(key_param))
         if row is not None and row.get(column) == arguments.get(name):
             return True
-    for sql in tool.run:  # a fixed value: "UPDATE tickets SET status = 'refunded' WHERE ..."
-        m = re.match(r"\s*UPDATE (\w+) SET (\w+) = '([^']*)' WHERE (\w+) = :(\w+)\s*$", sql)
+    for sql in tool.run:  # "UPDATE tickets SET status = 'refunded' WHERE ticket_id = ..."
+        m = re.match(r"\s*UPDATE (\w+) SET (.+) WHERE (\w+) = :(\w+)\s*$", sql)
         if m is None or m.group(1) not in spec.schema_.table_names:
             continue
         updated = spec.schema_.table(m.group(1))
-        if updated.primary_key != [m.group(4)]:
+        row = _rows_by_key(spec, updated).get(arguments.get(m.group(4)))
+        if updated.primary_key != [m.group(3)] or row is None:
             continue
-        row = _rows_by_key(spec, updated).get(arguments.get(m.group(5)))
-        if row is not None and row.get(m.group(2)) == m.group(3):
+        sets = re.findall(r"(\w+) = (?:'([^']*)'|:(\w+))", m.group(2))
+        # a fixed value, or a given one ("update my email to" the email it has)
+        said = [
+            (c, fixed if not param else arguments.get(param))
+            for c, fixed, param in sets
+            if not param.startswith("_")  # the clock
+        ]
+        if said and all(row.get(column) == value for column, value in said):
             return True
     return False
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from generators.arguments import ArgumentSampler, parameter_columns
+from generators.patterns import catalogue
 from generators.tools import (
     smoke_problems,
 )
@@ -12,6 +13,7 @@ from tests.generators.library import (
     Library,
     library_tool,
 )
+from tests.generators.railway import railway_spec
 from toolscale.environment import Environment
 from toolscale.tool import Tool, ToolCall
 
@@ -141,3 +143,18 @@ def test_sampler_follows_a_drawn_row_to_its_parent(lib: Library) -> None:
             args = sampler.arguments(LOAN_BY_NAME, random.Random(seed))
             assert borrower[args["loan_id"]] == args["name"]
             assert environment.step(ToolCall(name="loan_by_name", arguments=args)).ok
+
+
+def test_a_new_email_is_nobodys_email() -> None:
+    """School's tasks changed a student's email to another student's: a new value is drawn
+    from other rows, which for an email is a person's own."""
+    spec = railway_spec()
+    update = next(
+        c for c in catalogue(spec.schema_, spec.seed) if c.id == "update:passengers.email"
+    )
+    sampler = ArgumentSampler(spec.model_copy(update={"tools": [update.tool]}))
+    taken = {p["email"] for p in spec.seed["passengers"]}
+    drawn = [sampler.value(update.tool, "new_email", random.Random(i)) for i in range(20)]
+    assert all(isinstance(e, str) and "@" in e and e not in taken for e in drawn)
+    assert len(set(drawn)) > 10
+    assert drawn == [sampler.value(update.tool, "new_email", random.Random(i)) for i in range(20)]

@@ -20,11 +20,14 @@ from generators.intents import (
     purpose_words,
     route,
 )
+from generators.patterns import catalogue
 from tests.generators.library import Library, ask
+from tests.generators.railway import railway_spec
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
+from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.testing.fakedomain import library
@@ -203,6 +206,13 @@ def test_a_refusal_never_asks_for_the_value_a_record_already_has(
     frozen = next(c for c in banking.seed["cards"] if c["status"] == "frozen")
     assert _asks_what_is(fixed, {"card_id": frozen["card_id"]}, spec)
     assert not _asks_what_is(fixed, {"card_id": card["card_id"]}, spec)  # active
+    # school: "update my email to jaime@yahoo.com", the email the student has
+    rail = railway_spec()
+    cands = catalogue(rail.schema_, rail.seed)
+    email = next(c for c in cands if c.id == "update:passengers.email")
+    given: dict[str, Scalar] = {"passenger_id": 50, "new_email": "ines@example.com"}
+    assert _asks_what_is(email.tool, given, rail)
+    assert not _asks_what_is(email.tool, {**given, "new_email": "ines.d@example.com"}, rail)
 
 
 def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
