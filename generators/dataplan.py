@@ -251,6 +251,9 @@ def _iso(text: str | None, kind: str) -> bool:
     return True
 
 
+NAMED_KINDS = {"first_name", "last_name", "person_name", "city", "country", "address", "phone"}
+
+
 def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
     """What is wrong with one column's plan, each naming the table and column."""
     where = f"table {table.name!r} column {plan.column!r}"
@@ -269,6 +272,14 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
     if _persons_name(table, col.name) and plan.kind not in ("person_name", "first_name"):
         # railway's passengers were named "Talk system wind off analysis turn natural may."
         out.append(f"{where}: a person's name: use kind 'person_name'")
+    elif plan.kind in ("text", "sentence") and col.type == "text":
+        # travel's last names were "Sister gas face offer administration indicate answer."
+        # and hotel locations "Ergonomic multi-state standardization"
+        named = _default_text(
+            table, col.name, col.name.lower(), functools.partial(ColumnPlan, column=col.name)
+        )
+        if named.kind in NAMED_KINDS:
+            out.append(f"{where}: the column's name says kind {named.kind!r}; use it")
     enum = table.enum_values(col.name)
     if plan.kind == "choice":
         if not plan.values:
@@ -439,7 +450,7 @@ def _default_text(table: Table, name: str, n: str, plan: Callable[..., ColumnPla
         (r"phone|mobile|fax", {"kind": "phone"}),
         (r"first_?name|given", {"kind": "first_name"}),
         (r"last_?name|surname|family", {"kind": "last_name"}),
-        (r"city|town", {"kind": "city"}),
+        (r"city|town|location", {"kind": "city"}),
         (r"country|nationality", {"kind": "country"}),
         (r"address|street", {"kind": "address"}),
         (r"currency", {"kind": "choice", "values": ["USD", "EUR", "GBP"], "weights": [6, 3, 1]}),

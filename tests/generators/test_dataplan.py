@@ -16,6 +16,8 @@ from generators.dataplan import (
     DataPlan,
     Expansion,
     TablePlan,
+    column_problems,
+    complete,
     default_plan,
     plan_problems,
 )
@@ -249,3 +251,30 @@ def test_a_column_of_one_state_is_filled_only_in_that_state() -> None:
     assert frozen and len(frozen) < len(rows)
     assert all(r["frozen_reason"] in ("stolen", "lost") for r in frozen)
     assert all(r["frozen_reason"] is None for r in rows if r["status"] != "frozen")
+
+
+def test_a_column_whose_name_says_what_it_holds_gets_that_kind() -> None:
+    """Travel's 1.5B plan made last names Faker sentences ("Sister gas face offer
+    administration indicate answer.") and hotel locations catch phrases."""
+    hotels = Table(
+        name="hotels",
+        columns=[
+            Column(name="hotel_id", type="integer"),
+            Column(name="last_name", type="text"),
+            Column(name="location", type="text"),
+            Column(name="notes", type="text"),
+        ],
+        primary_key=["hotel_id"],
+    )
+    said = {
+        "last_name": ColumnPlan(column="last_name", kind="sentence"),
+        "location": ColumnPlan(column="location", kind="text"),
+        "notes": ColumnPlan(column="notes", kind="sentence"),
+    }
+    assert column_problems(hotels, said["last_name"]) == [
+        "table 'hotels' column 'last_name': the column's name says kind 'last_name'; use it"
+    ]
+    assert column_problems(hotels, said["notes"]) == []
+    plan = DataPlan(tables=[TablePlan(table="hotels", columns=list(said.values()))])
+    kinds = {c.column: c.kind for c in complete(plan, Schema(tables=[hotels])).tables[0].columns}
+    assert kinds == {"last_name": "last_name", "location": "city", "notes": "sentence"}
