@@ -272,7 +272,9 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
     if _persons_name(table, col.name) and plan.kind not in ("person_name", "first_name"):
         # railway's passengers were named "Talk system wind off analysis turn natural may."
         out.append(f"{where}: a person's name: use kind 'person_name'")
-    elif plan.kind in ("text", "sentence") and col.type == "text":
+    elif col.type == "text" and (
+        plan.kind == "sentence" or (plan.kind == "text" and not plan.values)
+    ):
         # travel's last names were "Sister gas face offer administration indicate answer."
         # and hotel locations "Ergonomic multi-state standardization"
         named = _default_text(
