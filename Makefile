@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-slow lint bench-verify bench-generate generate clean
+.PHONY: test test-slow lint bench-verify bench-generate generate export clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ MODEL  ?= 1.5b
 # Qwen2.5-Coder GGUF once (into ~/.cache/toolscale), then starts and stops it itself.
 generate: $(STAMP)
 	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL)
+
+# The runs under data/ as a Hugging Face dataset folder (every domain with a run).
+OUT ?= out/dataset
+export: $(STAMP)
+	$(BIN)/toolscale export --data data --out $(OUT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

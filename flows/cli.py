@@ -161,7 +161,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep verified tasks without the model's judgement (GenerationConfig.judge)",
     )
     g.set_defaults(func=cmd_generate)
+    e = sub.add_parser(
+        "export",
+        help="write the runs under --data as a Hugging Face dataset folder",
+        description="Tasks (train/test per domain and `default`), environments and "
+        "rejections as parquet, with a dataset card and a manifest, ready for "
+        "datasets.load_dataset(OUT) and for publishing.",
+    )
+    e.add_argument("domains", nargs="*", help="domains to export, or 'all' (default: all)")
+    e.add_argument("--out", default="out/dataset", help="the dataset folder (default out/dataset)")
+    e.add_argument("--data", default="data", help="where the runs are (default data/)")
+    e.add_argument("--domains-dir", default="domains", help="where the briefs are")
+    e.add_argument("--test-fraction", type=float, default=0.1, help="share of tasks in test")
+    e.add_argument(
+        "--repo", default=None, help="the Hub repo id the card's snippets load (default OWNER/NAME)"
+    )
+    e.set_defaults(func=cmd_export)
     return parser
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from toolscale.export import ExportError, export
+
+    console = Console(stderr=True)
+    if not 0 <= args.test_fraction < 1:
+        raise SystemExit(f"error: --test-fraction must be in [0, 1), got {args.test_fraction}")
+    names = [d for d in args.domains if d != "all"] or None
+    try:
+        report = export(
+            args.data,
+            args.out,
+            names,
+            test_fraction=args.test_fraction,
+            domains_dir=args.domains_dir,
+            repo=args.repo,
+        )
+    except ExportError as e:
+        raise SystemExit(f"error: {e}") from None
+    for config, splits in report.rows.items():
+        console.print(f"{config}: " + ", ".join(f"{s} {n}" for s, n in splits.items()))
+    for skipped in report.skipped:
+        console.print(f"[yellow]left out:[/] {skipped}")
+    console.print(f"wrote {args.out} (README.md, manifest.json, data/)")
+    return 0
 
 
 def cmd_generate(args: argparse.Namespace) -> int:

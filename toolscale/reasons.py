@@ -359,4 +359,8 @@ class ErrorReason(Reason):
         "an engine's own parser refused a statement the static checks passed",
     )
     GENERATION_FAILED = "generation_failed", "a generation stage produced nothing usable"
+    NOTHING_TO_EXPORT = (
+        "nothing_to_export",
+        "no data folder, or no domain in it with a verified task to export",
+    )
     ENVIRONMENT_REJECTED = "environment_rejected", "the environment fails its own checks"

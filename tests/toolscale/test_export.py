@@ -1,0 +1,163 @@
+"""The export as a consumer meets it: every config opens with `datasets.load_dataset`, each
+task scores as verified in the sandbox rebuilt from its `environments` row, the split never
+separates a task from its parent or its gold sequence, unchanged input gives the same bytes,
+and bad input is named and left out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from datasets import load_dataset
+
+from toolscale.dataset import held_out, spec_from_row
+from toolscale.environment import Environment
+from toolscale.export import ExportError, export
+from toolscale.spec import EnvironmentSpec
+from toolscale.store import Batch, DomainStore, TrajectoryRecord
+from toolscale.task import ExpectedOutcome, GoldCall, Task
+from validators.pipeline import verify
+
+
+def banking_run(root: Path, spec: EnvironmentSpec, tasks: list[Task]) -> DomainStore:
+    """A run of the banking fixture as `make generate` leaves one: the environment, and a
+    batch with the verified tasks, their conversations and the rejections."""
+    accepted, rejected, _ = verify(spec, tasks, cross_engine=False)
+    store = DomainStore(root, "banking")
+    store.save_environment(spec)
+    with Environment(spec) as env:
+        records = [
+            TrajectoryRecord(
+                task_id=t.id,
+                domain="banking",
+                strategy="intent",
+                messages=env.demonstrate(t).messages,
+                tools=spec.openai_tools(),
+            )
+            for t in accepted
+        ]
+    store.commit_batch(
+        Batch(
+            strategy="intent",
+            indices=list(range(len(tasks))),
+            accepted=accepted,
+            trajectories=records,
+            rejected=rejected,
+        )
+    )
+    return store
+
+
+@pytest.fixture(scope="module")
+def exported(
+    tmp_path_factory: pytest.TempPathFactory,
+    banking_spec: EnvironmentSpec,
+    banking_tasks: list[Task],
+) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("run")
+    store = banking_run(root / "data", banking_spec, banking_tasks)
+    (store.batches_dir / "intent-000900.json").write_text('{"strategy": "intent", "indic')
+    DomainStore(root / "data", "empty").save_environment(banking_spec)
+    out = root / "dataset"
+    export(root / "data", out, test_fraction=0.25)
+    return root, out
+
+
+def test_every_config_opens_with_load_dataset(exported: tuple[Path, Path]) -> None:
+    _, out = exported
+    default = load_dataset(str(out))
+    banking = load_dataset(str(out), "banking")
+    assert set(default) == set(banking) == {"train", "test"}
+    n_train, n_test = banking["train"].num_rows, banking["test"].num_rows
+    assert default["train"].num_rows == n_train and default["test"].num_rows == n_test
+    assert n_test >= 1 and n_train > 3 * n_test - 4
+    envs = load_dataset(str(out), "environments", split="train")
+    assert envs.num_rows == 1 and envs[0]["domain"] == "banking"
+    rejected = load_dataset(str(out), "rejected", split="train")
+    assert rejected.num_rows >= 1
+    assert all(r["stage"] and r["reason"] and r["item"] for r in rejected)
+    row = banking["train"][0]
+    assert set(row["user_scenario"]["instructions"]) == {
+        "domain",
+        "reason_for_call",
+        "known_info",
+        "unknown_info",
+        "task_instructions",
+    }
+    action = row["evaluation_criteria"]["actions"][0]
+    assert action["requestor"] == "assistant"
+    assert isinstance(json.loads(action["arguments"]), dict)  # text: no merged struct
+    assert row["messages"][0]["role"] == "system"
+    with pytest.raises(ValueError, match="nope"):
+        load_dataset(str(out), "nope")
+
+
+def test_each_task_scores_as_verified_in_the_sandbox_its_row_rebuilds(
+    exported: tuple[Path, Path], banking_spec: EnvironmentSpec
+) -> None:
+    _, out = exported
+    env_row = load_dataset(str(out), "environments", split="train")[0]
+    spec = spec_from_row(env_row)
+    assert spec.model_dump(by_alias=True) == banking_spec.model_dump(by_alias=True)
+    rows = [r for split in load_dataset(str(out), "banking").values() for r in split]
+    with Environment(spec) as env:
+        for row in rows:
+            assert row["environment_id"] == env_row["environment_id"]
+            task = Task(
+                id=row["id"],
+                instruction=row["user_scenario"]["instructions"]["reason_for_call"],
+                gold_calls=[GoldCall(**c) for c in json.loads(row["gold_calls"])],
+                expected=ExpectedOutcome.model_validate_json(row["expected"]),
+            )
+            assert env.evaluate(task, row["messages"]).success, row["id"]
+            wrong = [*row["messages"][:-1], {"role": "assistant", "content": "done"}]
+            if task.expected is not None and task.expected.communicate:
+                assert not env.evaluate(task, wrong).success
+
+
+def test_bad_input_is_named_and_left_out_and_nothing_else_is_lost(
+    exported: tuple[Path, Path],
+) -> None:
+    root, out = exported
+    manifest = json.loads((out / "manifest.json").read_text())
+    skipped = "\n".join(manifest["skipped"])
+    assert "intent-000900.json: not a valid batch" in skipped
+    assert "empty: no verified task; domain 'empty' left out" in skipped
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\nlicense: apache-2.0\n") and "## Left out" in card
+    with pytest.raises(ExportError, match="no domain with a verified task"):
+        export(root / "data", root / "none", ["empty"])
+    with pytest.raises(ExportError, match="no such data folder"):
+        export(root / "missing", root / "none")
+
+
+def test_unchanged_input_gives_the_same_bytes(exported: tuple[Path, Path]) -> None:
+    root, out = exported
+    again = root / "again"
+    export(root / "data", again, test_fraction=0.25)
+
+    def digests(folder: Path) -> dict[str, str]:
+        return {
+            str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
+        }
+
+    assert digests(again) == digests(out)
+    shard = next((out / "data" / "banking").glob("train-00000-of-*.parquet"))
+    assert pq.read_schema(shard).field("tools").type == "string"
+
+
+def test_the_split_keeps_families_and_gold_sequences_on_one_side() -> None:
+    tasks: list[tuple[str, str | None, str]] = [(f"t{i}", None, f"gold{i}") for i in range(40)]
+    tasks += [("child", "t3", "gold-child"), ("grandchild", "child", "gold-g")]
+    tasks += [("twin", None, "gold7")]  # the same gold sequence as t7
+    test = held_out(tasks, 0.25)
+    assert test == held_out(list(reversed(tasks)), 0.25)  # order does not matter
+    assert 10 <= len(test) <= 14
+    for family in ({"t3", "child", "grandchild"}, {"t7", "twin"}):
+        assert family <= test or not family & test
+    assert held_out(tasks, 0.0) == set()

@@ -1,0 +1,370 @@
+"""`toolscale export`: the runs under `data/` as a folder laid out like a Hugging Face Hub
+dataset repository, which `datasets.load_dataset(folder, config)` opens as any consumer
+would.
+
+    README.md                       the card: YAML `configs`, then figures from the runs
+    manifest.json                   version, commit, models, briefs' hashes, each report
+    data/<domain>/<split>-NNNNN-of-NNNNN.parquet    tasks (the `default` config lists all)
+    data/environments/train-...     one row per environment (the sandbox, exactly)
+    data/rejected/train-...         every rejection with its stage, reason and item
+
+Rows are written as a stream, a shard at a time, with an Arrow schema derived from the
+row models, so memory does not grow with the number of tasks and every shard has the same
+columns. Unchanged input gives byte-identical files. A domain with no verified task or a
+batch that cannot be read is named in the report and left out; the export goes on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import types
+import typing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from pydantic import BaseModel
+
+from toolscale.brief import load_brief
+from toolscale.dataset import (
+    TEST_FRACTION,
+    EnvironmentRow,
+    RejectedRow,
+    TaskRow,
+    environment_row,
+    gold_key,
+    held_out,
+    rejected_row,
+    task_rows,
+)
+from toolscale.errors import ToolscaleError
+from toolscale.reasons import ErrorReason
+from toolscale.store import Batch, DomainStore, StoreError
+from toolscale.summary import RunSummary
+
+ROWS_PER_SHARD = 10_000
+ROWS_PER_GROUP = 1_000
+SPLITS = ("train", "test")
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+class ExportError(ToolscaleError):
+    """Nothing can be exported: no data folder, or no domain with a verified task."""
+
+    reason = ErrorReason.NOTHING_TO_EXPORT
+
+
+# -- Arrow schemas from the row models -------------------------------------------------------
+
+
+def arrow_type(annotation: Any) -> pa.DataType:
+    """The Arrow type of a field: nested models become structs, lists lists, and everything
+    that varies in shape is already a JSON string in the models."""
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        if len(inner) != 1:
+            raise TypeError(f"no Arrow type for {annotation!r}")
+        return arrow_type(inner[0])
+    if origin is list:
+        return pa.list_(arrow_type(get_args(annotation)[0]))
+    if origin is Literal:
+        return pa.string()
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return pa.struct(arrow_fields(annotation))
+    simple: dict[type, pa.DataType] = {
+        str: pa.string(),
+        int: pa.int64(),
+        float: pa.float64(),
+        bool: pa.bool_(),
+    }
+    if annotation in simple:
+        return simple[annotation]
+    raise TypeError(f"no Arrow type for {annotation!r}")
+
+
+def arrow_fields(model: type[BaseModel]) -> list[pa.Field]:
+    hints = typing.get_type_hints(model)
+    return [pa.field(name, arrow_type(hints[name])) for name in model.model_fields]
+
+
+def arrow_schema(model: type[BaseModel]) -> pa.Schema:
+    return pa.schema(arrow_fields(model))
+
+
+# -- shards ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ShardWriter:
+    """Rows of one config and split, written a shard at a time under temporary names and
+    renamed to `<split>-NNNNN-of-NNNNN.parquet` once their number is known."""
+
+    folder: Path
+    split: str
+    schema: pa.Schema
+    rows: int = 0
+    _shards: list[Path] = field(default_factory=list)
+    _pending: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, row: BaseModel) -> None:
+        self._pending.append(row.model_dump(mode="json"))
+        self.rows += 1
+        if len(self._pending) >= ROWS_PER_SHARD:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending and self._shards:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f".{self.split}-{len(self._shards):05d}.parquet.part"
+        table = pa.Table.from_pylist(self._pending, schema=self.schema)
+        pq.write_table(
+            table,
+            path,
+            row_group_size=ROWS_PER_GROUP,
+            compression="zstd",
+            write_statistics=False,
+            store_schema=True,
+        )
+        self._shards.append(path)
+        self._pending = []
+
+    def close(self) -> list[Path]:
+        """The shards' final paths (one empty shard when there was no row, so a split that
+        the card names always exists)."""
+        self._flush()
+        total = len(self._shards)
+        out = []
+        for i, part in enumerate(self._shards):
+            final = self.folder / f"{self.split}-{i:05d}-of-{total:05d}.parquet"
+            part.replace(final)
+            out.append(final)
+        return out
+
+
+# -- what was left out ------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Figures of the tasks a domain exported, counted from the rows as they are written."""
+
+    tasks: int = 0
+    calls: int = 0
+    three_plus: int = 0
+    refusals: int = 0
+    preferences: int = 0
+    levels: dict[str, int] = field(default_factory=dict)
+    strategies: dict[str, int] = field(default_factory=dict)
+
+    def add(self, row: TaskRow) -> None:
+        n = len(row.evaluation_criteria.actions)
+        self.tasks += 1
+        self.calls += n
+        self.three_plus += n >= 3
+        self.refusals += row.description.notes is not None
+        self.preferences += row.preference is not None
+        level = row.difficulty.level if row.difficulty else "unrated"
+        self.levels[level] = self.levels.get(level, 0) + 1
+        self.strategies[row.strategy] = self.strategies.get(row.strategy, 0) + 1
+
+    @property
+    def mean_calls(self) -> float:
+        return self.calls / self.tasks if self.tasks else 0.0
+
+    @property
+    def share_3plus(self) -> float:
+        return self.three_plus / self.tasks if self.tasks else 0.0
+
+
+@dataclass
+class ExportReport:
+    """Counts per config and split, figures per domain, and every input left out, named
+    with its file."""
+
+    rows: dict[str, dict[str, int]] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    domains: list[str] = field(default_factory=list)
+    tallies: dict[str, Tally] = field(default_factory=dict)
+
+    def count(self, config: str, split: str, n: int) -> None:
+        self.rows.setdefault(config, {})[split] = n
+
+
+def _batches(store: DomainStore, report: ExportReport) -> Iterator[Batch]:
+    """Committed batches in order; a damaged one is named and skipped."""
+    for path in sorted(store.batches_dir.glob("*.json")):
+        try:
+            yield Batch.model_validate_json(path.read_bytes())
+        except ValueError as e:
+            first = str(e).splitlines()[0]
+            report.skipped.append(f"{path}: not a valid batch ({first}); left out")
+
+
+# -- the export --------------------------------------------------------------------------------
+
+
+def export(
+    data_dir: str | Path,
+    out: str | Path,
+    domains: Iterable[str] | None = None,
+    test_fraction: float = TEST_FRACTION,
+    domains_dir: str | Path = "domains",
+    repo: str | None = None,
+) -> ExportReport:
+    """Write the dataset folder for the domains named (every domain with a run when None)."""
+    data_dir, out = Path(data_dir), Path(out)
+    if not data_dir.is_dir():
+        raise ExportError(f"{data_dir}: no such data folder; run `make generate` first")
+    names = (
+        sorted(domains)
+        if domains
+        else sorted(p.name for p in data_dir.iterdir() if (p / "environment.json").is_file())
+    )
+    report = ExportReport()
+    envs = ShardWriter(out / "data" / "environments", "train", arrow_schema(EnvironmentRow))
+    rejected = ShardWriter(out / "data" / "rejected", "train", arrow_schema(RejectedRow))
+    reports: dict[str, RunSummary] = {}
+    for domain in names:
+        store = DomainStore(data_dir, domain)
+        try:
+            spec = store.load_environment()
+        except StoreError as e:
+            report.skipped.append(f"{e.detail or e}; domain {domain!r} left out")
+            continue
+        if spec is None:
+            report.skipped.append(f"{store.environment_path}: missing; domain {domain!r} left out")
+            continue
+        keys = [
+            (t.id, t.provenance.parent, gold_key(t))
+            for b in _batches(store, ExportReport())
+            for t in b.accepted
+        ]
+        if not keys:
+            report.skipped.append(f"{store.dir}: no verified task; domain {domain!r} left out")
+            continue
+        test = held_out(keys, test_fraction)
+        writers = {s: ShardWriter(out / "data" / domain, s, arrow_schema(TaskRow)) for s in SPLITS}
+        tally = report.tallies.setdefault(domain, Tally())
+        for row in task_rows(_batches(store, report), spec, domain):
+            writers["test" if row.id in test else "train"].add(row)
+            tally.add(row)
+        for b in _batches(store, ExportReport()):
+            for r in b.rejected:
+                rejected.add(rejected_row(r, domain))
+        for split, writer in writers.items():
+            writer.close()
+            report.count(domain, split, writer.rows)
+        envs.add(environment_row(spec, domain))
+        report.domains.append(domain)
+        summary = store.dir / "report.json"
+        if summary.is_file():
+            try:
+                reports[domain] = RunSummary.model_validate_json(summary.read_bytes())
+            except ValueError as e:
+                report.skipped.append(f"{summary}: not a run report ({e}); its figures left out")
+    if not report.domains:
+        raise ExportError(
+            f"{data_dir}: no domain with a verified task to export"
+            + (f" ({'; '.join(report.skipped)})" if report.skipped else "")
+        )
+    envs.close()
+    rejected.close()
+    report.count("environments", "train", envs.rows)
+    report.count("rejected", "train", rejected.rows)
+    _write_manifest(out, report, reports, Path(domains_dir))
+    _write_card(out, report, reports, repo or "OWNER/NAME")
+    return report
+
+
+def _commit() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
+def _write_manifest(
+    out: Path, report: ExportReport, reports: dict[str, RunSummary], domains_dir: Path
+) -> None:
+    from importlib.metadata import version
+
+    briefs = {}
+    for domain in report.domains:
+        path = domains_dir / domain / "brief.yaml"
+        if path.is_file():
+            load_brief(path)  # a brief that does not load is an error, not a hash
+            briefs[domain] = hashlib.sha256(path.read_bytes()).hexdigest()
+    manifest = {
+        "toolscale": version("toolscale"),
+        "commit": _commit(),
+        "models": sorted({r.model for r in reports.values()}),
+        "briefs": briefs,
+        "rows": report.rows,
+        "skipped": report.skipped,
+        "reports": {d: r.model_dump(mode="json") for d, r in reports.items()},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def card_configs(report: ExportReport) -> list[dict[str, Any]]:
+    """The card's YAML `configs`: `default` (every domain), one per domain, environments and
+    rejected; each split a glob of its shards."""
+
+    def files(config: str, split: str) -> str:
+        return f"data/{config}/{split}-*.parquet"
+
+    configs: list[dict[str, Any]] = [
+        {
+            "config_name": "default",
+            "default": True,
+            "data_files": [
+                {"split": s, "path": [files(d, s) for d in report.domains]} for s in SPLITS
+            ],
+        }
+    ]
+    configs += [
+        {"config_name": d, "data_files": [{"split": s, "path": files(d, s)} for s in SPLITS]}
+        for d in report.domains
+    ]
+    configs += [
+        {"config_name": c, "data_files": [{"split": "train", "path": files(c, "train")}]}
+        for c in ("environments", "rejected")
+    ]
+    return configs
+
+
+def _write_card(out: Path, report: ExportReport, reports: dict[str, RunSummary], repo: str) -> None:
+    jinja = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    tasks = sum(n for d in report.domains for n in report.rows[d].values())
+    text = jinja.get_template("card.md.j2").render(
+        configs=yaml.safe_dump(card_configs(report), sort_keys=False).rstrip(),
+        repo=repo,
+        report=report,
+        reports=reports,
+        tasks=tasks,
+        size=_size_category(tasks),
+    )
+    (out / "README.md").write_text(text)
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return name
+    return "100K<n<1M"
