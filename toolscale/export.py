@@ -31,6 +31,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel
 
+from toolscale import charts
 from toolscale.brief import load_brief
 from toolscale.dataset import (
     TEST_FRACTION,
@@ -46,7 +47,7 @@ from toolscale.dataset import (
 from toolscale.errors import ToolscaleError
 from toolscale.reasons import ErrorReason
 from toolscale.store import Batch, DomainStore, StoreError
-from toolscale.summary import RunSummary
+from toolscale.summary import JUDGE, RunSummary
 
 ROWS_PER_SHARD = 10_000
 ROWS_PER_GROUP = 1_000
@@ -163,9 +164,14 @@ class Tally:
     preferences: int = 0
     levels: dict[str, int] = field(default_factory=dict)
     strategies: dict[str, int] = field(default_factory=dict)
+    calls_hist: dict[int, int] = field(default_factory=dict)
+    tools: dict[str, int] = field(default_factory=dict)
 
     def add(self, row: TaskRow) -> None:
         n = len(row.evaluation_criteria.actions)
+        self.calls_hist[n] = self.calls_hist.get(n, 0) + 1
+        for action in row.evaluation_criteria.actions:
+            self.tools[action.name] = self.tools.get(action.name, 0) + 1
         self.tasks += 1
         self.calls += n
         self.three_plus += n >= 3
@@ -280,8 +286,48 @@ def export(
     report.count("environments", "train", envs.rows)
     report.count("rejected", "train", rejected.rows)
     _write_manifest(out, report, reports, Path(domains_dir))
+    _write_charts(out, report, reports)
     _write_card(out, report, reports, repo or "OWNER/NAME")
     return report
+
+
+def funnel(summary: RunSummary, exported: int) -> dict[str, int]:
+    """How many task proposals reached each step of a run, and how many were exported."""
+    tasks = [row for stage, row in summary.rows.items() if stage.startswith("tasks/")]
+    judge = summary.rows.get(JUDGE)
+    verified = judge.seen if judge is not None else sum(r.passed for r in tasks)
+    return {
+        "proposed": sum(r.seen for r in tasks),
+        "verified": verified,
+        "judged": judge.passed if judge is not None else verified,
+        "exported": exported,
+    }
+
+
+CHARTS = {
+    "yield": "assets/yield.png",
+    "difficulty": "assets/difficulty.png",
+    "calls": "assets/calls_per_task.png",
+    "tools": "assets/tool_usage.png",
+}
+
+
+def _write_charts(out: Path, report: ExportReport, reports: dict[str, RunSummary]) -> None:
+    tallies = report.tallies
+    funnels = {d: funnel(reports[d], tallies[d].tasks) for d in report.domains if d in reports}
+    if funnels:
+        charts.yield_funnel(funnels, out / CHARTS["yield"])
+    charts.by_difficulty({d: tallies[d].levels for d in report.domains}, out / CHARTS["difficulty"])
+    calls: dict[int, int] = {}
+    tools: dict[str, int] = {}
+    for d in report.domains:
+        for n, k in tallies[d].calls_hist.items():
+            calls[n] = calls.get(n, 0) + k
+        for name, k in tallies[d].tools.items():
+            key = name if len(report.domains) == 1 else f"{d}: {name}"
+            tools[key] = tools.get(key, 0) + k
+    charts.calls_per_task(calls, out / CHARTS["calls"])
+    charts.tool_usage(tools, out / CHARTS["tools"])
 
 
 def _commit() -> str | None:
@@ -355,6 +401,8 @@ def _write_card(out: Path, report: ExportReport, reports: dict[str, RunSummary],
     text = jinja.get_template("card.md.j2").render(
         configs=yaml.safe_dump(card_configs(report), sort_keys=False).rstrip(),
         repo=repo,
+        charts=CHARTS,
+        has_yield=any(d in reports for d in report.domains),
         report=report,
         reports=reports,
         tasks=tasks,

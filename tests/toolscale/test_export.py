@@ -16,8 +16,11 @@ from datasets import load_dataset
 from toolscale.dataset import held_out, spec_from_row
 from toolscale.environment import Environment
 from toolscale.export import ExportError, export
+from toolscale.jsonl import write_json
+from toolscale.llm.ledger import Ledger
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
+from toolscale.summary import RunSummary, summarise
 from toolscale.task import ExpectedOutcome, GoldCall, Task
 from validators.pipeline import verify
 
@@ -48,6 +51,15 @@ def banking_run(root: Path, spec: EnvironmentSpec, tasks: list[Task]) -> DomainS
             rejected=rejected,
         )
     )
+    summary = summarise(
+        RunSummary(domain="banking", model="fake-model", endpoint="http://fake"),
+        store,
+        {},
+        Ledger(),
+        ("intent",),
+        12.0,
+    )
+    write_json(store.dir / "report.json", summary)
     return store
 
 
@@ -128,10 +140,24 @@ def test_bad_input_is_named_and_left_out_and_nothing_else_is_lost(
     assert "empty: no verified task; domain 'empty' left out" in skipped
     card = (out / "README.md").read_text()
     assert card.startswith("---\nlicense: apache-2.0\n") and "## Left out" in card
+    for chart in ("difficulty", "calls_per_task", "tool_usage"):
+        assert f"(assets/{chart}.png)" in card
+        assert (out / "assets" / f"{chart}.png").read_bytes().startswith(b"\x89PNG")
     with pytest.raises(ExportError, match="no domain with a verified task"):
         export(root / "data", root / "none", ["empty"])
     with pytest.raises(ExportError, match="no such data folder"):
         export(root / "missing", root / "none")
+
+
+def test_the_card_shows_the_runs_figures(exported: tuple[Path, Path]) -> None:
+    _, out = exported
+    card = (out / "README.md").read_text()
+    manifest = json.loads((out / "manifest.json").read_text())
+    banking = manifest["rows"]["banking"]
+    assert f"| banking | {banking['train'] + banking['test']} |" in card  # the tasks table
+    assert "| tasks/intent | 36 | 21 | dedup:duplicate_gold 1, " in card
+    assert "(assets/yield.png)" in card and (out / "assets" / "yield.png").is_file()
+    assert manifest["models"] == ["fake-model"] and "banking" in manifest["reports"]
 
 
 def test_unchanged_input_gives_the_same_bytes(exported: tuple[Path, Path]) -> None:
