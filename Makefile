@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-slow lint bench-verify bench-generate generate export clean
+.PHONY: test test-slow lint bench-verify bench-generate generate export publish clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ generate: $(STAMP)
 OUT ?= out/dataset
 export: $(STAMP)
 	$(BIN)/toolscale export --data data --out $(OUT)
+
+# The exported folder to the Hugging Face Hub, one commit (token: HF_TOKEN or `hf auth login`).
+publish: $(STAMP)
+	@test -n "$(REPO)" || { echo "error: say where: make publish REPO=OWNER/NAME"; exit 2; }
+	$(BIN)/toolscale publish $(OUT) --repo $(REPO)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

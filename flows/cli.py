@@ -177,7 +177,45 @@ def build_parser() -> argparse.ArgumentParser:
         "--repo", default=None, help="the Hub repo id the card's snippets load (default OWNER/NAME)"
     )
     e.set_defaults(func=cmd_export)
+    p = sub.add_parser(
+        "publish",
+        help="push an exported dataset folder to the Hugging Face Hub as one commit",
+        description="Creates the dataset repo (and branch) when missing and pushes the folder "
+        "as one atomic commit; the token comes from HF_TOKEN or `hf auth login`.",
+    )
+    p.add_argument("folder", help="a folder written by `toolscale export`")
+    p.add_argument("--repo", required=True, help="OWNER/NAME of the dataset repo")
+    p.add_argument("--private", action="store_true", help="create the repo private")
+    p.add_argument("--revision", default=None, help="a branch to push to (created if missing)")
+    p.add_argument("--dry-run", action="store_true", help="list what would be pushed, push nothing")
+    p.set_defaults(func=cmd_publish)
     return parser
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from toolscale.hub import PublishError, plan, publish, token_or_error
+
+    console = Console(stderr=True)
+    folder = Path(args.folder)
+    try:
+        if args.dry_run:
+            done = plan(None, folder, args.repo, args.revision)
+        else:
+            from huggingface_hub import HfApi
+
+            done = publish(
+                HfApi(token=token_or_error()), folder, args.repo, args.private, args.revision
+            )
+    except PublishError as e:
+        raise SystemExit(f"error: {e}") from None
+    for path, local in done.add:
+        console.print(
+            f"{'would add' if args.dry_run else 'added'} {path} ({local.stat().st_size:,} B)"
+        )
+    for path in done.delete:
+        console.print(f"deleted {path}")
+    console.print(("would publish to " if args.dry_run else "published: ") + done.url)
+    return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -359,6 +359,10 @@ class ErrorReason(Reason):
         "an engine's own parser refused a statement the static checks passed",
     )
     GENERATION_FAILED = "generation_failed", "a generation stage produced nothing usable"
+    PUBLISH_REFUSED = (
+        "publish_refused",
+        "a publish that cannot start: no token, a bad repo id, or a folder that is no export",
+    )
     NOTHING_TO_EXPORT = (
         "nothing_to_export",
         "no data folder, or no domain in it with a verified task to export",
