@@ -174,6 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--domains-dir", default="domains", help="where the briefs are")
     e.add_argument("--test-fraction", type=float, default=0.1, help="share of tasks in test")
     e.add_argument(
+        "--format",
+        choices=["hub", "tau2"],
+        default="hub",
+        help="hub: a Hugging Face dataset folder; tau2: tau2-bench's tasks.json, policy.md, "
+        "db.json per domain",
+    )
+    e.add_argument(
         "--repo", default=None, help="the Hub repo id the card's snippets load (default OWNER/NAME)"
     )
     e.set_defaults(func=cmd_export)
@@ -219,28 +226,36 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from toolscale.export import ExportError, export
+    from toolscale.export import ExportError, export, export_tau2
 
     console = Console(stderr=True)
     if not 0 <= args.test_fraction < 1:
         raise SystemExit(f"error: --test-fraction must be in [0, 1), got {args.test_fraction}")
     names = [d for d in args.domains if d != "all"] or None
     try:
-        report = export(
-            args.data,
-            args.out,
-            names,
-            test_fraction=args.test_fraction,
-            domains_dir=args.domains_dir,
-            repo=args.repo,
-        )
+        if args.format == "tau2":
+            report = export_tau2(args.data, args.out, names)
+        else:
+            report = export(
+                args.data,
+                args.out,
+                names,
+                test_fraction=args.test_fraction,
+                domains_dir=args.domains_dir,
+                repo=args.repo,
+            )
     except ExportError as e:
         raise SystemExit(f"error: {e}") from None
     for config, splits in report.rows.items():
         console.print(f"{config}: " + ", ".join(f"{s} {n}" for s, n in splits.items()))
     for skipped in report.skipped:
         console.print(f"[yellow]left out:[/] {skipped}")
-    console.print(f"wrote {args.out} (README.md, manifest.json, data/)")
+    wrote = (
+        "<domain>/tasks.json, policy.md, db.json"
+        if args.format == "tau2"
+        else "README.md, manifest.json, data/"
+    )
+    console.print(f"wrote {args.out} ({wrote})")
     return 0
 
 

@@ -31,7 +31,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel
 
-from toolscale import charts
+from toolscale import charts, tau2
 from toolscale.brief import load_brief
 from toolscale.dataset import (
     TEST_FRACTION,
@@ -46,6 +46,7 @@ from toolscale.dataset import (
 )
 from toolscale.errors import ToolscaleError
 from toolscale.reasons import ErrorReason
+from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, StoreError
 from toolscale.summary import JUDGE, RunSummary
 
@@ -217,16 +218,11 @@ def _batches(store: DomainStore, report: ExportReport) -> Iterator[Batch]:
 # -- the export --------------------------------------------------------------------------------
 
 
-def export(
-    data_dir: str | Path,
-    out: str | Path,
-    domains: Iterable[str] | None = None,
-    test_fraction: float = TEST_FRACTION,
-    domains_dir: str | Path = "domains",
-    repo: str | None = None,
-) -> ExportReport:
-    """Write the dataset folder for the domains named (every domain with a run when None)."""
-    data_dir, out = Path(data_dir), Path(out)
+def _runs(
+    data_dir: Path, domains: Iterable[str] | None, report: ExportReport
+) -> Iterator[tuple[str, DomainStore, EnvironmentSpec]]:
+    """The runs to export, each with its environment: a domain whose environment cannot be
+    read or that has no verified task is named in the report and skipped."""
     if not data_dir.is_dir():
         raise ExportError(f"{data_dir}: no such data folder; run `make generate` first")
     names = (
@@ -234,10 +230,6 @@ def export(
         if domains
         else sorted(p.name for p in data_dir.iterdir() if (p / "environment.json").is_file())
     )
-    report = ExportReport()
-    envs = ShardWriter(out / "data" / "environments", "train", arrow_schema(EnvironmentRow))
-    rejected = ShardWriter(out / "data" / "rejected", "train", arrow_schema(RejectedRow))
-    reports: dict[str, RunSummary] = {}
     for domain in names:
         store = DomainStore(data_dir, domain)
         try:
@@ -248,14 +240,39 @@ def export(
         if spec is None:
             report.skipped.append(f"{store.environment_path}: missing; domain {domain!r} left out")
             continue
+        if not any(b.accepted for b in _batches(store, ExportReport())):
+            report.skipped.append(f"{store.dir}: no verified task; domain {domain!r} left out")
+            continue
+        yield domain, store, spec
+
+
+def _nothing(data_dir: Path, report: ExportReport) -> ExportError:
+    return ExportError(
+        f"{data_dir}: no domain with a verified task to export"
+        + (f" ({'; '.join(report.skipped)})" if report.skipped else "")
+    )
+
+
+def export(
+    data_dir: str | Path,
+    out: str | Path,
+    domains: Iterable[str] | None = None,
+    test_fraction: float = TEST_FRACTION,
+    domains_dir: str | Path = "domains",
+    repo: str | None = None,
+) -> ExportReport:
+    """Write the dataset folder for the domains named (every domain with a run when None)."""
+    data_dir, out = Path(data_dir), Path(out)
+    report = ExportReport()
+    envs = ShardWriter(out / "data" / "environments", "train", arrow_schema(EnvironmentRow))
+    rejected = ShardWriter(out / "data" / "rejected", "train", arrow_schema(RejectedRow))
+    reports: dict[str, RunSummary] = {}
+    for domain, store, spec in _runs(data_dir, domains, report):
         keys = [
             (t.id, t.provenance.parent, gold_key(t))
             for b in _batches(store, ExportReport())
             for t in b.accepted
         ]
-        if not keys:
-            report.skipped.append(f"{store.dir}: no verified task; domain {domain!r} left out")
-            continue
         test = held_out(keys, test_fraction)
         writers = {s: ShardWriter(out / "data" / domain, s, arrow_schema(TaskRow)) for s in SPLITS}
         tally = report.tallies.setdefault(domain, Tally())
@@ -277,10 +294,7 @@ def export(
             except ValueError as e:
                 report.skipped.append(f"{summary}: not a run report ({e}); its figures left out")
     if not report.domains:
-        raise ExportError(
-            f"{data_dir}: no domain with a verified task to export"
-            + (f" ({'; '.join(report.skipped)})" if report.skipped else "")
-        )
+        raise _nothing(data_dir, report)
     envs.close()
     rejected.close()
     report.count("environments", "train", envs.rows)
@@ -288,6 +302,24 @@ def export(
     _write_manifest(out, report, reports, Path(domains_dir))
     _write_charts(out, report, reports)
     _write_card(out, report, reports, repo or "OWNER/NAME")
+    return report
+
+
+def export_tau2(
+    data_dir: str | Path, out: str | Path, domains: Iterable[str] | None = None
+) -> ExportReport:
+    """Per domain, tau2-bench's files: tasks.json, policy.md, db.json (and environment.json
+    to rebuild the sandbox with toolscale)."""
+    data_dir, out = Path(data_dir), Path(out)
+    report = ExportReport()
+    for domain, store, spec in _runs(data_dir, domains, report):
+        rows = list(task_rows(_batches(store, report), spec, domain))
+        row = environment_row(spec, domain)
+        tau2.write_domain(out / domain, rows, spec.policy, spec.seed, row.spec)
+        report.count(domain, "tasks", len(rows))
+        report.domains.append(domain)
+    if not report.domains:
+        raise _nothing(data_dir, report)
     return report
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from datasets import load_dataset
+from pydantic import ValidationError
 
+from flows.cli import main
 from toolscale.dataset import held_out, spec_from_row
 from toolscale.environment import Environment
 from toolscale.export import ExportError, export
@@ -22,6 +24,7 @@ from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
 from toolscale.summary import RunSummary, summarise
 from toolscale.task import ExpectedOutcome, GoldCall, Task
+from toolscale.tau2 import Tau2Task
 from validators.pipeline import verify
 
 
@@ -187,3 +190,33 @@ def test_the_split_keeps_families_and_gold_sequences_on_one_side() -> None:
     for family in ({"t3", "child", "grandchild"}, {"t7", "twin"}):
         assert family <= test or not family & test
     assert held_out(tasks, 0.0) == set()
+
+
+def test_the_tau2_export_reads_with_tau2s_task_model(exported: tuple[Path, Path]) -> None:
+    """Each task of `tasks.json` validates against tau2-bench's `Task` fields (the model
+    forbids any other), its actions are the gold calls with arguments as objects, and the
+    domain's policy and database come beside it."""
+    root, out = exported
+    tau2_out = root / "tau2"
+    assert main(["export", "--data", str(root / "data"), "--out", str(tau2_out), "--format",
+                 "tau2"]) == 0  # fmt: skip
+    hub = {r["id"]: r for split in load_dataset(str(out), "banking").values() for r in split}
+    tasks = json.loads((tau2_out / "banking" / "tasks.json").read_text())
+    assert len(tasks) == len(hub)
+    for raw in tasks:
+        task = Tau2Task.model_validate(raw)
+        row = hub[task.id]
+        assert task.evaluation_criteria is not None
+        assert task.evaluation_criteria.reward_basis == ["DB", "COMMUNICATE"]
+        actions = task.evaluation_criteria.actions or []
+        assert [(a.name, a.arguments, a.requestor) for a in actions] == [
+            (c["name"], c["arguments"], "assistant") for c in json.loads(row["gold_calls"])
+        ]
+    assert (tau2_out / "banking" / "policy.md").read_text().strip()
+    db = json.loads((tau2_out / "banking" / "db.json").read_text())
+    spec = EnvironmentSpec.model_validate_json(
+        (tau2_out / "banking" / "environment.json").read_text()
+    )
+    assert db == json.loads(json.dumps(spec.seed)) and "clients" in db
+    with pytest.raises(ValidationError):
+        Tau2Task.model_validate({**tasks[0], "messages": []})  # not a tau2 field
