@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolscale.dataset import TaskRow
 
-
 RewardType = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 DEFAULT_BASIS: tuple[RewardType, ...] = ("DB", "COMMUNICATE")
 

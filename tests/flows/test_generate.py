@@ -24,29 +24,8 @@ from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.task import Task
-from toolscale.testing.fakedomain import BRIEF, OPENERS, judging, library
+from toolscale.testing.fakedomain import OPENERS, judging, library
 from toolscale.testing.fakellm import FakeLLM, Reply, faulty
-
-
-@pytest.fixture(scope="session")
-def prefect_harness(tmp_path_factory: pytest.TempPathFactory):
-    home = tmp_path_factory.mktemp("prefect-home")
-    os.environ["PREFECT_HOME"] = str(home)
-    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
-    os.environ["PREFECT_LOGGING_TO_API_ENABLED"] = "false"
-    os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness():
-        yield
-
-
-@pytest.fixture
-def domains(tmp_path: Path) -> Path:
-    root = tmp_path / "domains"
-    (root / "library").mkdir(parents=True)
-    (root / "library" / "brief.yaml").write_text(BRIEF)
-    return root
 
 
 def run_flow(fake: FakeLLM, domains: Path, data: Path, n: int, **options: Any) -> dict:
