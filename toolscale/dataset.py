@@ -30,7 +30,7 @@ TASK_INSTRUCTIONS = (
 )
 
 
-def _json(value: Any) -> str:
+def canonical_json(value: Any) -> str:
     """Canonical JSON: the same value always gives the same bytes."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
@@ -147,11 +147,15 @@ class RejectedRow(BaseModel):
 
 def environment_id(spec: EnvironmentSpec) -> str:
     """A content hash of the whole environment: the same spec, the same id."""
-    return hashlib.sha256(_json(spec.model_dump(mode="json", by_alias=True)).encode()).hexdigest()
+    return hashlib.sha256(
+        canonical_json(spec.model_dump(mode="json", by_alias=True)).encode()
+    ).hexdigest()
 
 
 def pricing(spec: EnvironmentSpec) -> str:
-    return _json({t.name: {"price_usd": t.price, "latency_ms": t.latency_ms} for t in spec.tools})
+    return canonical_json(
+        {t.name: {"price_usd": t.price, "latency_ms": t.latency_ms} for t in spec.tools}
+    )
 
 
 def environment_row(spec: EnvironmentSpec, domain: str) -> EnvironmentRow:
@@ -161,14 +165,14 @@ def environment_row(spec: EnvironmentSpec, domain: str) -> EnvironmentRow:
         domain=domain,
         description=spec.description,
         policy=spec.policy,
-        db_schema=_json(dumped["schema"]),
-        tools=_json(spec.openai_tools()),
-        tool_programs=_json(dumped["tools"]),
+        db_schema=canonical_json(dumped["schema"]),
+        tools=canonical_json(spec.openai_tools()),
+        tool_programs=canonical_json(dumped["tools"]),
         tool_pricing=pricing(spec),
-        rules=_json(dumped.get("rules", [])),
+        rules=canonical_json(dumped.get("rules", [])),
         tables=len(spec.schema_.tables),
         seed_rows=sum(len(rows) for rows in spec.seed.values()),
-        spec=_json(dumped),
+        spec=canonical_json(dumped),
     )
 
 
@@ -201,7 +205,9 @@ def task_row(
         ),
         evaluation_criteria=EvaluationCriteria(
             actions=[
-                Action(action_id=f"{task.id}-{i}", name=c.name, arguments=_json(c.arguments))
+                Action(
+                    action_id=f"{task.id}-{i}", name=c.name, arguments=canonical_json(c.arguments)
+                )
                 for i, c in enumerate(task.gold_calls)
             ],
             communicate_info=told,
@@ -210,9 +216,11 @@ def task_row(
         domain=domain,
         strategy=record.strategy,
         messages=record.messages,
-        tools=_json(record.tools),
-        gold_calls=_json([c.model_dump(mode="json", exclude_none=True) for c in task.gold_calls]),
-        expected=_json(task.expected.model_dump(mode="json")),
+        tools=canonical_json(record.tools),
+        gold_calls=canonical_json(
+            [c.model_dump(mode="json", exclude_none=True) for c in task.gold_calls]
+        ),
+        expected=canonical_json(task.expected.model_dump(mode="json")),
         preference=task.preferences,
         tool_pricing=pricing(spec),
         difficulty=task.difficulty,
@@ -229,7 +237,7 @@ def rejected_row(rejection: Rejection, domain: str) -> RejectedRow:
         detail=rejection.detail,
         task_id=rejection.task_id,
         source=rejection.source,
-        item=_json(rejection.item) if rejection.item is not None else None,
+        item=canonical_json(rejection.item) if rejection.item is not None else None,
     )
 
 
@@ -289,4 +297,5 @@ def held_out(
 
 
 def gold_key(task: Task) -> str:
-    return _json([[c.name, c.arguments] for c in task.gold_calls])
+    """A task's gold sequence as the split compares them: names and arguments."""
+    return canonical_json([[c.name, c.arguments] for c in task.gold_calls])

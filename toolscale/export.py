@@ -38,8 +38,8 @@ from toolscale.dataset import (
     EnvironmentRow,
     RejectedRow,
     TaskRow,
+    canonical_json,
     environment_row,
-    gold_key,
     held_out,
     rejected_row,
     task_rows,
@@ -105,8 +105,9 @@ def arrow_schema(model: type[BaseModel]) -> pa.Schema:
 
 @dataclass
 class ShardWriter:
-    """Rows of one config and split, written a shard at a time under temporary names and
-    renamed to `<split>-NNNNN-of-NNNNN.parquet` once their number is known."""
+    """Rows of one config and split, written a row group at a time into shards of at most
+    `ROWS_PER_SHARD` rows under temporary names, renamed to `<split>-NNNNN-of-NNNNN.parquet`
+    once their number is known: at most one row group is held in memory."""
 
     folder: Path
     split: str
@@ -114,34 +115,41 @@ class ShardWriter:
     rows: int = 0
     _shards: list[Path] = field(default_factory=list)
     _pending: list[dict[str, Any]] = field(default_factory=list)
+    _writer: pq.ParquetWriter | None = None
+    _in_shard: int = 0
 
     def add(self, row: BaseModel) -> None:
         self._pending.append(row.model_dump(mode="json"))
         self.rows += 1
-        if len(self._pending) >= ROWS_PER_SHARD:
-            self._flush()
+        if len(self._pending) >= ROWS_PER_GROUP:
+            self._write_group()
 
-    def _flush(self) -> None:
-        if not self._pending and self._shards:
-            return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / f".{self.split}-{len(self._shards):05d}.parquet.part"
+    def _write_group(self) -> None:
+        if self._writer is None or self._in_shard >= ROWS_PER_SHARD:
+            self._close_shard()
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self.folder / f".{self.split}-{len(self._shards):05d}.parquet.part"
+            self._writer = pq.ParquetWriter(
+                path, self.schema, compression="zstd", write_statistics=False
+            )
+            self._shards.append(path)
+            self._in_shard = 0
         table = pa.Table.from_pylist(self._pending, schema=self.schema)
-        pq.write_table(
-            table,
-            path,
-            row_group_size=ROWS_PER_GROUP,
-            compression="zstd",
-            write_statistics=False,
-            store_schema=True,
-        )
-        self._shards.append(path)
+        self._writer.write_table(table, row_group_size=ROWS_PER_GROUP)
+        self._in_shard += len(self._pending)
         self._pending = []
+
+    def _close_shard(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def close(self) -> list[Path]:
         """The shards' final paths (one empty shard when there was no row, so a split that
         the card names always exists)."""
-        self._flush()
+        if self._pending or not self._shards:
+            self._write_group()
+        self._close_shard()
         total = len(self._shards)
         out = []
         for i, part in enumerate(self._shards):
@@ -206,13 +214,36 @@ class ExportReport:
 
 
 def _batches(store: DomainStore, report: ExportReport) -> Iterator[Batch]:
-    """Committed batches in order; a damaged one is named and skipped."""
+    """Committed batches in order, validated; a damaged one is named and skipped."""
     for path in sorted(store.batches_dir.glob("*.json")):
         try:
             yield Batch.model_validate_json(path.read_bytes())
         except ValueError as e:
             first = str(e).splitlines()[0]
             report.skipped.append(f"{path}: not a valid batch ({first}); left out")
+
+
+def _raw_batches(store: DomainStore) -> Iterator[dict[str, Any]]:
+    """Committed batches as plain JSON, for the passes that read a few fields of each (the
+    split's keys): validating every task and conversation took most of an export's time. A
+    file that is no JSON object is skipped here and named by `_batches`."""
+    for path in sorted(store.batches_dir.glob("*.json")):
+        try:
+            raw = json.loads(path.read_bytes())
+        except ValueError:
+            continue
+        if isinstance(raw, dict):
+            yield raw
+
+
+def _split_keys(store: DomainStore) -> list[tuple[str, str | None, str]]:
+    """(id, parent, gold sequence) of every verified task, as `held_out` takes them."""
+    out = []
+    for raw in _raw_batches(store):
+        for t in raw.get("accepted", []):
+            calls = [[c["name"], c.get("arguments", {})] for c in t["gold_calls"]]
+            out.append((t["id"], t.get("provenance", {}).get("parent"), canonical_json(calls)))
+    return out
 
 
 # -- the export --------------------------------------------------------------------------------
@@ -240,7 +271,7 @@ def _runs(
         if spec is None:
             report.skipped.append(f"{store.environment_path}: missing; domain {domain!r} left out")
             continue
-        if not any(b.accepted for b in _batches(store, ExportReport())):
+        if not any(raw.get("accepted") for raw in _raw_batches(store)):
             report.skipped.append(f"{store.dir}: no verified task; domain {domain!r} left out")
             continue
         yield domain, store, spec
@@ -268,19 +299,14 @@ def export(
     rejected = ShardWriter(out / "data" / "rejected", "train", arrow_schema(RejectedRow))
     reports: dict[str, RunSummary] = {}
     for domain, store, spec in _runs(data_dir, domains, report):
-        keys = [
-            (t.id, t.provenance.parent, gold_key(t))
-            for b in _batches(store, ExportReport())
-            for t in b.accepted
-        ]
-        test = held_out(keys, test_fraction)
+        test = held_out(_split_keys(store), test_fraction)
         writers = {s: ShardWriter(out / "data" / domain, s, arrow_schema(TaskRow)) for s in SPLITS}
         tally = report.tallies.setdefault(domain, Tally())
-        for row in task_rows(_batches(store, report), spec, domain):
-            writers["test" if row.id in test else "train"].add(row)
-            tally.add(row)
-        for b in _batches(store, ExportReport()):
-            for r in b.rejected:
+        for batch in _batches(store, report):  # one pass: a batch is parsed once more only
+            for row in task_rows([batch], spec, domain):
+                writers["test" if row.id in test else "train"].add(row)
+                tally.add(row)
+            for r in batch.rejected:
                 rejected.add(rejected_row(r, domain))
         for split, writer in writers.items():
             writer.close()
