@@ -5,6 +5,7 @@ with the card's tables and the link."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -12,6 +13,9 @@ import pytest
 from datasets import load_dataset
 
 from tests.flows.test_generate import latest_artifact, run_flow
+from toolscale.dataset import spec_from_row
+from toolscale.environment import Environment
+from toolscale.task import ExpectedOutcome, GoldCall, Task
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import FakeLLM
 
@@ -52,6 +56,16 @@ def test_publish_exports_pushes_one_commit_and_leaves_an_artifact(
     assert rows["train"] + rows["test"] == summary["tasks"]
     loaded = load_dataset(str(out), "library")
     assert loaded["train"].num_rows == rows["train"] and loaded["test"].num_rows == rows["test"]
+    env_row = load_dataset(str(out), "environments", split="train")[0]
+    with Environment(spec_from_row(env_row)) as env:  # the round trip, on a generated domain
+        for row in (r for split in loaded.values() for r in split):
+            task = Task(
+                id=row["id"],
+                instruction=row["user_scenario"]["instructions"]["reason_for_call"],
+                gold_calls=[GoldCall(**c) for c in json.loads(row["gold_calls"])],
+                expected=ExpectedOutcome.model_validate_json(row["expected"]),
+            )
+            assert env.evaluate(task, row["messages"]).success, row["id"]
     [commit] = FakeHub.commits
     pushed = set(commit["paths"])
     assert commit["repo_id"] == "my-org/library"
