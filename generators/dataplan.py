@@ -251,6 +251,17 @@ def _iso(text: str | None, kind: str) -> bool:
     return True
 
 
+SETTLED = {"closed", "repaid", "paid", "paid_off", "settled"}  # states that owe or hold nothing
+OWED = re.compile(r"balance|outstanding|owed|remaining|debt")
+
+
+def _owed(table: Table, column: str) -> bool:
+    """A number that a settled row has none of: a closed account's balance, a repaid loan's
+    outstanding balance (finance's seed had repaid loans still owing thousands)."""
+    col = table.column(column)
+    return col.type in ("integer", "real") and bool(OWED.search(column)) and "max" not in column
+
+
 NAMED_KINDS = {"first_name", "last_name", "person_name", "city", "country", "address", "phone"}
 
 
@@ -775,6 +786,9 @@ def _sampler(
     if state is not None and found is not None:  # a frozen_reason only on frozen cards
         status, given = found[0], draw
         return lambda r, row: given(r, row) if row.get(status) == state else None
+    if found is not None and _owed(table, col.name):  # a repaid loan owes nothing
+        status, owed = found[0], draw
+        return lambda r, row: 0 if row.get(status) in SETTLED else owed(r, row)
     if plan.nulls and col.nullable:
         share, inner = plan.nulls, draw
         return lambda r, row: None if r.random() < share else inner(r, row)
@@ -861,7 +875,7 @@ def _table_rows(
 ) -> tuple[list[dict[str, Scalar]], int]:
     bounds = check_bounds(table)
     plans = {c.column: c for c in tp.columns}
-    derived = [c for c in plans if plans[c].kind == "email" or table.state_of(c)]
+    derived = [c for c in plans if plans[c].kind == "email" or table.state_of(c) or _owed(table, c)]
     ordered = [c for c in plans if plans[c].kind != "reference" and c not in derived] + derived
     samplers = {c: _sampler(table, plans[c], tp, p, bounds.get(c)) for c in ordered}
     parents: dict[str, list[Scalar]] = {}

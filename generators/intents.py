@@ -500,13 +500,14 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
         )
     else:
         which = f"their {singular(table.name).replace('_', ' ')}"
-    chosen = [
-        f"{name.replace('_', ' ')}: {purpose.arguments[name]}"
+    chosen = [  # what the write sets, as a change: "frozen reason: stolen" came back as
+        # "the card is currently frozen for the reason stolen" (it was active)
+        f"{name.replace('_', ' ')} set to {purpose.arguments[name]}"
         for name in sorted(closed_choices(tool))
         if purpose.arguments.get(name) is not None
     ]
     text = f"{' '.join(words(tool.name))}, for {which}"
-    return text + (f" ({'; '.join(chosen)})." if chosen else ".")
+    return text + (f", with {' and '.join(chosen)}." if chosen else ".")
 
 
 async def propose_intent_task(

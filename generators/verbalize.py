@@ -69,7 +69,7 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
 
 
 _GREETING = re.compile(
-    r"^(?:[Dd]ear|[Hh]ello|[Hh]i|[Hh]ey),?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[,.!]\s*"
+    r"^(?:[Dd]ear|[Hh]ello|[Hh]i|[Hh]ey)(?:\s+there)?,?\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[,.!]\s*"
 )
 
 

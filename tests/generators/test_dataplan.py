@@ -278,3 +278,25 @@ def test_a_column_whose_name_says_what_it_holds_gets_that_kind() -> None:
     plan = DataPlan(tables=[TablePlan(table="hotels", columns=list(said.values()))])
     kinds = {c.column: c.kind for c in complete(plan, Schema(tables=[hotels])).tables[0].columns}
     assert kinds == {"last_name": "last_name", "location": "city", "notes": "sentence"}
+
+
+def test_a_settled_row_owes_nothing() -> None:
+    """Finance's seed had loans with status repaid that still owed thousands, and the 1.5B
+    worded "repay my loan ... my loan status is repaid"."""
+    loans = Table(
+        name="loans",
+        columns=[
+            Column(name="loan_id", type="integer"),
+            Column(name="status", type="text"),
+            Column(name="outstanding_balance", type="real"),
+            Column(name="amount", type="real"),
+        ],
+        primary_key=["loan_id"],
+        checks=["status IN ('active', 'repaid', 'closed')"],
+    )
+    schema = Schema(tables=[loans])
+    rows = expand(default_plan(schema), schema, seed=0, total_rows=300)["loans"]
+    settled = [r for r in rows if r["status"] in ("repaid", "closed")]
+    assert settled and all(r["outstanding_balance"] == 0 for r in settled)
+    assert any(r["amount"] > 0 for r in settled)  # what was lent stays
+    assert all(r["outstanding_balance"] > 0 for r in rows if r["status"] == "active")

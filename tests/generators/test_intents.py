@@ -223,6 +223,29 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     purpose = Purpose(tool, "clients", "C1001", {"client_id": "C1001", "email": "a@b.co"})
     text = purpose_words(purpose, clients, [], own=True)
     assert text == "update client email, for their client profile."
+    # what the write sets is said as a change: "frozen reason: stolen" came back as "the
+    # card is currently frozen for the reason stolen" when it was active
+    freeze = Tool.model_validate(
+        {
+            "name": "freeze_card",
+            "description": "Freeze a card.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "card_id": {"type": "string"},
+                    "frozen_reason": {"type": "string", "enum": ["stolen", "lost"]},
+                },
+                "required": ["card_id", "frozen_reason"],
+            },
+            "run": ["UPDATE cards SET status = 'frozen' WHERE card_id = :card_id"],
+        }
+    )
+    cards = banking.schema_.table("cards")
+    wanted = Purpose(freeze, "cards", "K1", {"card_id": "K1", "frozen_reason": "stolen"})
+    assert purpose_words(wanted, cards, [], own=False) == (
+        "freeze card, for their card, with frozen reason set to stolen."
+    )
 
 
 def test_what_the_user_wants_told_names_its_record(
