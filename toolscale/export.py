@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from toolscale import charts, tau2
 from toolscale.brief import load_brief
@@ -44,11 +44,13 @@ from toolscale.dataset import (
     rejected_row,
     task_rows,
 )
-from toolscale.errors import ToolscaleError
+from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.reasons import ErrorReason
+from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
-from toolscale.store import Batch, DomainStore, StoreError
+from toolscale.store import Batch, DomainStore, StoreError, TrajectoryRecord
 from toolscale.summary import JUDGE, RunSummary
+from toolscale.task import Task
 
 ROWS_PER_SHARD = 10_000
 ROWS_PER_GROUP = 1_000
@@ -214,13 +216,51 @@ class ExportReport:
 
 
 def _batches(store: DomainStore, report: ExportReport) -> Iterator[Batch]:
-    """Committed batches in order, validated; a damaged one is named and skipped."""
+    """Committed batches in order, validated. A batch that does not validate keeps what does:
+    each task, conversation or rejection that is not one is named with its file and place
+    and left out; a file that is no batch at all is named and skipped."""
     for path in sorted(store.batches_dir.glob("*.json")):
+        data = path.read_bytes()
         try:
-            yield Batch.model_validate_json(path.read_bytes())
+            yield Batch.model_validate_json(data)
+            continue
         except ValueError as e:
-            first = str(e).splitlines()[0]
-            report.skipped.append(f"{path}: not a valid batch ({first}); left out")
+            problem = str(e).splitlines()[0]
+        try:
+            raw = json.loads(data)
+            salvaged = _salvage(path, raw, report)
+        except (ValueError, TypeError, AttributeError):
+            report.skipped.append(f"{path}: not a valid batch ({problem}); left out")
+            continue
+        yield salvaged
+
+
+def _salvage(path: Path, raw: Any, report: ExportReport) -> Batch:
+    """The items of a damaged batch that are valid; each other one is named."""
+    kept: dict[str, list[Any]] = {}
+    for name, model in (
+        ("accepted", Task),
+        ("trajectories", TrajectoryRecord),
+        ("rejected", Rejection),
+    ):
+        kept[name] = []
+        for i, item in enumerate(raw.get(name, [])):
+            try:
+                kept[name].append(model.model_validate(item))
+            except ValidationError as e:
+                first = "; ".join(pydantic_problems(e, limit=1))
+                report.skipped.append(f"{path}: {name}[{i}] is not valid ({first}); left out")
+    records = {r.task_id for r in kept["trajectories"]}
+    for task in [t for t in kept["accepted"] if t.id not in records]:
+        report.skipped.append(f"{path}: task {task.id!r} has no valid conversation; left out")
+        kept["accepted"].remove(task)
+    return Batch(
+        strategy=raw["strategy"],
+        indices=raw.get("indices", []),
+        accepted=kept["accepted"],
+        trajectories=kept["trajectories"],
+        rejected=kept["rejected"],
+    )
 
 
 def _raw_batches(store: DomainStore) -> Iterator[dict[str, Any]]:
@@ -241,8 +281,12 @@ def _split_keys(store: DomainStore) -> list[tuple[str, str | None, str]]:
     out = []
     for raw in _raw_batches(store):
         for t in raw.get("accepted", []):
-            calls = [[c["name"], c.get("arguments", {})] for c in t["gold_calls"]]
-            out.append((t["id"], t.get("provenance", {}).get("parent"), canonical_json(calls)))
+            try:
+                calls = [[c["name"], c.get("arguments", {})] for c in t["gold_calls"]]
+                parent = (t.get("provenance") or {}).get("parent")
+            except (TypeError, KeyError, AttributeError):
+                continue  # no task: `_batches` names it
+            out.append((t["id"], parent, canonical_json(calls)))
     return out
 
 

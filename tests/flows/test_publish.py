@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from datasets import load_dataset
+from datasets import load_dataset as _load_dataset
 
 from tests.flows.test_generate import latest_artifact, run_flow
 from toolscale.dataset import spec_from_row
@@ -18,6 +18,12 @@ from toolscale.environment import Environment
 from toolscale.task import ExpectedOutcome, GoldCall, Task
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import FakeLLM
+
+
+def load_dataset(folder: str, *args: object, **kwargs: object) -> Any:
+    """`datasets.load_dataset` with a cache of the folder's own: the shared cache keys a
+    local folder by its name and files, and served another test's export of the same name."""
+    return _load_dataset(folder, *args, cache_dir=str(Path(folder).parent / "hf-cache"), **kwargs)
 
 
 class FakeHub:

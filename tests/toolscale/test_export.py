@@ -8,10 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from datasets import load_dataset
+from datasets import load_dataset as _load_dataset
 from pydantic import ValidationError
 
 from flows.cli import main
@@ -26,6 +27,12 @@ from toolscale.summary import RunSummary, summarise
 from toolscale.task import ExpectedOutcome, GoldCall, Task
 from toolscale.tau2 import Tau2Task
 from validators.pipeline import verify
+
+
+def load_dataset(folder: str, *args: object, **kwargs: object) -> Any:
+    """`datasets.load_dataset` with a cache of the folder's own: the shared cache keys a
+    local folder by its name and files, and served another test's export of the same name."""
+    return _load_dataset(folder, *args, cache_dir=str(Path(folder).parent / "hf-cache"), **kwargs)
 
 
 def banking_run(root: Path, spec: EnvironmentSpec, tasks: list[Task]) -> DomainStore:
@@ -75,6 +82,17 @@ def exported(
     root = tmp_path_factory.mktemp("run")
     store = banking_run(root / "data", banking_spec, banking_tasks)
     (store.batches_dir / "intent-000900.json").write_text('{"strategy": "intent", "indic')
+    first = json.loads(next(store.batches_dir.glob("intent-000000.json")).read_text())
+    damaged: dict = {"strategy": "intent", "indices": [800, 801, 802], "accepted": []}
+    damaged["trajectories"] = []
+    pairs = zip(first["accepted"][:3], first["trajectories"][:3], strict=True)
+    for n, (task, record) in enumerate(pairs):
+        task_id = f"banking-salvaged-{n}"
+        damaged["accepted"].append({**task, "id": task_id})
+        damaged["trajectories"].append({**record, "task_id": task_id})
+    damaged["accepted"][1]["gold_calls"] = "not calls"  # a task that is no task
+    damaged["trajectories"][2]["messages"] = 7  # a task whose conversation is broken
+    (store.batches_dir / "intent-000800.json").write_text(json.dumps(damaged))
     DomainStore(root / "data", "empty").save_environment(banking_spec)
     out = root / "dataset"
     export(root / "data", out, test_fraction=0.25)
@@ -140,6 +158,10 @@ def test_bad_input_is_named_and_left_out_and_nothing_else_is_lost(
     manifest = json.loads((out / "manifest.json").read_text())
     skipped = "\n".join(manifest["skipped"])
     assert "intent-000900.json: not a valid batch" in skipped
+    assert "intent-000800.json: accepted[1] is not valid (gold_calls" in skipped
+    assert "intent-000800.json: task 'banking-salvaged-2' has no valid conversation" in skipped
+    ids = {r["id"] for split in load_dataset(str(out), "banking").values() for r in split}
+    assert "banking-salvaged-0" in ids and not ids & {"banking-salvaged-1", "banking-salvaged-2"}
     assert "empty: no verified task; domain 'empty' left out" in skipped
     card = (out / "README.md").read_text()
     assert card.startswith("---\nlicense: apache-2.0\n") and "## Left out" in card
