@@ -62,3 +62,14 @@ def task_progress(console: Console, strategy: str, target: int) -> Iterator[OnPr
         yield report
     finally:
         progress.stop()
+
+
+async def leave_artifact(console: Console, key: str, markdown: str, description: str) -> None:
+    """A markdown artifact for the run in Prefect's UI. What it shows is on disk already,
+    so a server that refuses it is worth a warning only."""
+    from prefect.artifacts import acreate_markdown_artifact
+
+    try:
+        await acreate_markdown_artifact(key=key, markdown=markdown, description=description)
+    except Exception as e:
+        console.print(f"[yellow]no Prefect artifact: {e}[/]")

@@ -15,11 +15,10 @@ import time
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from rich.console import Console
 
-from flows.console import make_console, task_progress, warner
+from flows.console import leave_artifact, make_console, task_progress, warner
 from generators import environment, scheduler
 from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.environment import EnvironmentStages, GenerationFailed
@@ -157,14 +156,8 @@ async def generate_domain(
             write_json(store.dir / "report.json", summary)
             await llm.close()
     console.print(rich_table(summary))
-    try:
-        await acreate_markdown_artifact(
-            key=f"generate-{domain.replace('_', '-')}",
-            markdown=markdown(summary),
-            description=f"toolscale generate {domain}",
-        )
-    except Exception as e:  # the data is on disk; a missing artifact is worth a warning only
-        console.print(f"[yellow]no Prefect artifact: {e}[/]")
+    key = f"generate-{domain.replace('_', '-')}"
+    await leave_artifact(console, key, markdown(summary), f"toolscale generate {domain}")
     with contextlib.suppress(Exception):
         get_run_logger().info("%s: %d verified tasks in %s", domain, summary.tasks, store.dir)
     return summary.model_dump(mode="json")

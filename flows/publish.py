@@ -11,10 +11,9 @@ from pathlib import Path
 
 from huggingface_hub import HfApi
 from prefect import flow, task
-from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from flows.console import make_console
+from flows.console import leave_artifact, make_console
 from flows.generate import generate_all
 from generators.config import DEFAULT_CONFIG
 from toolscale.dataset import TEST_FRACTION
@@ -58,12 +57,9 @@ async def publish_dataset(
     rows = export_dataset(data_dir, out, domains, test_fraction, repo)
     url = push_dataset(out, repo, private, revision) if repo else None
     where = f"Published: {url}\n\n" if url else f"Exported to `{out}` (no repo set: not pushed)\n\n"
-    try:
-        await acreate_markdown_artifact(
-            key="publish-dataset", markdown=where + card_body(out), description="toolscale publish"
-        )
-    except Exception as e:  # the dataset is written; a missing artifact is worth a warning
-        make_console().print(f"[yellow]no Prefect artifact: {e}[/]")
+    await leave_artifact(
+        make_console(), "publish-dataset", where + card_body(out), "toolscale publish"
+    )
     return {"rows": rows, "url": url}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -180,3 +181,13 @@ def banking_spec() -> EnvironmentSpec:
 def banking_tasks() -> list[Task]:
     lines = (BANKING / "tasks.jsonl").read_text().splitlines()
     return [Task.model_validate_json(line) for line in lines if line.strip()]
+
+
+def load_fresh(folder: str | Path, *args: object, **kwargs: object) -> Any:
+    """`datasets.load_dataset` with a cache of the folder's own: the shared cache keys a
+    local folder by its name and files and served another export of the same name
+    (huggingface/datasets#2956)."""
+    from datasets import load_dataset
+
+    cache = Path(folder).parent / "hf-cache"
+    return load_dataset(str(folder), *args, cache_dir=str(cache), **kwargs)

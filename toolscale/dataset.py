@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, TrajectoryRecord
-from toolscale.task import Difficulty, Preference, Provenance, Task
+from toolscale.task import Difficulty, ExpectedOutcome, GoldCall, Preference, Provenance, Task
+from toolscale.tau2 import Description, Instructions, UserScenario
 from toolscale.trajectory import Message
 
 TEST_FRACTION = 0.1
@@ -35,32 +36,7 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-# -- tau2-bench's Task, field for field ----------------------------------------------------
-
-
-class Description(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    purpose: str | None = None
-    relevant_policies: str | None = None
-    notes: str | None = None
-
-
-class Instructions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    domain: str
-    reason_for_call: str
-    known_info: str | None = None
-    unknown_info: str | None = None
-    task_instructions: str
-
-
-class UserScenario(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    persona: str | None = None
-    instructions: Instructions
+# -- tau2-bench's Task, field for field (description and user scenario: toolscale/tau2.py) --
 
 
 class Action(BaseModel):
@@ -179,6 +155,23 @@ def environment_row(spec: EnvironmentSpec, domain: str) -> EnvironmentRow:
 def spec_from_row(row: dict[str, Any]) -> EnvironmentSpec:
     """An `environments` row back as the spec its tasks were verified against."""
     return EnvironmentSpec.model_validate_json(row["spec"])
+
+
+def task_from_row(row: dict[str, Any]) -> Task:
+    """A task row back as the `Task` that `Environment.evaluate` scores a conversation
+    against (its gold calls, expected outcome and preference)."""
+    said = row["user_scenario"]["instructions"]
+    return Task(
+        id=row["id"],
+        domain=row["domain"],
+        instruction=said["reason_for_call"],
+        known_facts=(said.get("known_info") or "").splitlines(),
+        gold_calls=[GoldCall.model_validate(c) for c in json.loads(row["gold_calls"])],
+        preferences=row.get("preference"),
+        expected=ExpectedOutcome.model_validate_json(row["expected"]),
+        difficulty=row.get("difficulty"),
+        provenance=row["provenance"],
+    )
 
 
 def task_row(

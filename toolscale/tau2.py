@@ -5,23 +5,25 @@ tasks with tau2's own data model.
 
 The models below are written from tau2-bench's documented `Task` (src/tau2/data_model/
 tasks.py); they forbid extra fields, so a field tau2 does not know fails the export's own
-tests. Unlike the Hub rows, `arguments` is an object here, as tau2 has it."""
+tests. The Hub rows (toolscale/dataset.py) share the description and the user scenario;
+their `arguments` are JSON text, here an object, as tau2 has it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolscale.dataset import TaskRow
+if TYPE_CHECKING:
+    from toolscale.dataset import TaskRow
 
 RewardType = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 DEFAULT_BASIS: tuple[RewardType, ...] = ("DB", "COMMUNICATE")
 
 
-class Tau2Description(BaseModel):
+class Description(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     purpose: str | None = None
@@ -29,7 +31,7 @@ class Tau2Description(BaseModel):
     notes: str | None = None
 
 
-class Tau2Instructions(BaseModel):
+class Instructions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     domain: str
@@ -39,11 +41,11 @@ class Tau2Instructions(BaseModel):
     task_instructions: str
 
 
-class Tau2UserScenario(BaseModel):
+class UserScenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     persona: str | None = None
-    instructions: Tau2Instructions
+    instructions: Instructions
 
 
 class Tau2Action(BaseModel):
@@ -71,8 +73,8 @@ class Tau2Task(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    description: Tau2Description | None = None
-    user_scenario: Tau2UserScenario
+    description: Description | None = None
+    user_scenario: UserScenario
     initial_state: dict[str, Any] | None = None
     evaluation_criteria: Tau2EvaluationCriteria | None = None
 
@@ -82,11 +84,8 @@ def tau2_task(row: TaskRow) -> Tau2Task:
     criteria = row.evaluation_criteria
     return Tau2Task(
         id=row.id,
-        description=Tau2Description(**row.description.model_dump()),
-        user_scenario=Tau2UserScenario(
-            persona=row.user_scenario.persona,
-            instructions=Tau2Instructions(**row.user_scenario.instructions.model_dump()),
-        ),
+        description=row.description,
+        user_scenario=row.user_scenario,
         initial_state=None,
         evaluation_criteria=Tau2EvaluationCriteria(
             actions=[

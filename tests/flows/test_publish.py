@@ -5,25 +5,17 @@ with the card's tables and the link."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from datasets import load_dataset as _load_dataset
 
+from tests.conftest import load_fresh
 from tests.flows.test_generate import latest_artifact, run_flow
-from toolscale.dataset import spec_from_row
+from toolscale.dataset import spec_from_row, task_from_row
 from toolscale.environment import Environment
-from toolscale.task import ExpectedOutcome, GoldCall, Task
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import FakeLLM
-
-
-def load_dataset(folder: str, *args: object, **kwargs: object) -> Any:
-    """`datasets.load_dataset` with a cache of the folder's own: the shared cache keys a
-    local folder by its name and files, and served another test's export of the same name."""
-    return _load_dataset(folder, *args, cache_dir=str(Path(folder).parent / "hf-cache"), **kwargs)
 
 
 class FakeHub:
@@ -60,17 +52,12 @@ def test_publish_exports_pushes_one_commit_and_leaves_an_artifact(
     assert result["url"] == "https://huggingface.co/datasets/my-org/library"
     rows = result["rows"]["library"]
     assert rows["train"] + rows["test"] == summary["tasks"]
-    loaded = load_dataset(str(out), "library")
+    loaded = load_fresh(str(out), "library")
     assert loaded["train"].num_rows == rows["train"] and loaded["test"].num_rows == rows["test"]
-    env_row = load_dataset(str(out), "environments", split="train")[0]
+    env_row = load_fresh(str(out), "environments", split="train")[0]
     with Environment(spec_from_row(env_row)) as env:  # the round trip, on a generated domain
         for row in (r for split in loaded.values() for r in split):
-            task = Task(
-                id=row["id"],
-                instruction=row["user_scenario"]["instructions"]["reason_for_call"],
-                gold_calls=[GoldCall(**c) for c in json.loads(row["gold_calls"])],
-                expected=ExpectedOutcome.model_validate_json(row["expected"]),
-            )
+            task = task_from_row(row)
             assert env.evaluate(task, row["messages"]).success, row["id"]
     [commit] = FakeHub.commits
     pushed = set(commit["paths"])

@@ -9,19 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from generators.toolkit import schema_tools
+from tests.generators.railway import col, fk
 from toolscale.brief import load_brief
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 
 BRIEF = Path(__file__).parents[2] / "domains" / "school" / "brief.yaml"
-
-
-def col(name: str, type_: str) -> dict:
-    return {"name": name, "type": type_, "nullable": False}
-
-
-def fk(column: str, table: str) -> dict:
-    return {"columns": [column], "ref_table": table, "ref_columns": [column]}
 
 
 SCHEMA = {

@@ -8,15 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from datasets import load_dataset as _load_dataset
 from pydantic import ValidationError
 
 from flows.cli import main
-from toolscale.dataset import held_out, spec_from_row
+from tests.conftest import load_fresh
+from toolscale.dataset import held_out, spec_from_row, task_from_row
 from toolscale.environment import Environment
 from toolscale.export import ExportError, export
 from toolscale.jsonl import write_json
@@ -24,15 +23,9 @@ from toolscale.llm.ledger import Ledger
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
 from toolscale.summary import RunSummary, summarise
-from toolscale.task import ExpectedOutcome, GoldCall, Task
+from toolscale.task import Task
 from toolscale.tau2 import Tau2Task
 from validators.pipeline import verify
-
-
-def load_dataset(folder: str, *args: object, **kwargs: object) -> Any:
-    """`datasets.load_dataset` with a cache of the folder's own: the shared cache keys a
-    local folder by its name and files, and served another test's export of the same name."""
-    return _load_dataset(folder, *args, cache_dir=str(Path(folder).parent / "hf-cache"), **kwargs)
 
 
 def banking_run(root: Path, spec: EnvironmentSpec, tasks: list[Task]) -> DomainStore:
@@ -99,17 +92,17 @@ def exported(
     return root, out
 
 
-def test_every_config_opens_with_load_dataset(exported: tuple[Path, Path]) -> None:
+def test_every_config_opens_with_load_fresh(exported: tuple[Path, Path]) -> None:
     _, out = exported
-    default = load_dataset(str(out))
-    banking = load_dataset(str(out), "banking")
+    default = load_fresh(str(out))
+    banking = load_fresh(str(out), "banking")
     assert set(default) == set(banking) == {"train", "test"}
     n_train, n_test = banking["train"].num_rows, banking["test"].num_rows
     assert default["train"].num_rows == n_train and default["test"].num_rows == n_test
     assert n_test >= 1 and n_train > 3 * n_test - 4
-    envs = load_dataset(str(out), "environments", split="train")
+    envs = load_fresh(str(out), "environments", split="train")
     assert envs.num_rows == 1 and envs[0]["domain"] == "banking"
-    rejected = load_dataset(str(out), "rejected", split="train")
+    rejected = load_fresh(str(out), "rejected", split="train")
     assert rejected.num_rows >= 1
     assert all(r["stage"] and r["reason"] and r["item"] for r in rejected)
     row = banking["train"][0]
@@ -125,26 +118,21 @@ def test_every_config_opens_with_load_dataset(exported: tuple[Path, Path]) -> No
     assert isinstance(json.loads(action["arguments"]), dict)  # text: no merged struct
     assert row["messages"][0]["role"] == "system"
     with pytest.raises(ValueError, match="nope"):
-        load_dataset(str(out), "nope")
+        load_fresh(str(out), "nope")
 
 
 def test_each_task_scores_as_verified_in_the_sandbox_its_row_rebuilds(
     exported: tuple[Path, Path], banking_spec: EnvironmentSpec
 ) -> None:
     _, out = exported
-    env_row = load_dataset(str(out), "environments", split="train")[0]
+    env_row = load_fresh(str(out), "environments", split="train")[0]
     spec = spec_from_row(env_row)
     assert spec.model_dump(by_alias=True) == banking_spec.model_dump(by_alias=True)
-    rows = [r for split in load_dataset(str(out), "banking").values() for r in split]
+    rows = [r for split in load_fresh(str(out), "banking").values() for r in split]
     with Environment(spec) as env:
         for row in rows:
             assert row["environment_id"] == env_row["environment_id"]
-            task = Task(
-                id=row["id"],
-                instruction=row["user_scenario"]["instructions"]["reason_for_call"],
-                gold_calls=[GoldCall(**c) for c in json.loads(row["gold_calls"])],
-                expected=ExpectedOutcome.model_validate_json(row["expected"]),
-            )
+            task = task_from_row(row)
             assert env.evaluate(task, row["messages"]).success, row["id"]
             wrong = [*row["messages"][:-1], {"role": "assistant", "content": "done"}]
             if task.expected is not None and task.expected.communicate:
@@ -160,7 +148,7 @@ def test_bad_input_is_named_and_left_out_and_nothing_else_is_lost(
     assert "intent-000900.json: not a valid batch" in skipped
     assert "intent-000800.json: accepted[1] is not valid (gold_calls" in skipped
     assert "intent-000800.json: task 'banking-salvaged-2' has no valid conversation" in skipped
-    ids = {r["id"] for split in load_dataset(str(out), "banking").values() for r in split}
+    ids = {r["id"] for split in load_fresh(str(out), "banking").values() for r in split}
     assert "banking-salvaged-0" in ids and not ids & {"banking-salvaged-1", "banking-salvaged-2"}
     assert "empty: no verified task; domain 'empty' left out" in skipped
     card = (out / "README.md").read_text()
@@ -222,7 +210,7 @@ def test_the_tau2_export_reads_with_tau2s_task_model(exported: tuple[Path, Path]
     tau2_out = root / "tau2"
     assert main(["export", "--data", str(root / "data"), "--out", str(tau2_out), "--format",
                  "tau2"]) == 0  # fmt: skip
-    hub = {r["id"]: r for split in load_dataset(str(out), "banking").values() for r in split}
+    hub = {r["id"]: r for split in load_fresh(str(out), "banking").values() for r in split}
     tasks = json.loads((tau2_out / "banking" / "tasks.json").read_text())
     assert len(tasks) == len(hub)
     for raw in tasks:
@@ -242,3 +230,18 @@ def test_the_tau2_export_reads_with_tau2s_task_model(exported: tuple[Path, Path]
     assert db == json.loads(json.dumps(spec.seed)) and "clients" in db
     with pytest.raises(ValidationError):
         Tau2Task.model_validate({**tasks[0], "messages": []})  # not a tau2 field
+
+
+def test_the_cards_scoring_snippet_runs(
+    exported: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The snippet a reader copies from the card, run against the exported folder."""
+    import datasets.config
+
+    root, out = exported
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", root / "snippet-cache")
+    card = (out / "README.md").read_text()
+    snippet = card.split("## Rebuild a sandbox and score an answer")[1].split("```python\n")[1]
+    snippet = snippet.split("```")[0].replace('"OWNER/NAME"', repr(str(out)))
+    exec(compile(snippet, "card", "exec"), {"__name__": "card"})
+    assert "success=True" in capsys.readouterr().out
