@@ -60,12 +60,30 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     if chain.wanted and not request.asks_for_information:
         wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)
         problems.append(f"the message must ask to be told the {wanted}")
+    for call in chain.calls:  # "top up my balance to $274.85" for a top-up that adds 274.85
+        amount = call.arguments.get("amount")
+        if isinstance(amount, int | float) and not isinstance(amount, bool):
+            forms = "|".join(re.escape(f) for f in _number_forms(amount))
+            said = re.search(rf"\bto \$?(?:{forms})(?!\d|[.,]\d)", instruction)
+            if said:
+                problems.append(
+                    f"{said.group()!r} reads as the new total; the amount is what changes: say "
+                    f"'by {amount}' or 'add {amount}'"
+                )
     if chain.errors and (after := request.asks_after()):
         problems.append(
             f"the message asks for something {after!r} the change, which may not happen: ask "
             "for the current values instead"
         )
     return problems
+
+
+def _number_forms(value: float) -> list[str]:
+    """How a message writes an amount: 274.85, 1000, 1,000, 1,000.00."""
+    forms = {str(value), f"{value:,.2f}", f"{value:.2f}"}
+    if float(value).is_integer():
+        forms |= {str(int(value)), f"{int(value):,}"}
+    return sorted(forms, key=len, reverse=True)
 
 
 _GREETING = re.compile(

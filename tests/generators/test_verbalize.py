@@ -175,3 +175,15 @@ def test_a_refusal_asks_for_the_current_values_never_for_those_after(tmp_path: P
         lambda llm: verbalize(llm, "library", chain),
     )
     assert added.value.value.instruction.endswith("Please tell me the current due on.")
+
+
+def test_an_amount_said_as_a_new_total_goes_back(tmp_path: Path) -> None:
+    """Finance's "top up my ACC-18078 account balance to $274.85" for a top-up that adds
+    274.85: "to" names the balance after, which the gold does not make."""
+    topup = ToolCall(name="topup_balance", arguments={"account_id": 7, "amount": 274.85})
+    chain = dataclasses.replace(CHAIN, calls=[topup], facts=[("amount", 274.85)])
+    to = reply({"instruction": "Please top up my balance to $274.85.", "known_facts": []})
+    by = reply({"instruction": "Please top up my balance by $274.85.", "known_facts": []})
+    asked = ask(scripted(to, by), tmp_path, lambda llm: verbalize(llm, "finance", chain))
+    assert asked.value.ok and asked.value.value.instruction.endswith("by $274.85.")
+    assert "'to $274.85' reads as the new total" in last_user(asked.requests[1])
