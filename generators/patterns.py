@@ -87,7 +87,9 @@ class Condition(BaseModel):
     - count: at most `number` rows of `child` (with column = value) belong to the row, after
       the operation (e.g. at most 2 cards with status active); with `per`, another key
       parameter, only the child rows that also belong to its row ("on the same trip"), or a
-      column of the row a create adds, those with its value ("of the same alert_type"); with
+      column of the row a create adds, those with its value ("of the same alert_type"), or
+      such a row and one of its columns ("course_id.term": the child rows whose course has
+      the term of this course, "in the same term"); with
       `other_column` instead of `number`, the most is that column of the row ("below the
       course's capacity"); a `number` of 0 means none before the operation ("only if the
       player has no contract with status active", "no grade has been recorded for it")
@@ -926,7 +928,15 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         own = cand.creates == child.name and cond.per in child.column_names
         if cond.per and own and cond.per not in cand.tool.param_types():
             return [f"{where}: per {cond.per!r} is no parameter of {cand.id}"]
-        if (
+        if "." in cond.per:
+            row, field = cond.per.split(".", 1)
+            peer = schema.table(cand.rows[row]) if row in cand.rows else None
+            if peer is None or field not in peer.column_names or link(child, peer) is None:
+                return [
+                    f"{where}: per {cond.per!r} must be a row of it that {child.name} rows "
+                    "belong to, a dot, and a column of that row's table"
+                ]
+        elif (
             cond.per
             and not own
             and (
@@ -1106,6 +1116,15 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         if cond.per in cand.rows:
             also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
+        elif "." in cond.per:  # "in the same term": rows whose course has this course's term
+            row, column = cond.per.split(".", 1)
+            peer = schema.table(cand.rows[row])
+            also, _ = link(child, peer) or ("", "")
+            pk = peer.primary_key[0]
+            filt += (
+                f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = "
+                f"(SELECT {column} FROM {peer.name} WHERE {pk} = :{row}))"
+            )
         elif cond.per:  # a column of the new row: those with the same value
             filt += f" AND {cond.per} = :{cond.per}"
         adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it

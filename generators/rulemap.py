@@ -403,6 +403,17 @@ def _counts(
             )
             if same and not per and child == creates and same.group(1) in params:
                 per = same.group(1)  # "of the same alert_type": the new row's own value
+            if same and not per:  # "in the same term": a column of a row the call names
+                per = next(
+                    (
+                        f"{p}.{same.group(1)}"
+                        for p, t in rows
+                        if p != row
+                        and same.group(1) in tables[t].column_names
+                        and link(tables[child], tables[t]) is not None
+                    ),
+                    "",
+                )
             if same and not per:
                 break  # "in the same term": a column, no row of the operation
             out.append(

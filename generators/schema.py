@@ -388,6 +388,17 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
             )
             if table is not None and not flagged and len(table.columns) < 12:
                 table.columns.append(ColumnProposal(name=f"is_{m.group(2)}", type="boolean"))
+        same = re.search(r"\b([a-z]+) (?:in|on|during) the same ([a-z_]+)\b", text)
+        named = {c.name for t in tables.values() for c in t.columns}
+        if same and same.group(2) not in named | _every_entity(tables):
+            # "6 active enrollments in the same term": the term is the course's, the row an
+            # enrollment points to besides its student
+            child = owner(singular(same.group(1)))
+            keys = {t.columns[0].name: name for name, t in tables.items()}
+            refs = [reference(c.name, keys) for c in child.columns[1:]] if child else []
+            peer = next((tables[r] for r in refs if r and tables[r] is not owner(subject)), None)
+            if peer is not None and len(peer.columns) < 12:
+                peer.columns.append(ColumnProposal(name=same.group(2), type="text"))
         every = _every_entity(tables)
         for m in re.finditer(r"\b[a-z]+(?:_[a-z0-9]+)+\b", text):  # "while seats_sold is below"
             nouns = [w for w in re.findall(r"[a-z]+", text[: m.start()]) if owner(w)]

@@ -2,7 +2,8 @@
 course only while the enrollment status is active and no grade has been recorded for it")
 and hold in one case ("a pass_fail enrollment ...", "a course marked core ..."), with a
 small seed: one graded and one ungraded active enrollment, one dropped; Biology 2 is a core
-course that allows pass/fail grading, Geography neither."""
+course that allows pass/fail grading, Geography and Chemistry neither; Biology 2 and
+Chemistry are spring courses, Geography a fall one."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ SCHEMA = {
                 col("capacity", "integer"),
                 col("allows_pass_fail", "boolean"),
                 col("is_core", "boolean"),
+                col("term", "text"),
             ],
             "primary_key": ["course_id"],
         },
@@ -87,6 +89,7 @@ SEED = {
             "capacity": 30,
             "allows_pass_fail": True,
             "is_core": True,
+            "term": "spring",
         },
         {
             "course_id": 11,
@@ -94,6 +97,15 @@ SEED = {
             "capacity": 30,
             "allows_pass_fail": False,
             "is_core": False,
+            "term": "fall",
+        },
+        {
+            "course_id": 12,
+            "name": "Chemistry",
+            "capacity": 30,
+            "allows_pass_fail": False,
+            "is_core": False,
+            "term": "spring",
         },
     ],
     "enrollments": [

@@ -499,3 +499,16 @@ def test_a_rule_about_one_kind_of_record_holds_only_for_that_kind() -> None:
         cand = candidate_for(unread, [c for c in cands.values() if c.tool.kind == "write"])
         assert cand is not None
         assert guess_conditions(unread, cand, spec.schema_, spec.seed) == []
+
+
+def test_a_limit_in_the_same_term_counts_the_rows_whose_course_has_this_term() -> None:
+    """School's "a student cannot have more than 6 active enrollments in the same term":
+    the term is the course's, so the count is of the student's active enrollments in
+    courses of the new course's term."""
+    spec = school_spec()
+    rule = "A student cannot have more than 1 active enrollment in the same term."
+    enroll = _enforced(spec, rule, "create:enrollments under students")
+    # Emma holds Biology 2 (spring) and Geography (fall); Chemistry is spring
+    assert call(spec, enroll, student_id=1, course_id=12, grading="letter")[0].error == rule
+    # Noah dropped Biology 2 and holds Geography (fall)
+    assert call(spec, enroll, student_id=2, course_id=12, grading="letter")[0].ok

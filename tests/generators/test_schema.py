@@ -424,3 +424,27 @@ def test_a_kind_of_record_a_rule_names_gets_a_column_to_say_it() -> None:
     done = to_schema(completed(SchemaProposal(tables=tables), rules))
     assert done.table("tickets").enum_values("ticket_class") == ["standard", "first"]
     assert done.table("medications").column("is_controlled").type == "boolean"
+
+
+def test_a_limit_in_the_same_term_gives_the_other_row_a_term() -> None:
+    """School's "more than 6 active enrollments in the same term": the 1.5B's courses had no
+    term, so the rule had nothing to count by."""
+    tables = [
+        TableProposal(name="students", description="", columns=[
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+        TableProposal(name="courses", description="", columns=[
+            ColumnProposal(name="course_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+        TableProposal(name="enrollments", description="", columns=[
+            ColumnProposal(name="enrollment_id", type="integer"),
+            ColumnProposal(name="student_id", type="integer"),
+            ColumnProposal(name="course_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    rules = ["A student cannot have more than 6 active enrollments in the same term."]
+    done = to_schema(completed(SchemaProposal(tables=tables), rules))
+    assert done.table("courses").column("term").type == "text"
+    assert "term" not in done.table("students").column_names
