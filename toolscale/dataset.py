@@ -99,6 +99,7 @@ class EnvironmentRow(BaseModel):
     tool_programs: str = Field(description="JSON list of the tools with their SQL programs")
     tool_pricing: str
     rules: str = Field(description="JSON: which tool and step enforces which rule")
+    seed: str = Field(description="JSON: table -> the rows the sandbox starts from")
     tables: int
     seed_rows: int
     spec: str = Field(description="the EnvironmentSpec as JSON: `toolscale.dataset.spec_from_row`")
@@ -146,6 +147,7 @@ def environment_row(spec: EnvironmentSpec, domain: str) -> EnvironmentRow:
         tool_programs=canonical_json(dumped["tools"]),
         tool_pricing=pricing(spec),
         rules=canonical_json(dumped.get("rules", [])),
+        seed=canonical_json(dumped["seed"]),
         tables=len(spec.schema_.tables),
         seed_rows=sum(len(rows) for rows in spec.seed.values()),
         spec=canonical_json(dumped),

@@ -128,6 +128,7 @@ def test_each_task_scores_as_verified_in_the_sandbox_its_row_rebuilds(
     env_row = load_fresh(str(out), "environments", split="train")[0]
     spec = spec_from_row(env_row)
     assert spec.model_dump(by_alias=True) == banking_spec.model_dump(by_alias=True)
+    assert json.loads(env_row["seed"]) == json.loads(banking_spec.model_dump_json())["seed"]
     rows = [r for split in load_fresh(str(out), "banking").values() for r in split]
     with Environment(spec) as env:
         for row in rows:
