@@ -164,6 +164,14 @@ def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
                 reason=FactsReason.FALSE_FACT,
                 detail=f"the known fact {fact!r} says {said}",
             )
+    given = {
+        (name, float(v))
+        for c in task.gold_calls
+        for name, v in c.arguments.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    if said := _misstated(text, replay, given):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     # a sentence of the request may describe a record too ("my account ACC-83392, which is
     # frozen"); a word the gold makes true ("set card K30001 to frozen") is no claim
     outcome = {w for v in gold if isinstance(v, str) for w in tokens(v)}
@@ -175,6 +183,35 @@ def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
                 detail=f"the request's {sentence.strip()!r} says {said}",
             )
     return None
+
+
+_NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
+
+
+def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
+    """A number the user gives as a field's value that no record the gold reads has in that
+    field: "a closed loan with an outstanding balance of 1700.55" when the loan read shows
+    808.79 (1700.55 was the amount pushed past it to make the refusal). The value of an
+    argument of that name ("my amount is 20.06" for `amount`) is what the user asks for."""
+    held: dict[str, set[float]] = {}
+    for result in replay.results:
+        rows = result.output if isinstance(result.output, list) else [result.output]
+        for row in rows if result.ok else []:
+            for name, value in row.items() if isinstance(row, dict) else []:
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    held.setdefault(name, set()).add(float(value))
+    for name in sorted(held, key=len, reverse=True):
+        phrase = re.escape(name.replace("_", " "))
+        pattern = rf"\b{phrase}(?: is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
+        for m in re.finditer(pattern, text, re.I):
+            said = float(m.group(1).replace(",", ""))
+            if (name, said) not in given and all(abs(said - v) > 0.005 for v in held[name]):
+                shown = ", ".join(f"{v:g}" for v in sorted(held[name])[:3])
+                return (
+                    f"the user states {m.group().strip()!r}; the records the gold reads hold "
+                    f"{name} {shown}"
+                )
+    return ""
 
 
 def _miscategorised(text: str, seed: SeedFacts, outcome: set[str]) -> str:

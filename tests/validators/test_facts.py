@@ -96,3 +96,45 @@ def test_a_status_the_request_gives_a_named_record_must_be_its_own(
     freeze = [{"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}]
     asked = "Please set my card K30001 to frozen."
     assert bank_verdict(banking_spec, asked, gold_calls=freeze) == ("accepted", "ok", "")
+
+
+def test_a_number_given_as_a_fields_value_must_be_that_fields(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's "I have a closed loan with an outstanding balance of 1700.55. I would like
+    to repay it": the loan owed 808.79, and 1700.55 was the amount pushed past it to make
+    the refusal."""
+    pay = {
+        "name": "make_loan_payment",
+        "arguments": {
+            "client_id": "C1001",
+            "loan_id": "L4001",
+            "from_account_id": "A20001",
+            "amount": 9000,
+        },
+        "expect_error": "",
+    }
+    read = {"name": "get_loan", "arguments": {"loan_id": "L4001"}}
+    told = [{"call": 0, "path": "outstanding"}]
+    ask = "My loan L4001 has an outstanding of {}. Please pay $9,000 of it from A20001. " + ASK
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask.format("9,000"), gold_calls=[read, pay], communicate=told
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert detail == (
+        "the user states 'outstanding of 9,000'; the records the gold reads hold outstanding 8400"
+    )
+    assert bank_verdict(
+        banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
+    ) == ("accepted", "ok", "")
+    # the value of an argument of the field's name is what the user asks for, though the
+    # transactions read hold other amounts
+    paid = {**pay, "arguments": {**pay["arguments"], "amount": 100}, "expect_error": None}
+    history = {"name": "list_recent_transactions", "arguments": {"account_id": "A20001"}}
+    stated = "I pay an amount of 100 on loan L4001 from A20001. What was my last amount?"
+    last = [{"call": 0, "path": "0.amount"}]
+    assert bank_verdict(banking_spec, stated, gold_calls=[history, paid], communicate=last) == (
+        "accepted",
+        "ok",
+        "",
+    )
