@@ -17,7 +17,7 @@ from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import mentions
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
-from toolscale.wording import Request
+from toolscale.wording import Request, assistant_voiced
 
 STAGE = "verbalize"
 
@@ -70,6 +70,10 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
                     f"{said.group()!r} reads as the new total; the amount is what changes: say "
                     f"'by {amount}' or 'add {amount}'"
                 )
+    if voiced := assistant_voiced(instruction):
+        problems.append(
+            f"{voiced!r} is what the assistant says; write only the customer's own request"
+        )
     if chain.errors and (after := request.asks_after()):
         problems.append(
             f"the message asks for something {after!r} the change, which may not happen: ask "

@@ -166,6 +166,11 @@ class IntentReason(Reason):
         "every write is refused, yet the instruction asks to be told a value after it "
         "('my balance after this transfer'), which never exists",
     )
+    ASSISTANT_VOICE = (
+        "assistant_voice",
+        "the instruction says what only an assistant says ('I'm here to help ... if you have "
+        "any questions'): it is the customer's request",
+    )
 
 
 class FactsReason(Reason):

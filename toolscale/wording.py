@@ -183,6 +183,21 @@ _AFTER = re.compile(
 _ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
 
 
+_ASSISTANT = re.compile(
+    r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
+    r"if you have any (?:other )?questions|let me know if you need|"
+    r"need (?:any )?further assistance|happy to help you|glad to assist)",
+    re.I,
+)
+
+
+def assistant_voiced(text: str) -> str | None:
+    """Words only an assistant says ("I'm here to help you with your account. If you have
+    any questions ..."), or None: a request is the customer's."""
+    m = _ASSISTANT.search(text)
+    return m.group() if m else None
+
+
 class Request:
     """An instruction (or a whole user text) stemmed once, asked about many words."""
 

@@ -26,6 +26,7 @@ from toolscale.wording import (
     OPERATIONS,
     SUPERLATIVES,
     Request,
+    assistant_voiced,
     closed_choices,
     entity_words,
     names_operation,
@@ -319,6 +320,9 @@ def check(
 ) -> Rejection | None:
     if (detail := reads_like_calls(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
+    if (said := assistant_voiced(task.instruction)) is not None:
+        detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
+        return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
     if (detail := asks_after_refusal(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.ASKS_AFTER_REFUSAL, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:

@@ -3,6 +3,8 @@ known fact that names a record says what that record is."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.validators.verdicts import MARIA, bank_verdict
 from toolscale.spec import EnvironmentSpec
 from validators.facts import literals
@@ -104,7 +106,7 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     """Finance's "I have a closed loan with an outstanding balance of 1700.55. I would like
     to repay it": the loan owed 808.79, and 1700.55 was the amount pushed past it to make
     the refusal."""
-    pay = {
+    pay: dict[str, Any] = {
         "name": "make_loan_payment",
         "arguments": {
             "client_id": "C1001",

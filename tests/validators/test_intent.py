@@ -310,3 +310,25 @@ def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
         "ok",
         "",
     )
+
+
+def test_a_request_in_an_assistants_words_is_assistant_voice(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's "I'm here to help you with your account. The pending transfer on my account
+    ... needs to be completed. If you have any questions or need further assistance, please
+    let me know.": the 1.5B wrote the assistant's side."""
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    told = [{"call": 0, "path": "status"}]
+    voiced = "I'm here to help you with your account. Freeze card K30001 and tell me its status."
+    stage, reason, detail = bank_verdict(
+        banking_spec, voiced, gold_calls=[freeze], communicate=told
+    )
+    assert (stage, reason) == ("intent", "assistant_voice")
+    assert "I'm here to help" in detail
+    own = "Please freeze my card K30001 and tell me its status."
+    assert bank_verdict(banking_spec, own, gold_calls=[freeze], communicate=told) == (
+        "accepted",
+        "ok",
+        "",
+    )
