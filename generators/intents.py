@@ -25,7 +25,7 @@ from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.matching import scalars
-from toolscale.schema import Scalar, Table
+from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, ToolCall, ToolResult
@@ -407,7 +407,9 @@ def gold_chain(
             if not changed:
                 return None
             told = [OutputRef(call=len(plan) - 1, path=c) for c in changed[:2]]
-        wanted = [_field_of(table, ref.path) for ref in told]
+        made = _inserted(purpose.write, spec.schema_) if purpose.write.creates else None
+        # the new record's fields are its own: "the card id", not "the account card id"
+        wanted = [_field_of(made or table, ref.path) for ref in told]
     else:
         # a refusal: tell the values the failing rule reads, from a read before the write
         source = None
@@ -446,6 +448,15 @@ def gold_chain(
     words = purpose_words(purpose, table, steps, own=table.name == people.name)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
+
+
+def _inserted(tool: Tool, schema: Schema) -> Table | None:
+    """The table a create inserts into."""
+    for sql in tool.run:
+        m = re.match(r"\s*INSERT\s+INTO\s+(\w+)", sql, re.I)
+        if m and m.group(1) in schema.table_names:
+            return schema.table(m.group(1))
+    return None
 
 
 def _field_of(table: Table, column: str) -> str:

@@ -183,6 +183,7 @@ _AFTER = re.compile(
 _ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
 
 
+_COPULAS = {"is", "are", "was", "were", "isn't", "aren't"}
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
@@ -224,7 +225,8 @@ class Request:
         describes: bool = True,
     ) -> bool:
         """The word is said as something to do, not as what a record is: "my pending
-        transfer" describes a transfer, "mark my transfer as pending" asks for a change
+        transfer" and "if my profile is frozen" describe a record, "mark my transfer as
+        pending" asks for a change
         (with `describes` off, for a create, "a checking account" names the new record's
         kind). A synonym that is also a record's name is that record: "my order" does not
         ask to create anything, though "order" can mean "create"."""
@@ -237,6 +239,9 @@ class Request:
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
             if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
                 continue
+            before = self.tokens[i - 1] if i else ""
+            if describes and before in _COPULAS:
+                continue  # "let me know if my profile is frozen" asks about a state
             return True
         return False
 

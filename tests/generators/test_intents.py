@@ -261,3 +261,11 @@ def test_what_the_user_wants_told_names_its_record(
     chain = gold_chain(bank_env, Purpose(freeze, "cards", card["card_id"], args), people,
                        owners(banking, people))  # fmt: skip
     assert chain is not None and chain.wanted and all(w.startswith("card") for w in chain.wanted)
+    # a new record's fields are its own: "the account card id" was asked for a new card
+    opened = next(t for t in banking.tools if t.name == "open_account")
+    verified = next(c for c in banking.seed["clients"] if c["kyc_verified"])
+    wanted = Purpose(opened, "clients", verified["client_id"],
+                     {"client_id": verified["client_id"], "kind": "savings"})  # fmt: skip
+    made = gold_chain(bank_env, wanted, people, owners(banking, people))
+    assert made is not None and made.wanted
+    assert all(w.startswith("account_") for w in made.wanted), made.wanted
