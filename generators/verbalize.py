@@ -95,11 +95,18 @@ _GREETING = re.compile(
 )
 
 
+_VOCATIVE = re.compile(  # "Bruce, please let me know": a name, not a word that opens a request
+    r"^(?!(?:Hi|Hello|Hey|Dear|Thanks|Please|Sure|Also|Okay|Ok|Well|Yes|No|So|Now)\b)"
+    r"[A-Z][a-z]+,\s+(?=(?:please|can|could|would|I)\b)"
+)
+
+
 def unaddressed(instruction: str) -> str:
     """The message without a greeting to someone by name: the customer writes to an
     assistant that has none, and the 1.5B model opened with the customer's own name ("Dear
-    Scott Ward, I'm looking for a way ...", "Hello, Carrie. Can you help ...")."""
-    m = _GREETING.match(instruction)
+    Scott Ward, I'm looking for a way ...", "Hello, Carrie. Can you help ...", "Bruce, please
+    let me know ...")."""
+    m = _GREETING.match(instruction) or _VOCATIVE.match(instruction)
     if m is None:
         return instruction
     rest = instruction[m.end() :]
