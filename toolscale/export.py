@@ -45,6 +45,7 @@ from toolscale.dataset import (
     task_rows,
 )
 from toolscale.errors import ToolscaleError, pydantic_problems
+from toolscale.figures import EnvironmentFigures, environment_figures
 from toolscale.reasons import ErrorReason
 from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
@@ -210,6 +211,7 @@ class ExportReport:
     skipped: list[str] = field(default_factory=list)
     domains: list[str] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
+    environments: dict[str, EnvironmentFigures] = field(default_factory=dict)
 
     def count(self, config: str, split: str, n: int) -> None:
         self.rows.setdefault(config, {})[split] = n
@@ -357,6 +359,7 @@ def export(
             report.count(domain, split, writer.rows)
         envs.add(environment_row(spec, domain))
         report.domains.append(domain)
+        report.environments[domain] = environment_figures(spec)  # from the spec: always there
         summary = store.dir / "report.json"
         if summary.is_file():
             try:

@@ -163,9 +163,13 @@ def test_bad_input_is_named_and_left_out_and_nothing_else_is_lost(
         export(root / "missing", root / "none")
 
 
-def test_the_card_shows_the_runs_figures(exported: tuple[Path, Path]) -> None:
+def test_the_card_shows_the_runs_figures(
+    exported: tuple[Path, Path], banking_spec: EnvironmentSpec
+) -> None:
     _, out = exported
     card = (out / "README.md").read_text()
+    tables, rows = len(banking_spec.schema_.tables), sum(map(len, banking_spec.seed.values()))
+    assert f"| banking | {tables} | {rows} | {len(banking_spec.tools)} (" in card  # from the spec
     manifest = json.loads((out / "manifest.json").read_text())
     banking = manifest["rows"]["banking"]
     assert f"| banking | {banking['train'] + banking['test']} |" in card  # the tasks table
