@@ -184,6 +184,7 @@ _ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|
 
 
 _COPULAS = {"is", "are", "was", "were", "isn't", "aren't"}
+_STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
@@ -239,9 +240,13 @@ class Request:
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
             if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
                 continue
-            before = self.tokens[i - 1] if i else ""
-            if describes and before in _COPULAS:
-                continue  # "let me know if my profile is frozen" asks about a state
+            before = self.tokens[max(0, i - 2) : i]
+            if (
+                describes
+                and before
+                and (before[-1] in _COPULAS or (before[-1] in _STILL and before[0] in _COPULAS))
+            ):
+                continue  # "if my profile is frozen", "if it is currently repaid": a state
             return True
         return False
 

@@ -202,7 +202,7 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                     held.setdefault(name, set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
         phrase = re.escape(name.replace("_", " "))
-        pattern = rf"\b{phrase}(?: is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
+        pattern = rf"\b{phrase}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))
             if (name, said) not in given and all(abs(said - v) > 0.005 for v in held[name]):

@@ -126,6 +126,9 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     assert detail == (
         "the user states 'outstanding of 9,000'; the records the gold reads hold outstanding 8400"
     )
+    which = "My loan L4001's outstanding, which is 9,000, is too much. Pay $9,000 from A20001."
+    verdict = bank_verdict(banking_spec, which, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact")  # "my account balance, which is $247.52"
     assert bank_verdict(
         banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
     ) == ("accepted", "ok", "")

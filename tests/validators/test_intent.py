@@ -338,9 +338,12 @@ def test_a_question_about_a_state_asks_for_no_change(banking_spec: EnvironmentSp
     """Finance's "please let me know if my client profile is frozen" whose gold froze the
     client: a state asked about is no request to make it so."""
     told = [{"call": 0, "path": "status"}]
-    asked = "Please let me know if my card K30001 is frozen."
-    stage, reason, _ = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
-    assert (stage, reason) == ("intent", "unasked_write")
+    for asked in (
+        "Please let me know if my card K30001 is frozen.",
+        "Please let me know if my card K30001 is currently frozen.",
+    ):
+        verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
+        assert verdict[:2] == ("intent", "unasked_write"), asked
     wanted = "Please freeze my card K30001 and tell me its status."
     assert bank_verdict(banking_spec, wanted, gold_calls=[FREEZE], communicate=told) == (
         "accepted",
