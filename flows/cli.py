@@ -16,6 +16,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from generators.strategies import DEFAULT_STRATEGIES, STRATEGY_NAMES, check_strategies
+from toolscale.dataset import TEST_FRACTION
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, read_lines, write_json
 from toolscale.report import StageReport
@@ -172,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", default="out/dataset", help="the dataset folder (default out/dataset)")
     e.add_argument("--data", default="data", help="where the runs are (default data/)")
     e.add_argument("--domains-dir", default="domains", help="where the briefs are")
-    e.add_argument("--test-fraction", type=float, default=0.1, help="share of tasks in test")
+    e.add_argument("--test-fraction", type=float, default=TEST_FRACTION, help="share in test")
     e.add_argument(
         "--format",
         choices=["hub", "tau2"],

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from generators.prompting import messages
 from generators.sampling import Chain
 from toolscale.llm.client import Invalid, LLMClient, Outcome
-from toolscale.matching import mentions
+from toolscale.matching import leading_number, mentions, same_number
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
 from toolscale.wording import Request, assistant_voiced
@@ -63,13 +63,13 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     for call in chain.calls:  # "top up my balance to $274.85" for a top-up that adds 274.85
         amount = call.arguments.get("amount")
         if isinstance(amount, int | float) and not isinstance(amount, bool):
-            forms = "|".join(re.escape(f) for f in _number_forms(amount))
-            said = re.search(rf"\bto \$?(?:{forms})(?!\d|[.,]\d)", instruction)
-            if said:
-                problems.append(
-                    f"{said.group()!r} reads as the new total; the amount is what changes: say "
-                    f"'by {amount}' or 'add {amount}'"
-                )
+            for m in re.finditer(r"\bto ", instruction):
+                said = leading_number(instruction[m.end() :])
+                if said is not None and same_number(said, amount):
+                    problems.append(
+                        f"'to {instruction[m.end() :].split()[0].rstrip('.,')}' reads as the new "
+                        f"total; the amount is what changes: say 'by {amount}' or 'add {amount}'"
+                    )
     if voiced := assistant_voiced(instruction):
         problems.append(
             f"{voiced!r} is what the assistant says; write only the customer's own request"
@@ -80,14 +80,6 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
             "for the current values instead"
         )
     return problems
-
-
-def _number_forms(value: float) -> list[str]:
-    """How a message writes an amount: 274.85, 1000, 1,000, 1,000.00."""
-    forms = {str(value), f"{value:,.2f}", f"{value:.2f}"}
-    if float(value).is_integer():
-        forms |= {str(int(value)), f"{int(value):,}"}
-    return sorted(forms, key=len, reverse=True)
 
 
 _GREETING = re.compile(

@@ -177,8 +177,10 @@ def task_from_row(row: dict[str, Any]) -> Task:
 
 
 def task_row(
-    task: Task, record: TrajectoryRecord, spec: EnvironmentSpec, env_id: str, domain: str
+    task: Task, record: TrajectoryRecord, env_id: str, prices: str, domain: str
 ) -> TaskRow:
+    """`env_id` and `prices` (`environment_id`, `pricing`) are the environment's, computed
+    once for all its tasks."""
     if task.expected is None:
         raise ValueError(f"task {task.id!r} has no expected outcome: only verified tasks export")
     refused = [c.expect_error for c in task.gold_calls if c.expect_error]
@@ -217,7 +219,7 @@ def task_row(
         ),
         expected=canonical_json(task.expected.model_dump(mode="json")),
         preference=task.preferences,
-        tool_pricing=pricing(spec),
+        tool_pricing=prices,
         difficulty=task.difficulty,
         provenance=task.provenance,
         environment_id=env_id,
@@ -236,16 +238,18 @@ def rejected_row(rejection: Rejection, domain: str) -> RejectedRow:
     )
 
 
-def task_rows(batches: Iterable[Batch], spec: EnvironmentSpec, domain: str) -> Iterator[TaskRow]:
-    """Every verified task of the batches with its conversation, in commit order."""
-    env_id = environment_id(spec)
+def task_rows(
+    batches: Iterable[Batch], spec: EnvironmentSpec, domain: str
+) -> Iterator[tuple[Task, TaskRow]]:
+    """Every verified task of the batches, with its row, in commit order."""
+    env_id, prices = environment_id(spec), pricing(spec)
     for batch in batches:
         records = {r.task_id: r for r in batch.trajectories}
         for task in batch.accepted:
             record = records.get(task.id)
             if record is None:
                 raise ValueError(f"task {task.id!r} has no trajectory in its batch")
-            yield task_row(task, record, spec, env_id, domain)
+            yield task, task_row(task, record, env_id, prices, domain)
 
 
 # -- the split -------------------------------------------------------------------------------
@@ -289,8 +293,3 @@ def held_out(
             break
         out.update(group)
     return out
-
-
-def gold_key(task: Task) -> str:
-    """A task's gold sequence as the split compares them: names and arguments."""
-    return canonical_json([[c.name, c.arguments] for c in task.gold_calls])

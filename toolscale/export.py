@@ -45,7 +45,7 @@ from toolscale.dataset import (
     task_rows,
 )
 from toolscale.errors import ToolscaleError, pydantic_problems
-from toolscale.figures import EnvironmentFigures, environment_figures
+from toolscale.figures import EnvironmentFigures, TaskFigures, TaskTally, environment_figures
 from toolscale.reasons import ErrorReason
 from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
@@ -167,39 +167,27 @@ class ShardWriter:
 
 @dataclass
 class Tally:
-    """Figures of the tasks a domain exported, counted from the rows as they are written."""
+    """Figures of the tasks a domain exported: the run summary's (`TaskTally`), and what the
+    card adds (preferences, strategies, calls per task, tool usage)."""
 
-    tasks: int = 0
-    calls: int = 0
-    three_plus: int = 0
-    refusals: int = 0
+    base: TaskTally = field(default_factory=TaskTally)
     preferences: int = 0
-    levels: dict[str, int] = field(default_factory=dict)
     strategies: dict[str, int] = field(default_factory=dict)
     calls_hist: dict[int, int] = field(default_factory=dict)
     tools: dict[str, int] = field(default_factory=dict)
 
-    def add(self, row: TaskRow) -> None:
-        n = len(row.evaluation_criteria.actions)
+    def add(self, task: Task, row: TaskRow) -> None:
+        self.base.add(task)
+        n = len(task.gold_calls)
         self.calls_hist[n] = self.calls_hist.get(n, 0) + 1
-        for action in row.evaluation_criteria.actions:
-            self.tools[action.name] = self.tools.get(action.name, 0) + 1
-        self.tasks += 1
-        self.calls += n
-        self.three_plus += n >= 3
-        self.refusals += row.description.notes is not None
-        self.preferences += row.preference is not None
-        level = row.difficulty.level if row.difficulty else "unrated"
-        self.levels[level] = self.levels.get(level, 0) + 1
+        for call in task.gold_calls:
+            self.tools[call.name] = self.tools.get(call.name, 0) + 1
+        self.preferences += task.preferences is not None
         self.strategies[row.strategy] = self.strategies.get(row.strategy, 0) + 1
 
     @property
-    def mean_calls(self) -> float:
-        return self.calls / self.tasks if self.tasks else 0.0
-
-    @property
-    def share_3plus(self) -> float:
-        return self.three_plus / self.tasks if self.tasks else 0.0
+    def figures(self) -> TaskFigures:
+        return self.base.figures()
 
 
 @dataclass
@@ -348,12 +336,16 @@ def export(
         test = held_out(_split_keys(store), test_fraction)
         writers = {s: ShardWriter(out / "data" / domain, s, arrow_schema(TaskRow)) for s in SPLITS}
         tally = report.tallies.setdefault(domain, Tally())
-        for batch in _batches(store, report):  # one pass: a batch is parsed once more only
-            for row in task_rows([batch], spec, domain):
-                writers["test" if row.id in test else "train"].add(row)
-                tally.add(row)
-            for r in batch.rejected:
-                rejected.add(rejected_row(r, domain))
+
+        def batches(store: DomainStore = store, domain: str = domain) -> Iterator[Batch]:
+            for batch in _batches(store, report):  # one validated pass over the batches
+                for r in batch.rejected:
+                    rejected.add(rejected_row(r, domain))
+                yield batch
+
+        for task, row in task_rows(batches(), spec, domain):
+            writers["test" if row.id in test else "train"].add(row)
+            tally.add(task, row)
         for split, writer in writers.items():
             writer.close()
             report.count(domain, split, writer.rows)
@@ -386,7 +378,7 @@ def export_tau2(
     data_dir, out = Path(data_dir), Path(out)
     report = ExportReport()
     for domain, store, spec in _runs(data_dir, domains, report):
-        rows = list(task_rows(_batches(store, report), spec, domain))
+        rows = [row for _, row in task_rows(_batches(store, report), spec, domain)]
         row = environment_row(spec, domain)
         tau2.write_domain(out / domain, rows, spec.policy, spec.seed, row.spec)
         report.count(domain, "tasks", len(rows))
@@ -419,10 +411,13 @@ CHARTS = {
 
 def _write_charts(out: Path, report: ExportReport, reports: dict[str, RunSummary]) -> None:
     tallies = report.tallies
-    funnels = {d: funnel(reports[d], tallies[d].tasks) for d in report.domains if d in reports}
+    funnels = {
+        d: funnel(reports[d], tallies[d].figures.tasks) for d in report.domains if d in reports
+    }
     if funnels:
         charts.yield_funnel(funnels, out / CHARTS["yield"])
-    charts.by_difficulty({d: tallies[d].levels for d in report.domains}, out / CHARTS["difficulty"])
+    levels = {d: tallies[d].figures.by_difficulty for d in report.domains}
+    charts.by_difficulty(levels, out / CHARTS["difficulty"])
     calls: dict[int, int] = {}
     tools: dict[str, int] = {}
     for d in report.domains:
@@ -502,7 +497,7 @@ def _write_card(out: Path, report: ExportReport, reports: dict[str, RunSummary],
         keep_trailing_newline=True,
         autoescape=False,
     )
-    tasks = sum(n for d in report.domains for n in report.rows[d].values())
+    tasks = sum(report.tallies[d].figures.tasks for d in report.domains)
     text = jinja.get_template("card.md.j2").render(
         configs=yaml.safe_dump(card_configs(report), sort_keys=False).rstrip(),
         repo=repo,

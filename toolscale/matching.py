@@ -28,7 +28,14 @@ def numbers(text: str) -> list[float]:
     return [float(m.group().replace(",", "")) for m in _NUMBER.finditer(text.replace("$", " "))]
 
 
-def _same_number(a: float, b: float) -> bool:
+def leading_number(text: str) -> float | None:
+    """The number a text starts with ("$1,234.50 more" -> 1234.5), or None."""
+    m = _NUMBER.match(text.lstrip().removeprefix("$"))
+    return float(m.group().replace(",", "")) if m else None
+
+
+def same_number(a: float, b: float) -> bool:
+    """`a`, as a person writes it, states `b`."""
     if abs(a - b) <= max(1e-9, 1e-9 * abs(b)):
         return True
     # a person rounds to cents: "70.01" states 70.005, but "70.1" does not state 70.05
@@ -60,7 +67,7 @@ class Text:
         if isinstance(value, bool):
             return bool(set(self.tokens) & (_TRUE if value else _FALSE))
         if isinstance(value, int | float):
-            return any(_same_number(n, float(value)) for n in self.numbers)
+            return any(same_number(n, float(value)) for n in self.numbers)
         wanted = tokens(str(value))
         if not wanted:
             return str(value).strip() != "" and str(value).strip() in self.text

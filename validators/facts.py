@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from toolscale.dataflow import value_key
 from toolscale.environment import Replay
-from toolscale.matching import numbers, scalars, tokens
+from toolscale.matching import numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
@@ -205,7 +205,7 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
         pattern = rf"\b{phrase}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))
-            if (name, said) not in given and all(abs(said - v) > 0.005 for v in held[name]):
+            if (name, said) not in given and not any(same_number(said, v) for v in held[name]):
                 shown = ", ".join(f"{v:g}" for v in sorted(held[name])[:3])
                 return (
                     f"the user states {m.group().strip()!r}; the records the gold reads hold "
