@@ -183,6 +183,10 @@ _AFTER = re.compile(
 _ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
 
 
+# "Swells, can you top up my balance?" is a request to act, not a question
+_ASKS_TO_ACT = re.compile(
+    r"^\W*(?:\w+,\s*)?(?:please\s+)?(?:can|could|would|will)\s+(?:you|i)\b|^\W*please\b", re.I
+)
 _COPULAS = {"is", "are", "was", "were", "isn't", "aren't"}
 _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
 _ASSISTANT = re.compile(
@@ -263,7 +267,12 @@ class Request:
 
     @property
     def asks_for_information(self) -> bool:
-        return "?" in self.text or bool(INFO_CUES & set(self.tokens))
+        """A cue ("tell", "what", "check") or a question that is no request to act: "can
+        you top up my balance? I want to add $26 to it" asks to be told nothing."""
+        if INFO_CUES & set(self.tokens):
+            return True
+        clauses = re.split(r"(?<=[.?!;])\s+|\n+", self.text)
+        return any(c.rstrip().endswith("?") and not _ASKS_TO_ACT.search(c) for c in clauses)
 
     def asks_after(self) -> str | None:
         """The words of a sentence that asks to be told something after an operation ("I

@@ -350,3 +350,26 @@ def test_a_question_about_a_state_asks_for_no_change(banking_spec: EnvironmentSp
         "ok",
         "",
     )
+
+
+def test_a_request_to_act_put_as_a_question_asks_for_no_information(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's "Swells, can you top up my ACC-30058 account balance? I want to add $26.54
+    to my current balance." told the new balance: its "?" asks for an operation, and
+    nobody asked to be told the balance. A real question still asks."""
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Maria, could you freeze my card K30001?",
+        gold_calls=[FREEZE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "asks for no information" in detail
+    asked = "Could you freeze my card K30001? Is it frozen now?"
+    assert bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told) == (
+        "accepted",
+        "ok",
+        "",
+    )
