@@ -41,7 +41,16 @@ Pattern = Literal[
     "find",
 ]
 Kind = Literal[
-    "value", "in", "amount", "count", "within_days", "days_ahead", "hours_ahead", "compare", "guard"
+    "value",
+    "in",
+    "amount",
+    "pair",
+    "count",
+    "within_days",
+    "days_ahead",
+    "hours_ahead",
+    "compare",
+    "guard",
 ]
 Op = Literal["<", "<=", ">", ">=", "=", "<>", "in", "not in"]
 
@@ -84,6 +93,7 @@ class Condition(BaseModel):
     - in: row.column in / not in values   (e.g. status in ['active'])
     - amount: parameter op value, or parameter op factor * row.column
                                           (e.g. amount <= 10000, principal <= 5 * annual_income)
+    - pair: parameter op other_parameter  (e.g. end_time > start_time, home_score <> away_score)
     - count: at most `number` rows of `child` (with column = value) belong to the row, after
       the operation (e.g. at most 2 cards with status active); with `per`, another key
       parameter, only the child rows that also belong to its row ("on the same trip"), or a
@@ -94,7 +104,8 @@ class Condition(BaseModel):
       course's capacity"); a `number` of 0 means none before the operation ("only if the
       player has no contract with status active", "no grade has been recorded for it")
     - within_days: row.column is at most `number` days before now
-    - days_ahead: row.column is at least `number` days after now
+    - days_ahead: row.column (or, with no column, the parameter) is at least `number` days
+      after now ("only for future dates": the new reservation's date)
     - hours_ahead: row.column is more than `number` hours after now ("the showtime starts
       more than 2 hours later")
     - compare: row.column op other.other_column, both rows named as `row` is
@@ -122,6 +133,7 @@ class Condition(BaseModel):
     guard: str = ""
     other: str = ""
     other_column: str = ""
+    other_parameter: str = ""
     per: str = ""
     if_parameter: str = ""
     if_row: str = ""
@@ -866,6 +878,8 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         return []
     if case := _case_problems(cand, cond, schema):
         return [f"{where}: {case}"]
+    if cond.kind == "pair" or (cond.kind == "days_ahead" and not cond.column):
+        return _parameter_problems(cand, cond, where)
     table = None
     if cond.kind != "amount" or cond.column:
         try:
@@ -970,6 +984,25 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         }
         if len(kinds) > 1:
             return [f"{where}: {cond.column!r} and {cond.other_column!r} are not alike ({kinds})"]
+    return []
+
+
+def _parameter_problems(cand: Candidate, cond: Condition, where: str) -> list[str]:
+    """A condition on the call's own parameters: they exist and are alike."""
+    types = cand.tool.param_types()
+    names = [cond.parameter] + ([cond.other_parameter] if cond.kind == "pair" else [])
+    missing = [n for n in names if n not in types]
+    if missing:
+        return [f"{where}: {missing[0]!r} is no parameter of {cand.id}; it has {sorted(types)}"]
+    if cond.kind == "days_ahead":
+        if types[cond.parameter] != "string" or cond.number is None or cond.number < 0:
+            return [f"{where}: needs a date parameter and a number of days"]
+        return []
+    if cond.op not in NUMERIC_OPS or cond.parameter == cond.other_parameter:
+        return [f"{where}: needs two parameters and an op among {list(NUMERIC_OPS)}"]
+    numeric = {types[n] in ("number", "integer") for n in names}
+    if len(numeric) > 1:
+        return [f"{where}: {names[0]!r} and {names[1]!r} are not alike"]
     return []
 
 
@@ -1080,6 +1113,10 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
     """(the test, the FROM clause it reads, its name) of a condition."""
     if cond.kind == "guard":  # already a step (or, for close_at_zero, the write itself)
         raise ValueError("a built-in guard has no new step")
+    if cond.kind == "pair":
+        return f":{cond.parameter} {cond.op} :{cond.other_parameter}", "", "ok"
+    if cond.kind == "days_ahead" and not cond.column:
+        return f"julianday(:{cond.parameter}) - julianday(:_now) >= {cond.number}", "", "ok"
     table, key = None, ""
     if cond.kind != "amount" or cond.column:
         table, key = resolve_row(cand, cond.row or cand.main, schema)

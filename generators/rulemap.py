@@ -26,7 +26,7 @@ STEMS = {
     "create": (
         *("issu", "new", "open", "apply", "creat", "add", "borrow", "lend", "lent", "book"),
         *("sell", "sold", "buy", "bought", "purchas", "place", "enrol", "regist", "prescrib"),
-        *("hold", "record", "sign"),
+        *("hold", "record", "sign", "make"),
     ),
     "adjust": ("repay", "pay", "withdraw"),
     "topup": ("deposit", "top up"),
@@ -133,7 +133,23 @@ def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
         return None
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
     best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
-    return best[2] if best and best[0] >= 3 else None
+    if best and best[0] >= 3:
+        return best[2]
+    if verb:
+        return None
+    # no operation said: "a reservation's party_size must be between 1 and 12", "one
+    # booking holds between 1 and 10 seats" are about the record as it is made
+    subject = _subject(text)
+    return next(
+        (
+            c
+            for c in candidates
+            if c.creates
+            and c.tool.kind == "write"
+            and re.match(rf"(?:an? |the |one )?{singular(c.creates).replace('_', ' ')}", subject)
+        ),
+        None,
+    )
 
 
 def guess_conditions(
@@ -278,6 +294,7 @@ def _stated(
     params = set(cand.tool.param_types())
     out += _counts(text, rows, tables, seed or {}, cand.creates, params)
     out += _between(text, cand)
+    out += _pairs(text, cand) + _future(text, cand, schema)
     out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     source = "source" in text or "from" in text
     subject = _subject(text)
@@ -486,6 +503,58 @@ def _between(text: str, cand: Candidate) -> list[Condition]:
     return out
 
 
+def _parameter(name: str, cand: Candidate) -> str | None:
+    """The call's parameter a rule names: itself, or the one its words begin or hold
+    ("check_out" is `check_out_date`, "home score" is `home_score`)."""
+    params = list(cand.tool.param_types())
+    said = [w for w in words(name) if w not in ("date", "time")] or words(name)
+    exact = next((p for p in params if p == name), None)
+    return exact or next((p for p in params if all(w in words(p) for w in said)), None)
+
+
+_ORDER = {"after": ">", "later than": ">", "before": "<", "earlier than": "<"}
+_ORDERED = re.compile(
+    r"\b([a-z][a-z_]*)(?: date| time)? (?:must be|must come|has to be|should be|is|comes) "
+    r"(after|later than|before|earlier than) (?:its |the |their )?([a-z][a-z_]*)\b(?!')"
+)
+_UNEQUAL = re.compile(
+    r"\b(?:the |its |their )?(\w+) and (\w+) (\w+) "
+    r"(?:cannot|must not|may not|can ?not) be (?:equal|the same)"
+)
+
+
+def _pairs(text: str, cand: Candidate) -> list[Condition]:
+    """One parameter of the call against another: "its end_time must be after its
+    start_time", "the check_out date must be after its check_in date", "the home and away
+    scores cannot be equal"."""
+    out: list[Condition] = []
+    for m in _ORDERED.finditer(text):
+        left, right = _parameter(m.group(1), cand), _parameter(m.group(3), cand)
+        if left and right and left != right:
+            op = _ORDER[m.group(2)]
+            out.append(Condition(kind="pair", parameter=left, op=op, other_parameter=right))
+    for m in _UNEQUAL.finditer(text):
+        noun = singular(m.group(3))
+        left, right = _parameter(f"{m[1]}_{noun}", cand), _parameter(f"{m[2]}_{noun}", cand)
+        if left and right and left != right:
+            out.append(Condition(kind="pair", parameter=left, op="<>", other_parameter=right))
+    return out
+
+
+_FUTURE = re.compile(r"\b(?:for|on|at) (?:a )?future (?:dates?|days?|times?)\b")
+
+
+def _future(text: str, cand: Candidate, schema: Schema) -> list[Condition]:
+    """ "Reservations are only for future dates", "booked ... at a future time": the date
+    of the row a create adds is ahead of now."""
+    if not cand.creates or not _FUTURE.search(text):
+        return []
+    when = _moment(schema.table(cand.creates))
+    if when is None or when not in cand.tool.param_types():
+        return []
+    return [Condition(kind="days_ahead", parameter=when, number=0)]
+
+
 COMPARE_OPS = {
     "below": "<",
     "under": "<",
@@ -546,6 +615,14 @@ def _cross_row(
         row = row_of(m.group(1), m.group(2))
         if row is not None:
             out.append(Condition(kind="days_ahead", row=row, column=m.group(2), number=0))
+    own = schema.table(cand.rows[cand.main]) if cand.main in cand.rows else None
+    out += _thresholds(text, rows)
+    for m in re.finditer(r"\bbefore its ([a-z_]+)(?: (date|time))?", text):
+        # "cancelled only before its check_in date": a moment of the row itself
+        named = [m.group(1), f"{m.group(1)}_{m.group(2)}"] if m.group(2) else [m.group(1)]
+        column = next((n for n in named if own and n in own.column_names), None)
+        if own is not None and column and own.column(column).type in ("date", "datetime"):
+            out.append(Condition(kind="days_ahead", row=cand.main, column=column, number=0))
     starts = r"(?:starts|begins|departs|leaves)"
     ahead = rf"the (\w+) {starts} (?:more than|at least) {NUMBER} hours? (?:later|from now|ahead)"
     for m in re.finditer(rf"\b{ahead}|\b(?:an?|the) (\w+) (?:is )?in the future", text):
@@ -571,6 +648,42 @@ def _cross_row(
                     kind="within_days", row=row, column=column, number=int(_number(m.group(1)))
                 )
             )
+    return out
+
+
+_OPS = "|".join(sorted(COMPARE_OPS, key=len, reverse=True))
+_BOUND = re.compile(
+    rf"\b([a-z][a-z_]*) (?:is |stays |must be |to be |of )?({_OPS}) "
+    rf"(?:(-?[\d.]+)(?![\d.]| times)|([a-z][a-z_]*)\b(?!'))"
+)
+_AT_LEAST = re.compile(rf"\bwith {NUMBER} or more (?:\w+ )?([a-z][a-z_]*)")
+
+
+def _thresholds(text: str, rows: list[tuple[str, Table]]) -> list[Condition]:
+    """A column of a row the call reads against a number or another column of that row:
+    "the hotel must have rooms_available above 0", "while refills_used is below
+    refills_allowed"; and "a customer with 3 or more recorded no_shows cannot ...": the
+    column stays under the number."""
+    out: list[Condition] = []
+    for m in _BOUND.finditer(text):
+        left, op = m.group(1), COMPARE_OPS[m.group(2)]
+        holder = next(((r, t) for r, t in rows if left in t.column_names), None)
+        if holder is None or holder[1].column(left).type not in ("integer", "real"):
+            continue
+        row, table = holder
+        if m.group(3) is not None:
+            out.append(Condition(kind="value", row=row, column=left, op=op, value=float(m[3])))
+        elif m.group(4) in table.column_names and m.group(4) != left:
+            out.append(
+                Condition(kind="compare", row=row, column=left, op=op, other=row, other_column=m[4])
+            )
+    for m in _AT_LEAST.finditer(text):
+        holder = next(((r, t) for r, t in rows if m.group(2) in t.column_names), None)
+        if holder is None or holder[1].column(m.group(2)).type not in ("integer", "real"):
+            continue
+        op = "<" if _negated(text, m.start()) else ">="
+        value = _number(m.group(1))
+        out.append(Condition(kind="value", row=holder[0], column=m.group(2), op=op, value=value))
     return out
 
 

@@ -27,6 +27,7 @@ from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.railway import railway_rules, railway_spec
 from tests.generators.school import school_rules, school_spec
+from tests.generators.travel import travel_spec
 from toolscale.environment import Environment
 from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
@@ -512,3 +513,81 @@ def test_a_limit_in_the_same_term_counts_the_rows_whose_course_has_this_term() -
     assert call(spec, enroll, student_id=1, course_id=12, grading="letter")[0].error == rule
     # Noah dropped Biology 2 and holds Geography (fall)
     assert call(spec, enroll, student_id=2, course_id=12, grading="letter")[0].ok
+
+
+def _on(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object):
+    env_spec = spec.model_copy(update={"tools": [*spec.tools, tool]})
+    with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
+        return env.step(ToolCall(name=tool.name, arguments=arguments))
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_rules_on_the_calls_own_parameters_are_mapped_and_enforced(engine: str) -> None:
+    """Travel's "a hotel booking's check_out date must be after its check_in date, and the
+    hotel must have rooms_available above 0" and restaurant's "reservations are only for
+    future dates", "a customer with 3 or more recorded no_shows cannot make a new
+    reservation": rules with no operation verb, or on the new row's own values, that no
+    phrasing the mapper read could enforce (the clock is 2025-01-15)."""
+    spec = travel_spec()
+    stay = (
+        "A hotel booking's check_out date must be after its check_in date, and the hotel "
+        "must have rooms_available above 0."
+    )
+    book = _enforced(spec, stay, "create:hotel_bookings under customers")
+    ok = {"customer_id": 1, "hotel_id": 20, "check_in_date": "2025-03-01"}
+    assert _on(spec, book, engine, **ok, check_out_date="2025-03-04").ok
+    assert _on(spec, book, engine, **ok, check_out_date="2025-02-27").error == stay
+    full = ok | {"hotel_id": 21}
+    assert _on(spec, book, engine, **full, check_out_date="2025-03-04").error == stay
+    future = "Hotel bookings are only for future dates."
+    book = _enforced(spec, future, "create:hotel_bookings under customers")
+    late = {"customer_id": 1, "hotel_id": 20, "check_out_date": "2025-03-04"}
+    assert _on(spec, book, engine, **late, check_in_date="2025-01-10").error == future
+    assert _on(spec, book, engine, **late, check_in_date="2025-01-20").ok
+    missed = "A customer with 3 or more recorded no_shows cannot make a new hotel booking."
+    book = _enforced(spec, missed, "create:hotel_bookings under customers")
+    stay_args = {"hotel_id": 20, "check_in_date": "2025-03-01", "check_out_date": "2025-03-04"}
+    assert _on(spec, book, engine, customer_id=2, **stay_args).error == missed
+    assert _on(spec, book, engine, customer_id=1, **stay_args).ok
+    before = "A hotel booking can be cancelled only before its check_in date."
+    cancel = _enforced(spec, before, "cancel:hotel_bookings within window")
+    assert _on(spec, cancel, engine, booking_id=500).ok  # 2025-02-01 is ahead
+    late_spec = spec.model_copy(update={"clock": "2025-02-02T09:00:00"})
+    assert _on(late_spec, cancel, engine, booking_id=500).error == before
+
+
+def test_two_parameters_said_unequal_or_ordered_are_a_pair() -> None:
+    """Basketball's "the home and away scores cannot be equal" and weather's "its end_time
+    must be after its start_time", read off a create that takes both; a name no parameter
+    holds gives nothing."""
+    spec = travel_spec()
+    book = by_id(spec)["create:hotel_bookings under customers"]
+    scored = book.model_copy(
+        update={
+            "tool": book.tool.model_copy(
+                update={
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            **book.tool.parameters["properties"],
+                            "home_score": {"type": "integer"},
+                            "away_score": {"type": "integer"},
+                        },
+                    }
+                }
+            )
+        }
+    )
+    rule = "A hotel booking's home and away scores cannot be equal."
+    (pair,) = [c for c in guess_conditions(rule, scored, spec.schema_, spec.seed)]
+    assert (pair.kind, pair.parameter, pair.op, pair.other_parameter) == (
+        "pair",
+        "home_score",
+        "<>",
+        "away_score",
+    )
+    assert condition_problems(scored, pair, spec.schema_) == []
+    unlike = pair.model_copy(update={"other_parameter": "check_in_date"})
+    assert "are not alike" in condition_problems(scored, unlike, spec.schema_)[0]
+    none = "A hotel booking's end_time must be after its start_time."
+    assert guess_conditions(none, scored, spec.schema_, spec.seed) == []
