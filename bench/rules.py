@@ -37,7 +37,8 @@ def main() -> int:
     parser.add_argument("--domains", default=str(ROOT / "domains"))
     args = parser.parse_args()
     spec = EnvironmentSpec.model_validate_json(Path(args.run, "environment.json").read_text())
-    rules = load_brief(brief_path(args.domains, args.domain)).rules
+    brief = load_brief(brief_path(args.domains, args.domain))
+    rules = brief.rules
     proposal = SchemaProposal(
         tables=[
             TableProposal(
@@ -56,7 +57,7 @@ def main() -> int:
             for t in spec.schema_.tables
         ]
     )
-    schema = to_schema(completed(proposal, rules))
+    schema = to_schema(completed(proposal, rules, brief.entities))
     choice = fallback_choice(catalogue(schema, spec.seed), rules, schema, spec.seed)
     mapped = {m.rule: m for m in choice.rules}
     for i, rule in enumerate(rules, 1):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -145,11 +146,16 @@ def entity_problems(schema: Schema, entities: list[str]) -> list[str]:
     return [
         f"the brief's entity {e!r} has no table: add a table {e!r} (its first column "
         f"{singular(e)}_id)"
+        for e in entity_problems_of(schema.table_names, entities)
+    ]
+
+
+def entity_problems_of(names: list[str], entities: list[str]) -> list[str]:
+    """The entities no table of these names stands for."""
+    return [
+        e
         for e in entities
-        if not any(
-            singular(t.name) == singular(e) or set(words(e)) <= entity_words(t.name)
-            for t in schema.tables
-        )
+        if not any(singular(n) == singular(e) or set(words(e)) <= entity_words(n) for n in names)
     ]
 
 
@@ -311,15 +317,26 @@ def with_state_details(table: Table) -> Table:
     return table.model_copy(update={"columns": columns})
 
 
-def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
+def completed(
+    proposal: SchemaProposal, rules: list[str], entities: list[str] | tuple[str, ...] = ()
+) -> SchemaProposal:
     """The proposal with what the rules plainly say it lacks put in, so no round trip to the
     model is spent on it (a 1.5B model fixed none of these in three repairs): the statuses a
     rule gives an entity ("a trip with status scheduled or delayed") on that entity's status
     column, and a field a rule reads off an entity ("the train's capacity") as a column of
     it, and a column it names that no table has (`seats_sold`) on the entity named nearest
     before it ("a trip with status scheduled, while seats_sold ..."); and an email for the
-    customers when no table has one."""
+    customers when no table has one. An entity of the brief no table stands for is added
+    (its key and a name; a person's email too), and a table whose rule reads a field of
+    another entity it has no way to reach ("a reservation's party_size ... no larger than
+    the table's seats") gets that entity's key."""
     tables = {t.name: t.model_copy(deep=True) for t in proposal.tables}
+    for entity in entities:
+        keys = {t.columns[0].name for t in tables.values()}
+        new = entity_table(entity)
+        missing = entity_problems_of(list(tables), [entity]) and len(tables) < 10
+        if missing and new.columns[0].name not in keys:  # travel's hotel_bookings had its key
+            tables[entity] = new
 
     def owner(noun: str) -> TableProposal | None:
         return next((t for t in tables.values() if noun in entity_words(t.name)), None)
@@ -420,6 +437,8 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
             if _holds(to_table(table), field) or field.split(" ")[-1] in every:
                 continue
             table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
+    for rule in rules:
+        _link_read_entities(rule.lower(), tables, owner)
     if not any("email" in c.name for t in tables.values() for c in t.columns):
         customer = next((t for t in tables.values() if CUSTOMERS.search(t.name)), None)
         if customer is not None and len(customer.columns) < 12:
@@ -427,6 +446,61 @@ def completed(proposal: SchemaProposal, rules: list[str]) -> SchemaProposal:
             # a station the customer ("my origin station id is 16708")
             customer.columns.append(ColumnProposal(name="email", type="text"))
     return SchemaProposal(tables=list(tables.values()))
+
+
+def entity_table(entity: str) -> TableProposal:
+    """A table for an entity the model left out: its key and a name; a person is found by
+    their email, so a person's table has one."""
+    noun = singular(entity)
+    columns = [
+        ColumnProposal(name=f"{noun}_id", type="integer"),
+        ColumnProposal(name="name", type="text"),
+    ]
+    if CUSTOMERS.search(entity):
+        columns.append(ColumnProposal(name="email", type="text"))
+    return TableProposal(name=entity, description=f"the {noun.replace('_', ' ')}s", columns=columns)
+
+
+def _related(tables: dict[str, TableProposal], start: str, goal: str, hops: int = 2) -> bool:
+    """The two tables are joined by at most `hops` references, either way: a student and a
+    course through an enrollment that points to both."""
+    keys = {t.columns[0].name: name for name, t in tables.items()}
+    edges = {
+        frozenset((name, ref))
+        for name, t in tables.items()
+        for c in t.columns[1:]
+        if (ref := reference(c.name, keys)) is not None and ref != name
+    }
+    seen = {start}
+    for _ in range(hops):
+        seen |= {n for e in edges if e & seen for n in e}
+        if goal in seen:
+            return True
+    return False
+
+
+def _link_read_entities(
+    text: str,
+    tables: dict[str, TableProposal],
+    owner: Callable[[str], TableProposal | None],
+) -> None:
+    """The rule's subject reads a field of another entity ("the table's seats"): a row of
+    it must reach that entity's row, so, where no reference joins the two, the subject
+    points to it."""
+    subject = next((t for w in re.findall(r"[a-z]+", text) if (t := owner(w))), None)
+    for m in _POSSESSIVE.finditer(text):
+        other = owner(m.group(1) or m.group(4) or "")
+        if subject is None or other is None or other is subject:
+            continue
+        if _related(tables, subject.name, other.name):
+            continue
+        key = other.columns[0].name
+        if (
+            len(subject.columns) < 12
+            and key.endswith("_id")
+            and key not in {c.name for c in subject.columns}
+        ):
+            subject.columns.append(ColumnProposal(name=key, type="integer"))
 
 
 CUSTOMERS = re.compile(
@@ -470,7 +544,8 @@ async def propose_schema(
     """A schema whose DDL both engines accept; every problem goes back to the model."""
 
     def check(proposal: SchemaProposal, rules: bool = True) -> Schema:
-        schema = to_schema(completed(proposal, brief.rules), min_tables=min(3, brief.n_tables))
+        full = completed(proposal, brief.rules, brief.entities)
+        schema = to_schema(full, min_tables=min(3, brief.n_tables))
         problems = ddl_problems(schema)
         if rules:
             problems = (

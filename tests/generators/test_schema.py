@@ -448,3 +448,57 @@ def test_a_limit_in_the_same_term_gives_the_other_row_a_term() -> None:
     done = to_schema(completed(SchemaProposal(tables=tables), rules))
     assert done.table("courses").column("term").type == "text"
     assert "term" not in done.table("students").column_names
+
+
+def test_an_entity_left_out_is_added_and_a_field_read_across_entities_is_reachable() -> None:
+    """Restaurant's 1.5B schema had no customers table and reservations that pointed to no
+    dining table, so "a reservation's party_size ... no larger than the table's seats" and
+    "a customer with 3 or more recorded no_shows" had nothing to read."""
+    rules = [
+        "A reservation's party_size must be between 1 and 12 and no larger than the table's seats.",
+        "A customer with 3 or more recorded no_shows cannot make a new reservation.",
+    ]
+    tables = [
+        TableProposal(name="dining_tables", description="", columns=[
+            ColumnProposal(name="table_id", type="integer"),
+            ColumnProposal(name="seats", type="integer"),
+        ]),
+        TableProposal(name="reservations", description="", columns=[
+            ColumnProposal(name="reservation_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="party_size", type="integer"),
+        ]),
+    ]  # fmt: skip
+    entities = ["customers", "dining_tables", "reservations"]
+    schema = to_schema(completed(SchemaProposal(tables=tables), rules, entities))
+    assert entity_problems(schema, entities) == []
+    customers = schema.table("customers")
+    assert customers.column_names[:3] == ["customer_id", "name", "email"]
+    assert "no_shows" in customers.column_names
+    links = {(fk.columns[0], fk.ref_table) for fk in schema.table("reservations").foreign_keys}
+    assert links == {("customer_id", "customers"), ("table_id", "dining_tables")}
+    # a table that reaches the entity already gets no second way to it
+    again = to_schema(completed(SchemaProposal(tables=tables), rules * 2, entities))
+    assert again.table("reservations").column_names.count("table_id") == 1
+    assert (
+        completed(SchemaProposal(tables=tables), rules).tables
+        == completed(SchemaProposal(tables=tables), rules, []).tables
+    )
+
+
+def test_an_entity_whose_key_another_table_holds_is_left_to_the_model() -> None:
+    """Travel's 1.5B named its hotel bookings' key `flight_booking_id`: a flight_bookings
+    table with the same key would make the schema invalid, so it stays fed back."""
+    tables = [
+        TableProposal(name="hotels", description="", columns=[
+            ColumnProposal(name="hotel_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+        TableProposal(name="hotel_bookings", description="", columns=[
+            ColumnProposal(name="flight_booking_id", type="integer"),
+            ColumnProposal(name="hotel_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    done = completed(SchemaProposal(tables=tables), [], ["hotels", "flight_bookings"])
+    assert [t.name for t in done.tables] == ["hotels", "hotel_bookings"]
+    assert entity_problems(to_schema(done), ["flight_bookings"]) != []
