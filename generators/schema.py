@@ -332,10 +332,10 @@ def completed(
     the table's seats") gets that entity's key."""
     tables = {t.name: t.model_copy(deep=True) for t in proposal.tables}
     for entity in entities:
-        taken = {t.columns[0].name for t in tables.values()}
+        keys_taken = {t.columns[0].name for t in tables.values()}
         new = entity_table(entity)
         missing = entity_problems_of(list(tables), [entity]) and len(tables) < 10
-        if missing and new.columns[0].name not in taken:  # travel's hotel_bookings had its key
+        if missing and new.columns[0].name not in keys_taken:  # travel's hotel_bookings had its key
             tables[entity] = new
 
     def owner(noun: str) -> TableProposal | None:
