@@ -102,7 +102,11 @@ class Condition(BaseModel):
       the term of this course, "in the same term"); with
       `other_column` instead of `number`, the most is that column of the row ("below the
       course's capacity"); a `number` of 0 means none before the operation ("only if the
-      player has no contract with status active", "no grade has been recorded for it")
+      player has no contract with status active", "no grade has been recorded for it");
+      with `total`, a number column of the child, its sum (plus the new row's parameter of
+      that name) is what is bounded, and `other` names the row holding `other_column` when
+      it is not the row itself ("the seats already booked plus the new seats cannot exceed
+      the screen's capacity": showtime_id.screen_id)
     - within_days: row.column is at most `number` days before now
     - days_ahead: row.column (or, with no column, the parameter) is at least `number` days
       after now ("only for future dates": the new reservation's date)
@@ -134,6 +138,7 @@ class Condition(BaseModel):
     other: str = ""
     other_column: str = ""
     other_parameter: str = ""
+    total: str = ""
     per: str = ""
     if_parameter: str = ""
     if_row: str = ""
@@ -928,8 +933,15 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
     elif cond.kind == "count":
         assert table is not None
         if cond.other_column:
-            if table.column(cond.other_column).type != "integer":
-                return [f"{where}: {table.name}.{cond.other_column} is no whole number"]
+            try:
+                holder = resolve_row(cand, cond.other, schema)[0] if cond.other else table
+            except ValueError as e:
+                return [f"{where}: other {e}"]
+            if cond.other_column not in holder.column_names:
+                return [f"{where}: table {holder.name} has no column {cond.other_column!r}"]
+            kind = holder.column(cond.other_column).type
+            if kind != "integer" and not (cond.total and kind == "real"):
+                return [f"{where}: {holder.name}.{cond.other_column} is no whole number"]
         elif cond.number is None or cond.number < 0:
             return [f"{where}: needs a number (the most rows allowed)"]
         child = next((t for t in schema.tables if t.name == cond.child), None)
@@ -939,6 +951,11 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
             return [f"{where}: {cond.child} rows do not belong to {table.name} rows"]
         if cond.column and cond.column not in child.column_names:
             return [f"{where}: table {child.name} has no column {cond.column!r}"]
+        if cond.total and (
+            cond.total not in child.column_names
+            or child.column(cond.total).type not in ("integer", "real")
+        ):
+            return [f"{where}: total {cond.total!r} is no number column of {child.name}"]
         own = cand.creates == child.name and cond.per in child.column_names
         if cond.per and own and cond.per not in cand.tool.param_types():
             return [f"{where}: per {cond.per!r} is no parameter of {cand.id}"]
@@ -1165,13 +1182,20 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         elif cond.per:  # a column of the new row: those with the same value
             filt += f" AND {cond.per} = :{cond.per}"
         adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it
+        holder, holder_key = resolve_row(cand, cond.other, schema) if cond.other else (table, key)
         most = (
-            f"(SELECT {cond.other_column} FROM {table.name} WHERE {table.primary_key[0]} = {key})"
+            f"(SELECT {cond.other_column} FROM {holder.name} "
+            f"WHERE {holder.primary_key[0]} = {holder_key})"
             if cond.other_column
             else str(cond.number)
         )
+        counted = "COUNT(*)"
+        if cond.total:  # the sum of a quantity, and the new row's own
+            new = cond.total in cand.tool.param_types() and _adds(cand, cond)
+            counted, adds = f"COALESCE(SUM({cond.total}), 0)", 0
+            counted += f" + :{cond.total}" if new else ""
         return (
-            f"COUNT(*) + {adds} <= {most}",
+            f"{counted} + {adds} <= {most}",
             f" FROM {child.name} WHERE {fk} = {owner}{filt}",
             "within_limit",
         )

@@ -16,6 +16,7 @@ from generators.patterns import (
     enum_values,
     link,
     reachable,
+    resolve_row,
     status_column,
 )
 from toolscale.schema import Schema, Table
@@ -28,7 +29,7 @@ STEMS = {
         *("sell", "sold", "buy", "bought", "purchas", "place", "enrol", "regist", "prescrib"),
         *("hold", "record", "sign", "make"),
     ),
-    "adjust": ("repay", "pay", "withdraw"),
+    "adjust": ("repay", "pay", "withdraw", "redeem", "spend", "deduct"),
     "topup": ("deposit", "top up"),
     "update": ("chang", "updat"),
     "cancel": ("cancel",),
@@ -46,7 +47,7 @@ GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "positive": r"greater than 0|more than 0|positive",
     "enough": r"at least the amount|enough|sufficient",
     "distinct": r"differ|not the same",
-    "not_above": r"at most the|not exceed the|no more than the",
+    "not_above": r"at most the|not exceed the|no more than the|(?:cannot|not|never) go below 0",
     "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
 }
 COMPARISONS = {"below", "above", "under", "over", "less", "more", "greater", "at", "not", "within"}
@@ -79,6 +80,8 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     limits = (m.group(5) + " " + (m.group(6) or "") for m in _LIMIT.finditer(text) if not m[4])
     if cand.creates and any(re.search(rf"\b{singular(cand.creates)}", n) for n in limits):
         score += 3  # "may hold at most 4 tickets": a limit on making one more
+    if verb and cand.creates and len(verb) >= 4 and singular(cand.creates).startswith(verb[:4]):
+        score += 2  # "cannot book a movie rated R": a booking is what booking makes
     if not score or (verb and score < 3):
         return 0  # the rule never says the operation (or says another): tables are not enough
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
@@ -108,7 +111,11 @@ def rule_verb(rule: str) -> str:
     """The operation a rule restricts, as it says it: "can only be closed" → closed, "cannot
     be set back to active" → active."""
     m = re.search(r"can(?:not)? (?:only )?(?:be )?(?:set (?:back )?to )?(\w+)", rule.lower())
-    return m.group(1) if m else ""
+    return m.group(1) if m and m.group(1) not in _NO_OPERATION else ""
+
+
+# "cannot exceed", "cannot go below 0": a bound, said without the operation it bounds
+_NO_OPERATION = {"exceed", "go", "fall", "differ", "equal", "be"}
 
 
 def either_case(rule: str) -> bool:
@@ -131,6 +138,12 @@ def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
     text, verb = rule.lower(), rule_verb(rule)
     if either_case(rule):
         return None
+    summed = _SUM.search(text)
+    if summed and summed["child"]:  # "the sum of ... of a team's active contracts": a new one
+        noun = singular(summed["child"])
+        made = [c for c in candidates if c.creates and singular(c.creates).endswith(noun)]
+        if made and made[0].tool.kind == "write":
+            return made[0]
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
     best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
     if best and best[0] >= 3:
@@ -291,11 +304,19 @@ def _stated(
                     factor=_number(m.group(1)),
                 )
             )
+    cost = re.search(rf"\bcosts? (?:exactly )?{NUMBER} (\w+)", text)
+    if cost and cand.amount and cand.pattern == "adjust" and cost.group(2) in cand.id:
+        # "redeeming a free ticket costs 100 loyalty points": the amount is that
+        out.append(Condition(kind="amount", op="=", value=_number(cost.group(1))))
     params = set(cand.tool.param_types())
     out += _counts(text, rows, tables, seed or {}, cand.creates, params)
     out += _between(text, cand)
     out += _pairs(text, cand) + _future(text, cand, schema)
-    out += _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
+    sums = _sums(text, cand, schema, seed or {})
+    crossed = _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
+    # "the new seats cannot exceed the screen's capacity" is the sum's last term, not a bound
+    bounded = {(c.total, c.other_column) for c in sums}
+    out += sums + [c for c in crossed if (c.parameter, c.column) not in bounded]
     source = "source" in text or "from" in text
     subject = _subject(text)
     for row, table_name in rows:
@@ -358,7 +379,13 @@ def _statuses(
         return []
     allowed = enum_values(target, status.name, seed)
     said = [v for v in _status_values(text, singular(target.name)) if v in allowed]
-    barred = [v for v in said if negated and re.search(rf"with {status.name} {v}", text)]
+    barred = [
+        v
+        for v in said
+        if negated
+        and (m := re.search(rf"with {status.name} {v}", text))
+        and _negated(text, m.start())
+    ]  # "a movie with status now_showing, on a screen that has no other ...": allowed
     out = []
     if barred:
         out.append(Condition(kind="in", row=row, column=status.name, op="not in", values=barred))
@@ -389,6 +416,7 @@ def _counts(
     or a "same" it cannot place) is left out: a looser or stricter guess is no rule."""
     out: list[Condition] = []
     cand_rows = dict(rows)
+    text = re.sub(r"\bno other\b", "no", text)  # "has no other showtime": none but this one
     for m in _LIMIT.finditer(text):
         number = 0 if m[4] else int(_number(next(g for g in m.groups()[:3] if g)))
         first, second, column, value = m.group(5), m.group(6), m.group(7), m.group(8)
@@ -406,32 +434,39 @@ def _counts(
             column, value = status, adjective
         if column and column not in tables[child].column_names:
             continue
-        same = re.search(r"\b(?:on|for|in|of) the same (\w+)", text[m.end() :])
-        for row, table in rows:
+        same = re.search(r"\b(?:on|for|in|of|at) the same (\w+)", text[m.end() :])
+        word = same.group(1) if same else None
+        if word is None and re.search(r"\btime when\b", text[: m.start()]):
+            word = "time"  # "at a future time when that doctor has no other appointment"
+        if word and child == creates and word not in params:
+            # "starting at the same time": the new row's own time
+            word = next((p for p in sorted(params) if word in words(p)), word)
+
+        def nearest(row_table: tuple[str, str], before: str = text[: m.start()]) -> int:
+            """ "on a screen that has no other showtime": the row named last before it."""
+            return max(before.rfind(w) for w in entity_words(row_table[1]))
+
+        for row, table in sorted(rows, key=nearest, reverse=True):
             if link(tables[child], tables[table]) is None:
                 continue
             per = next(
-                (
-                    p
-                    for p, t in rows
-                    if same and p != row and singular(same.group(1)) in entity_words(t)
-                ),
+                (p for p, t in rows if word and p != row and singular(word) in entity_words(t)),
                 "",
             )
-            if same and not per and child == creates and same.group(1) in params:
-                per = same.group(1)  # "of the same alert_type": the new row's own value
-            if same and not per:  # "in the same term": a column of a row the call names
+            if word and not per and child == creates and word in params:
+                per = word  # "of the same alert_type": the new row's own value
+            if word and not per:  # "in the same term": a column of a row the call names
                 per = next(
                     (
-                        f"{p}.{same.group(1)}"
+                        f"{p}.{word}"
                         for p, t in rows
                         if p != row
-                        and same.group(1) in tables[t].column_names
+                        and word in tables[t].column_names
                         and link(tables[child], tables[t]) is not None
                     ),
                     "",
                 )
-            if same and not per:
+            if word and not per:
                 break  # "in the same term": a column, no row of the operation
             out.append(
                 Condition(
@@ -480,6 +515,66 @@ def _counts(
         if per and holder:
             out.append(Condition(kind="count", row=holder, child=creates, number=1, per=per))
     return out
+
+
+_SUM = re.compile(
+    r"\bsum of (?:the |their )?(?P<quantity>[a-z_]+(?: [a-z_]+)?) of "
+    r"(?:an? |the )?(?P<owner>\w+)'s (?:(?P<adjective>\w+) )?(?P<child>\w+)|"
+    r"\bthe (?P<quantity2>[a-z_]+) already \w+ plus the new (?P=quantity2)"
+)
+_CAP = re.compile(r"\b(?:cannot|must not|may not) exceed the (\w+)'s ([a-z_]+)")
+
+
+def _sums(
+    text: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]]
+) -> list[Condition]:
+    """A quantity added up over the rows a row holds, the new one's included, kept under a
+    column: "the sum of yearly salaries of a team's active contracts cannot exceed the
+    team's salary_cap", "the seats already booked plus the new seats cannot exceed the
+    screen's capacity"."""
+    found, cap = _SUM.search(text), _CAP.search(text)
+    if not (found and cap and cand.creates):
+        return []
+    child = schema.table(cand.creates)
+    if found["child"] and not found["child"].startswith(singular(child.name).split("_")[-1]):
+        return []  # a sum over other rows than the ones this call adds
+    said = [singular(w) for w in (found["quantity"] or found["quantity2"]).split()]
+    total = next(
+        (
+            c.name
+            for c in child.columns
+            if c.type in ("integer", "real")
+            and all(w in {singular(x) for x in words(c.name)} for w in said)
+        ),
+        None,
+    )
+    entity, column = cap.group(1), cap.group(2)
+    holder = next((r for r, t in reachable(cand, schema) if entity in entity_words(t.name)), None)
+    if total is None or holder is None:
+        return []
+    if column not in resolve_row(cand, holder, schema)[0].column_names:
+        return []
+    row = holder.split(".")[0]
+    if row not in cand.rows or link(child, schema.table(cand.rows[row])) is None:
+        return []
+    filt: dict[str, str] = {}
+    if found["adjective"]:  # "a team's active contracts"
+        status = status_column(child, seed)
+        if status is None or found["adjective"] not in status[1]:
+            return []
+        filt = {"column": status[0], "value": found["adjective"]}
+    other = holder if holder != row else ""
+    return [
+        Condition(
+            kind="count",
+            row=row,
+            child=child.name,
+            total=total,
+            other=other,
+            other_column=column,
+            **filt,
+        )
+    ]
 
 
 _BETWEEN = re.compile(
@@ -712,4 +807,4 @@ def _status_values(text: str, noun: str) -> list[str]:
     for listed in re.findall(rf"\b{noun}\w* {has} (\w+(?:(?:,| or|, or) \w+)*)", text):
         found += re.split(r",? or |, ", listed)  # "with status scheduled or delayed"
     skip = {"a", "an", "the", "source", "target", "new", "its", "their", "one", "per", "each"}
-    return [w for w in dict.fromkeys(found) if w not in skip and w.isalpha()]
+    return [w for w in dict.fromkeys(found) if w not in skip and w.replace("_", "").isalpha()]

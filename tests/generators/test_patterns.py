@@ -25,6 +25,7 @@ from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
+from tests.generators.movie import movie_spec
 from tests.generators.railway import railway_rules, railway_spec
 from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
@@ -383,7 +384,7 @@ def _enforced(spec: EnvironmentSpec, rule: str, wanted: str) -> Tool:
     assert cand is not None and cand.id == wanted
     conditions = guess_conditions(rule, cand, spec.schema_, spec.seed)
     assert conditions and not any(condition_problems(cand, c, spec.schema_) for c in conditions)
-    steps = [condition_step(cand, c, spec.schema_, rule) for c in conditions]
+    steps = [condition_step(cand, c, spec.schema_, rule) for c in conditions if c.kind != "guard"]
     tool = with_conditions(cand, steps)
     assert tool_sql_problems(tool, spec.schema_) == []
     return tool
@@ -591,3 +592,56 @@ def test_two_parameters_said_unequal_or_ordered_are_a_pair() -> None:
     assert "are not alike" in condition_problems(scored, unlike, spec.schema_)[0]
     none = "A hotel booking's end_time must be after its start_time."
     assert guess_conditions(none, scored, spec.schema_, spec.seed) == []
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: str) -> None:
+    """Movie enforced 1 rule of 6: a sum of seats against the screen's capacity, "no other
+    showtime starting at the same time" on the screen named last, a status with an
+    underscore (`now_showing`), "costs 100 loyalty points" and "cannot go below 0" were
+    all unread, and "cannot exceed" was taken for the operation."""
+    spec = movie_spec()
+    seats = (
+        "A booking needs a showtime in the future, and the seats already booked plus the new "
+        "seats cannot exceed the screen's capacity."
+    )
+    book = _enforced(spec, seats, "create:bookings under customers")
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=78).ok  # 2 + 78 = 80
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=79).error == seats
+    slot = (
+        "A showtime can only be added for a movie with status now_showing, on a screen that "
+        "has no other showtime starting at the same time."
+    )
+    add = _enforced(spec, slot, "create:showtimes under movies")
+    at = {"start_time": "2025-01-20T18:00:00"}
+    assert _on(spec, add, engine, movie_id=1, screen_id=1, **at).error == slot  # taken
+    assert _on(spec, add, engine, movie_id=1, screen_id=2, **at).ok
+    assert _on(spec, add, engine, movie_id=2, screen_id=2, **at).error == slot  # Heat ended
+    free = (
+        "Redeeming a free ticket costs 100 loyalty points, and the customer's loyalty_points "
+        "cannot go below 0."
+    )
+    redeem = _enforced(spec, free, "adjust:customers.loyalty_points")
+    assert _on(spec, redeem, engine, customer_id=5, amount=100).ok
+    assert _on(spec, redeem, engine, customer_id=5, amount=60).error == free
+    assert _on(spec, redeem, engine, customer_id=6, amount=100).error  # 40 points
+
+
+def test_a_sum_over_rows_of_one_status_and_the_verb_that_names_the_record() -> None:
+    """Basketball's "the sum of yearly salaries of a team's active contracts cannot exceed
+    the team's salary_cap", on the movie test bed; "cannot book a movie rated R" is about
+    making a booking (the screen it had picked shares the movie), and its age is unread."""
+    spec = movie_spec()
+    rule = (
+        "The sum of seats of a showtime's confirmed bookings cannot exceed the screen's capacity."
+    )
+    book = _enforced(spec, rule, "create:bookings under customers")
+    assert "status = 'confirmed'" in book.require[-1].sql
+    assert _on(spec, book, "sqlite", customer_id=6, showtime_id=10, seats=79).error == rule
+    writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
+    rated = "A customer younger than 18 (from birth_date) cannot book a movie rated R."
+    chosen = candidate_for(rated, writes)
+    assert chosen is not None and chosen.id == "create:bookings under customers"
+    assert guess_conditions(rated, chosen, spec.schema_, spec.seed) == []
+    other = "The sum of seats of a screen's showtimes cannot exceed the screen's capacity."
+    assert guess_conditions(other, chosen, spec.schema_, spec.seed) == []

@@ -1,0 +1,84 @@
+"""A movie schema for the cinema rules: a showtime added only for a movie now showing, on a
+screen with no other showtime at that time; a free ticket redeemed for loyalty points;
+bookings made for a showtime. Screen 1 has a showtime at 2025-01-20T18:00; Dune is now
+showing, Heat has ended; Mia has 250 points, Sam 40. The clock is 2025-01-15T10:00:00."""
+
+from __future__ import annotations
+
+from generators.toolkit import schema_tools
+from tests.generators.railway import col, fk
+from toolscale.schema import Schema
+from toolscale.spec import EnvironmentSpec
+
+SCHEMA = {
+    "tables": [
+        {
+            "name": "movies",
+            "columns": [col("movie_id", "integer"), col("title", "text"), col("status", "text")],
+            "primary_key": ["movie_id"],
+            "checks": ["status IN ('now_showing', 'ended')"],
+        },
+        {
+            "name": "screens",
+            "columns": [col("screen_id", "integer"), col("capacity", "integer")],
+            "primary_key": ["screen_id"],
+        },
+        {
+            "name": "showtimes",
+            "columns": [
+                col("showtime_id", "integer"),
+                col("movie_id", "integer"),
+                col("screen_id", "integer"),
+                col("start_time", "datetime"),
+            ],
+            "primary_key": ["showtime_id"],
+            "foreign_keys": [fk("movie_id", "movies"), fk("screen_id", "screens")],
+        },
+        {
+            "name": "customers",
+            "columns": [
+                col("customer_id", "integer"),
+                col("name", "text"),
+                col("email", "text"),
+                col("loyalty_points", "integer"),
+            ],
+            "primary_key": ["customer_id"],
+        },
+        {
+            "name": "bookings",
+            "columns": [
+                col("booking_id", "integer"),
+                col("customer_id", "integer"),
+                col("showtime_id", "integer"),
+                col("seats", "integer"),
+                col("status", "text"),
+            ],
+            "primary_key": ["booking_id"],
+            "foreign_keys": [fk("customer_id", "customers"), fk("showtime_id", "showtimes")],
+            "checks": ["status IN ('confirmed', 'cancelled')"],
+        },
+    ]
+}
+
+SEED = {
+    "movies": [
+        {"movie_id": 1, "title": "Dune", "status": "now_showing"},
+        {"movie_id": 2, "title": "Heat", "status": "ended"},
+    ],
+    "screens": [{"screen_id": 1, "capacity": 80}, {"screen_id": 2, "capacity": 40}],
+    "showtimes": [
+        {"showtime_id": 10, "movie_id": 1, "screen_id": 1, "start_time": "2025-01-20T18:00:00"}
+    ],
+    "customers": [
+        {"customer_id": 5, "name": "Mia Chen", "email": "mia@example.com", "loyalty_points": 250},
+        {"customer_id": 6, "name": "Sam Ode", "email": "sam@example.com", "loyalty_points": 40},
+    ],
+    "bookings": [
+        {"booking_id": 70, "customer_id": 5, "showtime_id": 10, "seats": 2, "status": "confirmed"}
+    ],
+}
+
+
+def movie_spec() -> EnvironmentSpec:
+    schema = Schema.model_validate(SCHEMA)
+    return EnvironmentSpec(name="movie", schema_=schema, seed=SEED, tools=schema_tools(schema))
