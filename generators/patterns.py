@@ -35,6 +35,7 @@ Pattern = Literal[
     "cancel",
     "adjust",
     "topup",
+    "use",
     "update",
     "total",
     "history",
@@ -669,6 +670,42 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
     return out
 
 
+def usages(schema: Schema) -> list[Candidate]:
+    """Use one of a row's allowance (refill a prescription): a count of uses
+    (`refills_used`) goes up by one; what bounds it is the rules' to say."""
+    out = []
+    for table in filter(keyed, schema.tables):
+        key = table.primary_key[0]
+        noun = singular(table.name)
+        for col in table.columns:
+            parts = col.name.split("_")
+            if col.type != "integer" or len(parts) != 2 or parts[1] != "used":
+                continue
+            use = singular(parts[0])  # refills_used: a refill
+            tool = _tool(
+                f"{use}_{noun}",
+                f"Use one {use} of a {noun}: its {col.name} goes up by one.",
+                "write",
+                {key: param_schema(table.column(key), f"the {key} of the {noun}")},
+                [row_exists(table)],
+                [f"UPDATE {table.name} SET {col.name} = {col.name} + 1 WHERE {key} = :{key}"],
+                f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
+                single=True,
+            )
+            out.append(
+                Candidate(
+                    id=f"use:{table.name}.{col.name}",
+                    pattern="use",
+                    summary=f"use one {use}: {table.name}.{col.name} + 1",
+                    rows={key: table.name},
+                    main=key,
+                    guards={"exists": 0},
+                    tool=tool,
+                )
+            )
+    return out
+
+
 def _validation(column: Column, param: str) -> RequireStep:
     if "email" in column.name:
         return RequireStep(
@@ -857,6 +894,7 @@ def catalogue(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
         *creates(schema, seed),
         *statuses(schema, seed),
         *adjustments(schema, seed),
+        *usages(schema),
         *updates(schema, seed),
         *reads(schema),
     ]

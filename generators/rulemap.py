@@ -62,6 +62,8 @@ def _number(text: str) -> float:
 def _stems(cand: Candidate) -> tuple[str, ...]:
     if cand.pattern == "status" and cand.sets is not None:
         return TARGET_STEMS.get(cand.sets[2], (cand.sets[2][:5],))
+    if cand.pattern == "use":  # `refill_prescription`: "can be refilled"
+        return (cand.tool.name.split("_")[0][:6], "use")
     return STEMS.get(cand.pattern, ())
 
 
@@ -711,10 +713,13 @@ def _cross_row(
         if row is not None:
             out.append(Condition(kind="days_ahead", row=row, column=m.group(2), number=0))
     own = schema.table(cand.rows[cand.main]) if cand.main in cand.rows else None
-    out += _thresholds(text, rows)
-    for m in re.finditer(r"\bbefore its ([a-z_]+)(?: (date|time))?", text):
-        # "cancelled only before its check_in date": a moment of the row itself
-        named = [m.group(1), f"{m.group(1)}_{m.group(2)}"] if m.group(2) else [m.group(1)]
+    out += _thresholds(text, rows) + _same_parties(text, cand, schema)
+    moments = r"\bits ([a-z_]+) has not (?:yet )?passed|\bbefore its ([a-z_]+)(?: (date|time))?"
+    for m in re.finditer(moments, text):
+        # "its expiry_date has not passed", "cancelled only before its check_in date": a
+        # moment of the row itself is still ahead
+        said = m.group(1) or m.group(2)
+        named = [said, f"{said}_{m.group(3)}"] if m.group(3) else [said]
         column = next((n for n in named if own and n in own.column_names), None)
         if own is not None and column and own.column(column).type in ("date", "datetime"):
             out.append(Condition(kind="days_ahead", row=cand.main, column=column, number=0))
@@ -752,6 +757,37 @@ _BOUND = re.compile(
     rf"(?:(-?[\d.]+)(?![\d.]| times)|([a-z][a-z_]*)\b(?!'))"
 )
 _AT_LEAST = re.compile(rf"\bwith {NUMBER} or more (?:\w+ )?([a-z][a-z_]*)")
+
+
+_BETWEEN_PARTIES = re.compile(r"\b(\w+) between the same (\w+) and the (?:\w+ing )?(\w+)")
+
+
+def _same_parties(text: str, cand: Candidate, schema: Schema) -> list[Condition]:
+    """ "requires a completed appointment between the same patient and the prescribing
+    doctor": the record the call names points to the same rows the call names."""
+    m = _BETWEEN_PARTIES.search(text)
+    if m is None:
+        return []
+    record = next(
+        ((r, t) for r, t in cand.rows.items() if singular(m.group(1)) in entity_words(t)), None
+    )
+    if record is None:
+        return []
+    out = []
+    for party in (m.group(2), m.group(3)):
+        row = next((r for r, t in cand.rows.items() if party in entity_words(t)), None)
+        if row is None:
+            return []
+        joined = link(schema.table(record[1]), schema.table(cand.rows[row]))
+        if joined is None or joined[1] == "sibling":
+            return []
+        key = schema.table(cand.rows[row]).primary_key[0]
+        out.append(
+            Condition(
+                kind="compare", row=record[0], column=joined[0], op="=", other=row, other_column=key
+            )
+        )
+    return out
 
 
 def _thresholds(text: str, rows: list[tuple[str, Table]]) -> list[Condition]:

@@ -26,11 +26,11 @@ from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.movie import movie_spec
-from tests.generators.railway import railway_rules, railway_spec
+from tests.generators.railway import col, fk, railway_rules, railway_spec
 from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
 from toolscale.environment import Environment
-from toolscale.schema import Column
+from toolscale.schema import Column, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolCall
 
@@ -645,3 +645,113 @@ def test_a_sum_over_rows_of_one_status_and_the_verb_that_names_the_record() -> N
     assert guess_conditions(rated, chosen, spec.schema_, spec.seed) == []
     other = "The sum of seats of a screen's showtimes cannot exceed the screen's capacity."
     assert guess_conditions(other, chosen, spec.schema_, spec.seed) == []
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_refill_uses_one_of_an_allowance_while_it_lasts_and_has_not_expired(
+    engine: str,
+) -> None:
+    """Medicine's "a prescription can be refilled only while refills_used is below
+    refills_allowed and its expiry_date has not passed": no operation could refill."""
+    schema = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "prescriptions",
+                    "columns": [
+                        col("prescription_id", "integer"),
+                        col("refills_used", "integer"),
+                        col("refills_allowed", "integer"),
+                        col("expiry_date", "date"),
+                    ],
+                    "primary_key": ["prescription_id"],
+                }
+            ]
+        }
+    )
+    rows = [(1, 1, 2, "2025-06-01"), (2, 2, 2, "2025-06-01"), (3, 0, 2, "2025-01-01")]
+    seed = {
+        "prescriptions": [
+            {"prescription_id": k, "refills_used": u, "refills_allowed": a, "expiry_date": d}
+            for k, u, a, d in rows
+        ]
+    }
+    spec = EnvironmentSpec(name="medicine", schema_=schema, seed=seed, tools=schema_tools(schema))
+    rule = (
+        "A prescription can be refilled only while refills_used is below refills_allowed and "
+        "its expiry_date has not passed."
+    )
+    refill = _enforced(spec, rule, "use:prescriptions.refills_used")
+    assert refill.name == "refill_prescription"
+    done = _on(spec, refill, engine, prescription_id=1)
+    assert done.ok and done.output == {"prescription_id": 1, "refills_used": 2}
+    assert _on(spec, refill, engine, prescription_id=2).error == rule  # none left
+    assert _on(spec, refill, engine, prescription_id=3).error == rule  # expired
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
+    engine: str,
+) -> None:
+    """Medicine's "a prescription requires a completed appointment between the same patient
+    and the prescribing doctor": appointment 40 is Ana's with Dr Roe, completed; 41 is
+    Ana's with Dr Roe, still scheduled."""
+    schema = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": name,
+                    "columns": [col(f"{name[:-1]}_id", "integer"), col("name", "text")],
+                    "primary_key": [f"{name[:-1]}_id"],
+                }
+                for name in ("patients", "doctors")
+            ]
+            + [
+                {
+                    "name": "appointments",
+                    "columns": [
+                        col("appointment_id", "integer"),
+                        col("patient_id", "integer"),
+                        col("doctor_id", "integer"),
+                        col("status", "text"),
+                    ],
+                    "primary_key": ["appointment_id"],
+                    "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
+                    "checks": ["status IN ('scheduled', 'completed')"],
+                },
+                {
+                    "name": "prescriptions",
+                    "columns": [
+                        col("prescription_id", "integer"),
+                        col("patient_id", "integer"),
+                        col("doctor_id", "integer"),
+                        col("appointment_id", "integer"),
+                    ],
+                    "primary_key": ["prescription_id"],
+                    "foreign_keys": [
+                        fk("patient_id", "patients"),
+                        fk("doctor_id", "doctors"),
+                        fk("appointment_id", "appointments"),
+                    ],
+                },
+            ]
+        }
+    )
+    seed = {
+        "patients": [{"patient_id": 1, "name": "Ana"}, {"patient_id": 2, "name": "Ben"}],
+        "doctors": [{"doctor_id": 7, "name": "Dr Roe"}],
+        "appointments": [
+            {"appointment_id": 40, "patient_id": 1, "doctor_id": 7, "status": "completed"},
+            {"appointment_id": 41, "patient_id": 1, "doctor_id": 7, "status": "scheduled"},
+        ],
+        "prescriptions": [],
+    }
+    spec = EnvironmentSpec(name="medicine", schema_=schema, seed=seed, tools=schema_tools(schema))
+    rule = (
+        "A prescription requires a completed appointment between the same patient and the "
+        "prescribing doctor."
+    )
+    write = _enforced(spec, rule, "create:prescriptions under patients")
+    assert _on(spec, write, engine, patient_id=1, doctor_id=7, appointment_id=40).ok
+    assert _on(spec, write, engine, patient_id=2, doctor_id=7, appointment_id=40).error == rule
+    assert _on(spec, write, engine, patient_id=1, doctor_id=7, appointment_id=41).error == rule
