@@ -46,6 +46,7 @@ Kind = Literal[
     "in",
     "amount",
     "pair",
+    "clock",
     "count",
     "within_days",
     "days_ahead",
@@ -95,10 +96,13 @@ class Condition(BaseModel):
     - amount: parameter op value, or parameter op factor * row.column
                                           (e.g. amount <= 10000, principal <= 5 * annual_income)
     - pair: parameter op other_parameter  (e.g. end_time > start_time, home_score <> away_score)
+    - clock: the time of day of the parameter (a time or a date and time) is within
+      values[0] and values[1], both "HH:MM" ("time slots between 12:00 and 22:00")
     - count: at most `number` rows of `child` (with column = value) belong to the row, after
       the operation (e.g. at most 2 cards with status active); with `per`, another key
-      parameter, only the child rows that also belong to its row ("on the same trip"), or a
-      column of the row a create adds, those with its value ("of the same alert_type"), or
+      parameter, only the child rows that also belong to its row ("on the same trip"), or
+      columns of the row a create adds, comma-separated, those with its values ("of the same
+      alert_type", "on the same date,time_slot"), or
       such a row and one of its columns ("course_id.term": the child rows whose course has
       the term of this course, "in the same term"); with
       `other_column` instead of `number`, the most is that column of the row ("below the
@@ -921,7 +925,7 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         return []
     if case := _case_problems(cand, cond, schema):
         return [f"{where}: {case}"]
-    if cond.kind == "pair" or (cond.kind == "days_ahead" and not cond.column):
+    if cond.kind in ("pair", "clock") or (cond.kind == "days_ahead" and not cond.column):
         return _parameter_problems(cand, cond, where)
     table = None
     if cond.kind != "amount" or cond.column:
@@ -994,8 +998,8 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
             or child.column(cond.total).type not in ("integer", "real")
         ):
             return [f"{where}: total {cond.total!r} is no number column of {child.name}"]
-        own = cand.creates == child.name and cond.per in child.column_names
-        if cond.per and own and cond.per not in cand.tool.param_types():
+        own = cand.creates == child.name and set(cond.per.split(",")) <= set(child.column_names)
+        if cond.per and own and not set(cond.per.split(",")) <= set(cand.tool.param_types()):
             return [f"{where}: per {cond.per!r} is no parameter of {cand.id}"]
         if "." in cond.per:
             row, field = cond.per.split(".", 1)
@@ -1052,6 +1056,11 @@ def _parameter_problems(cand: Candidate, cond: Condition, where: str) -> list[st
     if cond.kind == "days_ahead":
         if types[cond.parameter] != "string" or cond.number is None or cond.number < 0:
             return [f"{where}: needs a date parameter and a number of days"]
+        return []
+    if cond.kind == "clock":
+        hours = [v for v in cond.values if re.fullmatch(r"[0-2]\d:[0-5]\d", v)]
+        if types[cond.parameter] != "string" or len(hours) != 2 or len(cond.values) != 2:
+            return [f"{where}: needs a time parameter and two values 'HH:MM'"]
         return []
     if cond.op not in NUMERIC_OPS or cond.parameter == cond.other_parameter:
         return [f"{where}: needs two parameters and an op among {list(NUMERIC_OPS)}"]
@@ -1172,6 +1181,11 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         return f":{cond.parameter} {cond.op} :{cond.other_parameter}", "", "ok"
     if cond.kind == "days_ahead" and not cond.column:
         return f"julianday(:{cond.parameter}) - julianday(:_now) >= {cond.number}", "", "ok"
+    if cond.kind == "clock":  # "19:30", "19:30:00" or "2025-01-20T19:30:00"
+        p = f":{cond.parameter}"
+        hour = f"(CASE WHEN length({p}) > 8 THEN substr({p}, 12, 5) ELSE substr({p}, 1, 5) END)"
+        low, high = (literal(v) for v in cond.values)
+        return f"{hour} >= {low} AND {hour} <= {high}", "", "ok"
     table, key = None, ""
     if cond.kind != "amount" or cond.column:
         table, key = resolve_row(cand, cond.row or cand.main, schema)
@@ -1217,8 +1231,8 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
                 f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = "
                 f"(SELECT {column} FROM {peer.name} WHERE {pk} = :{row}))"
             )
-        elif cond.per:  # a column of the new row: those with the same value
-            filt += f" AND {cond.per} = :{cond.per}"
+        elif cond.per:  # columns of the new row: those with the same values
+            filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(","))
         adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it
         holder, holder_key = resolve_row(cand, cond.other, schema) if cond.other else (table, key)
         most = (

@@ -77,9 +77,9 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     score = 0
     if any(re.search(rf"\b{s}", said) for s in _stems(cand)):
         score += 2
-    if verb and any(verb.startswith(s) for s in _stems(cand)):
+    if verb and any(v.startswith(s) for v in _verbs(text, verb) for s in _stems(cand)):
         score += 3
-    limits = (m.group(5) + " " + (m.group(6) or "") for m in _LIMIT.finditer(text) if not m[4])
+    limits = (f"{m['first']} {m['second'] or ''}" for m in _LIMIT.finditer(text) if not m["none"])
     if cand.creates and any(re.search(rf"\b{singular(cand.creates)}", n) for n in limits):
         score += 3  # "may hold at most 4 tickets": a limit on making one more
     if verb and cand.creates and len(verb) >= 4 and singular(cand.creates).startswith(verb[:4]):
@@ -102,6 +102,12 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     if column and column in text:
         score += 1
     return score
+
+
+def _verbs(text: str, verb: str) -> list[str]:
+    """The rule's verb and the one it offers beside it: "can be changed or cancelled"."""
+    other = re.search(rf"\b{re.escape(verb)} or (\w+)", text)
+    return [verb, other.group(1)] if other else [verb]
 
 
 def _subject(text: str) -> str:
@@ -313,7 +319,7 @@ def _stated(
     params = set(cand.tool.param_types())
     out += _counts(text, rows, tables, seed or {}, cand.creates, params)
     out += _between(text, cand)
-    out += _pairs(text, cand) + _future(text, cand, schema)
+    out += _pairs(text, cand) + _future(text, cand, schema) + _hours(text, cand)
     sums = _sums(text, cand, schema, seed or {})
     crossed = _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     # "the new seats cannot exceed the screen's capacity" is the sum's last term, not a bound
@@ -398,8 +404,10 @@ def _statuses(
 
 _VALUES = r"(\w+(?:\.\d+)?)((?:, \w+(?=,|,? or )|,? or \w+)*)"  # a value, then "or" more
 _LIMIT = re.compile(
-    rf"(?:(?:at most|no more than|up to) {NUMBER}|(?:cannot|not|never) have more than {NUMBER}"
-    r"|(?:can|may) have only (one)|\b(no)) (\w+)(?: (?!with\b)(\w+))?(?: with (\w+) (\w+))?"
+    rf"(?:(?:at most|no more than|up to) (?P<most>{NUMBER})"
+    rf"|(?:cannot|not|never) have more than (?P<more>{NUMBER})"
+    r"|(?:can|may) have only (?P<only>one)|(?:cannot|not|never) have (?P<two>two)|\b(?P<none>no))"
+    r" (?P<first>\w+)(?: (?!with\b)(?P<second>\w+))?(?: with (?P<column>\w+) (?P<value>\w+))?"
 )
 
 
@@ -420,8 +428,11 @@ def _counts(
     cand_rows = dict(rows)
     text = re.sub(r"\bno other\b", "no", text)  # "has no other showtime": none but this one
     for m in _LIMIT.finditer(text):
-        number = 0 if m[4] else int(_number(next(g for g in m.groups()[:3] if g)))
-        first, second, column, value = m.group(5), m.group(6), m.group(7), m.group(8)
+        if m["none"] or m["two"]:  # "has no contract", "cannot have two reservations"
+            number = 1 if m["two"] else 0
+        else:
+            number = int(_number(m["most"] or m["more"] or m["only"]))
+        first, second, column, value = m["first"], m["second"], m["column"], m["value"]
         child = next((t for t in tables if first.startswith(singular(t))), None)
         adjective = None
         if child is None and second:
@@ -436,13 +447,22 @@ def _counts(
             column, value = status, adjective
         if column and column not in tables[child].column_names:
             continue
-        same = re.search(r"\b(?:on|for|in|of|at) the same (\w+)", text[m.end() :])
+        same = re.search(
+            r"\b(?:on|for|in|of|at) the same (\w+)(?: and (\w+(?: \w+)?))?", text[m.end() :]
+        )
         word = same.group(1) if same else None
         if word is None and re.search(r"\btime when\b", text[: m.start()]):
             word = "time"  # "at a future time when that doctor has no other appointment"
         if word and child == creates and word not in params:
             # "starting at the same time": the new row's own time
             word = next((p for p in sorted(params) if word in words(p)), word)
+        if same and same.group(2) and child == creates and word in params:
+            # "on the same date and time slot": both of the new row's own values
+            also = same.group(2).replace(" ", "_")
+            also = next((p for p in sorted(params) if p == also or also in p), "")
+            if not also:
+                continue
+            word = f"{word},{also}"
 
         def nearest(row_table: tuple[str, str], before: str = text[: m.start()]) -> int:
             """ "on a screen that has no other showtime": the row named last before it."""
@@ -455,7 +475,7 @@ def _counts(
                 (p for p, t in rows if word and p != row and singular(word) in entity_words(t)),
                 "",
             )
-            if word and not per and child == creates and word in params:
+            if word and not per and child == creates and set(word.split(",")) <= params:
                 per = word  # "of the same alert_type": the new row's own value
             if word and not per:  # "in the same term": a column of a row the call names
                 per = next(
@@ -584,6 +604,30 @@ _BETWEEN = re.compile(
 )
 
 
+_HOURS = re.compile(
+    r"\b(\w+)(?: (\w+))? (?:must be |are |is )?between ([0-2]?\d:[0-5]\d) and ([0-2]?\d:[0-5]\d)"
+)
+
+
+def _hours(text: str, cand: Candidate) -> list[Condition]:
+    """ "time slots between 12:00 and 22:00": the time of day of the call's time parameter."""
+    out: list[Condition] = []
+    for m in _HOURS.finditer(text):
+        said = {singular(w) for w in (m.group(1), m.group(2)) if w} - {"only", "for"}
+        param = next(
+            (
+                p
+                for p, t in cand.tool.param_types().items()
+                if t == "string" and said & set(words(p))
+            ),
+            None,
+        )
+        if param is not None:
+            values = [v.zfill(5) for v in (m.group(3), m.group(4))]
+            out.append(Condition(kind="clock", parameter=param, values=values))
+    return out
+
+
 def _between(text: str, cand: Candidate) -> list[Condition]:
     """ "temperature must be between -90 and 60", "holds between 1 and 10 seats": a number
     parameter of the operation named by the word before or after, kept within both bounds."""
@@ -692,6 +736,10 @@ def _cross_row(
         other = row_of(entity, column)
         if other is None:
             continue
+        if left in ("and", "but", "or"):  # "party_size must be between 1 and 12 and no
+            # larger than the table's seats": the parameter named last before it
+            earlier = re.findall(r"\b[a-z]+_[a-z_]+\b|\b[a-z]+\b", text[: m.start()])
+            left = next((w for w in reversed(earlier) if w in numbers), left)
         mine = next((r for r, t in rows if left in t.column_names and r != other), None)
         if left in numbers and not (op == "<=" and "not_above" in matched_guards):
             out.append(

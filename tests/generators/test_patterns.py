@@ -27,6 +27,7 @@ from generators.tools import smoke_problems
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.movie import movie_spec
 from tests.generators.railway import col, fk, railway_rules, railway_spec
+from tests.generators.restaurant import restaurant_rules, restaurant_spec
 from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
 from toolscale.environment import Environment
@@ -755,3 +756,30 @@ def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
     assert _on(spec, write, engine, patient_id=1, doctor_id=7, appointment_id=40).ok
     assert _on(spec, write, engine, patient_id=2, doctor_id=7, appointment_id=40).error == rule
     assert _on(spec, write, engine, patient_id=1, doctor_id=7, appointment_id=41).error == rule
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_restaurants_reservation_rules_are_mapped_and_enforced(engine: str) -> None:
+    """Restaurant enforced 1 rule of 6: "between 1 and 12 and no larger than the table's
+    seats" lost its parameter after "and", "cannot have two reservations ... on the same
+    date and time slot" was no limit, "time slots between 12:00 and 22:00" no bound, and
+    "changed or cancelled" picked an email change for its first verb."""
+    spec = restaurant_spec()
+    size, two, future, _, booked, _ = restaurant_rules()
+    make = "create:reservations under customers"
+    at = {"customer_id": 1, "table_id": 3, "date": "2025-01-21", "time_slot": "19:00"}
+    book = _enforced(spec, size, make)
+    assert _on(spec, book, engine, **at, party_size=4).ok
+    assert _on(spec, book, engine, **at, party_size=5).error == size  # four seats
+    assert _on(spec, book, engine, **at, party_size=0).error  # a party of none
+    book = _enforced(spec, two, make)
+    taken = at | {"date": "2025-01-20", "party_size": 2}
+    assert _on(spec, book, engine, **taken).error == two
+    assert _on(spec, book, engine, **taken | {"time_slot": "20:00"}).ok
+    book = _enforced(spec, future, make)
+    assert _on(spec, book, engine, **at, party_size=2).ok
+    assert _on(spec, book, engine, **at | {"time_slot": "22:30"}, party_size=2).error == future
+    assert _on(spec, book, engine, **at | {"date": "2025-01-10"}, party_size=2).error == future
+    cancel = _enforced(spec, booked, "cancel:reservations within window")
+    assert _on(spec, cancel, engine, reservation_id=90).ok
+    assert _on(spec, cancel, engine, reservation_id=91).error == booked  # seated
