@@ -891,12 +891,157 @@ def reads(schema: Schema) -> list[Candidate]:
     return out
 
 
+STOCKS = ("stock", "available", "inventory")
+COUNTED = ("quantity", "seats", "passengers", "tickets", "rooms", "copies", "count", "units")
+
+
+def _stock(table: Table) -> str | None:
+    """The column that holds how many of a row are left to take: `stock`, `seats_available`."""
+    return next(
+        (c.name for c in table.columns if c.type == "integer" and named(c.name, STOCKS)), None
+    )
+
+
+def _counted(table: Table) -> str | None:
+    """The column that says how many a row takes: `quantity`, `passengers`, `seats`."""
+    refs = fk_columns(table)
+    return next(
+        (
+            c.name
+            for c in table.columns
+            if c.type == "integer" and c.name not in refs and named(c.name, COUNTED)
+        ),
+        None,
+    )
+
+
+def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
+    """A create that takes what it counts from the row it names ("the stock then goes down
+    by that quantity", "seats_available then goes down"): enough must be left, and the
+    parent's stock goes down in the same call."""
+    out = []
+    for cand in made:
+        if cand.creates is None:
+            continue
+        counted = _counted(schema.table(cand.creates))
+        if counted is None or counted not in cand.tool.param_types():
+            continue
+        for ref, parent_name in cand.rows.items():
+            parent = schema.table(parent_name)
+            stock = _stock(parent)
+            if stock is None:
+                continue
+            pk, noun = parent.primary_key[0], singular(parent.name)
+            enough = RequireStep(
+                sql=f"SELECT :{counted} <= {stock} AS enough FROM {parent.name} "
+                f"WHERE {pk} = :{ref}",
+                error=f"The {noun}'s {stock} is less than the {counted}.",
+            )
+            take = f"UPDATE {parent.name} SET {stock} = {stock} - :{counted} WHERE {pk} = :{ref}"
+            tool = cand.tool.model_copy(
+                update={
+                    "name": f"{cand.tool.name}_taking_{stock}",
+                    "description": f"{cand.tool.description} Takes its {counted} from the "
+                    f"{noun}'s {stock}.",
+                    "require": [*cand.tool.require, enough],
+                    "run": [*cand.tool.run, take],
+                }
+            )
+            guards = cand.guards | {"enough": len(tool.require) - 1, "takes": -1}
+            out.append(
+                cand.model_copy(
+                    update={
+                        "id": f"{cand.id} taking {parent.name}.{stock}",
+                        "summary": f"{cand.summary}; its {counted} comes off {parent.name}.{stock}",
+                        "guards": guards,
+                        "tool": tool,
+                    }
+                )
+            )
+    return out
+
+
+def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
+    """A cancellation that gives back what the record took ("cancelling puts the items back
+    in stock"): its own count, or its items' counts, go back on the stock they came from."""
+    out = []
+    for cand in moves:
+        if cand.pattern != "cancel" or cand.sets is None:
+            continue
+        table = schema.table(cand.sets[0])
+        key = table.primary_key[0]
+        back = None
+        own = _counted(table)
+        for fk in table.foreign_keys:  # a booking's passengers back on its flight
+            parent = schema.table(fk.ref_table)
+            stock, pk = _stock(parent), parent.primary_key[0]
+            if own and stock and len(fk.columns) == 1:
+                ref = fk.columns[0]
+                back = (
+                    f"UPDATE {parent.name} SET {stock} = {stock} + (SELECT {own} FROM "
+                    f"{table.name} WHERE {key} = :{key}) WHERE {pk} = (SELECT {ref} FROM "
+                    f"{table.name} WHERE {key} = :{key})",
+                    parent.name,
+                    stock,
+                )
+                break
+        for child in schema.tables if back is None else []:  # an order's items
+            up = link(child, table)
+            counted = _counted(child)
+            if up is None or up[1] != "direct" or counted is None:
+                continue
+            for fk in child.foreign_keys:
+                parent = schema.table(fk.ref_table)
+                stock, pk = _stock(parent), parent.primary_key[0]
+                if stock is None or len(fk.columns) != 1 or parent.name == table.name:
+                    continue
+                ref = fk.columns[0]
+                given = (
+                    f"SELECT COALESCE(SUM(i.{counted}), 0) FROM {child.name} i "
+                    f"WHERE i.{up[0]} = :{key} AND i.{ref} = {parent.name}.{pk}"
+                )
+                back = (
+                    f"UPDATE {parent.name} SET {stock} = {stock} + ({given}) WHERE {pk} IN "
+                    f"(SELECT {ref} FROM {child.name} WHERE {up[0]} = :{key})",
+                    parent.name,
+                    stock,
+                )
+                break
+            if back is not None:
+                break
+        if back is None:
+            continue
+        sql, parent_name, stock = back
+        tool = cand.tool.model_copy(
+            update={
+                "name": f"{cand.tool.name}_restocking",
+                "description": f"{cand.tool.description} Puts what it took back on the "
+                f"{singular(parent_name)}'s {stock}.",
+                "run": [*cand.tool.run, sql],
+            }
+        )
+        out.append(
+            cand.model_copy(
+                update={
+                    "id": f"{cand.id} restocking {parent_name}.{stock}",
+                    "summary": f"{cand.summary}; gives back to {parent_name}.{stock}",
+                    "guards": cand.guards | {"restocks": -1},
+                    "tool": tool,
+                }
+            )
+        )
+    return out
+
+
 def catalogue(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
     """Every candidate operation of this schema, writes first, each id and name once."""
+    made, moved = creates(schema, seed), statuses(schema, seed)
     found = [
         *transfers(schema, seed),
-        *creates(schema, seed),
-        *statuses(schema, seed),
+        *made,
+        *takings(schema, made),
+        *moved,
+        *restockings(schema, moved),
         *adjustments(schema, seed),
         *usages(schema),
         *updates(schema, seed),

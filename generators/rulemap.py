@@ -45,7 +45,9 @@ TARGET_STEMS = {
 }
 GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "positive": r"greater than 0|more than 0|positive",
-    "enough": r"at least the amount|enough|sufficient",
+    "enough": r"at least the (?:amount|quantity|number)|enough|sufficient",
+    "takes": r"then goes down|goes down by|is reduced by|decreases by",
+    "restocks": r"back in(?:to)? stock|restock|seats? back|back on sale",
     "distinct": r"differ|not the same",
     "not_above": r"at most the|not exceed the|no more than the|(?:cannot|not|never) go below 0",
     "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
@@ -754,6 +756,32 @@ def _cross_row(
                     op=op,
                     other=other,
                     other_column=column,
+                )
+            )
+    for m in re.finditer(
+        r"\b([a-z_]+) (?:cannot|must not|may not) exceed the ([a-z_]+) (?:\w+ )?(?:on|of|in|for) "
+        r"(?:that|the|its) ([a-z]+(?: [a-z]+)?)\b",
+        text,
+    ):  # "a return quantity cannot exceed the quantity bought on that order item"
+        noun = m.group(3).replace(" ", "_")
+        other = next(
+            (r for r, t in rows if singular(t.name) == noun and m.group(2) in t.column_names),
+            None,
+        )
+        if other is not None and m.group(1) in numbers:
+            out.append(
+                Condition(kind="amount", parameter=m[1], op="<=", row=other, column=m[2], factor=1)
+            )
+    status_now = re.search(r"\bbefore its ([a-z_]+) becomes (\w+)", text)
+    table_now = schema.table(cand.rows[cand.main]) if cand.main in cand.rows else None
+    if status_now and table_now and status_now.group(1) in table_now.column_names:
+        # "changed only before its status becomes shipped": not shipped nor anything after
+        states = table_now.enum_values(status_now.group(1)) or []
+        if status_now.group(2) in states:
+            barred = states[states.index(status_now.group(2)) :]
+            out.append(
+                Condition(
+                    kind="in", row=cand.main, column=status_now[1], op="not in", values=barred
                 )
             )
     for m in re.finditer(rf"\bbefore {_OTHER}", text):

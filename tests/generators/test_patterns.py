@@ -24,6 +24,7 @@ from generators.realise import tool_sql_problems
 from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
+from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.movie import movie_spec
 from tests.generators.railway import col, fk, railway_rules, railway_spec
@@ -783,3 +784,36 @@ def test_restaurants_reservation_rules_are_mapped_and_enforced(engine: str) -> N
     cancel = _enforced(spec, booked, "cancel:reservations within window")
     assert _on(spec, cancel, engine, reservation_id=90).ok
     assert _on(spec, cancel, engine, reservation_id=91).error == booked  # seated
+
+
+def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
+    """The products' stock after the call."""
+    env_spec = spec.model_copy(update={"tools": [*spec.tools, tool]})
+    with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
+        assert env.step(ToolCall(name=tool.name, arguments=arguments)).ok
+        found = env.step(ToolCall(name="get_products", arguments={"product_id": 10}))
+        lamp = found.output
+        found = env.step(ToolCall(name="get_products", arguments={"product_id": 11}))
+        return {"lamp": lamp["stock"], "mug": found.output["stock"]}
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_ecommerce_stock_moves_with_items_and_cancellations(engine: str) -> None:
+    """E-commerce's "the stock then goes down by that quantity" and "cancelling puts the
+    items back in stock" had no operation that moved stock; "only before its status
+    becomes shipped" and "cannot exceed the quantity bought on that order item" were
+    unread."""
+    spec = ecommerce_spec()
+    added, _, cancelled, address, _, returned = ecommerce_rules()
+    add = _enforced(spec, added, "create:order_items under orders taking products.stock")
+    assert _stock(spec, add, engine, order_id=300, product_id=10, quantity=3)["lamp"] == 0
+    assert _on(spec, add, engine, order_id=300, product_id=10, quantity=4).error
+    cancel = _enforced(spec, cancelled, "cancel:orders within window restocking products.stock")
+    assert _stock(spec, cancel, engine, order_id=300) == {"lamp": 5, "mug": 21}
+    assert _on(spec, cancel, engine, order_id=301).error == cancelled  # shipped
+    move = _enforced(spec, address, "update:orders.shipping_address")
+    assert _on(spec, move, engine, order_id=300, new_shipping_address="2 Oak St").ok
+    assert _on(spec, move, engine, order_id=301, new_shipping_address="2 Oak St").error == address
+    back = _enforced(spec, returned, "create:returns under orders")
+    assert _on(spec, back, engine, order_id=301, order_item_id=402, quantity=2).ok
+    assert _on(spec, back, engine, order_id=301, order_item_id=402, quantity=3).error == returned
