@@ -12,6 +12,8 @@ says which rule is enforced by which tool and step.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from generators.patterns import (
@@ -25,7 +27,7 @@ from generators.patterns import (
 from generators.prompting import messages
 from generators.realise import tool_sql_problems
 from generators.rulemap import (
-    candidate_for,
+    candidates_for,
     either_case,
     guess_conditions,
     says_other_operation,
@@ -172,17 +174,56 @@ def fallback_choice(
     writes = [c for c in candidates if c.tool.kind == "write"]
     reads = [c for c in candidates if c.tool.kind == "read"]
     finds = [c for c in reads if c.pattern == "find"]
-    picked = writes + finds + [c for c in reads if c not in finds][: max(0, MAX_READS - len(finds))]
     mapped = []
     for i, rule in enumerate(rules, start=1):
-        cand = candidate_for(rule, writes)
-        if cand is None:
-            continue
-        conditions = guess_conditions(rule, cand, schema, seed)
-        conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
-        if conditions:
-            mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
+        for cand in candidates_for(rule, writes):
+            conditions = guess_conditions(rule, cand, schema, seed)
+            conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
+            if conditions:
+                mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
+                break
+    used = {m.candidate for m in mapped}
+    # a variant (a create that takes stock, a move) only where a rule asks for it, and then
+    # instead of its plain form: two tools for one act would leave the agent to guess
+    plain = {_plain(c.id) for c in writes if _variant(c) and c.id in used}
+    writes = [c for c in writes if (not _variant(c) or c.id in used) and c.id not in plain]
+    picked = writes + finds + [c for c in reads if c not in finds][: max(0, MAX_READS - len(finds))]
     return CatalogueChoice(tools=[ToolChoice(candidate=c.id) for c in picked], rules=mapped)
+
+
+VARIANTS = (" taking ", " restocking ", " counting ")
+
+
+def onto_variants(choice: CatalogueChoice) -> CatalogueChoice:
+    """Where a rule needs a variant ("while seats_sold is below the train's capacity": the
+    sale that counts itself), the plain form's pick and rules go to it, under the pick's
+    name: one tool for one act."""
+    variant = {
+        _plain(m.candidate): m.candidate for m in choice.rules if _plain(m.candidate) != m.candidate
+    }
+    if not variant:
+        return choice
+    tools, seen = [], set()
+    for pick in choice.tools:
+        ident = variant.get(pick.candidate, pick.candidate)
+        if ident not in seen:
+            seen.add(ident)
+            tools.append(pick.model_copy(update={"candidate": ident}))
+    rules = [
+        m.model_copy(update={"candidate": variant.get(m.candidate, m.candidate)})
+        for m in choice.rules
+    ]
+    return choice.model_copy(update={"tools": tools, "rules": rules})
+
+
+def _plain(ident: str) -> str:
+    """The id of the operation a variant is offered beside."""
+    return re.split("|".join(VARIANTS), ident)[0]
+
+
+def _variant(cand: Candidate) -> bool:
+    """An operation offered beside a plainer one, or one few domains want (a move)."""
+    return cand.pattern == "move" or any(v in cand.id for v in VARIANTS)
 
 
 def topped_up(
@@ -218,6 +259,7 @@ def realise(
     """The chosen tools with their rules' conditions, each checked like free SQL; the
     coverage of every rule by the tools that were kept."""
     by_id = {c.id: c for c in candidates}
+    choice = onto_variants(choice)
     picks = {p.candidate: p for p in choice.tools}
     for m in choice.rules:  # a rule's candidate is a tool even if the answer forgot it
         picks.setdefault(m.candidate, ToolChoice(candidate=m.candidate))

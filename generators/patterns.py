@@ -36,6 +36,7 @@ Pattern = Literal[
     "adjust",
     "topup",
     "use",
+    "move",
     "update",
     "total",
     "history",
@@ -710,6 +711,57 @@ def usages(schema: Schema) -> list[Candidate]:
     return out
 
 
+def moves(schema: Schema) -> list[Candidate]:
+    """Move a row to another parent (move a ticket to another trip): the new parent must
+    exist and differ from the one it has. Not for a row other rows point to: DuckDB cannot
+    change a foreign key of a referenced row."""
+    out = []
+    referenced = {fk.ref_table for t in schema.tables for fk in t.foreign_keys}
+    for table in filter(keyed, schema.tables):
+        if table.name in referenced:
+            continue
+        key, noun = table.primary_key[0], singular(table.name)
+        for fk in table.foreign_keys:
+            if len(fk.columns) != 1 or fk.ref_table == table.name:
+                continue
+            ref, parent = fk.columns[0], schema.table(fk.ref_table)
+            param = f"new_{ref}"
+            require = [
+                row_exists(table),
+                _exists(parent, param),
+                RequireStep(
+                    sql=f"SELECT {ref} IS NULL OR {ref} <> :{param} AS differs "
+                    f"FROM {table.name} WHERE {key} = :{key}",
+                    error=f"The {noun} already belongs to that {singular(parent.name)}.",
+                ),
+            ]
+            tool = _tool(
+                f"move_{noun}_to_{singular(parent.name)}",
+                f"Move a {noun} to another {singular(parent.name)}.",
+                "write",
+                {
+                    key: param_schema(table.column(key), f"the {key} of the {noun}"),
+                    param: param_schema(table.column(ref), f"the {ref} it moves to"),
+                },
+                require,
+                [f"UPDATE {table.name} SET {ref} = :{param} WHERE {key} = :{key}"],
+                f"SELECT {key}, {ref} FROM {table.name} WHERE {key} = :{key}",
+                single=True,
+            )
+            out.append(
+                Candidate(
+                    id=f"move:{table.name}.{ref}",
+                    pattern="move",
+                    summary=f"move a {noun} to another {singular(parent.name)} ({ref})",
+                    rows={key: table.name, param: parent.name},
+                    main=key,
+                    guards={"exists": 0, "differs": 2},
+                    tool=tool,
+                )
+            )
+    return out
+
+
 def _validation(column: Column, param: str) -> RequireStep:
     if "email" in column.name:
         return RequireStep(
@@ -924,12 +976,15 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
         if cand.creates is None:
             continue
         counted = _counted(schema.table(cand.creates))
-        if counted is None or counted not in cand.tool.param_types():
-            continue
+        if counted not in cand.tool.param_types():
+            counted = None
         for ref, parent_name in cand.rows.items():
             parent = schema.table(parent_name)
+            sold = _sold(parent)
+            if sold is not None:
+                out.append(_selling(cand, parent, ref, sold, counted))
             stock = _stock(parent)
-            if stock is None:
+            if stock is None or counted is None:
                 continue
             pk, noun = parent.primary_key[0], singular(parent.name)
             enough = RequireStep(
@@ -959,6 +1014,37 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
                 )
             )
     return out
+
+
+def _sold(table: Table) -> str | None:
+    """The column that counts what was sold of a row: `tickets_sold`, `seats_sold`."""
+    return next(
+        (c.name for c in table.columns if c.type == "integer" and "sold" in c.name.split("_")),
+        None,
+    )
+
+
+def _selling(cand: Candidate, parent: Table, ref: str, sold: str, counted: str | None) -> Candidate:
+    """The create that also counts itself sold on its parent ("while tickets_sold is below
+    the game's capacity": a sale that never moved tickets_sold could not be held to it)."""
+    pk, noun = parent.primary_key[0], singular(parent.name)
+    step = f":{counted}" if counted else "1"
+    count = f"UPDATE {parent.name} SET {sold} = {sold} + {step} WHERE {pk} = :{ref}"
+    tool = cand.tool.model_copy(
+        update={
+            "name": f"{cand.tool.name}_counting_{sold}",
+            "description": f"{cand.tool.description} Adds it to the {noun}'s {sold}.",
+            "run": [*cand.tool.run, count],
+        }
+    )
+    return cand.model_copy(
+        update={
+            "id": f"{cand.id} counting {parent.name}.{sold}",
+            "summary": f"{cand.summary}; adds to {parent.name}.{sold}",
+            "guards": cand.guards | {"counts": -1},
+            "tool": tool,
+        }
+    )
 
 
 def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
@@ -1045,6 +1131,7 @@ def catalogue(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
         *adjustments(schema, seed),
         *usages(schema),
         *updates(schema, seed),
+        *moves(schema),
         *reads(schema),
     ]
     out, ids, names = [], set(), set()

@@ -33,6 +33,7 @@ STEMS = {
     "topup": ("deposit", "top up"),
     "update": ("chang", "updat"),
     "cancel": ("cancel",),
+    "move": ("move", "trade", "traded", "transfer", "reassign"),
 }
 TARGET_STEMS = {
     "active": ("activ", "unfroz", "unfreez", "unblock", "reactiv"),
@@ -42,6 +43,8 @@ TARGET_STEMS = {
     "suspended": ("suspend",),
     "dropped": ("drop",),
     "shipped": ("ship",),
+    "finished": ("finish", "record", "complet", "play"),
+    "completed": ("complet", "record", "finish"),
 }
 GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "positive": r"greater than 0|more than 0|positive",
@@ -49,6 +52,7 @@ GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "takes": r"then goes down|goes down by|is reduced by|decreases by",
     "restocks": r"back in(?:to)? stock|restock|seats? back|back on sale",
     "distinct": r"differ|not the same",
+    "differs": r"\balready\b|differ|not the same",
     "not_above": r"at most the|not exceed the|no more than the|(?:cannot|not|never) go below 0",
     "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
 }
@@ -72,6 +76,10 @@ def _stems(cand: Candidate) -> tuple[str, ...]:
 def _score(cand: Candidate, text: str, verb: str) -> int:
     if cand.tool.kind != "write":
         return 0
+    if cand.pattern == "move" and not all(
+        re.search(rf"\b{singular(t).replace('_', ' ')}", text) for t in cand.rows.values()
+    ):
+        return 0  # "a ticket can be moved to another trip": the ticket and the trip
     # "tickets with status active" names a state, not an activation
     said = re.sub(r"\bstatus(?: is| of)? \w+(?:(?: or |, )\w+)*", " ", text)
     nouns = set().union(*(entity_words(t) for t in {*cand.rows.values(), cand.creates or ""}))
@@ -81,7 +89,11 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         score += 2
     if verb and any(v.startswith(s) for v in _verbs(text, verb) for s in _stems(cand)):
         score += 3
-    limits = (f"{m['first']} {m['second'] or ''}" for m in _LIMIT.finditer(text) if not m["none"])
+    limits = (
+        " ".join(w for w in _limited(m, text)[:2] if w)
+        for m in _LIMIT.finditer(text)
+        if not m["none"]
+    )
     if cand.creates and any(re.search(rf"\b{singular(cand.creates)}", n) for n in limits):
         score += 3  # "may hold at most 4 tickets": a limit on making one more
     if verb and cand.creates and len(verb) >= 4 and singular(cand.creates).startswith(verb[:4]):
@@ -145,34 +157,36 @@ def says_other_operation(rule: str, cand: Candidate) -> bool:
 def candidate_for(rule: str, candidates: list[Candidate]) -> Candidate | None:
     """The write the rule is about: its verb ("can only be closed", "cannot borrow") weighs
     most."""
+    return next(iter(candidates_for(rule, candidates)), None)
+
+
+def candidates_for(rule: str, candidates: list[Candidate]) -> list[Candidate]:
+    """The writes the rule may be about, best first (`candidate_for`'s pick leads): where
+    two score alike ("a player can be signed": a new player, or a new contract), the one
+    whose rows the rule's conditions can read is the one to take."""
     text, verb = rule.lower(), rule_verb(rule)
     if either_case(rule):
-        return None
+        return []
     summed = _SUM.search(text)
     if summed and summed["child"]:  # "the sum of ... of a team's active contracts": a new one
         noun = singular(summed["child"])
         made = [c for c in candidates if c.creates and singular(c.creates).endswith(noun)]
         if made and made[0].tool.kind == "write":
-            return made[0]
+            return made[:1]
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
-    best = max(scored, key=lambda s: (s[0], -s[1]), default=None)
-    if best and best[0] >= 3:
-        return best[2]
-    if verb:
-        return None
+    ranked = [c for score, _, c in sorted(scored, key=lambda s: (-s[0], s[1])) if score >= 3]
+    if ranked or verb:
+        return ranked
     # no operation said: "a reservation's party_size must be between 1 and 12", "one
     # booking holds between 1 and 10 seats" are about the record as it is made
     subject = _subject(text)
-    return next(
-        (
-            c
-            for c in candidates
-            if c.creates
-            and c.tool.kind == "write"
-            and re.match(rf"(?:an? |the |one )?{singular(c.creates).replace('_', ' ')}", subject)
-        ),
-        None,
-    )
+    return [
+        c
+        for c in candidates
+        if c.creates
+        and c.tool.kind == "write"
+        and re.match(rf"(?:an? |the |one )?{singular(c.creates).replace('_', ' ')}", subject)
+    ][:1]
 
 
 def guess_conditions(
@@ -388,7 +402,9 @@ def _statuses(
     if status is None:
         return []
     allowed = enum_values(target, status.name, seed)
+    never = set(re.findall(rf"\bnever after the {singular(target.name)} is (\w+)", text))
     said = [v for v in _status_values(text, singular(target.name)) if v in allowed]
+    said = [v for v in said if v not in never]  # "never after the game is finished"
     barred = [
         v
         for v in said
@@ -413,6 +429,18 @@ _LIMIT = re.compile(
 )
 
 
+def _limited(
+    m: re.Match[str], text: str, tables: dict[str, Table] | None = None
+) -> tuple[str, str | None, str | None, str | None]:
+    """(first word, second word, column, value) of a limit: "at most 15 players with an
+    active contract" limits the active contracts."""
+    through = re.match(r"\w+ with an? (\w+) (\w+)", text[m.start("first") :])
+    known = tables is None or (through and any(through[2].startswith(singular(t)) for t in tables))
+    if through and known:
+        return through.group(1), through.group(2), None, None
+    return m["first"], m["second"], m["column"], m["value"]
+
+
 def _counts(
     text: str,
     rows: list[tuple[str, str]],
@@ -434,7 +462,15 @@ def _counts(
             number = 1 if m["two"] else 0
         else:
             number = int(_number(m["most"] or m["more"] or m["only"]))
-        first, second, column, value = m["first"], m["second"], m["column"], m["value"]
+        first, second, column, value = _limited(m, text, tables)
+        owner_said = re.search(
+            r"\b(\w+) (?:can |may |cannot )?(?:has|have|holds?)?\s*$", text[: m.start()]
+        )
+        holder_table = next(
+            (t for t in tables if owner_said and owner_said.group(1) in entity_words(t)), None
+        )
+        if holder_table and not any(t == holder_table for _, t in rows):
+            continue  # "the player has no contract": no player the call names
         child = next((t for t in tables if first.startswith(singular(t))), None)
         adjective = None
         if child is None and second:
@@ -743,6 +779,9 @@ def _cross_row(
             earlier = re.findall(r"\b[a-z]+_[a-z_]+\b|\b[a-z]+\b", text[: m.start()])
             left = next((w for w in reversed(earlier) if w in numbers), left)
         mine = next((r for r, t in rows if left in t.column_names and r != other), None)
+        same = dict(rows).get(other)
+        if mine is None and same is not None and left in same.column_names and left != column:
+            mine = other  # "while tickets_sold is below the game's capacity": both the game's
         if left in numbers and not (op == "<=" and "not_above" in matched_guards):
             out.append(
                 Condition(kind="amount", parameter=left, op=op, row=other, column=column, factor=1)

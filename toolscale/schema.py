@@ -155,7 +155,12 @@ class Table(BaseModel):
             stem = value[:-2] if value.endswith("ed") and len(value) > 5 else value
             if any(p == value or (len(stem) >= 5 and p.startswith(stem)) for p in parts):
                 return value
+        if {"score", "result", "winner"} & set(parts):  # a game's home_score: once played
+            return next((v for v in found[1] if v in PLAYED), None)
         return None
+
+
+PLAYED = ("finished", "completed", "played", "final")
 
 
 class Schema(BaseModel):

@@ -298,6 +298,11 @@ def test_a_rule_the_wording_reads_is_mapped_as_it_reads(tmp_path: Path) -> None:
     assert any("IN ('scheduled', 'delayed')" in sql for sql in steps)
     assert any("capacity" in sql for sql in steps)
     assert not any("IN ('scheduled')" in sql for sql in steps)
+    # the sale the rule needs counts itself on seats_sold, under the model's name, and is
+    # the only sale: the plain one's pick and rules went to it
+    assert any("seats_sold = seats_sold + 1" in sql for sql in sell.run)
+    assert [t.name for t in out.tools if t.name.startswith("create_ticket")] == ["create_ticket"]
+    assert any(s.error == railway_rules()[2] for s in sell.require)  # "at most 4 tickets"
 
 
 def test_a_rule_that_allows_either_of_two_cases_is_never_mapped() -> None:

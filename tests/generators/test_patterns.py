@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from generators.catalogue import fallback_choice
 from generators.patterns import (
     DEBTS,
     DECREASABLE,
@@ -21,9 +22,10 @@ from generators.patterns import (
     with_conditions,
 )
 from generators.realise import tool_sql_problems
-from generators.rulemap import candidate_for, guess_conditions
+from generators.rulemap import candidate_for, candidates_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
+from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.movie import movie_spec
@@ -258,7 +260,7 @@ def test_rules_reading_rows_across_foreign_keys_are_mapped_and_enforced() -> Non
         assert tool_sql_problems(tool, spec.schema_) == []
         return tool
 
-    sell = enforced(sold, "create:tickets under passengers")
+    sell = enforced(sold, "create:tickets under passengers counting trips.seats_sold")
     assert call(spec, sell, passenger_id=51, trip_id=11, price=40)[0].ok  # delayed, seats left
     assert call(spec, sell, passenger_id=51, trip_id=10, price=40)[0].error == sold  # train full
     assert call(spec, sell, passenger_id=51, trip_id=12, price=40)[0].error == sold  # cancelled
@@ -360,7 +362,10 @@ def test_a_rule_about_an_operation_no_candidate_does_is_left_unmapped() -> None:
     spec = railway_spec()
     writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
     moved = railway_rules()[4]
-    assert moved.startswith("A ticket can be moved") and candidate_for(moved, writes) is None
+    assert moved.startswith("A ticket can be moved")
+    (move,) = candidates_for(moved, writes)  # the trips' stations are not read: unmapped
+    assert move.id == "move:tickets.trip_id"
+    assert guess_conditions(moved, move, spec.schema_, spec.seed) == []
     dropped = "A passenger can drop a ticket only while no ticket has been sold on the trip."
     assert candidate_for(dropped, writes) is None
 
@@ -817,3 +822,33 @@ def test_ecommerce_stock_moves_with_items_and_cancellations(engine: str) -> None
     back = _enforced(spec, returned, "create:returns under orders")
     assert _on(spec, back, engine, order_id=301, order_item_id=402, quantity=2).ok
     assert _on(spec, back, engine, order_id=301, order_item_id=402, quantity=3).error == returned
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_basketballs_league_rules_are_mapped_and_enforced(engine: str) -> None:
+    """Basketball's signing, roster, result, ticket and trade rules: a game's scores are
+    set as it finishes, a sale counts itself on the game's tickets_sold, a trade moves a
+    player to another team, and "a player can be signed" is a new contract, whose rows
+    the rule can read (a new player has none)."""
+    spec = basketball_spec()
+    signed, salary, roster, result, sold, refund, traded = basketball_rules()
+    writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
+    choice = fallback_choice(list(by_id(spec).values()), [signed], spec.schema_, spec.seed)
+    assert [m.candidate for m in choice.rules] == ["create:contracts under players"]
+    sign = _enforced(spec, salary, "create:contracts under players")
+    assert _on(spec, sign, engine, player_id=11, team_id=1, yearly_salary=40.0).ok
+    assert _on(spec, sign, engine, player_id=11, team_id=1, yearly_salary=41.0).error == salary
+    finish = _enforced(spec, result, "status:games.status=finished")
+    assert _on(spec, finish, engine, game_id=20, home_score=70, away_score=68).ok
+    assert _on(spec, finish, engine, game_id=20, home_score=70, away_score=70).error == result
+    sell = _enforced(spec, sold, "create:tickets under games counting games.tickets_sold")
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, sell]}), engine=engine) as env:  # type: ignore[arg-type]
+        assert env.step(ToolCall(name=sell.name, arguments={"game_id": 20})).ok  # 3 of 3
+        assert env.step(ToolCall(name=sell.name, arguments={"game_id": 20})).error == sold
+    # contracts point to players: DuckDB cannot change a referenced player's team_id
+    assert "move:players.team_id" not in by_id(spec)
+    assert all(not c.id.startswith("move:") for c in candidates_for(traded, writes))
+    assert candidate_for(roster, writes) is not None
+    assert candidate_for(roster, writes).id == "create:contracts under players"  # type: ignore[union-attr]
+    back = _enforced(spec, refund, "status:tickets.status=refunded")
+    assert _on(spec, back, engine, ticket_id=50).ok

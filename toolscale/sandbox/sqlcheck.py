@@ -321,8 +321,9 @@ def _sqlite_semantics(tree: exp.Expr) -> exp.Expr:
 
 
 def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) -> None:
-    """DuckDB refuses to update a UNIQUE column of a row that a foreign key references
-    (it checks the index over-eagerly); SQLite allows it. Catch it before any task does."""
+    """DuckDB refuses to update a UNIQUE column, or a foreign-key column, of a row that a
+    foreign key references (an indexed column's update is a delete and an insert, and the
+    delete breaks the reference); SQLite allows it. Catch it before any task does."""
     target = tree.this.name
     if target not in schema.table_names:
         return
@@ -330,6 +331,7 @@ def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) ->
     if not referenced:
         return
     table = schema.table(target)
+    keys = {c for fk in table.foreign_keys for c in fk.columns}
     for assignment in tree.expressions:
         name = assignment.this.name if isinstance(assignment, exp.EQ) else ""
         if name in table.column_names and table.column(name).unique:
@@ -337,6 +339,12 @@ def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) ->
                 where + f"sets UNIQUE column {target}.{name} of a table other tables reference; "
                 "DuckDB refuses that for referenced rows (drop UNIQUE and check it in a "
                 "require step instead)",
+                StaticSQLReason.SQL_NOT_PORTABLE,
+            )
+        if name in keys:
+            raise SQLCheckError(
+                where + f"sets foreign-key column {target}.{name} of a table other tables "
+                "reference; DuckDB refuses that for referenced rows",
                 StaticSQLReason.SQL_NOT_PORTABLE,
             )
 
