@@ -538,6 +538,40 @@ def to_table(table: TableProposal) -> Table:
     )
 
 
+def prompt_example(brief: Brief) -> dict[str, object]:
+    """The prompt's examples from the brief's own entities and statuses: a 1.5B model
+    copied a finance example (`accounts` with active, frozen and closed) into restaurant's
+    dining tables and menu items."""
+    entities = list(brief.entities) or ["items", "orders"]
+    rules = [r.lower() for r in brief.rules]
+
+    def noun(entity: str) -> str:
+        return singular(entity).replace("_", " ")
+
+    def together(parent: str, child: str) -> bool:  # "a customer ... a new reservation"
+        return any(noun(parent) in r and noun(child) in r for r in rules)
+
+    def leads(parent: str, child: str) -> bool:  # "a showtime can only be added for a movie"
+        return any(
+            noun(parent) in r and re.match(rf"(?:an?|the|one) {noun(child)}\b", r) for r in rules
+        )
+
+    pairs = [(p, c) for i, p in enumerate(entities) for c in entities[i + 1 :]]
+    parent, child = next(
+        (pair for pair in pairs if leads(*pair)),
+        next((pair for pair in pairs if together(*pair)), (entities[0], entities[-1])),
+    )
+    statuses = list(dict.fromkeys(s for rule in brief.rules for s in statuses_named(rule)))
+    named = re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", " ".join(rules))
+    return {
+        "parent": parent,
+        "parent_key": f"{singular(parent)}_id",
+        "child": child,
+        "statuses": statuses[:6],
+        "column": next((n for n in named if n not in statuses), "annual_income"),
+    }
+
+
 async def propose_schema(
     llm: LLMClient, brief: Brief, sample: int = 0, repairs: int = 3
 ) -> Outcome[Schema]:
@@ -558,7 +592,7 @@ async def propose_schema(
         return schema
 
     return await llm.structured(
-        messages("schema.j2", brief=brief),
+        messages("schema.j2", brief=brief, example=prompt_example(brief)),
         SchemaProposal,
         stage=STAGE,
         check=check,

@@ -502,3 +502,24 @@ def test_an_entity_whose_key_another_table_holds_is_left_to_the_model() -> None:
     done = completed(SchemaProposal(tables=tables), [], ["hotels", "flight_bookings"])
     assert [t.name for t in done.tables] == ["hotels", "hotel_bookings"]
     assert entity_problems(to_schema(done), ["flight_bookings"]) != []
+
+
+def test_the_schema_prompt_gives_examples_from_the_domain_itself() -> None:
+    """Restaurant's 1.5B copied the prompt's finance example: `accounts`, and statuses
+    active, frozen and closed on its dining tables and menu items."""
+    from generators.prompting import messages
+    from generators.schema import prompt_example
+    from toolscale.brief import load_brief
+
+    brief = load_brief(Path(__file__).parents[2] / "domains" / "restaurant" / "brief.yaml")
+    example = prompt_example(brief)
+    assert example == {
+        "parent": "reservations",
+        "parent_key": "reservation_id",
+        "child": "orders",
+        "statuses": ["booked", "seated"],
+        "column": "party_size",
+    }
+    prompt = messages("schema.j2", brief=brief, example=example)[-1]["content"]
+    assert '"reservation_id" in "orders" points to "reservations"' in prompt
+    assert "frozen" not in prompt and "account" not in prompt
