@@ -187,7 +187,8 @@ _ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|
 _ASKS_TO_ACT = re.compile(
     r"^\W*(?:\w+,\s*)?(?:please\s+)?(?:can|could|would|will)\s+(?:you|i)\b|^\W*please\b", re.I
 )
-_COPULAS = {"is", "are", "was", "were", "isn't", "aren't"}
+# "if my profile is frozen", "if my transfer has failed", "has been closed": a state
+_COPULAS = {"is", "are", "was", "were", "isn't", "aren't", "has", "have", "had", "been"}
 _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"

@@ -336,11 +336,14 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
 
 def test_a_question_about_a_state_asks_for_no_change(banking_spec: EnvironmentSpec) -> None:
     """Finance's "please let me know if my client profile is frozen" whose gold froze the
-    client: a state asked about is no request to make it so."""
+    client, and "I want to know if my transfer with ID 44554 has failed" whose gold set it
+    failed: a state asked about is no request to make it so."""
     told = [{"call": 0, "path": "status"}]
     for asked in (
         "Please let me know if my card K30001 is frozen.",
         "Please let me know if my card K30001 is currently frozen.",
+        "I want to know if my card K30001 has frozen.",
+        "I want to know if my card K30001 has been frozen.",
     ):
         verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "unasked_write"), asked
