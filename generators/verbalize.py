@@ -17,7 +17,7 @@ from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import leading_number, mentions, same_number
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
-from toolscale.wording import Request, assistant_voiced
+from toolscale.wording import Request, assistant_voiced, singular, third_person, words
 
 STAGE = "verbalize"
 
@@ -74,6 +74,9 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
         problems.append(
             f"{voiced!r} is what the assistant says; write only the customer's own request"
         )
+    named = {singular(w) for c in chain.calls for w in words(c.name)}  # card, account
+    if other := third_person(instruction, named | {w + "s" for w in named}):
+        problems.append(f"{other!r} is someone else's; the customer asks about their own ('my')")
     if chain.errors and (after := request.asks_after()):
         problems.append(
             f"the message asks for something {after!r} the change, which may not happen: ask "

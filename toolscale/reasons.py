@@ -171,6 +171,11 @@ class IntentReason(Reason):
         "the instruction says what only an assistant says ('I'm here to help ... if you have "
         "any questions'): it is the customer's request",
     )
+    THIRD_PERSON = (
+        "third_person",
+        "the instruction asks for someone else's records ('activate her card'): the agent "
+        "acts only for the person who asks",
+    )
 
 
 class FactsReason(Reason):

@@ -193,9 +193,13 @@ _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
-    r"need (?:any )?further assistance|happy to help you|glad to assist)",
+    r"need (?:any )?further assistance|happy to help you|glad to assist|"
+    r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
+    r"I can help you\b|what(?:'s| is) your (?:email|name|account|phone|card|loan))",
     re.I,
 )
+# "activate her card": the records of someone other than the one who asks
+_THIRD_PERSON = re.compile(r"\b(?:her|his)\s+(\w+)(?:\s+(\w+))?", re.I)
 
 
 def assistant_voiced(text: str) -> str | None:
@@ -203,6 +207,18 @@ def assistant_voiced(text: str) -> str | None:
     any questions ..."), or None: a request is the customer's."""
     m = _ASSISTANT.search(text)
     return m.group() if m else None
+
+
+def third_person(text: str, entities: set[str]) -> str | None:
+    """Words that ask for someone else's record ("activate her card ending 5035"), or None:
+    the agent acts only for the person who asks, on their own records."""
+    for m in _THIRD_PERSON.finditer(text):
+        first, second = m.group(1), m.group(2)
+        if first.lower() in entities:
+            return m.group()[: m.end(1) - m.start()]
+        if second and second.lower() in entities:
+            return m.group()
+    return None
 
 
 class Request:

@@ -34,6 +34,7 @@ from toolscale.wording import (
     same_field,
     singular,
     tables_of,
+    third_person,
     words,
 )
 from validators.facts import SeedFacts, literals
@@ -323,6 +324,10 @@ def check(
     if (said := assistant_voiced(task.instruction)) is not None:
         detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
         return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
+    entities = set().union(*(entity_words(t.name) for t in schema.tables))
+    if (said := third_person(task.instruction, entities)) is not None:
+        detail = f"the instruction says {said!r}: someone else's record, not the user's own"
+        return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (detail := asks_after_refusal(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.ASKS_AFTER_REFUSAL, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:

@@ -189,3 +189,15 @@ def test_an_amount_said_as_a_new_total_goes_back(tmp_path: Path) -> None:
     asked = ask(scripted(to, by), tmp_path, lambda llm: verbalize(llm, "finance", chain))
     assert asked.value.ok and asked.value.value.instruction.endswith("by $274.85.")
     assert "'to $274.85' reads as the new total" in last_user(asked.requests[1])
+
+
+def test_someone_elses_record_goes_back(tmp_path: Path) -> None:
+    """Finance's "Please activate her card ending 5035 on her account": the customer asks
+    for their own records."""
+    topup = ToolCall(name="topup_balance", arguments={"account_id": 7, "amount": 20})
+    chain = dataclasses.replace(CHAIN, calls=[topup], facts=[("amount", 20)])
+    hers = reply({"instruction": "Please top up her balance by $20.", "known_facts": []})
+    mine = reply({"instruction": "Please top up my balance by $20.", "known_facts": []})
+    asked = ask(scripted(hers, mine), tmp_path, lambda llm: verbalize(llm, "finance", chain))
+    assert asked.value.ok and asked.value.value.instruction.startswith("Please top up my")
+    assert "'her balance' is someone else's" in last_user(asked.requests[1])

@@ -376,3 +376,37 @@ def test_a_request_to_act_put_as_a_question_asks_for_no_information(
         "ok",
         "",
     )
+
+
+def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's N=300 kept "Hi! I'm a finance tool-assistant. I can help you top up your
+    balance. What's your email address? ...": the assistant's side, again."""
+    told = [{"call": 0, "path": "status"}]
+    for voiced in (
+        "I'm a banking assistant. Freeze card K30001 and tell me its status.",
+        "I can help you freeze card K30001. What's your email address?",
+    ):
+        verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
+        assert verdict[:2] == ("intent", "assistant_voice"), voiced
+
+
+def test_a_request_for_someone_elses_record_is_third_person(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's N=300 kept "Please activate her card ending 5035 on her account
+    ACC-49441": the agent acts for the person who asks, on their own records."""
+    told = [{"call": 0, "path": "status"}]
+    theirs = "Please freeze her card K30001 and tell me its status."
+    stage, reason, detail = bank_verdict(
+        banking_spec, theirs, gold_calls=[FREEZE], communicate=told
+    )
+    assert (stage, reason) == ("intent", "third_person")
+    assert "her card" in detail
+    mine = "Please freeze my card K30001; her birthday is today. Tell me its status."
+    assert bank_verdict(banking_spec, mine, gold_calls=[FREEZE], communicate=told) == (
+        "accepted",
+        "ok",
+        "",
+    )
