@@ -726,27 +726,14 @@ def moves(schema: Schema) -> list[Candidate]:
                 continue
             ref, parent = fk.columns[0], schema.table(fk.ref_table)
             param = f"new_{ref}"
-            require = [
-                row_exists(table),
+            tool = _setter(
+                table,
+                ref,
+                param_schema(table.column(ref), f"the {ref} it moves to"),
                 _exists(parent, param),
-                RequireStep(
-                    sql=f"SELECT {ref} IS NULL OR {ref} <> :{param} AS differs "
-                    f"FROM {table.name} WHERE {key} = :{key}",
-                    error=f"The {noun} already belongs to that {singular(parent.name)}.",
-                ),
-            ]
-            tool = _tool(
+                f"The {noun} already belongs to that {singular(parent.name)}.",
                 f"move_{noun}_to_{singular(parent.name)}",
                 f"Move a {noun} to another {singular(parent.name)}.",
-                "write",
-                {
-                    key: param_schema(table.column(key), f"the {key} of the {noun}"),
-                    param: param_schema(table.column(ref), f"the {ref} it moves to"),
-                },
-                require,
-                [f"UPDATE {table.name} SET {ref} = :{param} WHERE {key} = :{key}"],
-                f"SELECT {key}, {ref} FROM {table.name} WHERE {key} = :{key}",
-                single=True,
             )
             out.append(
                 Candidate(
@@ -760,6 +747,40 @@ def moves(schema: Schema) -> list[Candidate]:
                 )
             )
     return out
+
+
+def _setter(
+    table: Table,
+    column: str,
+    prop: dict,
+    check: RequireStep,
+    same: str,
+    name: str,
+    description: str,
+) -> Tool:
+    """A tool that sets one column of a row to `new_<column>`: the row exists, the new
+    value passes `check`, and differs from the one it has (`same` says so)."""
+    key, noun = table.primary_key[0], singular(table.name)
+    param = f"new_{column}"
+    require = [
+        row_exists(table),
+        check,
+        RequireStep(
+            sql=f"SELECT {column} IS NULL OR {column} <> :{param} AS differs "
+            f"FROM {table.name} WHERE {key} = :{key}",
+            error=same,
+        ),
+    ]
+    return _tool(
+        name,
+        description,
+        "write",
+        {key: param_schema(table.column(key), f"the {key} of the {noun}"), param: prop},
+        require,
+        [f"UPDATE {table.name} SET {column} = :{param} WHERE {key} = :{key}"],
+        f"SELECT {key}, {column} FROM {table.name} WHERE {key} = :{key}",
+        single=True,
+    )
 
 
 def _validation(column: Column, param: str) -> RequireStep:
@@ -788,27 +809,14 @@ def updates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             if not (text or limit) or (col.unique and col.type == "text"):
                 continue  # a UNIQUE value would collide, and DuckDB refuses the update
             param = f"new_{col.name}"
-            require = [
-                row_exists(table),
+            tool = _setter(
+                table,
+                col.name,
+                param_schema(col, f"the new {col.name}"),
                 _validation(col, param),
-                RequireStep(
-                    sql=f"SELECT {col.name} IS NULL OR {col.name} <> :{param} AS differs "
-                    f"FROM {table.name} WHERE {key} = :{key}",
-                    error=f"The {noun} already has that {col.name}.",
-                ),
-            ]
-            tool = _tool(
+                f"The {noun} already has that {col.name}.",
                 f"update_{noun}_{col.name}",
                 f"Change the {col.name} of a {noun}.",
-                "write",
-                {
-                    key: param_schema(table.column(key), f"the {key} of the {noun}"),
-                    param: param_schema(col, f"the new {col.name}"),
-                },
-                require,
-                [f"UPDATE {table.name} SET {col.name} = :{param} WHERE {key} = :{key}"],
-                f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
-                single=True,
             )
             out.append(
                 Candidate(

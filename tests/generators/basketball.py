@@ -4,15 +4,8 @@ free agent. Game 20 is scheduled with 2 of 3 tickets sold; game 21 has finished.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from generators.toolkit import schema_tools
-from tests.generators.railway import col, fk
-from toolscale.brief import load_brief
-from toolscale.schema import Schema
+from tests.generators.railway import bed, brief_rules, col, fk
 from toolscale.spec import EnvironmentSpec
-
-BRIEF = Path(__file__).parents[2] / "domains" / "basketball" / "brief.yaml"
 
 SCHEMA = {
     "tables": [
@@ -112,9 +105,8 @@ SEED = {
 
 
 def basketball_spec() -> EnvironmentSpec:
-    schema = Schema.model_validate(SCHEMA)
-    return EnvironmentSpec(name="basketball", schema_=schema, seed=SEED, tools=schema_tools(schema))
+    return bed("basketball", SCHEMA, SEED)
 
 
 def basketball_rules() -> list[str]:
-    return load_brief(BRIEF).rules
+    return brief_rules("basketball")

@@ -4,15 +4,8 @@ holds item 402 of 2 mugs."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from generators.toolkit import schema_tools
-from tests.generators.railway import col, fk
-from toolscale.brief import load_brief
-from toolscale.schema import Schema
+from tests.generators.railway import bed, brief_rules, col, fk
 from toolscale.spec import EnvironmentSpec
-
-BRIEF = Path(__file__).parents[2] / "domains" / "ecommerce" / "brief.yaml"
 
 SCHEMA = {
     "tables": [
@@ -100,9 +93,8 @@ SEED = {
 
 
 def ecommerce_spec() -> EnvironmentSpec:
-    schema = Schema.model_validate(SCHEMA)
-    return EnvironmentSpec(name="ecommerce", schema_=schema, seed=SEED, tools=schema_tools(schema))
+    return bed("ecommerce", SCHEMA, SEED)
 
 
 def ecommerce_rules() -> list[str]:
-    return load_brief(BRIEF).rules
+    return brief_rules("ecommerce")

@@ -5,9 +5,7 @@ showing, Heat has ended; Mia has 250 points, Sam 40. The clock is 2025-01-15T10:
 
 from __future__ import annotations
 
-from generators.toolkit import schema_tools
-from tests.generators.railway import col, fk
-from toolscale.schema import Schema
+from tests.generators.railway import bed, col, fk
 from toolscale.spec import EnvironmentSpec
 
 SCHEMA = {
@@ -80,5 +78,4 @@ SEED = {
 
 
 def movie_spec() -> EnvironmentSpec:
-    schema = Schema.model_validate(SCHEMA)
-    return EnvironmentSpec(name="movie", schema_=schema, seed=SEED, tools=schema_tools(schema))
+    return bed("movie", SCHEMA, SEED)

@@ -22,6 +22,17 @@ def fk(column: str, table: str) -> dict:
     return {"columns": [column], "ref_table": table, "ref_columns": [column]}
 
 
+def bed(name: str, schema: dict, seed: dict) -> EnvironmentSpec:
+    """A test bed's spec: its schema, its seed and the schema-derived lookups."""
+    parsed = Schema.model_validate(schema)
+    return EnvironmentSpec(name=name, schema_=parsed, seed=seed, tools=schema_tools(parsed))
+
+
+def brief_rules(domain: str) -> list[str]:
+    """The rules of a domain's brief, as the test beds read them."""
+    return load_brief(Path(__file__).parents[2] / "domains" / domain / "brief.yaml").rules
+
+
 SCHEMA = {
     "tables": [
         {

@@ -4,15 +4,8 @@ booked reservation on 2025-01-20 at 19:00; Rosa has no no-shows. The clock is
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from generators.toolkit import schema_tools
-from tests.generators.railway import col, fk
-from toolscale.brief import load_brief
-from toolscale.schema import Schema
+from tests.generators.railway import bed, brief_rules, col, fk
 from toolscale.spec import EnvironmentSpec
-
-BRIEF = Path(__file__).parents[2] / "domains" / "restaurant" / "brief.yaml"
 
 SCHEMA = {
     "tables": [
@@ -78,9 +71,8 @@ SEED = {
 
 
 def restaurant_spec() -> EnvironmentSpec:
-    schema = Schema.model_validate(SCHEMA)
-    return EnvironmentSpec(name="restaurant", schema_=schema, seed=SEED, tools=schema_tools(schema))
+    return bed("restaurant", SCHEMA, SEED)
 
 
 def restaurant_rules() -> list[str]:
-    return load_brief(BRIEF).rules
+    return brief_rules("restaurant")

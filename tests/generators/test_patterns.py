@@ -29,12 +29,12 @@ from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.movie import movie_spec
-from tests.generators.railway import col, fk, railway_rules, railway_spec
+from tests.generators.railway import bed, col, fk, railway_rules, railway_spec
 from tests.generators.restaurant import restaurant_rules, restaurant_spec
 from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
 from toolscale.environment import Environment
-from toolscale.schema import Column, Schema
+from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolCall
 
@@ -660,22 +660,20 @@ def test_a_refill_uses_one_of_an_allowance_while_it_lasts_and_has_not_expired(
 ) -> None:
     """Medicine's "a prescription can be refilled only while refills_used is below
     refills_allowed and its expiry_date has not passed": no operation could refill."""
-    schema = Schema.model_validate(
-        {
-            "tables": [
-                {
-                    "name": "prescriptions",
-                    "columns": [
-                        col("prescription_id", "integer"),
-                        col("refills_used", "integer"),
-                        col("refills_allowed", "integer"),
-                        col("expiry_date", "date"),
-                    ],
-                    "primary_key": ["prescription_id"],
-                }
-            ]
-        }
-    )
+    schema = {
+        "tables": [
+            {
+                "name": "prescriptions",
+                "columns": [
+                    col("prescription_id", "integer"),
+                    col("refills_used", "integer"),
+                    col("refills_allowed", "integer"),
+                    col("expiry_date", "date"),
+                ],
+                "primary_key": ["prescription_id"],
+            }
+        ]
+    }
     rows = [(1, 1, 2, "2025-06-01"), (2, 2, 2, "2025-06-01"), (3, 0, 2, "2025-01-01")]
     seed = {
         "prescriptions": [
@@ -683,7 +681,7 @@ def test_a_refill_uses_one_of_an_allowance_while_it_lasts_and_has_not_expired(
             for k, u, a, d in rows
         ]
     }
-    spec = EnvironmentSpec(name="medicine", schema_=schema, seed=seed, tools=schema_tools(schema))
+    spec = bed("medicine", schema, seed)
     rule = (
         "A prescription can be refilled only while refills_used is below refills_allowed and "
         "its expiry_date has not passed."
@@ -703,47 +701,45 @@ def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
     """Medicine's "a prescription requires a completed appointment between the same patient
     and the prescribing doctor": appointment 40 is Ana's with Dr Roe, completed; 41 is
     Ana's with Dr Roe, still scheduled."""
-    schema = Schema.model_validate(
-        {
-            "tables": [
-                {
-                    "name": name,
-                    "columns": [col(f"{name[:-1]}_id", "integer"), col("name", "text")],
-                    "primary_key": [f"{name[:-1]}_id"],
-                }
-                for name in ("patients", "doctors")
-            ]
-            + [
-                {
-                    "name": "appointments",
-                    "columns": [
-                        col("appointment_id", "integer"),
-                        col("patient_id", "integer"),
-                        col("doctor_id", "integer"),
-                        col("status", "text"),
-                    ],
-                    "primary_key": ["appointment_id"],
-                    "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
-                    "checks": ["status IN ('scheduled', 'completed')"],
-                },
-                {
-                    "name": "prescriptions",
-                    "columns": [
-                        col("prescription_id", "integer"),
-                        col("patient_id", "integer"),
-                        col("doctor_id", "integer"),
-                        col("appointment_id", "integer"),
-                    ],
-                    "primary_key": ["prescription_id"],
-                    "foreign_keys": [
-                        fk("patient_id", "patients"),
-                        fk("doctor_id", "doctors"),
-                        fk("appointment_id", "appointments"),
-                    ],
-                },
-            ]
-        }
-    )
+    schema = {
+        "tables": [
+            {
+                "name": name,
+                "columns": [col(f"{name[:-1]}_id", "integer"), col("name", "text")],
+                "primary_key": [f"{name[:-1]}_id"],
+            }
+            for name in ("patients", "doctors")
+        ]
+        + [
+            {
+                "name": "appointments",
+                "columns": [
+                    col("appointment_id", "integer"),
+                    col("patient_id", "integer"),
+                    col("doctor_id", "integer"),
+                    col("status", "text"),
+                ],
+                "primary_key": ["appointment_id"],
+                "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
+                "checks": ["status IN ('scheduled', 'completed')"],
+            },
+            {
+                "name": "prescriptions",
+                "columns": [
+                    col("prescription_id", "integer"),
+                    col("patient_id", "integer"),
+                    col("doctor_id", "integer"),
+                    col("appointment_id", "integer"),
+                ],
+                "primary_key": ["prescription_id"],
+                "foreign_keys": [
+                    fk("patient_id", "patients"),
+                    fk("doctor_id", "doctors"),
+                    fk("appointment_id", "appointments"),
+                ],
+            },
+        ]
+    }
     seed = {
         "patients": [{"patient_id": 1, "name": "Ana"}, {"patient_id": 2, "name": "Ben"}],
         "doctors": [{"doctor_id": 7, "name": "Dr Roe"}],
@@ -753,7 +749,7 @@ def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
         ],
         "prescriptions": [],
     }
-    spec = EnvironmentSpec(name="medicine", schema_=schema, seed=seed, tools=schema_tools(schema))
+    spec = bed("medicine", schema, seed)
     rule = (
         "A prescription requires a completed appointment between the same patient and the "
         "prescribing doctor."

@@ -5,9 +5,7 @@ missed three bookings. The clock is 2025-01-15T10:00:00."""
 
 from __future__ import annotations
 
-from generators.toolkit import schema_tools
-from tests.generators.railway import col, fk
-from toolscale.schema import Schema
+from tests.generators.railway import bed, col, fk
 from toolscale.spec import EnvironmentSpec
 
 SCHEMA = {
@@ -71,5 +69,4 @@ SEED = {
 
 
 def travel_spec() -> EnvironmentSpec:
-    schema = Schema.model_validate(SCHEMA)
-    return EnvironmentSpec(name="travel", schema_=schema, seed=SEED, tools=schema_tools(schema))
+    return bed("travel", SCHEMA, SEED)
