@@ -50,6 +50,7 @@ Kind = Literal[
     "clock",
     "count",
     "within_days",
+    "age",
     "days_ahead",
     "hours_ahead",
     "compare",
@@ -114,6 +115,8 @@ class Condition(BaseModel):
       it is not the row itself ("the seats already booked plus the new seats cannot exceed
       the screen's capacity": showtime_id.screen_id)
     - within_days: row.column is at most `number` days before now
+    - age: row.column (a birth date) is at least `number` years before now ("a customer
+      younger than 18 ... cannot")
     - days_ahead: row.column (or, with no column, the parameter) is at least `number` days
       after now ("only for future dates": the new reservation's date)
     - hours_ahead: row.column is more than `number` hours after now ("the showtime starts
@@ -1260,12 +1263,12 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
                 f"{where}: per {cond.per!r} is no row of it that {child.name} rows belong to, "
                 f"nor a column of the {child.name} row it creates"
             ]
-    elif cond.kind in ("within_days", "days_ahead", "hours_ahead"):
+    elif cond.kind in ("within_days", "days_ahead", "hours_ahead", "age"):
         assert table is not None
         if table.column(cond.column).type not in ("date", "datetime"):
             return [f"{where}: column {cond.column!r} is not a date"]
         if cond.number is None or cond.number < 0:
-            unit = "hours" if cond.kind == "hours_ahead" else "days"
+            unit = {"hours_ahead": "hours", "age": "years"}.get(cond.kind, "days")
             return [f"{where}: needs a number of {unit}"]
     elif cond.kind == "compare":
         assert table is not None
@@ -1493,6 +1496,8 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         )
     elif cond.kind == "within_days":
         test = f"julianday(:_now) - julianday({cond.column}) <= {cond.number}"
+    elif cond.kind == "age":
+        test = f"julianday(:_now) - julianday({cond.column}) >= {cond.number} * 365.25"
     elif cond.kind == "compare":
         other, other_key = resolve_row(cand, cond.other or cand.main, schema)
         test = (

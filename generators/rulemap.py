@@ -336,6 +336,7 @@ def _stated(
     out += _counts(text, rows, tables, seed or {}, cand.creates, params)
     out += _between(text, cand)
     out += _pairs(text, cand) + _future(text, cand, schema) + _hours(text, cand)
+    out += _ages(text, cand, schema)
     sums = _sums(text, cand, schema, seed or {})
     crossed = _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     # "the new seats cannot exceed the screen's capacity" is the sum's last term, not a bound
@@ -640,6 +641,49 @@ def _sums(
 _BETWEEN = re.compile(
     r"(?:(\w+) (?:must be |is |are |stays? )?)?between (-?[\d.]+) and (-?[\d.]+)(?: (\w+))?"
 )
+
+
+_AGE = re.compile(
+    r"\b(?:an?|the) (\w+) younger than (\d+)(?: years)? \(from ([a-z_]+)\) cannot \w+ "
+    r"(?:an?|the) (\w+) rated ([\w-]+)"
+)
+
+
+def _ages(text: str, cand: Candidate, schema: Schema) -> list[Condition]:
+    """ "a customer younger than 18 (from birth_date) cannot book a movie rated R": the
+    person's birth date is 18 years back, in the one case of a movie so rated."""
+    m = _AGE.search(text)
+    if m is None:
+        return []
+    rows = reachable(cand, schema)
+    person = next(
+        (r for r, t in rows if m[1] in entity_words(t.name) and m[3] in t.column_names), None
+    )
+    rated = next(
+        (
+            (r, c.name)
+            for r, t in rows
+            if m[4] in entity_words(t.name)
+            for c in t.columns
+            if "rat" in c.name and m[5].upper() in [v.upper() for v in t.enum_values(c.name) or []]
+        ),
+        None,
+    )
+    if person is None or rated is None:
+        return []
+    table = next(t for r, t in rows if r == rated[0])
+    value = next(v for v in table.enum_values(rated[1]) or [] if v.upper() == m[5].upper())
+    return [
+        Condition(
+            kind="age",
+            row=person,
+            column=m[3],
+            number=int(m[2]),
+            if_row=rated[0],
+            if_column=rated[1],
+            if_value=value,
+        )
+    ]
 
 
 _HOURS = re.compile(

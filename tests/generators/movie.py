@@ -1,7 +1,8 @@
 """A movie schema for the cinema rules: a showtime added only for a movie now showing, on a
 screen with no other showtime at that time; a free ticket redeemed for loyalty points;
-bookings made for a showtime. Screen 1 has a showtime at 2025-01-20T18:00; Dune is now
-showing, Heat has ended; Mia has 250 points, Sam 40. The clock is 2025-01-15T10:00:00."""
+bookings made for a showtime. Screen 1 has a showtime at 2025-01-20T18:00 (Dune, rated
+PG), screen 2 one at 21:00 (Alien, rated R); Heat (R) has ended; Mia (born 1990) has 250
+points, Sam (born 2010) 40. The clock is 2025-01-15T10:00:00."""
 
 from __future__ import annotations
 
@@ -12,9 +13,14 @@ SCHEMA = {
     "tables": [
         {
             "name": "movies",
-            "columns": [col("movie_id", "integer"), col("title", "text"), col("status", "text")],
+            "columns": [
+                col("movie_id", "integer"),
+                col("title", "text"),
+                col("status", "text"),
+                col("age_rating", "text"),
+            ],
             "primary_key": ["movie_id"],
-            "checks": ["status IN ('now_showing', 'ended')"],
+            "checks": ["status IN ('now_showing', 'ended')", "age_rating IN ('PG', 'R')"],
         },
         {
             "name": "screens",
@@ -39,6 +45,7 @@ SCHEMA = {
                 col("name", "text"),
                 col("email", "text"),
                 col("loyalty_points", "integer"),
+                col("birth_date", "date"),
             ],
             "primary_key": ["customer_id"],
         },
@@ -60,16 +67,30 @@ SCHEMA = {
 
 SEED = {
     "movies": [
-        {"movie_id": 1, "title": "Dune", "status": "now_showing"},
-        {"movie_id": 2, "title": "Heat", "status": "ended"},
+        {"movie_id": 1, "title": "Dune", "status": "now_showing", "age_rating": "PG"},
+        {"movie_id": 2, "title": "Heat", "status": "ended", "age_rating": "R"},
+        {"movie_id": 3, "title": "Alien", "status": "now_showing", "age_rating": "R"},
     ],
     "screens": [{"screen_id": 1, "capacity": 80}, {"screen_id": 2, "capacity": 40}],
     "showtimes": [
-        {"showtime_id": 10, "movie_id": 1, "screen_id": 1, "start_time": "2025-01-20T18:00:00"}
+        {"showtime_id": 10, "movie_id": 1, "screen_id": 1, "start_time": "2025-01-20T18:00:00"},
+        {"showtime_id": 11, "movie_id": 3, "screen_id": 2, "start_time": "2025-01-20T21:00:00"},
     ],
     "customers": [
-        {"customer_id": 5, "name": "Mia Chen", "email": "mia@example.com", "loyalty_points": 250},
-        {"customer_id": 6, "name": "Sam Ode", "email": "sam@example.com", "loyalty_points": 40},
+        {
+            "customer_id": 5,
+            "name": "Mia Chen",
+            "email": "mia@example.com",
+            "loyalty_points": 250,
+            "birth_date": "1990-04-02",
+        },
+        {
+            "customer_id": 6,
+            "name": "Sam Ode",
+            "email": "sam@example.com",
+            "loyalty_points": 40,
+            "birth_date": "2010-06-30",
+        },
     ],
     "bookings": [
         {"booking_id": 70, "customer_id": 5, "showtime_id": 10, "seats": 2, "status": "confirmed"}

@@ -636,8 +636,8 @@ def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: st
 
 def test_a_sum_over_rows_of_one_status_and_the_verb_that_names_the_record() -> None:
     """Basketball's "the sum of yearly salaries of a team's active contracts cannot exceed
-    the team's salary_cap", on the movie test bed; "cannot book a movie rated R" is about
-    making a booking (the screen it had picked shares the movie), and its age is unread."""
+    the team's salary_cap", on the movie test bed; a sum over rows the call does not add
+    is none."""
     spec = movie_spec()
     rule = (
         "The sum of seats of a showtime's confirmed bookings cannot exceed the screen's capacity."
@@ -646,12 +646,22 @@ def test_a_sum_over_rows_of_one_status_and_the_verb_that_names_the_record() -> N
     assert "status = 'confirmed'" in book.require[-1].sql
     assert _on(spec, book, "sqlite", customer_id=6, showtime_id=10, seats=79).error == rule
     writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
-    rated = "A customer younger than 18 (from birth_date) cannot book a movie rated R."
-    chosen = candidate_for(rated, writes)
-    assert chosen is not None and chosen.id == "create:bookings under customers"
-    assert guess_conditions(rated, chosen, spec.schema_, spec.seed) == []
+    chosen = candidate_for(rule, writes)
     other = "The sum of seats of a screen's showtimes cannot exceed the screen's capacity."
-    assert guess_conditions(other, chosen, spec.schema_, spec.seed) == []
+    assert chosen is not None and guess_conditions(other, chosen, spec.schema_, spec.seed) == []
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_an_age_from_a_birth_date_holds_for_the_rating_it_names(engine: str) -> None:
+    """Movie's "a customer younger than 18 (from birth_date) cannot book a movie rated R":
+    a booking is what booking makes (the screen it had picked shares the movie), the age
+    is read off the customer's birth date, and only for a movie so rated. Sam is 14."""
+    spec = movie_spec()
+    rated = "A customer younger than 18 (from birth_date) cannot book a movie rated R."
+    book = _enforced(spec, rated, "create:bookings under customers")
+    assert _on(spec, book, engine, customer_id=6, showtime_id=11, seats=1).error == rated
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=1).ok  # rated PG
+    assert _on(spec, book, engine, customer_id=5, showtime_id=11, seats=1).ok  # Mia is 34
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
