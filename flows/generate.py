@@ -39,7 +39,7 @@ from toolscale.store import DomainStore
 from toolscale.summary import RunSummary, markdown, rich_table, summarise
 from toolscale.task import Task
 from validators import judge
-from validators.pipeline import verify_environment
+from validators.pipeline import verify, verify_environment
 from validators.worker import VerifyWorker
 
 
@@ -89,6 +89,42 @@ async def synthesize_tasks(
         )
 
 
+@task(name="reverify-committed", cache_policy=NO_CACHE)
+def reverify_committed(
+    store: DomainStore, spec: EnvironmentSpec, cross_engine: bool, console: Console
+) -> int:
+    """A resumed run holds what earlier sittings kept to today's validators: a task they
+    no longer pass moves to its batch's rejected, with the reason and the task itself (so
+    nothing is lost), and the run makes up the count. Without it, a run resumed after a
+    validator was fixed would ship the very tasks the fix was for. The judge's verdicts
+    stand (it is not asked again)."""
+    batches = list(store.batches())
+    tasks = [t for b in batches for t in b.accepted]
+    if not tasks:
+        return 0
+    _, rejected, _ = verify(spec, tasks, cross_engine=cross_engine)
+    stale = {r.task_id: r for r in rejected if r.task_id is not None}
+    for batch in batches:
+        if not any(t.id in stale for t in batch.accepted):
+            continue
+        for t in batch.accepted:
+            if t.id in stale:
+                why = stale[t.id]
+                detail = f"kept by an earlier sitting, refused on resume: {why.detail}"
+                batch.rejected.append(
+                    why.model_copy(update={"detail": detail, "item": t.model_dump(mode="json")})
+                )
+        batch.accepted = [t for t in batch.accepted if t.id not in stale]
+        batch.trajectories = [r for r in batch.trajectories if r.task_id not in stale]
+        store.commit_batch(batch)
+    if stale:
+        console.print(
+            f"{len(stale)} of {len(tasks)} tasks kept earlier no longer pass the validators: "
+            "moved to rejected"
+        )
+    return len(stale)
+
+
 @flow(name="generate-domain", log_prints=True)
 async def generate_domain(
     domain: str,
@@ -129,6 +165,8 @@ async def generate_domain(
         try:
             spec = await build_environment(llm, brief, stages, config, console)
             targets = split_targets(n_tasks, tuple(strategies))
+            if resumed:
+                reverify_committed(store, spec, cross_engine, console)
             with VerifyWorker(
                 spec, summary.verification, store.accepted(), cross_engine
             ) as verifier:

@@ -336,3 +336,30 @@ def test_generate_all_runs_every_domain_on_the_configured_endpoint(
         )
     assert done["library"] >= 3 and done["broken"] == 0
     assert (tmp_path / "data" / "library" / "tasks.jsonl").is_file()
+
+
+def test_a_resumed_run_holds_earlier_tasks_to_todays_validators(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    """The N=300 run was resumed after a validator fix; the tasks the fix was for, kept by
+    the earlier sitting, must not ship. A task that no longer passes moves to rejected
+    with its reason and itself, and the run makes up the count."""
+    data = tmp_path / "data"
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=6)
+    store = DomainStore(data, "library")
+    batch = next(b for b in store.batches() if b.accepted)
+    spoiled = batch.accepted[0].model_copy(update={"instruction": "Hello there."})
+    batch.accepted[0] = spoiled
+    store.commit_batch(batch)
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=6)
+    kept = [t["id"] for t in read_jsonl(data / "library" / "tasks.jsonl")]
+    assert spoiled.id not in kept and len(kept) >= 6
+    (moved,) = [
+        r for r in read_jsonl(data / "library" / "rejected.jsonl") if r["task_id"] == spoiled.id
+    ]
+    assert moved["detail"].startswith("kept by an earlier sitting, refused on resume")
+    assert moved["item"]["instruction"] == "Hello there."
+    trajectories = [t["task_id"] for t in read_jsonl(data / "library" / "trajectories.jsonl")]
+    assert spoiled.id not in trajectories
