@@ -113,7 +113,9 @@ class Condition(BaseModel):
       with `total`, a number column of the child, its sum (plus the new row's parameter of
       that name) is what is bounded, and `other` names the row holding `other_column` when
       it is not the row itself ("the seats already booked plus the new seats cannot exceed
-      the screen's capacity": showtime_id.screen_id)
+      the screen's capacity": showtime_id.screen_id); with row "*", every row of the
+      table the call creates that has the new row's `per` values ("an email address can
+      have at most 5 subscriptions": per email)
     - within_days: row.column is at most `number` days before now
     - age: row.column (a birth date) is at least `number` years before now ("a customer
       younger than 18 ... cannot")
@@ -1170,6 +1172,8 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         return [f"{where}: {case}"]
     if cond.kind in ("pair", "clock") or (cond.kind == "days_ahead" and not cond.column):
         return _parameter_problems(cand, cond, where)
+    if cond.kind == "count" and cond.row == EVERY:
+        return _every_problems(cand, cond, schema, where)
     table = None
     if cond.kind != "amount" or cond.column:
         try:
@@ -1286,6 +1290,25 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         }
         if len(kinds) > 1:
             return [f"{where}: {cond.column!r} and {cond.other_column!r} are not alike ({kinds})"]
+    return []
+
+
+EVERY = "*"  # a count's row: every row of the child table, not those of one owner
+
+
+def _every_problems(cand: Candidate, cond: Condition, schema: Schema, where: str) -> list[str]:
+    """A count over the whole child table keyed by the new row's own values ("an email
+    address can have at most 5 subscriptions"): the call makes such a row, and says them."""
+    per = [p for p in cond.per.split(",") if p]
+    child = next((t for t in schema.tables if t.name == cond.child), None)
+    if child is None or cand.creates != child.name:
+        return [f"{where}: row '*' counts rows of the table the call creates"]
+    if not per or not set(per) <= set(child.column_names) & set(cand.tool.param_types()):
+        return [f"{where}: row '*' needs per: columns of the new row the call is given"]
+    if cond.column and cond.column not in child.column_names:
+        return [f"{where}: table {child.name} has no column {cond.column!r}"]
+    if cond.number is None or cond.number < 0:
+        return [f"{where}: needs a number (the most rows allowed)"]
     return []
 
 
@@ -1424,6 +1447,15 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         return f":{cond.parameter} {cond.op} :{cond.other_parameter}", "", "ok"
     if cond.kind == "days_ahead" and not cond.column:
         return f"julianday(:{cond.parameter}) - julianday(:_now) >= {cond.number}", "", "ok"
+    if cond.kind == "count" and cond.row == EVERY:
+        filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
+        filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(",") if p)
+        adds = 1 if cond.number != 0 and _adds(cand, cond) else 0
+        return (
+            f"COUNT(*) + {adds} <= {cond.number}",
+            f" FROM {cond.child} WHERE 1 = 1{filt}",
+            "within_limit",
+        )
     if cond.kind == "clock":  # "19:30", "19:30:00" or "2025-01-20T19:30:00"
         p = f":{cond.parameter}"
         hour = f"(CASE WHEN length({p}) > 8 THEN substr({p}, 12, 5) ELSE substr({p}, 1, 5) END)"

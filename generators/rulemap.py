@@ -11,6 +11,7 @@ import re
 
 from generators.patterns import (
     COUNT_WORDS,
+    EVERY,
     Candidate,
     Condition,
     enum_values,
@@ -430,6 +431,19 @@ _LIMIT = re.compile(
 )
 
 
+def _keyed_by_value(before: str, child: Table) -> str | None:
+    """The column of the child a limit's subject names ("an email address can have ..."):
+    the rows counted are those with the new row's value of it, whoever's they are."""
+    said = re.search(r"\b(\w+(?: \w+)?) (?:can|may|cannot) (?:only )?(?:have|hold)\s*$", before)
+    if said is None:
+        return None
+    spoken = set(said.group(1).split())
+    return next(
+        (c.name for c in child.columns if c.type == "text" and set(words(c.name)) <= spoken),
+        None,
+    )
+
+
 def _limited(
     m: re.Match[str], text: str, tables: dict[str, Table] | None = None
 ) -> tuple[str, str | None, str | None, str | None]:
@@ -485,6 +499,17 @@ def _counts(
                 continue
             column, value = status, adjective
         if column and column not in tables[child].column_names:
+            continue
+        if child == creates and (keyed := _keyed_by_value(text[: m.start()], tables[child])):
+            # "an email address can have at most 5 subscriptions, and only one per region"
+            every = {"kind": "count", "row": EVERY, "child": child, "column": column or ""}
+            out.append(Condition(**every, value=value, number=number, per=keyed))
+            one = re.search(r"\bonly one per (\w+)", text[m.end() :])
+            also = next(
+                (p for p in sorted(params) if one and singular(one.group(1)) in words(p)), None
+            )
+            if also is not None:
+                out.append(Condition(**every, value=value, number=1, per=f"{keyed},{also}"))
             continue
         same = re.search(
             r"\b(?:on|for|in|of|at) the same (\w+)(?: and (\w+(?: \w+)?))?", text[m.end() :]

@@ -33,6 +33,7 @@ from tests.generators.railway import bed, col, fk, railway_rules, railway_spec
 from tests.generators.restaurant import restaurant_rules, restaurant_spec
 from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
+from tests.generators.weather import weather_rules, weather_spec
 from toolscale.environment import Environment
 from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
@@ -858,3 +859,22 @@ def test_basketballs_league_rules_are_mapped_and_enforced(engine: str) -> None:
     assert candidate_for(roster, writes).id == "create:contracts under players"  # type: ignore[union-attr]
     back = _enforced(spec, refund, "status:tickets.status=refunded")
     assert _on(spec, back, engine, ticket_id=50).ok
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_limit_keyed_by_a_value_counts_every_row_with_it(engine: str) -> None:
+    """Weather's "an email address can have at most 5 subscriptions with status active, and
+    only one per region": no row holds the email, so the rows counted are those with the
+    new row's email (and, for the second limit, its region), whoever's they are."""
+    spec = weather_spec()
+    rule = weather_rules()[5].replace("at most 5", "at most 3")  # the seed holds 2 active
+    subscribe = _enforced(spec, rule, "create:subscriptions under regions")
+    assert _on(spec, subscribe, engine, region_id=4, email="ana@x.org").ok  # a third
+    assert _on(spec, subscribe, engine, region_id=1, email="ana@x.org").error == rule  # north
+    assert _on(spec, subscribe, engine, region_id=3, email="ana@x.org").ok  # east: cancelled
+    assert _on(spec, subscribe, engine, region_id=1, email="bo@x.org").ok
+    spec3 = spec.model_copy(
+        update={"seed": spec.seed | {"subscriptions": [*spec.seed["subscriptions"], {
+            "subscription_id": 13, "region_id": 3, "email": "ana@x.org", "status": "active"}]}}
+    )  # fmt: skip
+    assert _on(spec3, subscribe, engine, region_id=4, email="ana@x.org").error == rule  # 4th
