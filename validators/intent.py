@@ -135,7 +135,18 @@ def unasked_target(
     said = Text(task.user_text())
     every = request.asks_for_each or bool(SUPERLATIVES & set(request.tokens))
     people = schema.people()
-    for target in targets(task, tools, schema, seed):
+    found = targets(task, tools, schema, seed)
+    if ends := _SAME_ENDS.search(task.instruction):  # "from my ACC-53486 account to my ACC-53486"
+        for index in sorted({t.call for t in found}):
+            mine = [t for t in found if t.call == index]
+            tables = [t.table for t in mine]
+            twice = [t for t in mine if tables.count(t.table) > 1]
+            if len({value_key(t.value) for t in twice}) > 1:
+                return (
+                    f"gold call {index} {task.gold_calls[index].key()}: the instruction names "
+                    f"{ends.group(1)} at both ends, the gold uses two records"
+                )
+    for target in found:
         call = task.gold_calls[target.call]
         where = f"gold call {target.call} {call.key()}"
         # "update my email": a person's own record is named by what is set on it
@@ -172,6 +183,11 @@ def unasked_target(
                 f"call {source}, and nothing the user says tells it apart"
             )
     return None
+
+
+_SAME_ENDS = re.compile(
+    r"\bfrom (?:my |the |account )*(\S+?)(?: account)? (?:in)?to (?:my |the |account )*\1\b", re.I
+)
 
 
 def literal_keys(text: str, keys: frozenset[object]) -> list[object]:

@@ -410,3 +410,35 @@ def test_a_request_for_someone_elses_record_is_third_person(
         "ok",
         "",
     )
+
+
+def test_one_record_named_at_both_ends_of_a_move_between_two_is_unasked_target(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's N=300 kept "Please transfer $37.08 from my ACC-53486 account to my
+    ACC-53486 account" whose gold moved the money to another account."""
+    move = {
+        "name": "transfer_funds",
+        "arguments": {
+            "client_id": "C1001",
+            "from_account_id": "A20001",
+            "to_account_id": "A20002",
+            "amount": 5,
+        },
+    }
+    told = [{"call": 0, "path": "from_balance"}]
+    facts = ["My email is maria.lopez@example.com.", "The account to pay into is A20002."]
+    both = "Please transfer $5 from my account A20001 to my account A20001; what is left?"
+    stage, reason, detail = bank_verdict(
+        banking_spec, both, gold_calls=[move], communicate=told, known_facts=facts
+    )
+    assert (stage, reason) == ("intent", "unasked_target")
+    assert "names A20001 at both ends" in detail
+    two = "Please transfer $5 from my account A20001 to my account A20002; what is left?"
+    assert bank_verdict(
+        banking_spec, two, gold_calls=[move], communicate=told, known_facts=facts
+    ) == (
+        "accepted",
+        "ok",
+        "",
+    )
