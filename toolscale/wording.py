@@ -211,8 +211,11 @@ def assistant_voiced(text: str) -> str | None:
 
 def third_person(text: str, entities: set[str]) -> str | None:
     """Words that ask for someone else's record ("activate her card ending 5035"), or None:
-    the agent acts only for the person who asks, on their own records."""
+    the agent acts only for the person who asks, on their own records. Money sent "to her
+    account" is the user's own act."""
     for m in _THIRD_PERSON.finditer(text):
+        if re.search(r"\b(?:in)?to\s+$", text[: m.start()]):
+            continue
         first, second = m.group(1), m.group(2)
         if first.lower() in entities:
             return m.group()[: m.end(1) - m.start()]

@@ -405,6 +405,7 @@ def test_a_request_for_someone_elses_record_is_third_person(
     assert (stage, reason) == ("intent", "third_person")
     assert "her card" in detail
     mine = "Please freeze my card K30001; her birthday is today. Tell me its status."
+    # money sent to her account is the user's own act (bank-017 sends $60 to a friend's)
     assert bank_verdict(banking_spec, mine, gold_calls=[FREEZE], communicate=told) == (
         "accepted",
         "ok",
