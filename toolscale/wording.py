@@ -189,13 +189,15 @@ _ASKS_TO_ACT = re.compile(
 )
 # "if my profile is frozen", "if my transfer has failed", "has been closed": a state
 _COPULAS = {"is", "are", "was", "were", "isn't", "aren't", "has", "have", "had", "been"}
+_COPULAS |= {"s", "re"}  # "if it's failed": tokens split "it's" into "it", "s"
 _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
-    r"I can help you\b|what(?:'s| is) your (?:email|name|account|phone|card|loan))",
+    r"I can help you\b|what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
+    r"tell the (?:customer|client|user)\b)",
     re.I,
 )
 # "activate her card": the records of someone other than the one who asks

@@ -878,3 +878,20 @@ def test_a_limit_keyed_by_a_value_counts_every_row_with_it(engine: str) -> None:
             "subscription_id": 13, "region_id": 3, "email": "ana@x.org", "status": "active"}]}}
     )  # fmt: skip
     assert _on(spec3, subscribe, engine, region_id=4, email="ana@x.org").error == rule  # 4th
+
+
+def test_a_new_loan_owes_its_principal_whatever_its_debt_column_is_called() -> None:
+    """Finance's N=300 run kept "create a loan ... with an amount of 106.07 and an
+    outstanding balance of 0": `outstanding_balance` was a parameter, not the principal."""
+    spec = finance()
+    schema = spec.schema_.model_copy(deep=True)
+    loans = schema.table("loans")
+    loans.columns = [
+        c.model_copy(update={"name": "outstanding_balance"}) if c.name == "outstanding" else c
+        for c in loans.columns
+    ]
+    loans.checks = [c.replace("outstanding", "outstanding_balance") for c in loans.checks]
+    cand = next(c for c in catalogue(schema, {}) if c.id.startswith("create:loans"))
+    assert "outstanding_balance" not in cand.tool.param_types()
+    assert ":amount" in cand.tool.run[0].split("VALUES")[1]
+    assert cand.tool.run[0].count(":amount") == 2  # the amount, and what is owed of it

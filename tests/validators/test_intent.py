@@ -344,6 +344,7 @@ def test_a_question_about_a_state_asks_for_no_change(banking_spec: EnvironmentSp
         "Please let me know if my card K30001 is currently frozen.",
         "I want to know if my card K30001 has frozen.",
         "I want to know if my card K30001 has been frozen.",
+        "Can you check and let me know if my card K30001's frozen?",
     ):
         verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "unasked_write"), asked
@@ -387,6 +388,7 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
     for voiced in (
         "I'm a banking assistant. Freeze card K30001 and tell me its status.",
         "I can help you freeze card K30001. What's your email address?",
+        "Freeze card K30001 and tell the customer that their card is frozen.",
     ):
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
