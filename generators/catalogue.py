@@ -183,10 +183,9 @@ def fallback_choice(
                 mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
                 break
     used = {m.candidate for m in mapped}
-    # a variant (a create that takes stock, a move) only where a rule asks for it, and then
-    # instead of its plain form: two tools for one act would leave the agent to guess
-    plain = {_plain(c.id) for c in writes if _variant(c) and c.id in used}
-    writes = [c for c in writes if (not _variant(c) or c.id in used) and c.id not in plain]
+    # a variant (a create that takes stock, a move) only where a rule asks for it; its plain
+    # form's pick then goes to it (`onto_variants`)
+    writes = [c for c in writes if not _variant(c) or c.id in used]
     picked = writes + finds + [c for c in reads if c not in finds][: max(0, MAX_READS - len(finds))]
     return CatalogueChoice(tools=[ToolChoice(candidate=c.id) for c in picked], rules=mapped)
 
@@ -194,10 +193,11 @@ def fallback_choice(
 VARIANTS = (" taking ", " restocking ", " counting ")
 
 
-def onto_variants(choice: CatalogueChoice) -> CatalogueChoice:
+def onto_variants(choice: CatalogueChoice, by_id: dict[str, Candidate]) -> CatalogueChoice:
     """Where a rule needs a variant ("while seats_sold is below the train's capacity": the
     sale that counts itself), the plain form's pick and rules go to it, under the pick's
-    name: one tool for one act."""
+    name or the plain tool's (`create_ticket`, not `create_ticket_counting_seats_sold`):
+    one tool for one act, named as the agent would look for it."""
     variant = {
         _plain(m.candidate): m.candidate for m in choice.rules if _plain(m.candidate) != m.candidate
     }
@@ -206,9 +206,13 @@ def onto_variants(choice: CatalogueChoice) -> CatalogueChoice:
     tools, seen = [], set()
     for pick in choice.tools:
         ident = variant.get(pick.candidate, pick.candidate)
-        if ident not in seen:
-            seen.add(ident)
-            tools.append(pick.model_copy(update={"candidate": ident}))
+        if ident in seen:
+            continue
+        seen.add(ident)
+        name = pick.name
+        if not name and ident != pick.candidate and pick.candidate in by_id:
+            name = by_id[pick.candidate].tool.name  # the plain form's own name
+        tools.append(pick.model_copy(update={"candidate": ident, "name": name}))
     rules = [
         m.model_copy(update={"candidate": variant.get(m.candidate, m.candidate)})
         for m in choice.rules
@@ -259,7 +263,7 @@ def realise(
     """The chosen tools with their rules' conditions, each checked like free SQL; the
     coverage of every rule by the tools that were kept."""
     by_id = {c.id: c for c in candidates}
-    choice = onto_variants(choice)
+    choice = onto_variants(choice, by_id)
     picks = {p.candidate: p for p in choice.tools}
     for m in choice.rules:  # a rule's candidate is a tool even if the answer forgot it
         picks.setdefault(m.candidate, ToolChoice(candidate=m.candidate))

@@ -21,7 +21,7 @@ from generators.patterns import (
     status_column,
 )
 from toolscale.schema import Schema, Table
-from toolscale.wording import entity_words, singular, words
+from toolscale.wording import entity_words, schema_entities, singular, words
 
 STEMS = {
     "transfer": ("transfer", "move", "send"),
@@ -231,7 +231,7 @@ def _case(
         [(None, schema.table(cand.creates))] if cand.creates else []
     )
     named += reachable(cand, schema)
-    entities = set().union(*(entity_words(t.name) for t in schema.tables))
+    entities = schema_entities(schema)
     for table in schema.tables:
         noun = singular(table.name).replace("_", " ")
         m = re.search(rf"\b(?:an?|the|one) ((?:[a-z_]+ ){{0,3}}){noun}s?\b(.*)", subject)
@@ -880,11 +880,11 @@ def _cross_row(
             out.append(
                 Condition(kind="amount", parameter=m[1], op="<=", row=other, column=m[2], factor=1)
             )
+    own = schema.table(cand.rows[cand.main]) if cand.main in cand.rows else None
     status_now = re.search(r"\bbefore its ([a-z_]+) becomes (\w+)", text)
-    table_now = schema.table(cand.rows[cand.main]) if cand.main in cand.rows else None
-    if status_now and table_now and status_now.group(1) in table_now.column_names:
+    if status_now and own and status_now.group(1) in own.column_names:
         # "changed only before its status becomes shipped": not shipped nor anything after
-        states = table_now.enum_values(status_now.group(1)) or []
+        states = own.enum_values(status_now.group(1)) or []
         if status_now.group(2) in states:
             barred = states[states.index(status_now.group(2)) :]
             out.append(
@@ -896,7 +896,6 @@ def _cross_row(
         row = row_of(m.group(1), m.group(2))
         if row is not None:
             out.append(Condition(kind="days_ahead", row=row, column=m.group(2), number=0))
-    own = schema.table(cand.rows[cand.main]) if cand.main in cand.rows else None
     out += _thresholds(text, rows) + _same_parties(text, cand, schema)
     moments = r"\bits ([a-z_]+) has not (?:yet )?passed|\bbefore its ([a-z_]+)(?: (date|time))?"
     for m in re.finditer(moments, text):

@@ -15,7 +15,7 @@ from toolscale.errors import pydantic_problems
 from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Column, ForeignKey, Schema, Table
-from toolscale.wording import entity_words, singular, words
+from toolscale.wording import entity_words, schema_entities, singular, words
 
 STAGE = "schema"
 
@@ -91,7 +91,7 @@ def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
     values = {
         v for t in schema.tables for check in t.checks for v in re.findall(r"'([^']*)'", check)
     }
-    entities = set().union(*(entity_words(t.name) for t in schema.tables))
+    entities = schema_entities(schema)
     problems: list[str] = []
     for i, rule in enumerate(rules, 1):
         said: set[str] = set()
@@ -331,12 +331,11 @@ def completed(
     another entity it has no way to reach ("a reservation's party_size ... no larger than
     the table's seats") gets that entity's key."""
     tables = {t.name: t.model_copy(deep=True) for t in proposal.tables}
-    for entity in entities:
-        keys_taken = {t.columns[0].name for t in tables.values()}
+    for entity in entity_problems_of(list(tables), list(entities)):
         new = entity_table(entity)
-        missing = entity_problems_of(list(tables), [entity]) and len(tables) < 10
-        if missing and new.columns[0].name not in keys_taken:  # travel's hotel_bookings had its key
-            tables[entity] = new
+        entity_keys = {t.columns[0].name for t in tables.values()}
+        if len(tables) < 10 and new.columns[0].name not in entity_keys:  # travel's hotel bookings
+            tables[entity] = new  # were keyed flight_booking_id: left to the model
 
     def owner(noun: str) -> TableProposal | None:
         return next((t for t in tables.values() if noun in entity_words(t.name)), None)

@@ -369,6 +369,11 @@ def entity_words(table: str) -> set[str]:
     return out - GENERIC
 
 
+def schema_entities(schema: Schema) -> set[str]:
+    """The words that name any table's entity: what a request calls a record."""
+    return set().union(*(entity_words(t.name) for t in schema.tables))
+
+
 def closed_choices(tool: Tool) -> set[str]:
     """Parameters whose values come from a closed set (enum or const)."""
     props = tool.parameters.get("properties", {})
@@ -398,7 +403,7 @@ def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema)
     ]
     if chosen:
         return chosen
-    tables = set().union(*(entity_words(t.name) for t in schema.tables))
+    tables = schema_entities(schema)
     named = words(tool.name)
     if len(named) > 1 and named[0] not in GENERIC:  # verb first: the verb, and what is
         # neither a table nor a column (`adjust_max_balance` is said "adjust", not "balance")

@@ -32,6 +32,7 @@ from toolscale.wording import (
     names_operation,
     operation_words,
     same_field,
+    schema_entities,
     singular,
     tables_of,
     third_person,
@@ -50,7 +51,7 @@ def _field(ref: OutputRef) -> str:
 
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
-    entities = set().union(*(entity_words(t.name) for t in schema.tables))
+    entities = schema_entities(schema)
     for i, call in enumerate(task.gold_calls):
         tool = tools[call.name]
         if tool.kind != "write":
@@ -340,7 +341,7 @@ def check(
     if (said := assistant_voiced(task.instruction)) is not None:
         detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
         return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
-    entities = set().union(*(entity_words(t.name) for t in schema.tables))
+    entities = schema_entities(schema)
     if (said := third_person(task.instruction, entities)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)

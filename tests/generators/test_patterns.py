@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.catalogue import fallback_choice
+from generators.catalogue import fallback_choice, realise
 from generators.patterns import (
     DEBTS,
     DECREASABLE,
@@ -842,6 +842,12 @@ def test_basketballs_league_rules_are_mapped_and_enforced(engine: str) -> None:
     writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
     choice = fallback_choice(list(by_id(spec).values()), [signed], spec.schema_, spec.seed)
     assert [m.candidate for m in choice.rules] == ["create:contracts under players"]
+    # the deterministic choice sells through one tool, the plain one's name on the variant
+    sales = fallback_choice(list(by_id(spec).values()), [sold], spec.schema_, spec.seed)
+    built = realise(sales, list(by_id(spec).values()), [sold], spec)
+    selling = [t for t in built.tools if t.name.startswith("create_ticket")]
+    assert [t.name for t in selling] == ["create_ticket"]
+    assert any("tickets_sold = tickets_sold + 1" in sql for sql in selling[0].run)
     sign = _enforced(spec, salary, "create:contracts under players")
     assert _on(spec, sign, engine, player_id=11, team_id=1, yearly_salary=40.0).ok
     assert _on(spec, sign, engine, player_id=11, team_id=1, yearly_salary=41.0).error == salary
