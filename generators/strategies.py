@@ -140,6 +140,11 @@ STRATEGIES = (  # in run order: evolution works on what the first three verified
         budget_divisor=1,
         needs_parents=True,
         draft=_evolved,
+        # opt-in: read one by one, 5 of the N=300 finance run's evolved tasks asked for no
+        # write their gold made, or for another person's or another account's records
+        # ("I noticed you mentioned freezing my client's profile", "find Caitlyn Gallegos
+        # to complete my pending transfer"); the fidelity stages miss what a rewrite adds
+        default=False,
     ),
 )
 STRATEGY_NAMES = tuple(s.name for s in STRATEGIES)

@@ -55,7 +55,7 @@ def test_split_targets_matches_the_spelled_out_split_for_every_choice() -> None:
 
 def test_registry_is_in_run_order_and_the_check_keeps_the_order_given() -> None:
     assert STRATEGY_NAMES == ("intent", "sampled", "llm", "evolved")
-    assert DEFAULT_STRATEGIES == ("intent", "evolved")  # sampled and llm: opt-in
+    assert DEFAULT_STRATEGIES == ("intent",)  # sampled, llm and evolved: opt-in
     assert [s.name for s in check_strategies(("evolved", "sampled"))] == ["evolved", "sampled"]
     assert [s.needs_parents for s in STRATEGIES] == [False, False, False, True]
     known = "intent, sampled, llm, evolved"
