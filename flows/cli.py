@@ -162,6 +162,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep verified tasks without the model's judgement (GenerationConfig.judge)",
     )
     g.set_defaults(func=cmd_generate)
+    r = sub.add_parser(
+        "retire",
+        help="move every kept task of one strategy of a run to rejected",
+        description="For a strategy found to make invalid tasks after they were kept: its "
+        "tasks move to rejected.jsonl (reason `retired`, each with itself), the views are "
+        "rebuilt, and the next `toolscale generate` makes up the count (and the report).",
+    )
+    r.add_argument("domain", help="a run under --data")
+    r.add_argument("--strategy", required=True, choices=STRATEGY_NAMES, help="the one to retire")
+    r.add_argument("--data", default="data", help="where the runs are (default data/)")
+    r.set_defaults(func=cmd_retire)
     e = sub.add_parser(
         "export",
         help="write the runs under --data as a Hugging Face dataset folder",
@@ -223,6 +234,23 @@ def cmd_publish(args: argparse.Namespace) -> int:
     for path in done.delete:
         console.print(f"deleted {path}")
     console.print(("would publish to " if args.dry_run else "published: ") + done.url)
+    return 0
+
+
+def cmd_retire(args: argparse.Namespace) -> int:
+    from toolscale.store import DomainStore
+
+    store = DomainStore(args.data, args.domain)
+    if not store.batches_dir.is_dir():
+        raise SystemExit(f"error: no run of {args.domain!r} under {args.data} ({store.dir})")
+    try:
+        moved = store.retire(args.strategy)
+    except ToolscaleError as e:
+        raise SystemExit(f"error: {e}") from None
+    Console(stderr=True).print(
+        f"{args.domain}: {moved} {args.strategy} task(s) moved to {store.dir / 'rejected.jsonl'}; "
+        "`toolscale generate` makes up the count"
+    )
     return 0
 
 

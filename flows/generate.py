@@ -103,20 +103,15 @@ def reverify_committed(
     if not tasks:
         return 0
     _, rejected, _ = verify(spec, tasks, cross_engine=cross_engine)
-    stale = {r.task_id: r for r in rejected if r.task_id is not None}
+    stale = {
+        r.task_id: r.model_copy(
+            update={"detail": f"kept by an earlier sitting, refused on resume: {r.detail}"}
+        )
+        for r in rejected
+        if r.task_id is not None
+    }
     for batch in batches:
-        if not any(t.id in stale for t in batch.accepted):
-            continue
-        for t in batch.accepted:
-            if t.id in stale:
-                why = stale[t.id]
-                detail = f"kept by an earlier sitting, refused on resume: {why.detail}"
-                batch.rejected.append(
-                    why.model_copy(update={"detail": detail, "item": t.model_dump(mode="json")})
-                )
-        batch.accepted = [t for t in batch.accepted if t.id not in stale]
-        batch.trajectories = [r for r in batch.trajectories if r.task_id not in stale]
-        store.commit_batch(batch)
+        store.move_to_rejected(batch, stale)
     if stale:
         console.print(
             f"{len(stale)} of {len(tasks)} tasks kept earlier no longer pass the validators: "

@@ -350,6 +350,10 @@ class GeneratorReason(Reason):
     FACTS_MISSING = "facts_missing", "the user's words do not state values the calls use"
     BAD_WORDS = "bad_words", "the instruction is JSON or code, not plain words"
     NO_CHAIN = "no_chain", "no walk of successful calls was found"
+    RETIRED = (
+        "retired",
+        "a kept task of a strategy the user retired afterwards (`toolscale retire`)",
+    )
     GENERATOR_ERROR = "generator_error", "the generator raised; counted, the run goes on"
     FAILED = "failed", "neither a value nor a rejection came back"
 

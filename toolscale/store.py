@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, write_json
 from toolscale.llm.ledger import Ledger
-from toolscale.reasons import ErrorReason
+from toolscale.reasons import ErrorReason, GeneratorReason
 from toolscale.report import Rejection
 from toolscale.sandbox.ddl import create_statements
 from toolscale.spec import EnvironmentSpec
@@ -147,6 +147,40 @@ class DomainStore:
 
     def accepted(self, strategy: str | None = None) -> list[Task]:
         return [t for b in self.batches(strategy) for t in b.accepted]
+
+    def move_to_rejected(self, batch: Batch, why: dict[str, Rejection]) -> int:
+        """Kept tasks that may no longer ship go to their batch's rejected, each with its
+        reason and itself (nothing is lost), and leave its trajectories; a run resumed
+        afterwards makes up the count."""
+        moved = [t for t in batch.accepted if t.id in why]
+        if not moved:
+            return 0
+        for task in moved:
+            batch.rejected.append(
+                why[task.id].model_copy(update={"item": task.model_dump(mode="json")})
+            )
+        batch.accepted = [t for t in batch.accepted if t.id not in why]
+        batch.trajectories = [r for r in batch.trajectories if r.task_id not in why]
+        self.commit_batch(batch)
+        return len(moved)
+
+    def retire(self, strategy: str) -> int:
+        """Every kept task of one strategy, moved to rejected (`retired`): for a strategy
+        found to make invalid tasks after its tasks were kept. The views are rebuilt."""
+        moved = 0
+        for batch in list(self.batches(strategy)):
+            why = {
+                t.id: Rejection(
+                    stage="retire",
+                    reason=GeneratorReason.RETIRED,
+                    detail=f"strategy {strategy!r} retired after this task was kept",
+                    task_id=t.id,
+                )
+                for t in batch.accepted
+            }
+            moved += self.move_to_rejected(batch, why)
+        self.write_views()
+        return moved
 
     def write_views(self, on_batch: Callable[[Batch], None] | None = None) -> dict[str, int]:
         """tasks.jsonl, trajectories.jsonl and rejected.jsonl from every batch, atomically;

@@ -363,3 +363,39 @@ def test_a_resumed_run_holds_earlier_tasks_to_todays_validators(
     assert moved["item"]["instruction"] == "Hello there."
     trajectories = [t["task_id"] for t in read_jsonl(data / "library" / "trajectories.jsonl")]
     assert spoiled.id not in trajectories
+
+
+def test_a_retired_strategys_tasks_move_to_rejected_and_the_next_run_makes_up_the_count(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    """Evolved tasks kept by the N=300 run were found invalid after the fact: retiring the
+    strategy takes them out of the output without losing them, and a resume refills."""
+    from flows.cli import main
+
+    data = tmp_path / "data"
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=6, strategies=("intent", "sampled"))
+    store = DomainStore(data, "library")
+    sampled = {t.id for t in store.accepted("sampled")}
+    assert sampled, "the fake run keeps sampled tasks to retire"
+    assert main(["retire", "library", "--strategy", "sampled", "--data", str(data)]) == 0
+    assert store.accepted("sampled") == []
+    kept = {t["id"] for t in read_jsonl(data / "library" / "tasks.jsonl")}
+    assert not kept & sampled
+    retired = [
+        r for r in read_jsonl(data / "library" / "rejected.jsonl") if r["reason"] == "retired"
+    ]
+    assert {r["task_id"] for r in retired} == sampled
+    assert all(r["item"]["id"] == r["task_id"] for r in retired)
+    trajectories = {t["task_id"] for t in read_jsonl(data / "library" / "trajectories.jsonl")}
+    assert not trajectories & sampled
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=6, strategies=("intent",))
+    assert len(read_jsonl(data / "library" / "tasks.jsonl")) >= 6
+
+
+def test_retire_names_a_missing_run(tmp_path: Path) -> None:
+    from flows.cli import main
+
+    with pytest.raises(SystemExit, match="no run of 'library'"):
+        main(["retire", "library", "--strategy", "evolved", "--data", str(tmp_path)])
