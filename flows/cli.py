@@ -162,6 +162,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep verified tasks without the model's judgement (GenerationConfig.judge)",
     )
     g.set_defaults(func=cmd_generate)
+    ev = sub.add_parser(
+        "eval",
+        help="run an OpenAI-compatible model as the agent over a split and print pass^k",
+        description="Loads the split with datasets.load_dataset (a folder from `toolscale "
+        "export` or a Hub repo id), runs k episodes per task in the tasks' sandboxes with "
+        "native tool calling, and writes trials.jsonl and report.json to --out.",
+    )
+    ev.add_argument("--model", required=True, help="the model name the endpoint serves")
+    ev.add_argument("--base-url", required=True, help="the endpoint, e.g. http://host:8000/v1")
+    ev.add_argument("--dataset", required=True, help="an exported folder or a Hub repo id")
+    ev.add_argument("--split", default="test", help="the split (default test)")
+    ev.add_argument("-k", type=int, default=4, help="trials per task; pass^1..pass^k")
+    ev.add_argument("--domains", default="", help="comma-separated domains (default: all)")
+    ev.add_argument("--limit", type=int, default=None, help="the first N tasks of each domain")
+    ev.add_argument("--max-turns", type=int, default=30, help="assistant turns per episode")
+    ev.add_argument("--workers", type=int, default=4, help="episodes at a time")
+    ev.add_argument("--temperature", type=float, default=0.0)
+    ev.add_argument("--api-key", default=None, help="default: OPENAI_API_KEY, else none")
+    ev.add_argument("--out", default="out/eval", help="folder for trials.jsonl and report.json")
+    ev.set_defaults(func=cmd_eval)
     r = sub.add_parser(
         "retire",
         help="move every kept task of one strategy of a run to rejected",
@@ -235,6 +255,46 @@ def cmd_publish(args: argparse.Namespace) -> int:
         console.print(f"deleted {path}")
     console.print(("would publish to " if args.dry_run else "published: ") + done.url)
     return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    for flag, value in (
+        ("-k", args.k),
+        ("--max-turns", args.max_turns),
+        ("--workers", args.workers),
+    ):
+        if value < 1:
+            raise SystemExit(f"error: {flag} must be at least 1, got {value}")
+    if args.limit is not None and args.limit < 1:
+        raise SystemExit("error: --limit must be at least 1")
+    from flows.evaluate import evaluate_agent
+    from trainer.data import DatasetError
+
+    domains = [d.strip() for d in args.domains.split(",") if d.strip()] or None
+    try:
+        result = asyncio.run(
+            evaluate_agent(
+                args.model,
+                args.base_url,
+                args.dataset,
+                split=args.split,
+                k=args.k,
+                domains=domains,
+                limit=args.limit,
+                max_turns=args.max_turns,
+                workers=args.workers,
+                temperature=args.temperature,
+                api_key=args.api_key or os.environ.get("OPENAI_API_KEY", "none"),
+                out=args.out,
+            )
+        )
+    except DatasetError as e:
+        raise SystemExit(f"error: {e}") from None
+    return 0 if result["overall"]["errors"] < result["overall"]["trials"] else 1
 
 
 def cmd_retire(args: argparse.Namespace) -> int:

@@ -80,13 +80,15 @@ class Environment:
         return f"{self.spec.policy.strip()}\n\nThe current time is {self.spec.clock}.".strip()
 
     def reset(self, task: Task | None = None) -> list[Message]:
-        """Seed state again; returns the opening messages (policy, then the user)."""
+        """Seed state again; returns the opening messages: the policy, then the user's words
+        with what they know (the gold conversations and every episode open alike)."""
         self.sandbox.reset()
         self.task = task
         self.invalid_calls = 0
         messages = [Message(role="system", content=self.system_prompt())]
         if task is not None:
-            messages.append(Message(role="user", content=task.instruction))
+            said = "\n".join([task.instruction, *task.known_facts])
+            messages.append(Message(role="user", content=said))
         return messages
 
     def argument_error(self, call: ToolCall) -> str | None:
@@ -186,9 +188,6 @@ class Environment:
         if task.expected is None:
             raise ValueError(f"task {task.id!r} has no expected outcome: verify it first")
         messages = self.reset(task)
-        user = messages[-1]
-        if task.known_facts:
-            user.content = "\n".join([task.instruction, *task.known_facts])
         wrote = False
         for i, call in enumerate(task.gold_calls):
             call_id = f"call_{i}"

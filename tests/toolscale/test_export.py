@@ -14,56 +14,14 @@ import pytest
 from pydantic import ValidationError
 
 from flows.cli import main
-from tests.conftest import load_fresh
+from tests.conftest import banking_run, load_fresh
 from toolscale.dataset import held_out, spec_from_row, task_from_row
 from toolscale.environment import Environment
 from toolscale.export import ExportError, export
-from toolscale.jsonl import write_json
-from toolscale.llm.ledger import Ledger
 from toolscale.spec import EnvironmentSpec
-from toolscale.store import Batch, DomainStore, TrajectoryRecord
-from toolscale.summary import RunSummary, summarise
+from toolscale.store import DomainStore
 from toolscale.task import Task
 from toolscale.tau2 import Tau2Task
-from validators.pipeline import verify
-
-
-def banking_run(root: Path, spec: EnvironmentSpec, tasks: list[Task]) -> DomainStore:
-    """A run of the banking fixture as `make generate` leaves one: the environment, and a
-    batch with the verified tasks, their conversations and the rejections."""
-    accepted, rejected, _ = verify(spec, tasks, cross_engine=False)
-    store = DomainStore(root, "banking")
-    store.save_environment(spec)
-    with Environment(spec) as env:
-        records = [
-            TrajectoryRecord(
-                task_id=t.id,
-                domain="banking",
-                strategy="intent",
-                messages=env.demonstrate(t).messages,
-                tools=spec.openai_tools(),
-            )
-            for t in accepted
-        ]
-    store.commit_batch(
-        Batch(
-            strategy="intent",
-            indices=list(range(len(tasks))),
-            accepted=accepted,
-            trajectories=records,
-            rejected=rejected,
-        )
-    )
-    summary = summarise(
-        RunSummary(domain="banking", model="fake-model", endpoint="http://fake"),
-        store,
-        {},
-        Ledger(),
-        ("intent",),
-        12.0,
-    )
-    write_json(store.dir / "report.json", summary)
-    return store
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ class Reply:
     """What the server does with one request: answer with `content`, or one of the faults."""
 
     content: str | None = ""
+    tool_calls: tuple[tuple[str, str], ...] = ()  # (name, JSON arguments): native tool calling
     finish_reason: str = "stop"
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -101,6 +102,12 @@ def _completion_json(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     completion = reply.completion_tokens
     if completion is None:
         completion = max(1, len(content) // 4)
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(reply.tool_calls)
+        ]
     out: dict[str, Any] = {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
@@ -109,8 +116,8 @@ def _completion_json(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
-                "finish_reason": reply.finish_reason,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else reply.finish_reason,
                 "logprobs": None,
             }
         ],

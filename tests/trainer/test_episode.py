@@ -1,0 +1,136 @@
+"""Episodes in the real banking sandbox: the gold solves, a skipped write fails, a broken
+call format ends the episode, other models are charged and not counted as unknown tools."""
+
+from __future__ import annotations
+
+from toolscale.environment import Environment
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
+from toolscale.trajectory import Message
+from trainer.episode import Turn, run_episode
+from trainer.helpers import HelperCall
+from trainer.oracle import OraclePolicy
+
+
+def writing_task(tasks: list[Task], env: Environment) -> tuple[Task, int]:
+    """A task with a successful write among several calls, and that write's index."""
+    for task in tasks:
+        for i, call in enumerate(task.gold_calls):
+            if (
+                env.tools[call.name].kind == "write"
+                and not call.expect_error
+                and len(task.gold_calls) > 1
+            ):
+                return task, i
+    raise AssertionError("the banking fixture has a multi-call task with a write")
+
+
+def test_the_oracle_solves_every_verified_task(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    with Environment(banking_spec) as env:
+        for task in verified:
+            episode = run_episode(env, task, OraclePolicy(verified))
+            assert episode.solved and episode.stop == "answer", (task.id, episode.evaluation)
+            assert episode.sandbox_calls == len(task.gold_calls)
+            assert sum(episode.calls_per_tool.values()) == len(task.gold_calls)
+
+
+def test_skipping_a_write_fails_with_the_diff(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    with Environment(banking_spec) as env:
+        task, write = writing_task(verified, env)
+        episode = run_episode(env, task, OraclePolicy(verified, drop=[write]))
+    assert not episode.solved and not episode.evaluation.state_match
+    assert not episode.evaluation.diff.empty
+
+
+class Broken:
+    def reply(self, messages: list[Message], tools: list[dict]) -> Turn:
+        return Turn(
+            message=Message(role="assistant", content="<tool_call>{oops"), format_error="not JSON"
+        )
+
+
+class Chatty:
+    """Never stops calling a read tool."""
+
+    def __init__(self, call: str, arguments: str):
+        self.call, self.arguments = call, arguments
+
+    def reply(self, messages: list[Message], tools: list[dict]) -> Turn:
+        from toolscale.trajectory import FunctionCall, MessageToolCall
+
+        n = len(messages)
+        tc = MessageToolCall(
+            id=f"c{n}", function=FunctionCall(name=self.call, arguments=self.arguments)
+        )
+        return Turn(message=Message(role="assistant", tool_calls=[tc]), completion_tokens=10)
+
+
+def test_invalid_format_and_turn_limit_end_the_episode(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    task = verified[0]
+    first = task.gold_calls[0]
+    import json
+
+    with Environment(banking_spec) as env:
+        broken = run_episode(env, task, Broken())
+        looping = run_episode(
+            env, task, Chatty(first.name, json.dumps(first.arguments)), max_turns=3
+        )
+    assert (
+        broken.stop == "invalid_format" and not broken.solved and broken.format_error == "not JSON"
+    )
+    assert looping.stop == "turn_limit" and looping.evaluation.turns == 3
+    assert looping.calls_per_tool == {first.name: 3} and looping.completion_tokens == 30
+
+
+class FakeHelper:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def schema(self) -> dict:
+        return {
+            "type": "function",
+            "function": {"name": "ask_big", "parameters": {"type": "object"}},
+        }
+
+    def ask(self, arguments: str) -> HelperCall:
+        self.asked.append(arguments)
+        return HelperCall(tool="ask_big", content="use the gold", cost=0.01, latency_ms=500)
+
+
+class AsksFirst(OraclePolicy):
+    """Asks the helper once, then behaves as the oracle."""
+
+    def reply(self, messages: list[Message], tools: list[dict]) -> Turn:
+        from toolscale.trajectory import FunctionCall, MessageToolCall
+
+        assert any(t["function"]["name"] == "ask_big" for t in tools)
+        if not any(m.role == "tool" for m in messages):
+            tc = MessageToolCall(
+                id="h0", function=FunctionCall(name="ask_big", arguments='{"question": "how?"}')
+            )
+            return Turn(message=Message(role="assistant", tool_calls=[tc]))
+        kept = [
+            m
+            for m in messages
+            if m.tool_call_id != "h0" and not (m.tool_calls and m.tool_calls[0].id == "h0")
+        ]
+        return super().reply(kept, tools)
+
+
+def test_a_helper_model_is_charged_and_is_not_an_unknown_tool(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    helper = FakeHelper()
+    task = verified[0]
+    with Environment(banking_spec) as env:
+        episode = run_episode(env, task, AsksFirst(verified), helpers={"ask_big": helper})
+    assert episode.solved and episode.evaluation.invalid_calls == 0
+    assert helper.asked == ['{"question": "how?"}']
+    assert [h.cost for h in episode.helper_calls] == [0.01]
+    assert episode.calls_per_tool["ask_big"] == 1
