@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-slow lint bench-verify bench-generate generate export publish clean
+.PHONY: test test-slow lint bench-verify bench-generate generate export publish train eval clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,20 @@ export: $(STAMP)
 publish: $(STAMP)
 	@test -n "$(REPO)" || { echo "error: say where: make publish REPO=OWNER/NAME"; exit 2; }
 	$(BIN)/toolscale publish $(OUT) --repo $(REPO)
+
+# The bundled GRPO trainer. cpu-tiny trains a tiny random policy on the banking fixture
+# (out/sample/dataset, made here); other configs name their own dataset.
+CONFIG ?= cpu-tiny
+train: $(STAMP)
+	$(BIN)/toolscale sample-dataset --out out/sample
+	$(BIN)/toolscale train --config $(CONFIG)
+
+# Any OpenAI-compatible model as the agent over a split: make eval MODEL_NAME=... BASE_URL=...
+DATASET ?= out/sample/dataset
+K       ?= 4
+eval: $(STAMP)
+	@test -n "$(MODEL_NAME)" -a -n "$(BASE_URL)" || { echo "error: say which agent: make eval MODEL_NAME=NAME BASE_URL=URL"; exit 2; }
+	$(BIN)/toolscale eval --model $(MODEL_NAME) --base-url $(BASE_URL) --dataset $(DATASET) -k $(K)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

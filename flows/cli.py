@@ -182,6 +182,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--api-key", default=None, help="default: OPENAI_API_KEY, else none")
     ev.add_argument("--out", default="out/eval", help="folder for trials.jsonl and report.json")
     ev.set_defaults(func=cmd_eval)
+    t = sub.add_parser(
+        "train",
+        help="GRPO on the dataset with the bundled trainer (trainer/configs/NAME.yaml)",
+        description="Loads the split with datasets.load_dataset, plays every rollout as a "
+        "real episode in the task's sandbox, rewards outcome, efficiency and preference, "
+        "checkpoints to the config's output_dir and resumes from it.",
+    )
+    t.add_argument("--config", default="cpu-tiny", help="a YAML file or a name in trainer/configs")
+    t.set_defaults(func=cmd_train)
+    sd = sub.add_parser(
+        "sample-dataset",
+        help="verify and export the bundled banking fixture: a dataset to try train and eval on",
+    )
+    sd.add_argument("--out", default="out/sample", help="writes OUT/data and OUT/dataset")
+    sd.set_defaults(func=cmd_sample_dataset)
     r = sub.add_parser(
         "retire",
         help="move every kept task of one strategy of a run to rejected",
@@ -295,6 +310,46 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except DatasetError as e:
         raise SystemExit(f"error: {e}") from None
     return 0 if result["overall"]["errors"] < result["overall"]["trials"] else 1
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from trainer.config import ConfigError, load_config
+    from trainer.data import DatasetError
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as e:
+        raise SystemExit(f"error: {e}") from None
+    from flows.console import make_console
+    from trainer.grpo import train  # torch, transformers, TRL: slow
+
+    console = make_console()
+    try:
+        result = train(config, console)
+    except (DatasetError, ValueError) as e:
+        raise SystemExit(f"error: {e}") from None
+    for h in result.history:
+        solved = h.get("rewards/outcome/mean", float("nan"))
+        flat = h.get("rewards/flat_group/mean", float("nan"))
+        console.print(
+            f"step {int(h['step'])}: loss {h['loss']:.4f}, "
+            f"reward {h.get('rewards/reward/mean', 0):.3f}, solved {solved:.2f}, "
+            f"cost ${h.get('rewards/cost/mean', 0):.4f}, "
+            f"turns {h.get('rewards/turns/mean', 0):.1f}, in flat groups {flat:.2f}"
+        )
+    console.print(
+        f"trained {result.steps} steps in {result.seconds:.0f} s; model in "
+        f"{result.output_dir}/final, TensorBoard logs in {result.output_dir}/runs"
+    )
+    return 0
+
+
+def cmd_sample_dataset(args: argparse.Namespace) -> int:
+    from flows.sample import sample_dataset
+
+    folder = sample_dataset(Path(args.out))
+    Console(stderr=True).print(f"wrote {folder} (the banking fixture, verified)")
+    return 0
 
 
 def cmd_retire(args: argparse.Namespace) -> int:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from toolscale.spec import EnvironmentSpec
-from toolscale.store import DomainStore
 from toolscale.task import ExpectedOutcome, Task
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository: tests may sit at any depth
@@ -195,63 +194,12 @@ def load_fresh(folder: str | Path, *args: object, **kwargs: object) -> Any:
     return load_dataset(str(folder), *args, cache_dir=str(cache), **kwargs)
 
 
-def banking_run(root: Path, spec: EnvironmentSpec, tasks: list[Task]) -> DomainStore:
-    """A run of the banking fixture as `make generate` leaves one: the environment, and a
-    batch with the verified tasks, their conversations and the rejections."""
-    from toolscale.environment import Environment
-    from toolscale.jsonl import write_json
-    from toolscale.llm.ledger import Ledger
-    from toolscale.store import Batch, TrajectoryRecord
-    from toolscale.summary import RunSummary, summarise
-    from validators.pipeline import verify
-
-    accepted, rejected, _ = verify(spec, tasks, cross_engine=False)
-    store = DomainStore(root, "banking")
-    store.save_environment(spec)
-    with Environment(spec) as env:
-        records = [
-            TrajectoryRecord(
-                task_id=t.id,
-                domain="banking",
-                strategy="intent",
-                messages=env.demonstrate(t).messages,
-                tools=spec.openai_tools(),
-            )
-            for t in accepted
-        ]
-    store.commit_batch(
-        Batch(
-            strategy="intent",
-            indices=list(range(len(tasks))),
-            accepted=accepted,
-            trajectories=records,
-            rejected=rejected,
-        )
-    )
-    summary = summarise(
-        RunSummary(domain="banking", model="fake-model", endpoint="http://fake"),
-        store,
-        {},
-        Ledger(),
-        ("intent",),
-        12.0,
-    )
-    write_json(store.dir / "report.json", summary)
-    return store
-
-
 @pytest.fixture(scope="session")
-def banking_dataset(
-    tmp_path_factory: pytest.TempPathFactory,
-    banking_spec: EnvironmentSpec,
-    banking_tasks: list[Task],
-) -> Path:
-    root = tmp_path_factory.mktemp("trainer-data")
-    banking_run(root / "data", banking_spec, banking_tasks)
-    from toolscale.export import export
+def banking_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The banking fixture verified and exported (`toolscale sample-dataset`)."""
+    from flows.sample import sample_dataset
 
-    export(root / "data", root / "dataset", test_fraction=0.25)
-    return root / "dataset"
+    return sample_dataset(tmp_path_factory.mktemp("sample"))
 
 
 @pytest.fixture(scope="session")

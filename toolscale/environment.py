@@ -53,6 +53,11 @@ class Evaluation(BaseModel):
     diff: StateDiff = Field(default_factory=StateDiff, description="expected vs actual rows")
 
 
+def system_prompt(spec: EnvironmentSpec) -> str:
+    """What an agent is told before the user speaks: the policy and the clock."""
+    return f"{spec.policy.strip()}\n\nThe current time is {spec.clock}.".strip()
+
+
 class Environment:
     def __init__(
         self,
@@ -77,7 +82,7 @@ class Environment:
         return self.sandbox.engine
 
     def system_prompt(self) -> str:
-        return f"{self.spec.policy.strip()}\n\nThe current time is {self.spec.clock}.".strip()
+        return system_prompt(self.spec)
 
     def reset(self, task: Task | None = None) -> list[Message]:
         """Seed state again; returns the opening messages: the policy, then the user's words

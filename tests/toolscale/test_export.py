@@ -14,7 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from flows.cli import main
-from tests.conftest import banking_run, load_fresh
+from flows.sample import banking_run
+from tests.conftest import load_fresh
 from toolscale.dataset import held_out, spec_from_row, task_from_row
 from toolscale.environment import Environment
 from toolscale.export import ExportError, export
