@@ -59,12 +59,13 @@ train: $(STAMP)
 	$(BIN)/toolscale sample-dataset --out out/sample
 	$(BIN)/toolscale train --config $(CONFIG)
 
-# Any OpenAI-compatible model as the agent over a split: make eval MODEL_NAME=... BASE_URL=...
+# An agent over a split: the embedded model (MODEL=0.5b|1.5b) by default, or any
+# OpenAI-compatible one: make eval MODEL_NAME=NAME BASE_URL=URL [DATASET=out/dataset]
 DATASET ?= out/sample/dataset
 K       ?= 4
 eval: $(STAMP)
-	@test -n "$(MODEL_NAME)" -a -n "$(BASE_URL)" || { echo "error: say which agent: make eval MODEL_NAME=NAME BASE_URL=URL"; exit 2; }
-	$(BIN)/toolscale eval --model $(MODEL_NAME) --base-url $(BASE_URL) --dataset $(DATASET) -k $(K)
+	@if [ "$(DATASET)" = out/sample/dataset ]; then $(BIN)/toolscale sample-dataset --out out/sample; fi
+	$(BIN)/toolscale eval $(if $(MODEL_NAME),--model $(MODEL_NAME) --base-url $(BASE_URL)) --model-size $(MODEL) --dataset $(DATASET) -k $(K)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -45,7 +45,9 @@ class SlowOracle(OraclePolicy):
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--episodes", type=int, default=40)
-    p.add_argument("--latency-ms", type=float, default=200.0, help="the fake policy's time per turn")
+    p.add_argument(
+        "--latency-ms", type=float, default=200.0, help="the fake policy's time per turn"
+    )
     p.add_argument("--scale", type=int, default=1, help="banking environment size (1: 1,220 rows)")
     args = p.parse_args()
 

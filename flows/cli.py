@@ -169,8 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
         "export` or a Hub repo id), runs k episodes per task in the tasks' sandboxes with "
         "native tool calling, and writes trials.jsonl and report.json to --out.",
     )
-    ev.add_argument("--model", required=True, help="the model name the endpoint serves")
-    ev.add_argument("--base-url", required=True, help="the endpoint, e.g. http://host:8000/v1")
+    ev.add_argument("--model", default=None, help="the model name the endpoint serves")
+    ev.add_argument("--base-url", default=None, help="the endpoint, e.g. http://host:8000/v1")
+    ev.add_argument(
+        "--model-size",
+        choices=["0.5b", "1.5b"],
+        default="1.5b",
+        help="without --model/--base-url (and TOOLSCALE_LLM_MODEL): the embedded model",
+    )
     ev.add_argument("--dataset", required=True, help="an exported folder or a Hub repo id")
     ev.add_argument("--split", default="test", help="the split (default test)")
     ev.add_argument("-k", type=int, default=4, help="trials per task; pass^1..pass^k")
@@ -286,6 +292,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise SystemExit(f"error: {flag} must be at least 1, got {value}")
     if args.limit is not None and args.limit < 1:
         raise SystemExit("error: --limit must be at least 1")
+    if (args.model is None) != (args.base_url is None):
+        raise SystemExit(
+            "error: give --model and --base-url together (or neither: the embedded model)"
+        )
     from flows.evaluate import evaluate_agent
     from trainer.data import DatasetError
 
@@ -303,11 +313,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 max_turns=args.max_turns,
                 workers=args.workers,
                 temperature=args.temperature,
-                api_key=args.api_key or os.environ.get("OPENAI_API_KEY", "none"),
+                api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
                 out=args.out,
+                model_size=args.model_size,
             )
         )
-    except DatasetError as e:
+    except (DatasetError, ToolscaleError) as e:  # the dataset, the embedded model
         raise SystemExit(f"error: {e}") from None
     return 0 if result["overall"]["errors"] < result["overall"]["trials"] else 1
 

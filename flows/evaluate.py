@@ -20,6 +20,7 @@ from rich.table import Table
 
 from flows.console import leave_artifact, make_console
 from toolscale.jsonl import AtomicWriter, write_json
+from toolscale.llm.endpoint import endpoint
 from trainer.data import load_split
 from trainer.evaluate import EvalReport, Scores, Trial, report, run_trials
 from trainer.policies import OpenAIPolicy
@@ -101,8 +102,8 @@ def _progress(console: Console, total: int) -> Iterator[Callable[[int, int], Non
 
 @flow(name="evaluate-agent", log_prints=True)
 async def evaluate_agent(
-    model: str,
-    base_url: str,
+    model: str | None,
+    base_url: str | None,
     dataset: str,
     split: str = "test",
     k: int = 4,
@@ -111,10 +112,13 @@ async def evaluate_agent(
     max_turns: int = 30,
     workers: int = 4,
     temperature: float = 0.0,
-    api_key: str = "none",
+    api_key: str | None = None,
     out: str = "out/eval",
+    model_size: str = "1.5b",
 ) -> dict:
-    """Loads the split as a consumer would, runs k trials per task, writes the results."""
+    """Loads the split as a consumer would, runs k trials per task, writes the results.
+    With no model and endpoint given (nor TOOLSCALE_LLM_MODEL set), the agent is the
+    embedded llama.cpp server of `model_size`, started for the run."""
     console = make_console()
     data = load_split(dataset, split, domains, limit)
     folder = Path(out)
@@ -122,17 +126,22 @@ async def evaluate_agent(
     started = time.perf_counter()
     trials: list[Trial] = []
     total = len(data.tasks) * k
-    console.print(f"eval: {model} on {len(data.tasks)} tasks of {dataset} ({split}), k={k}")
+    with endpoint(base_url, model, model_size, workers, console) as llm:
+        console.print(f"eval: {llm.model} on {len(data.tasks)} tasks of {dataset} ({split}), k={k}")
 
-    def policy() -> OpenAIPolicy:
-        return OpenAIPolicy(model, base_url, api_key=api_key, temperature=temperature)
+        def policy() -> OpenAIPolicy:
+            key = api_key or llm.api_key
+            return OpenAIPolicy(
+                llm.model, llm.base_url, key, temperature=temperature, timeout_s=llm.timeout_s
+            )
 
-    with AtomicWriter(folder / "trials.jsonl") as writer, _progress(console, total) as tick:
-        for trial in run_trials(data, policy, k, max_turns, workers):
-            writer.write(trial)
-            trials.append(trial)
-            tick(len(trials), sum(t.success for t in trials))
-    result = report(model, trials, k, time.perf_counter() - started)
+        with AtomicWriter(folder / "trials.jsonl") as writer, _progress(console, total) as tick:
+            for trial in run_trials(data, policy, k, max_turns, workers):
+                writer.write(trial)
+                trials.append(trial)
+                tick(len(trials), sum(t.success for t in trials))
+        name = llm.model
+    result = report(name, trials, k, time.perf_counter() - started)
     write_json(folder / "report.json", result)
     console.print(scores_table(result))
     await leave_artifact(console, "eval", markdown(result), f"toolscale eval {model}")

@@ -67,3 +67,8 @@ def test_bad_arguments_are_named(banking_dataset: Path) -> None:
                 "0",
             ]
         )
+
+
+def test_a_model_without_its_endpoint_is_refused(banking_dataset: Path) -> None:
+    with pytest.raises(SystemExit, match="--model and --base-url together"):
+        main(["eval", "--model", "m", "--dataset", str(banking_dataset)])

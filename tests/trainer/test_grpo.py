@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from tests.trainer.scripted import coin, gold_turns
-from trainer.config import ConfigError, TrainConfig, load_config
+from trainer.config import CONFIGS, ConfigError, TrainConfig, load_config
 from trainer.data import load_split
 from trainer.grpo import train
 from trainer.rollout import GenerateBatch
@@ -52,3 +52,16 @@ def test_configs_name_their_problem(tmp_path: Path) -> None:
     bad.write_text("- a list\n")
     with pytest.raises(ConfigError, match="a mapping"):
         load_config(str(bad))
+
+
+def test_every_bundled_config_loads_and_names_only_grpo_settings_trl_has() -> None:
+    import dataclasses
+
+    from trl import GRPOConfig
+
+    known = {f.name for f in dataclasses.fields(GRPOConfig)}
+    names = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
+    assert {"cpu-tiny", "gpu-1x80gb"} <= set(names)
+    for name in names:
+        config = load_config(name)
+        assert set(config.grpo) <= known, (name, set(config.grpo) - known)

