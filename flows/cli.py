@@ -161,6 +161,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep verified tasks without the model's judgement (GenerationConfig.judge)",
     )
+    g.add_argument(
+        "--solver-k",
+        type=int,
+        default=0,
+        help="keep only tasks an agent model solves in its sandbox within K episodes "
+        "(0: off; GenerationConfig.solver_k)",
+    )
+    g.add_argument("--solver-model", default=None, help="the solver (default: the run's model)")
+    g.add_argument("--solver-url", default=None, help="the solver's endpoint (with --solver-model)")
     g.set_defaults(func=cmd_generate)
     ev = sub.add_parser(
         "eval",
@@ -438,7 +447,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from flows.generate import generate_all, generate_domain  # Prefect: slow
     from generators.config import DEFAULT_CONFIG
 
-    config = DEFAULT_CONFIG.model_copy(update={"judge": not args.no_judge})
+    if args.solver_k < 0:
+        raise SystemExit(f"error: --solver-k must be 0 (off) or more, got {args.solver_k}")
+    if (args.solver_model is None) != (args.solver_url is None):
+        raise SystemExit("error: give --solver-model and --solver-url together")
+    config = DEFAULT_CONFIG.model_copy(
+        update={"judge": not args.no_judge, "solver_k": args.solver_k}
+    )
 
     try:
         if args.domain == "all":
@@ -464,6 +479,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 parallel=args.parallel,
                 cross_engine=not args.no_cross_engine,
                 config=config,
+                solver_model=args.solver_model,
+                solver_url=args.solver_url,
             )
         )
     except (ToolscaleError, ValueError) as e:  # a stage, the store, the embedded model

@@ -33,11 +33,14 @@ from toolscale.brief import Brief, BriefError, brief_path, load_brief
 from toolscale.jsonl import write_json
 from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient
+from toolscale.llm.config import LLMConfig
 from toolscale.llm.endpoint import endpoint
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.summary import RunSummary, markdown, rich_table, summarise
 from toolscale.task import Task
+from trainer.policies import OpenAIPolicy
+from trainer.solver import SolverCheck
 from validators import judge
 from validators.pipeline import verify, verify_environment
 from validators.worker import VerifyWorker
@@ -69,10 +72,11 @@ async def synthesize_tasks(
     parents: list[Task],
     config: GenerationConfig,
     console: Console,
+    solver: scheduler.Judge | None = None,
 ) -> int:
     """Propose until `target` tasks of this strategy are verified and judged (or the budget
     is spent); finished work is committed batch by batch."""
-    judging = functools.partial(judge.judge, llm, spec)  # honoured when config.judge is on
+    judging = functools.partial(judge.judge, llm, spec) if config.judge else None
     with task_progress(console, strategy.name, target) as report:
         return await scheduler.synthesize(
             strategy,
@@ -86,7 +90,30 @@ async def synthesize_tasks(
             config,
             report,
             judge=judging,
+            solver=solver,
         )
+
+
+def solver_check(agent: LLMConfig, llm: LLMClient, config: GenerationConfig) -> SolverCheck:
+    """The solver check against `agent`, charged to the run's ledger at its prices."""
+
+    def policy() -> OpenAIPolicy:
+        return OpenAIPolicy(
+            agent.model,
+            agent.base_url,
+            agent.api_key,
+            temperature=agent.temperature,
+            timeout_s=agent.timeout_s,
+        )
+
+    return SolverCheck(
+        policy,
+        config.solver_k,
+        config.solver_max_turns,
+        llm.ledger,
+        agent.price_in,
+        agent.price_out,
+    )
 
 
 @task(name="reverify-committed", cache_policy=NO_CACHE)
@@ -135,8 +162,12 @@ async def generate_domain(
     max_attempts: int | None = None,
     cross_engine: bool = True,
     config: GenerationConfig = DEFAULT_CONFIG,
+    solver_model: str | None = None,
+    solver_url: str | None = None,
 ) -> dict:
-    """Brief -> environment -> verified tasks and trajectories under data/<domain>/."""
+    """Brief -> environment -> verified tasks and trajectories under data/<domain>/. With
+    `config.solver_k`, an agent model (`solver_model` at `solver_url`, else the run's
+    endpoint) must also solve each kept task in its sandbox."""
     started = time.perf_counter()
     chosen = check_strategies(tuple(strategies))
     brief = load_brief(brief_path(domains_dir, domain))
@@ -162,6 +193,14 @@ async def generate_domain(
             targets = split_targets(n_tasks, tuple(strategies))
             if resumed:
                 reverify_committed(store, spec, cross_engine, console)
+            solver = None
+            if config.solver_k:
+                agent = llm_config
+                if solver_model and solver_url:
+                    agent = llm_config.model_copy(
+                        update={"model": solver_model, "base_url": solver_url}
+                    )
+                solver = functools.partial(solver_check(agent, llm, config).check, spec)
             with VerifyWorker(
                 spec, summary.verification, store.accepted(), cross_engine
             ) as verifier:
@@ -180,6 +219,7 @@ async def generate_domain(
                         parents,
                         config,
                         console,
+                        solver,
                     )
         finally:
             seconds = time.perf_counter() - started

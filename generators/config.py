@@ -65,6 +65,14 @@ class GenerationConfig(BaseModel):
         "task, and a task the judge refuses (or cannot judge) is rejected with stage `judge`. "
         "Off, verified tasks are kept unjudged (`toolscale generate --no-judge`).",
     )
+    solver_k: int = Field(
+        default=0,
+        ge=0,
+        description="When above 0, a task the judge keeps must also be solved by an agent "
+        "model (the run's endpoint unless another is given) in its sandbox within this many "
+        "episodes, or it is rejected with stage `solver` (`toolscale generate --solver-k K`).",
+    )
+    solver_max_turns: int = Field(default=20, ge=1, description="Turns per solver episode.")
     free_sql_tools: bool = Field(
         default=False,
         description="Also let the model write tools as free SQL (plan, then each tool's "

@@ -3,10 +3,10 @@ window, finished ones committed to the store batch by batch. A batch is the unit
 durability: what finished is committed even when the run is stopped, and a resumed run
 skips the committed indices and goes on to the same target and budget.
 
-Verification and the judge are passed in as callables (generators do not import
-validators). The judge needs the LLM, so it runs here, in the work item, once the verifier
-has accepted the task; a batch counts the items it judged, so a committed batch is never
-judged again and the judge's row survives a resumed run.
+Verification, the judge and the solver check are passed in as callables (generators do
+not import validators or the trainer). The judge and the solver need a model, so they run
+here, in the work item, once the verifier has accepted the task; a batch counts the items
+each saw, so a committed batch is never judged again and their rows survive a resumed run.
 """
 
 from __future__ import annotations
@@ -69,11 +69,12 @@ async def synthesize(
     config: GenerationConfig,
     on_progress: OnProgress,
     judge: Judge | None = None,
+    solver: Judge | None = None,
 ) -> int:
     """How many verified tasks of `strategy` the store holds once `target` is reached or the
     budget is spent. `on_progress` hears of the start and of each finished wave (a strategy
-    with nothing to do hears nothing). `judge`, when given and `config.judge` is on, has the
-    last word on every verified task."""
+    with nothing to do hears nothing). `judge` and then `solver`, when given, have the last
+    word on every verified task (the caller decides whether they run)."""
     done: set[int] = set()
     accepted = 0
     for committed in store.batches(strategy.name):  # one read for both
@@ -89,26 +90,30 @@ async def synthesize(
             llm=llm, brief=brief, env=env, sampler=ArgumentSampler(spec), config=config
         )
 
-        judging = judge if config.judge else None
-
-        async def item(index: int) -> tuple[Verdict, bool]:
-            """Propose, verify, judge: one work item, start to end; with whether it was
-            judged."""
+        async def item(index: int) -> tuple[Verdict, bool, bool]:
+            """Propose, verify, judge, solve: one work item, start to end; with whether the
+            judge and the solver saw it."""
             outcome = await strategy.propose(ctx, index, parents)
             if outcome.value is None:
                 rejection = outcome.rejection or Rejection(
                     stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
                 )
                 rejection.task_id = strategy.task_id(brief.name, index)
-                return Result(rejection=rejection), False
+                return Result(rejection=rejection), False, False
             verdict = await verify(outcome.value)
-            if judging is None or verdict.value is None:
-                return verdict, False
-            refused = await judging(*verdict.value)
-            return (verdict if refused is None else Result(rejection=refused)), True
+            judged = solved = False
+            if judge is not None and verdict.value is not None:
+                judged = True
+                refused = await judge(*verdict.value)
+                verdict = verdict if refused is None else Result(rejection=refused)
+            if solver is not None and verdict.value is not None:
+                solved = True
+                refused = await solver(*verdict.value)
+                verdict = verdict if refused is None else Result(rejection=refused)
+            return verdict, judged, solved
 
         window = config.window(llm.config.concurrency)
-        in_flight: dict[asyncio.Future[tuple[Verdict, bool]], int] = {}
+        in_flight: dict[asyncio.Future[tuple[Verdict, bool, bool]], int] = {}
         open_batch = OpenBatch(store, strategy.name, llm.ledger)
         proposed = len(done)
         on_progress(accepted, proposed)
@@ -126,8 +131,9 @@ async def synthesize(
                 for fut in finished:
                     batch.indices.append(in_flight.pop(fut))
                     proposed += 1
-                    verdict, judged = fut.result()
+                    verdict, judged, solved = fut.result()
                     batch.judged += judged
+                    batch.solver_checked += solved
                     if verdict.rejection is not None:
                         batch.rejected.append(verdict.rejection)
                         continue

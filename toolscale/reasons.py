@@ -239,6 +239,17 @@ class JudgeReason(Reason):
     )
 
 
+class SolverReason(Reason):
+    """Stage `solver` (optional, `--solver-k K`): after the judge, an agent model must solve
+    the task in its sandbox within k episodes (trainer/solver.py, run by the scheduler)."""
+
+    UNSOLVED = "unsolved", "no episode of the solver model solved the task within k tries"
+    SOLVER_UNAVAILABLE = (
+        "solver_unavailable",
+        "the solver's endpoint failed: the task is rejected, never kept unchecked",
+    )
+
+
 # The verification stages in the order they run (environment first), with their reasons.
 STAGE_REASONS: dict[str, type[Reason]] = {
     "static_sql": StaticSQLReason,
@@ -255,6 +266,7 @@ STAGE_REASONS: dict[str, type[Reason]] = {
     "preference": PreferenceReason,
     "dedup": DedupReason,
     "judge": JudgeReason,  # after the verifier, on the scheduler's loop: it needs the LLM
+    "solver": SolverReason,  # after the judge, when asked for: an agent model in the sandbox
 }
 
 

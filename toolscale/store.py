@@ -54,6 +54,9 @@ class Batch(BaseModel):
     judged: int = Field(
         default=0, description="work items the judge saw (verified first): the judge's row"
     )
+    solver_checked: int = Field(
+        default=0, description="work items the solver check saw (judged first): its row"
+    )
     ledger: Ledger = Field(default_factory=Ledger)
     seconds: float = 0.0
 

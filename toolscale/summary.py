@@ -19,6 +19,7 @@ from toolscale.report import RunTable, StageReport, StageStats, stage_entry
 from toolscale.store import Batch, DomainStore
 
 JUDGE = "judge"  # validators/judge.py's stage (and ledger stage): its row follows the tasks'
+SOLVER = "solver"  # trainer/solver.py's stage (and ledger stage): its row follows the judge's
 
 
 class RunSummary(BaseModel):
@@ -57,15 +58,16 @@ def summarise(
     exists."""
     ledger = env_spent.snapshot()
     task_rows = {s: StageStats(stage=f"tasks/{s}") for s in strategies}
-    judge = StageStats(stage=JUDGE)
+    checks = {JUDGE: StageStats(stage=JUDGE), SOLVER: StageStats(stage=SOLVER)}
     tally = TaskTally()
 
     def count(batch: Batch) -> None:
         ledger.merge(batch.ledger)
-        judge.seen += batch.judged
+        checks[JUDGE].seen += batch.judged
+        checks[SOLVER].seen += batch.solver_checked
         for rej in batch.rejected:
-            if rej.stage == JUDGE:
-                judge.reject(rej.reason)
+            if rej.stage in checks:
+                checks[rej.stage].reject(rej.reason)
         for task in batch.accepted:
             tally.add(task)
         row = task_rows.get(batch.strategy)
@@ -88,16 +90,18 @@ def summarise(
         if u is not None:
             row.tokens, row.cost_usd = u.tokens, u.cost_usd
         rows[row.stage] = row
-    if judge.seen:
-        judge.passed = judge.seen - judge.n_rejected
-        spent = ledger.stages.get(JUDGE)
-        if spent is not None:  # request time, summed: the judge waits on nothing else
-            judge.tokens, judge.cost_usd, judge.seconds = (
+    for name, check in checks.items():
+        if not check.seen:
+            continue
+        check.passed = check.seen - check.n_rejected
+        spent = ledger.stages.get(name)
+        if spent is not None:  # request time, summed: these checks wait on nothing else
+            check.tokens, check.cost_usd, check.seconds = (
                 spent.tokens,
                 spent.cost_usd,
                 spent.seconds,
             )
-        rows[JUDGE] = judge
+        rows[name] = check
     spec = store.load_environment()
     return summary.model_copy(
         update={

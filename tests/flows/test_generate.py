@@ -399,3 +399,27 @@ def test_retire_names_a_missing_run(tmp_path: Path) -> None:
 
     with pytest.raises(SystemExit, match="no run of 'library'"):
         main(["retire", "library", "--strategy", "evolved", "--data", str(tmp_path)])
+
+
+def test_the_solver_check_rejects_what_its_agent_cannot_solve_and_reports_it(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    """With --solver-k, a task the judge keeps goes to an agent model: one that only says
+    sorry solves nothing, so every verified task is rejected at stage `solver`."""
+    from generators.config import GenerationConfig
+
+    data = tmp_path / "data"
+    config = GenerationConfig(free_sql_tools=True, solver_k=2, budget_factor=2, budget_slack=0)
+    with FakeLLM(library) as fake, FakeLLM(lambda body: Reply(content="Sorry.")) as agent:
+        run_flow(
+            fake, domains, data, n=2, config=config, solver_model="m", solver_url=agent.base_url
+        )
+        asked = len(agent.requests)
+    rejected = read_jsonl(data / "library" / "rejected.jsonl")
+    unsolved = [r for r in rejected if r["stage"] == "solver"]
+    assert unsolved and all(r["reason"] == "unsolved" for r in unsolved)
+    assert asked == 2 * len(unsolved), "k episodes of one turn each per verified task"
+    assert not (data / "library" / "tasks.jsonl").read_text().strip()
+    report = json.loads((data / "library" / "report.json").read_text())
+    row = {r["stage"]: r for r in report["rows"]}["solver"]
+    assert row["proposed"] == len(unsolved) and row["accepted"] == 0 and row["tokens"] > 0

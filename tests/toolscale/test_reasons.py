@@ -56,10 +56,13 @@ def test_the_readme_table_lists_exactly_the_reasons_of_each_stage() -> None:
         assert table[stage] == [m.value for m in family], stage
 
 
-def test_the_stages_are_the_verifiers_stages_then_the_judge() -> None:
-    """The judge needs the LLM, so the scheduler runs it after the verifier accepts."""
+def test_the_stages_are_the_verifiers_stages_then_the_judge_then_the_solver() -> None:
+    """The judge and the solver need a model, so the scheduler runs them after the
+    verifier accepts."""
+    from trainer import solver
+
     stages = [s.STAGE for s in ENVIRONMENT_STAGES] + [s.STAGE for s in TASK_STAGES]
-    stages.append(judge.STAGE)
+    stages += [judge.STAGE, solver.STAGE]
     assert list(STAGE_REASONS) == stages
 
 
