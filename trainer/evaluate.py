@@ -42,14 +42,14 @@ class Trial(BaseModel):
     missing: list[Scalar] = Field(default_factory=list)
     diff: str = Field(default="", description="expected vs reached, for a wrong final state")
     stop: Stop
-    turns: int
-    n_calls: int
-    invalid_calls: int
-    failed_calls: int
-    cost: float
-    latency_ms: float
-    prompt_tokens: int
-    completion_tokens: int
+    turns: int = 0
+    n_calls: int = 0
+    invalid_calls: int = 0
+    failed_calls: int = 0
+    cost: float = 0.0
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     seconds: float
     error: str | None = Field(default=None, description="the agent's endpoint failed")
 
@@ -152,6 +152,7 @@ def trial_of(episode: Episode, level: str, n: int, seconds: float, prices: Price
 
 
 def _failed_trial(task: Task, level: str, n: int, error: str, seconds: float) -> Trial:
+    """A trial the agent's endpoint ended: scored as a failure that names it."""
     return Trial(
         task_id=task.id,
         domain=task.domain,
@@ -161,14 +162,6 @@ def _failed_trial(task: Task, level: str, n: int, error: str, seconds: float) ->
         state_match=False,
         communicated=0.0,
         stop="turn_limit",
-        turns=0,
-        n_calls=0,
-        invalid_calls=0,
-        failed_calls=0,
-        cost=0.0,
-        latency_ms=0.0,
-        prompt_tokens=0,
-        completion_tokens=0,
         seconds=seconds,
         error=error,
     )
