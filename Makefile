@@ -2,27 +2,41 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# What a target needs, installed once per change of pyproject.toml: the pipeline alone
+# (generate, export, publish, eval), + the trainer (torch, TRL), + the tests and linters.
+STAMP  := $(VENV)/.installed-run
+TRAIN  := $(VENV)/.installed-train
+DEV    := $(VENV)/.installed-dev
 
 .PHONY: test test-slow lint bench-verify bench-generate generate export publish train eval clean
 
-$(STAMP): pyproject.toml
+$(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-test: $(STAMP)
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(TRAIN): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/pip install --quiet -e '.[train]'
+	touch $@
+
+$(DEV): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 # The end-to-end run on the real embedded 0.5B model (builds llama-server on first use).
-test-slow: $(STAMP)
+test-slow: $(DEV)
 	TOOLSCALE_E2E=1 $(BIN)/python -m pytest -q -m slow
 
 # mypy checks the folders `files` names in pyproject.toml's [tool.mypy].
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -55,7 +69,7 @@ publish: $(STAMP)
 # The bundled GRPO trainer. cpu-tiny trains a tiny random policy on the banking fixture
 # (out/sample/dataset, made here); other configs name their own dataset.
 CONFIG ?= cpu-tiny
-train: $(STAMP)
+train: $(TRAIN)
 	$(BIN)/toolscale sample-dataset --out out/sample
 	$(BIN)/toolscale train --config $(CONFIG)
 
