@@ -47,14 +47,15 @@ bench-verify: $(STAMP)
 bench-generate: $(STAMP)
 	$(BIN)/python bench/generate.py
 
-DOMAIN ?= finance
-N      ?= 20
-MODEL  ?= 1.5b
+DOMAIN   ?= finance
+N        ?= 20
+MODEL    ?= 1.5b
+PARALLEL ?= 2
 
 # The main job. With TOOLSCALE_LLM_MODEL unset it builds llama-server and fetches the
 # Qwen2.5-Coder GGUF once (into ~/.cache/toolscale), then starts and stops it itself.
 generate: $(STAMP)
-	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL)
+	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL) --parallel $(PARALLEL)
 
 # The runs under data/ as a Hugging Face dataset folder (every domain with a run).
 OUT ?= out/dataset
