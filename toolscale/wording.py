@@ -200,8 +200,17 @@ _ASSISTANT = re.compile(
     r"tell the (?:customer|client|user)\b)",
     re.I,
 )
-# "activate her card": the records of someone other than the one who asks
-_THIRD_PERSON = re.compile(r"\b(?:her|his)\s+(\w+)(?:\s+(\w+))?", re.I)
+# "activate her card", "tell me their current annual income": the records of someone
+# other than the one who asks; "a loan for my client": a customer's client is someone else
+_THIRD_PERSON = re.compile(r"\b(?:her|his|their)\s+(\w+)(?:\s+(\w+))?", re.I)
+# "a loan for my client", "close my client's profile"; not "my client profile" (finance calls
+# the user a client: their own record)
+_MY_PERSON = re.compile(
+    r"\bmy\s+(client|customer|patient|passenger|student|member|user)s?\b"
+    r"(?!\s+(?:profile|account|record|details|email|id|information|info|data|number|name|"
+    r"status)\b)",
+    re.I,
+)
 
 
 def assistant_voiced(text: str) -> str | None:
@@ -222,6 +231,9 @@ def third_person(text: str, entities: set[str]) -> str | None:
         if first.lower() in entities:
             return m.group()[: m.end(1) - m.start()]
         if second and second.lower() in entities:
+            return m.group()
+    for m in _MY_PERSON.finditer(text):
+        if m.group(1).lower() in entities:
             return m.group()
     return None
 

@@ -97,3 +97,25 @@ def test_a_leading_verb_is_the_operation_even_where_a_table_shares_it() -> None:
     assert not Request("Please increase my max balance.").says_any(["reduce"])
     record = Tool(name="transfers", description="d", kind="write", run=["DELETE FROM t"])
     assert operation_words(record, {}, schema) == []
+
+
+def test_someone_elses_records_are_told_from_the_users_own() -> None:
+    """Finance's N=300 kept "I'd like to freeze my client's profile" and "create a loan
+    for my client" (a client of the bank speaking for a client of their own); finance's
+    users call their own record "my client profile"."""
+    from toolscale.wording import third_person
+
+    people = {"client", "account", "card"}
+    for other, said in (
+        ("I'd like to freeze my client's profile.", "my client"),
+        ("I need to create a loan for my client. The amount is 20.", "my client"),
+        ("I'd also like to know their current client annual income.", "their current client"),
+        ("Please activate her card ending 5035.", "her card"),
+    ):
+        assert third_person(other, people) == said, other
+    for mine in (
+        "I want to update my client profile with my new email.",
+        "Send 20 to her account, please.",
+        "Freeze my cards and tell me their status.",
+    ):
+        assert third_person(mine, people) is None, mine

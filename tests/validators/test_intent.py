@@ -406,6 +406,12 @@ def test_a_request_for_someone_elses_record_is_third_person(
     )
     assert (stage, reason) == ("intent", "third_person")
     assert "her card" in detail
+    for other in (  # finance N=300, finance-intent-00611 and -00526
+        "Please freeze the card K30001 for my client and tell me its status.",
+        "Please freeze card K30001. Could you tell me their card status?",
+    ):
+        verdict = bank_verdict(banking_spec, other, gold_calls=[FREEZE], communicate=told)
+        assert verdict[:2] == ("intent", "third_person"), other
     mine = "Please freeze my card K30001; her birthday is today. Tell me its status."
     # money sent to her account is the user's own act (bank-017 sends $60 to a friend's)
     assert bank_verdict(banking_spec, mine, gold_calls=[FREEZE], communicate=told) == (

@@ -248,8 +248,9 @@ def words_answer(prompt: str, seed: int = 0) -> dict[str, Any]:
         (line.split(":", 1)[1] for line in prompt.splitlines() if line.startswith("What the")),
         "",
     )
-    # a person says what they want, not the lookup's name ("list loans by member id")
-    wants = purpose.strip().rstrip(".") or " and then ".join(
+    # a person says what they want, not the lookup's name ("list loans by member id"), and
+    # of their own records "my", as the real model rewrites the purpose's "their card"
+    wants = re.sub(r"\btheir\b", "my", purpose.strip().rstrip(".")) or " and then ".join(
         s.replace(" by ", " for my ") for s in steps
     )
     told = next((line for line in prompt.splitlines() if line.startswith("The customer wants")), "")
