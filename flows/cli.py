@@ -368,7 +368,9 @@ def cmd_sample_dataset(args: argparse.Namespace) -> int:
     from flows.sample import sample_dataset
 
     folder = sample_dataset(Path(args.out))
-    Console(stderr=True).print(f"wrote {folder} (the banking fixture, verified)")
+    from flows.console import make_console
+
+    make_console().print(f"wrote {folder} (the banking fixture, verified)")
     return 0
 
 
@@ -382,7 +384,9 @@ def cmd_retire(args: argparse.Namespace) -> int:
         moved = store.retire(args.strategy)
     except ToolscaleError as e:
         raise SystemExit(f"error: {e}") from None
-    Console(stderr=True).print(
+    from flows.console import make_console
+
+    make_console().print(
         f"{args.domain}: {moved} {args.strategy} task(s) moved to {store.dir / 'rejected.jsonl'}; "
         "`toolscale generate` makes up the count"
     )
