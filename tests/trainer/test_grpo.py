@@ -65,3 +65,19 @@ def test_every_bundled_config_loads_and_names_only_grpo_settings_trl_has() -> No
     for name in names:
         config = load_config(name)
         assert set(config.grpo) <= known, (name, set(config.grpo) - known)
+
+
+def test_make_train_runs_the_bundled_cpu_tiny_config_as_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make train` from a fresh clone: the sample dataset, then cpu-tiny with its own
+    random policy generating through transformers (no script): 2 steps, checkpoints, the
+    final model and TensorBoard's event file."""
+    from flows.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["sample-dataset", "--out", "out/sample"]) == 0
+    assert main(["train", "--config", "cpu-tiny"]) == 0
+    out = tmp_path / "out" / "train" / "cpu-tiny"
+    assert (out / "checkpoint-2").is_dir() and (out / "final" / "config.json").is_file()
+    assert list((out / "runs").rglob("events.out.tfevents.*")), "per-step logs for TensorBoard"
