@@ -80,7 +80,7 @@ DATASET ?= out/sample/dataset
 K       ?= 4
 eval: $(STAMP)
 	@if [ "$(DATASET)" = out/sample/dataset ]; then $(BIN)/toolscale sample-dataset --out out/sample; fi
-	$(BIN)/toolscale eval $(if $(MODEL_NAME),--model $(MODEL_NAME) --base-url $(BASE_URL)) --model-size $(MODEL) --dataset $(DATASET) -k $(K)
+	$(BIN)/toolscale eval $(if $(MODEL_NAME),--model $(MODEL_NAME) --base-url $(BASE_URL),--text-calls) --model-size $(MODEL) --dataset $(DATASET) -k $(K)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

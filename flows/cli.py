@@ -194,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--max-turns", type=int, default=30, help="assistant turns per episode")
     ev.add_argument("--workers", type=int, default=4, help="episodes at a time")
     ev.add_argument("--temperature", type=float, default=0.0)
+    ev.add_argument(
+        "--text-calls",
+        action="store_true",
+        help="also read calls the model writes as text (<tool_call> blocks, fenced JSON): "
+        "small local models do; native tool calling only without it",
+    )
     ev.add_argument("--api-key", default=None, help="default: OPENAI_API_KEY, else none")
     ev.add_argument("--out", default="out/eval", help="folder for trials.jsonl and report.json")
     ev.set_defaults(func=cmd_eval)
@@ -325,6 +331,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
                 out=args.out,
                 model_size=args.model_size,
+                text_calls=args.text_calls,
             )
         )
     except (DatasetError, ToolscaleError) as e:  # the dataset, the embedded model

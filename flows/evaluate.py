@@ -115,6 +115,7 @@ async def evaluate_agent(
     api_key: str | None = None,
     out: str = "out/eval",
     model_size: str = "1.5b",
+    text_calls: bool = False,
 ) -> dict:
     """Loads the split as a consumer would, runs k trials per task, writes the results.
     With no model and endpoint given (nor TOOLSCALE_LLM_MODEL set), the agent is the
@@ -132,7 +133,12 @@ async def evaluate_agent(
         def policy() -> OpenAIPolicy:
             key = api_key or llm.api_key
             return OpenAIPolicy(
-                llm.model, llm.base_url, key, temperature=temperature, timeout_s=llm.timeout_s
+                llm.model,
+                llm.base_url,
+                key,
+                temperature=temperature,
+                timeout_s=llm.timeout_s,
+                text_calls=text_calls,
             )
 
         with AtomicWriter(folder / "trials.jsonl") as writer, _progress(console, total) as tick:

@@ -104,6 +104,7 @@ def solver_check(agent: LLMConfig, llm: LLMClient, config: GenerationConfig) -> 
             agent.api_key,
             temperature=agent.temperature,
             timeout_s=agent.timeout_s,
+            text_calls=True,  # a filter, not a benchmark: the embedded model writes calls as text
         )
 
     return SolverCheck(

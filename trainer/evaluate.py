@@ -21,6 +21,7 @@ from toolscale.environment import Environment
 from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.trajectory import Trajectory
 from trainer.data import Split
 from trainer.episode import Episode, Policy, Stop, run_episode
 from trainer.helpers import Helper
@@ -42,6 +43,7 @@ class Trial(BaseModel):
     missing: list[Scalar] = Field(default_factory=list)
     diff: str = Field(default="", description="expected vs reached, for a wrong final state")
     stop: Stop
+    answer: str = Field(default="", description="the agent's last words, cut at 500 characters")
     turns: int = 0
     n_calls: int = 0
     invalid_calls: int = 0
@@ -139,6 +141,7 @@ def trial_of(episode: Episode, level: str, n: int, seconds: float, prices: Price
         missing=ev.missing,
         diff=ev.diff.summary() if not ev.state_match else "",
         stop=episode.stop,
+        answer=Trajectory(messages=episode.messages).final_answer()[:500],
         turns=ev.turns,
         n_calls=ev.n_calls,
         invalid_calls=ev.invalid_calls,

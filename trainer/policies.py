@@ -2,7 +2,9 @@
 
 Eval runs these as the agent with native tool calling (the endpoint parses the model's
 calls); a model that writes a call the endpoint cannot parse shows up as an invalid
-call in the score, not as a crash.
+call in the score, not as a crash. With `text_calls`, calls the model wrote as text
+(`<tool_call>` blocks, fenced JSON naming an offered tool) are read as calls: small local
+models answer that way, and without it they score 0 for their format alone.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from openai import OpenAI
 
 from toolscale.trajectory import FunctionCall, Message, MessageToolCall
 from trainer.episode import Turn
+from trainer.toolcalls import calls_in_text
 
 
 class EndpointError(RuntimeError):
@@ -30,8 +33,11 @@ class OpenAIPolicy:
         max_tokens: int = 1024,
         timeout_s: float = 300.0,
         client: Any | None = None,
+        text_calls: bool = False,
     ):
         self.model = model
+        self.text_calls = text_calls
+        self.turns = 0
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.client = client or OpenAI(
@@ -66,9 +72,15 @@ class OpenAIPolicy:
             for i, tc in enumerate(said.tool_calls or [])
             if getattr(tc, "function", None) is not None
         ]
+        content = said.content
+        if not calls and self.text_calls and content:
+            offered = {t["function"]["name"] for t in tools}
+            calls = calls_in_text(content, offered, self.turns)
+            content = None if calls else content
+        self.turns += 1
         usage = response.usage
         return Turn(
-            message=Message(role="assistant", content=said.content, tool_calls=calls or None),
+            message=Message(role="assistant", content=content, tool_calls=calls or None),
             prompt_tokens=usage.prompt_tokens if usage else 0,
             completion_tokens=usage.completion_tokens if usage else 0,
             seconds=seconds,

@@ -85,3 +85,22 @@ def parse_reply(text: str, turn: int = 0) -> ParsedReply:
         errors.append(f"a {CLOSE} with no {OPEN} before it")
     content = _BLOCK.sub("", visible).replace(CLOSE, "").strip()
     return ParsedReply(content=content, calls=calls, errors=errors)
+
+
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+
+
+def calls_in_text(text: str, tools: set[str], turn: int = 0) -> list[MessageToolCall]:
+    """Calls a model wrote as text instead of through the endpoint's tool calling: its
+    `<tool_call>` blocks, else JSON objects in code fences (or the whole answer) that name
+    an offered tool. Small local models (the embedded Qwen2.5-Coder) answer this way."""
+    tagged = parse_reply(text, turn)
+    if tagged.calls:
+        return [c for c in tagged.calls if c.function.name in tools]
+    bodies = _FENCED.findall(text) or [text.strip()]
+    calls = []
+    for i, body in enumerate(bodies):
+        call = _one_call(body, f"call_{turn}_{i}")
+        if isinstance(call, MessageToolCall) and call.function.name in tools:
+            calls.append(call)
+    return calls

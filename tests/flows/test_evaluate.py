@@ -50,6 +50,7 @@ def test_an_agent_that_follows_the_gold_passes_and_one_that_only_talks_fails(
     assert bad["overall"]["pass_hat"] == {"1": 0.0, "2": 0.0}
     failed = [json.loads(x) for x in (tmp_path / "mute" / "trials.jsonl").read_text().splitlines()]
     assert any(t["diff"] or t["missing"] for t in failed), "a failure says what was missed"
+    assert all(t["answer"] == "Sorry, I cannot do that." for t in failed)
 
 
 def test_bad_arguments_are_named(banking_dataset: Path) -> None:
@@ -72,3 +73,28 @@ def test_bad_arguments_are_named(banking_dataset: Path) -> None:
 def test_a_model_without_its_endpoint_is_refused(banking_dataset: Path) -> None:
     with pytest.raises(SystemExit, match="--model and --base-url together"):
         main(["eval", "--model", "m", "--dataset", str(banking_dataset)])
+
+
+def test_text_calls_reads_a_small_models_fenced_json_calls(
+    prefect_harness, no_proxy, banking_dataset: Path, tmp_path: Path
+) -> None:
+    split = load_split(str(banking_dataset), "test", limit=2)
+    oracle = OraclePolicy(split.tasks)
+
+    def fenced(body: dict[str, Any]) -> Reply:
+        said = oracle.next_message([Message.model_validate(m) for m in body["messages"]])
+        if not said.tool_calls:
+            return Reply(content=said.content)
+        call = said.tool_calls[0].function
+        text = json.dumps({"name": call.name, "arguments": json.loads(call.arguments)})
+        return Reply(content=f"```json\n{text}\n```")
+
+    flags = ["--dataset", str(banking_dataset), "-k", "1", "--limit", "2"]
+    with FakeLLM(fenced) as fake:
+        flags += ["--model", "small", "--base-url", fake.base_url]
+        main(["eval", *flags, "--out", str(tmp_path / "native")])
+        main(["eval", *flags, "--text-calls", "--out", str(tmp_path / "text")])
+    native = json.loads((tmp_path / "native" / "report.json").read_text())
+    text = json.loads((tmp_path / "text" / "report.json").read_text())
+    assert native["overall"]["pass_hat"] == {"1": 0.0}
+    assert text["overall"]["pass_hat"] == {"1": 1.0}

@@ -58,3 +58,18 @@ def test_a_plain_answer_is_a_final_message() -> None:
     assert (
         reply.valid and message.tool_calls is None and message.content == "Your balance is 120.50."
     )
+
+
+def test_calls_written_as_text_are_read_when_they_name_an_offered_tool() -> None:
+    """The embedded Qwen2.5-Coder-1.5B, asked with native tool calling, answered a banking
+    task with a fenced JSON call that the endpoint left as text."""
+    from trainer.toolcalls import calls_in_text
+
+    fenced = '```json\n{"name": "transfer_funds", "arguments": {"amount": 1450}}\n```'
+    (call,) = calls_in_text(fenced, {"transfer_funds", "get_account"}, turn=2)
+    assert call.function.name == "transfer_funds" and call.id == "call_2_0"
+    assert json.loads(call.function.arguments) == {"amount": 1450}
+    tagged = 'ok <tool_call>{"name": "get_account", "arguments": {"account_id": "A1"}}</tool_call>'
+    assert [c.function.name for c in calls_in_text(tagged, {"get_account"})] == ["get_account"]
+    assert calls_in_text(fenced, {"get_account"}) == []  # not offered: words, not a call
+    assert calls_in_text("Your balance is 120.", {"get_account"}) == []
