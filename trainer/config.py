@@ -47,6 +47,18 @@ class ConfigError(ValueError):
     """A config that cannot be read: names the file and the problem."""
 
 
+# GRPOConfig fields the trainer sets itself: its advantages are the one reward TRL sees,
+# taken as they are, and the run's folder and seed are ours.
+RESERVED = {
+    "output_dir": "is the config's own output_dir",
+    "seed": "is the config's own seed",
+    "scale_rewards": "must stay 'none': the trainer's advantages are already standardised",
+    "reward_weights": "are set by the trainer (its advantage 1, the logged parts 0)",
+    "multi_objective_aggregation": "would re-normalise the trainer's advantages",
+    "remove_unused_columns": "must stay off: the rollout function needs every column",
+}
+
+
 def config_path(name: str) -> Path:
     """A path, or the name of a file in trainer/configs/ (with or without .yaml)."""
     path = Path(name)
@@ -68,6 +80,10 @@ def load_config(name: str) -> TrainConfig:
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: a config is a mapping of settings")
     try:
-        return TrainConfig.model_validate(raw)
+        config = TrainConfig.model_validate(raw)
     except ValidationError as e:
         raise ConfigError(f"{path}: " + "; ".join(pydantic_problems(e, limit=5))) from e
+    taken = [f"grpo.{k} {why}" for k, why in RESERVED.items() if k in config.grpo]
+    if taken:
+        raise ConfigError(f"{path}: " + "; ".join(taken))
+    return config

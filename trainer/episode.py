@@ -24,7 +24,10 @@ from toolscale.tool import ToolCall
 from toolscale.trajectory import Message, Trajectory
 from trainer.helpers import Helper, HelperCall
 
-Stop = Literal["answer", "turn_limit", "invalid_format"]
+# answer: the policy answered without a call; turn_limit: max_turns used up; length: the
+# completion budget ran out mid-turn or before a tool's output fit; invalid_format: a turn's
+# calls could not be read. Only an answer can solve a task (tau2 scores a cut episode 0).
+Stop = Literal["answer", "turn_limit", "length", "invalid_format"]
 
 
 class Turn(BaseModel):
@@ -39,6 +42,7 @@ class Turn(BaseModel):
     format_error: str | None = Field(
         default=None, description="the turn's tool calls could not be read (text policies)"
     )
+    cut: bool = Field(default=False, description="the completion budget ran out (text policies)")
 
 
 class Policy(Protocol):
@@ -66,7 +70,7 @@ class Episode(BaseModel):
 
     @property
     def solved(self) -> bool:
-        return self.evaluation.success and self.stop != "invalid_format"
+        return self.evaluation.success and self.stop == "answer"
 
 
 def _tool_message(call_id: str, content: str) -> Message:
@@ -98,6 +102,9 @@ def run_episode(
         completion += turn.completion_tokens
         policy_s += turn.seconds
         messages.append(turn.message)
+        if turn.cut:
+            stop = "length"
+            break
         if turn.format_error is not None:
             stop, format_error = "invalid_format", turn.format_error
             break

@@ -12,7 +12,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from math import comb
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -213,10 +213,15 @@ def run_trials(
             )
         return trial_of(episode, level, n, time.perf_counter() - started, prices)
 
-    jobs = [(task, n) for task in split.tasks for n in range(k)]
     try:
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            yield from pool.map(lambda job: one(*job), jobs)
+            futures = [pool.submit(one, task, n) for task in split.tasks for n in range(k)]
+            try:
+                for done in as_completed(futures):
+                    yield done.result()
+            finally:  # an interrupted run starts no more episodes
+                for f in futures:
+                    f.cancel()
     finally:
         for env in opened:
             env.close()

@@ -116,7 +116,8 @@ def vllm_generate(trainer: Any) -> GenerateBatch:
         _, completions, logprobs, _ = trainer.vllm_generation.generate(batch, None, 1)
         turns = []
         for ids, lps, budget in zip(completions, logprobs, budgets, strict=True):
-            ids, lps = list(ids)[:budget], [float(lp[0]) for lp in lps][:budget]
+            sampled = [float("nan") if lp[0] is None else float(lp[0]) for lp in lps]
+            ids, lps = list(ids)[:budget], sampled[:budget]
             end = ids.index(eos) + 1 if eos in ids else len(ids)
             turns.append(Generated(ids[:end], lps[:end]))
         return turns
@@ -168,6 +169,11 @@ def make_rollout_func(
     backend: Callable[[Any], GenerateBatch] = default_backend,
 ) -> Callable[[list[Any], Any], dict[str, Any]]:
     def rollout_func(batch_prompts: list[Any], trainer: Any) -> dict[str, Any]:
+        if trainer.accelerator.num_processes > 1:  # a group could span ranks; vLLM's server
+            raise RuntimeError(  # mode is a collective call each rank would make unevenly
+                "the bundled trainer runs on one process: a task's rollouts must be scored "
+                "together (launch without accelerate's multi-process mode)"
+            )
         jobs = [prompts.task(p) for p in batch_prompts]
         done = rollouts(
             jobs,

@@ -122,6 +122,8 @@ class HelperModel:
                 ok=False,
                 latency_ms=c.latency_ms,
             )
+        if not response.choices:
+            return HelperCall(tool=c.tool, content=f"error: {c.tool} gave no answer", ok=False)
         usage = response.usage
         prompt = usage.prompt_tokens if usage else 0
         completion = usage.completion_tokens if usage else 0

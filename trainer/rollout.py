@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolscale.environment import Environment
+from toolscale.environment import Environment, Evaluation
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.trajectory import Message
@@ -64,6 +64,8 @@ class Lockstep:
                 out = self.generate(
                     [self.pending[k][0] for k in keys], [self.pending[k][1] for k in keys]
                 )
+                if len(out) != len(keys):
+                    raise RuntimeError(f"the backend gave {len(out)} turns for {len(keys)} asks")
             except BaseException as e:  # every waiting episode must learn of it
                 self.failed = e
                 out = []
@@ -165,7 +167,7 @@ class TokenPolicy:
             if len(self.completion_ids) + len(said) >= self.max_completion_tokens:
                 self.lockstep.leave()  # no room for the tool output: the episode ends here
                 self._seen = -1
-                return Turn(message=Message(role="assistant", content=""))
+                return Turn(message=Message(role="assistant", content=""), cut=True)
             self.completion_ids += said
             self.env_mask += [0] * len(said)
             self.logprobs += [0.0] * len(said)
@@ -179,10 +181,11 @@ class TokenPolicy:
         parsed = parse_reply(text, self._turn)
         self._turn += 1
         self._seen = len(messages) + 1
-        error = "; ".join(parsed.errors) or None
-        if not out.ids or out.ids[-1] != eos:
-            error = error or f"the turn was cut at {self.max_completion_tokens} completion tokens"
-        return Turn(message=parsed.message(), completion_tokens=len(out.ids), format_error=error)
+        cut = not out.ids or out.ids[-1] != eos  # the budget ran out mid-turn: a failure,
+        error = None if cut else "; ".join(parsed.errors) or None  # not a broken format
+        return Turn(
+            message=parsed.message(), completion_tokens=len(out.ids), format_error=error, cut=cut
+        )
 
     def finished(self) -> None:
         if self._seen != -1:
@@ -199,6 +202,20 @@ class Rollout:
     logprobs: list[float]
     episode: Episode
     task: Task
+
+
+def broken(task: Task, error: str) -> Episode:
+    """An episode that raised (a sandbox or template surprise): scored invalid, so its tokens
+    carry no loss and the rest of the batch trains."""
+    failed = Evaluation(success=False, state_match=False, communicated=0.0)
+    return Episode(
+        task_id=task.id,
+        domain=task.domain,
+        messages=[],
+        evaluation=failed,
+        stop="invalid_format",
+        format_error=error,
+    )
 
 
 def rollouts(
@@ -218,6 +235,10 @@ def rollouts(
         try:
             with Environment(spec) as env:
                 episode = run_episode(env, task, policy, max_turns, helpers)
+        except Exception as e:
+            if lockstep.failed is not None or not policy.prompt_ids:
+                raise  # the backend, or a prompt that cannot be rendered: no step is possible
+            episode = broken(task, f"{type(e).__name__}: {e}")  # this rollout only: no loss
         finally:
             policy.finished()
         return Rollout(

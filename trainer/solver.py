@@ -48,14 +48,13 @@ class SolverCheck:
         self.policy, self.k, self.max_turns, self.ledger = policy, k, max_turns, ledger
         self.price_in, self.price_out = price_in, price_out
 
-    def _episodes(self, spec: EnvironmentSpec, task: Task) -> list[Episode]:
-        played = []
+    def _episodes(self, spec: EnvironmentSpec, task: Task, played: list[Episode]) -> None:
+        """Into `played` as each ends, so what was spent before a failure is still charged."""
         with Environment(spec) as env:
             for _ in range(self.k):
                 played.append(run_episode(env, task, self.policy(), self.max_turns))
                 if played[-1].solved:
-                    break
-        return played
+                    return
 
     def _record(self, episodes: list[Episode]) -> None:
         usage = self.ledger.stage(STAGE)
@@ -73,9 +72,11 @@ class SolverCheck:
     ) -> Rejection | None:
         """None when some episode solved the task (its gold trajectory is not needed: the
         agent finds its own way)."""
+        episodes: list[Episode] = []
         try:
-            episodes = await asyncio.to_thread(self._episodes, spec, task)
+            await asyncio.to_thread(self._episodes, spec, task, episodes)
         except Exception as e:  # the endpoint: the task is not kept unchecked
+            self._record(episodes)
             self.ledger.fail(STAGE, SolverReason.SOLVER_UNAVAILABLE)
             return Rejection(
                 stage=STAGE,

@@ -134,7 +134,7 @@ def test_the_card_shows_the_runs_figures(
     assert f"| banking | {banking['train'] + banking['test']} |" in card  # the tasks table
     assert "| tasks/intent | 36 | 21 | dedup:duplicate_gold 1, " in card
     assert "(assets/yield.png)" in card and (out / "assets" / "yield.png").is_file()
-    assert manifest["models"] == ["fake-model"] and "banking" in manifest["reports"]
+    assert manifest["models"] == ["hand-written"] and "banking" in manifest["reports"]
 
 
 def test_unchanged_input_gives_the_same_bytes(exported: tuple[Path, Path]) -> None:

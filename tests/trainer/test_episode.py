@@ -134,3 +134,35 @@ def test_a_helper_model_is_charged_and_is_not_an_unknown_tool(
     assert helper.asked == ['{"question": "how?"}']
     assert [h.cost for h in episode.helper_calls] == [0.01]
     assert episode.calls_per_tool["ask_big"] == 1
+
+
+class OracleThenReads(OraclePolicy):
+    """Makes the gold calls, then never answers: keeps reading until the turn limit."""
+
+    def reply(self, messages: list[Message], tools: list[dict]) -> Turn:
+        turn = super().reply(messages, tools)
+        if turn.message.tool_calls:
+            return turn
+        task = next(iter(self.tasks.values()))
+        first = task.gold_calls[0]
+        import json
+
+        from toolscale.trajectory import FunctionCall, MessageToolCall
+
+        again = FunctionCall(name=first.name, arguments=json.dumps(first.arguments))
+        call = MessageToolCall(id=f"r{len(messages)}", function=again)
+        return Turn(message=Message(role="assistant", tool_calls=[call]))
+
+
+def test_an_episode_cut_by_the_turn_limit_is_not_solved_even_in_the_right_state(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    """tau2 scores an episode that never finishes 0: right writes and no answer is not a
+    solution (and would teach a policy that stopping does not matter)."""
+    with Environment(banking_spec) as env:
+        task, _ = writing_task(verified, env)
+        episode = run_episode(
+            env, task, OracleThenReads([task]), max_turns=len(task.gold_calls) + 2
+        )
+    assert episode.stop == "turn_limit" and episode.evaluation.state_match
+    assert not episode.solved

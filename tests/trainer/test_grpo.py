@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from tests.trainer.scripted import coin, gold_turns
+from toolscale.task import Task
 from trainer.config import CONFIGS, ConfigError, TrainConfig, load_config
 from trainer.data import load_split
 from trainer.grpo import train
@@ -81,3 +82,39 @@ def test_make_train_runs_the_bundled_cpu_tiny_config_as_is(
     out = tmp_path / "out" / "train" / "cpu-tiny"
     assert (out / "checkpoint-2").is_dir() and (out / "final" / "config.json").is_file()
     assert list((out / "runs").rglob("events.out.tfevents.*")), "per-step logs for TensorBoard"
+
+
+def test_the_trainers_own_grpo_settings_cannot_be_overridden(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("dataset: d\nmodel: tiny\noutput_dir: o\ngrpo:\n  scale_rewards: group\n")
+    with pytest.raises(ConfigError, match=r"grpo\.scale_rewards must stay 'none'"):
+        load_config(str(bad))
+
+
+def test_each_group_of_a_batch_is_scored_on_its_own() -> None:
+    """Two tasks' groups in one rollout_func call: advantages are relative to the group,
+    so each group's valid advantages sum to 0 and a flat group gets 0."""
+    from toolscale.environment import Evaluation
+    from trainer.episode import Episode
+    from trainer.grpo import score
+    from trainer.rollout import Rollout
+
+    def rollout(task: Task, solved: bool) -> Rollout:
+        ev = Evaluation(success=solved, state_match=solved, communicated=1.0)
+        episode = Episode(task_id=task.id, domain="bank", messages=[], evaluation=ev, stop="answer")
+        return Rollout([1], [2], [1], [0.0], episode, task)
+
+    a, b = (
+        Task.model_validate(
+            {"id": i, "domain": "bank", "instruction": i, "gold_calls": [{"name": "f"}]}
+        )
+        for i in "ab"
+    )
+    batch = [rollout(a, s) for s in (True, False, True, False)]
+    batch += [rollout(b, False) for _ in range(4)]
+    prompts = [[{"role": "user", "content": t.instruction}] for t in (a,) * 4 + (b,) * 4]
+    config = load_config("cpu-tiny")
+    scores = score(batch, prompts, config)
+    assert scores["outcome"] == [1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert scores["advantage"][:4] == pytest.approx([1.0, -1.0, 1.0, -1.0], rel=1e-5)
+    assert scores["advantage"][4:] == [0.0] * 4 and scores["flat_group"][4:] == [1.0] * 4

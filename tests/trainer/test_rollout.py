@@ -64,7 +64,43 @@ def test_the_random_models_own_turns_end_within_the_budget(
     model = tiny_model(tokenizer)
     generate = hf_generate(model, tokenizer, temperature=1.0, top_p=1.0)
     done = rollouts([(t, banking_spec) for t in tasks] * 2, tokenizer, generate, 3, 48)
+    eos = tokenizer.eos_token_id
     for r in done:
         assert 0 < len(r.completion_ids) <= 48 and sum(r.env_mask) > 0
-        assert r.episode.stop in ("answer", "turn_limit", "invalid_format")
         assert not r.episode.solved
+        last_own = [t for t, m in zip(r.completion_ids, r.env_mask, strict=True) if m][-1]
+        if last_own != eos:  # its last turn ran out of budget: cut, a failure, not a format
+            assert r.episode.stop == "length" and r.episode.format_error is None
+
+
+def test_a_tool_output_that_does_not_fit_ends_the_episode_as_cut_not_broken(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    tasks = verified[:1]
+    tokenizer = tiny_tokenizer(corpus(Split(tasks, {"bank": banking_spec})))
+    gold = gold_turns(tasks, tokenizer)
+    first_turn = len(gold([[*tokenizer.encode(tasks[0].instruction)]], [10_000])[0].ids)
+    (r,) = rollouts([(tasks[0], banking_spec)], tokenizer, gold, 10, first_turn + 5)
+    assert r.episode.stop == "length" and not r.episode.solved
+    assert len(r.completion_ids) == first_turn and all(r.env_mask)
+
+
+def test_a_backend_failure_reaches_every_episode_and_nothing_hangs(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    import pytest
+
+    tasks = verified[:3]
+    tokenizer = tiny_tokenizer(corpus(Split(tasks, {"bank": banking_spec})))
+
+    def down(batch: list[list[int]], budgets: list[int]) -> list:
+        raise ConnectionError("vLLM went away")
+
+    with pytest.raises(RuntimeError, match="generation failed"):
+        rollouts([(t, banking_spec) for t in tasks], tokenizer, down, 5, 1000)
+
+    def short(batch: list[list[int]], budgets: list[int]) -> list:
+        return []  # fewer turns than asked: an error, not episodes waiting forever
+
+    with pytest.raises(RuntimeError, match="generation failed"):
+        rollouts([(t, banking_spec) for t in tasks], tokenizer, short, 5, 1000)
