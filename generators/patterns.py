@@ -10,7 +10,8 @@ date window. Everything here is deterministic: the same schema and seed give the
 candidates, the same conditions the same SQL.
 
 Patterns: transfer (move a quantity between two rows), create (a child row under its
-parents), status (change a status along allowed transitions), cancel (within a window),
+parents), status (change a status along allowed transitions), cancel (to the cancelled
+value; a time limit only where a rule of the brief states one),
 adjust (decrease a quantity, not below zero, closing at zero), topup (increase one),
 update (a validated attribute), total and history (reads over a parent's children), find
 (a person by email or by name).
@@ -85,7 +86,6 @@ VERBS = {
     "dropped": "drop", "refunded": "refund", "withdrawn": "withdraw",
 }  # fmt: skip
 COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
-WINDOW_DAYS = 30
 
 
 class Condition(BaseModel):
@@ -539,9 +539,7 @@ def _status_change(
         single=True,
     )
     ident = (
-        f"cancel:{table.name} within window"
-        if pattern == "cancel"
-        else f"status:{table.name}.{column}={target}"
+        f"cancel:{table.name}" if pattern == "cancel" else f"status:{table.name}.{column}={target}"
     )
     return Candidate(
         id=ident,
@@ -556,33 +554,21 @@ def _status_change(
 
 
 def statuses(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
-    """A status change per target value, allowed from every other non-final value; a
-    cancellation with a date window where the table has a cancelled value and a date."""
+    """A status change per target value, allowed from every other non-final value (a
+    cancellation where the value is a cancelled one). No time limit is invented: a 30-day
+    window made restaurant's cancel fail on every seeded reservation (all in the past)."""
     out = []
     for table in filter(keyed, schema.tables):
         found = status_column(table, seed)
         if found is None:
             continue
         column, values = found
-        key = table.primary_key[0]
         for target in values:
             allowed = [v for v in values if v != target and v not in TERMINAL]
             if not allowed:
                 continue
-            dates = [c for c in table.columns if c.type in ("date", "datetime") and not c.nullable]
-            if target in CANCELLED and dates:
-                cand = _status_change(table, column, target, allowed, "cancel", "cancel")
-                date = dates[0]
-                step = RequireStep(
-                    sql=f"SELECT julianday(:_now) - julianday({date.name}) <= {WINDOW_DAYS} "
-                    f"AS in_window FROM {table.name} WHERE {key} = :{key}",
-                    error=f"A {singular(table.name)} can only be cancelled within "
-                    f"{WINDOW_DAYS} days of its {date.name}.",
-                )
-                tool = cand.tool.model_copy(update={"require": [*cand.tool.require, step]})
-                out.append(
-                    cand.model_copy(update={"tool": tool, "guards": {**cand.guards, "window": 2}})
-                )
+            if target in CANCELLED:  # a time limit only where a rule states one (rulemap)
+                out.append(_status_change(table, column, target, allowed, "cancel", "cancel"))
                 continue
             verb = VERBS.get(target, f"set_{target}")
             out.append(_status_change(table, column, target, allowed, "status", verb))

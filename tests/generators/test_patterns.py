@@ -559,7 +559,7 @@ def test_rules_on_the_calls_own_parameters_are_mapped_and_enforced(engine: str) 
     assert _on(spec, book, engine, customer_id=2, **stay_args).error == missed
     assert _on(spec, book, engine, customer_id=1, **stay_args).ok
     before = "A hotel booking can be cancelled only before its check_in date."
-    cancel = _enforced(spec, before, "cancel:hotel_bookings within window")
+    cancel = _enforced(spec, before, "cancel:hotel_bookings")
     assert _on(spec, cancel, engine, booking_id=500).ok  # 2025-02-01 is ahead
     late_spec = spec.model_copy(update={"clock": "2025-02-02T09:00:00"})
     assert _on(late_spec, cancel, engine, booking_id=500).error == before
@@ -793,9 +793,13 @@ def test_restaurants_reservation_rules_are_mapped_and_enforced(engine: str) -> N
     assert _on(spec, book, engine, **at, party_size=2).ok
     assert _on(spec, book, engine, **at | {"time_slot": "22:30"}, party_size=2).error == future
     assert _on(spec, book, engine, **at | {"date": "2025-01-10"}, party_size=2).error == future
-    cancel = _enforced(spec, booked, "cancel:reservations within window")
+    cancel = _enforced(spec, booked, "cancel:reservations")
     assert _on(spec, cancel, engine, reservation_id=90).ok
     assert _on(spec, cancel, engine, reservation_id=91).error == booked  # seated
+    # no time limit the brief does not state: the restaurant run's seed held only past
+    # dates, and a made-up 30-day window refused every cancellation, so the tool was dropped
+    years_on = spec.model_copy(update={"clock": "2031-06-01T12:00:00"})
+    assert _on(years_on, cancel, engine, reservation_id=90).ok
 
 
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
@@ -820,7 +824,7 @@ def test_ecommerce_stock_moves_with_items_and_cancellations(engine: str) -> None
     add = _enforced(spec, added, "create:order_items under orders taking products.stock")
     assert _stock(spec, add, engine, order_id=300, product_id=10, quantity=3)["lamp"] == 0
     assert _on(spec, add, engine, order_id=300, product_id=10, quantity=4).error
-    cancel = _enforced(spec, cancelled, "cancel:orders within window restocking products.stock")
+    cancel = _enforced(spec, cancelled, "cancel:orders restocking products.stock")
     assert _stock(spec, cancel, engine, order_id=300) == {"lamp": 5, "mug": 21}
     assert _on(spec, cancel, engine, order_id=301).error == cancelled  # shipped
     move = _enforced(spec, address, "update:orders.shipping_address")
