@@ -322,6 +322,15 @@ class LLMClient:
             else:
                 outcome.value = result  # type: ignore[assignment]  # with no check, R is T
                 return outcome
+            if reason == LLMFailure.TRUNCATED:
+                # sending a cut answer back only makes the context longer (restaurant's tool
+                # choice: 5,990 prompt tokens + 2,048 cut ones filled the 8,192 of a slot):
+                # ask afresh, for less
+                conversation = [
+                    *(dict(m) for m in messages),
+                    {"role": "user", "content": SHORTER},
+                ]
+                continue
             conversation = [
                 *conversation,
                 {"role": "assistant", "content": answer.content or ""},
@@ -338,6 +347,12 @@ class LLMClient:
 
     async def close(self) -> None:
         await self._client.close()
+
+
+SHORTER = (
+    "Your previous answer was cut off at the length limit before the JSON was complete. "
+    "Answer again, shorter: fewer items, brief descriptions, nothing repeated."
+)
 
 
 def repair_message(problems: Sequence[str]) -> str:

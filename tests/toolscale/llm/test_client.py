@@ -284,3 +284,15 @@ def test_concurrency_is_bounded_and_fully_used() -> None:
     assert client.in_flight == 0
     assert all(isinstance(a, Completion) and a.content == "ok" for a in answers)
     assert client.ledger.stage("gen").calls == 12
+
+
+def test_a_cut_answer_is_asked_for_again_shorter_not_sent_back() -> None:
+    """Restaurant's tool choice: a 5,990-token prompt and an answer cut at 2,048 tokens;
+    sending the cut answer back with a repair filled the slot's 8,192-token context."""
+    cut = Reply(content='{"x": 1, "y"', finish_reason="length")
+    with FakeLLM(scripted(cut, Reply(content=GOOD))) as server:
+        outcome, _ = run(server, ask_point(repairs=1))
+        second = server.requests[1]["messages"]
+    assert outcome.ok and outcome.value == Point(x=1, y=2)
+    assert all(m["role"] != "assistant" for m in second), "the cut answer is not sent back"
+    assert "cut off at the length limit" in second[-1]["content"]
