@@ -328,7 +328,7 @@ class LLMClient:
                 # ask afresh, for less
                 conversation = [
                     *(dict(m) for m in messages),
-                    {"role": "user", "content": SHORTER},
+                    {"role": "user", "content": SHORTER.format(n=attempt + 1)},
                 ]
                 continue
             conversation = [
@@ -349,9 +349,10 @@ class LLMClient:
         await self._client.close()
 
 
-SHORTER = (
-    "Your previous answer was cut off at the length limit before the JSON was complete. "
-    "Answer again, shorter: fewer items, brief descriptions, nothing repeated."
+SHORTER = (  # the count keeps a second ask from being the first one's cached answer
+    "Your previous answer was cut off at the length limit before the JSON was complete "
+    "({n} cut so far). Answer again, shorter: fewer items, brief descriptions, nothing "
+    "repeated."
 )
 
 
