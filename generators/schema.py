@@ -447,6 +447,34 @@ def completed(
     return SchemaProposal(tables=list(tables.values()))
 
 
+_BETWEEN = re.compile(
+    r"\b([a-z][a-z_]*) (?:must be|is|are|should be|has to be|stays) between "
+    r"(-?\d+(?:\.\d+)?) and (-?\d+(?:\.\d+)?)"
+)
+
+
+def rule_checks(schema: Schema, rules: list[str]) -> Schema:
+    """A CHECK for each range a rule states on one table's number column ("a reservation's
+    party_size must be between 1 and 12"), so the seed keeps it too: restaurant's data
+    plan drew parties of 409 and 913, and tasks asked about "a reservation for 589 people"."""
+    tables = list(schema.tables)
+    for rule in rules:
+        for m in _BETWEEN.finditer(rule.lower()):
+            name, low, high = m.groups()
+            holders = [
+                i
+                for i, t in enumerate(tables)
+                if any(c.name == name and c.type in ("integer", "real") for c in t.columns)
+            ]
+            if len(holders) != 1 or float(low) > float(high):
+                continue  # no one column it means
+            table = tables[holders[0]]
+            term = f"{name} BETWEEN {low} AND {high}"
+            if term not in table.checks:
+                tables[holders[0]] = table.model_copy(update={"checks": [*table.checks, term]})
+    return schema.model_copy(update={"tables": tables})
+
+
 def entity_table(entity: str) -> TableProposal:
     """A table for an entity the model left out: its key and a name; a person is found by
     their email, so a person's table has one."""
@@ -578,7 +606,7 @@ async def propose_schema(
 
     def check(proposal: SchemaProposal, rules: bool = True) -> Schema:
         full = completed(proposal, brief.rules, brief.entities)
-        schema = to_schema(full, min_tables=min(3, brief.n_tables))
+        schema = rule_checks(to_schema(full, min_tables=min(3, brief.n_tables)), brief.rules)
         problems = ddl_problems(schema)
         if rules:
             problems = (

@@ -519,3 +519,25 @@ def test_the_schema_prompt_gives_examples_from_the_domain_itself() -> None:
     prompt = messages("schema.j2", brief=brief, example=example)[-1]["content"]
     assert '"reservation_id" in "orders" points to "reservations"' in prompt
     assert "frozen" not in prompt and "account" not in prompt
+
+
+def test_a_range_a_rule_states_on_a_number_column_becomes_a_check_the_seed_keeps() -> None:
+    """Restaurant's data plan drew parties of 409 and 913 ("a reservation for 589 people")
+    although its brief says "A reservation's party_size must be between 1 and 12"."""
+    from generators.dataplan import check_bounds
+    from generators.schema import rule_checks
+    from tests.generators.restaurant import restaurant_rules, restaurant_spec
+
+    schema = restaurant_spec().schema_
+    plain = schema.model_copy(
+        update={"tables": [t.model_copy(update={"checks": []}) for t in schema.tables]}
+    )
+    bounded = rule_checks(plain, restaurant_rules())
+    reservations = next(t for t in bounded.tables if t.name == "reservations")
+    assert "party_size BETWEEN 1 AND 12" in reservations.checks
+    bounds = check_bounds(reservations)["party_size"]
+    assert (bounds.low, bounds.high) == (1, 12)
+    assert not ddl_problems(bounded)
+    assert rule_checks(bounded, restaurant_rules()) == bounded  # once
+    unsaid = rule_checks(plain, ["A table's chairs must be between 2 and 8."])
+    assert unsaid == plain  # no number column named `chairs`: nothing guessed
