@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
+import traceback
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -267,5 +268,10 @@ async def generate_all(
                 out[name] = result["tasks"]
             except (GenerationFailed, BriefError) as e:  # one domain does not stop the others
                 console.print(f"[red]{name}: {e}[/]")
+                out[name] = 0
+            except Exception as e:  # a bug met in one domain: said, with where, and the
+                # others still run (what the domain committed stays for its resume)
+                console.print(f"[red]{name}: failed: {type(e).__name__}: {e}[/]")
+                console.print(traceback.format_exc(), markup=False, highlight=False)
                 out[name] = 0
     return out

@@ -282,11 +282,48 @@ def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
             reason=GeneratorReason.BAD_SCHEMA,
         )
     try:
-        return Schema(tables=tables)
+        return Schema(tables=acyclic(tables))
     except ValidationError as e:
         raise Invalid(
             pydantic_problems(e, FEEDBACK_PROBLEMS), reason=GeneratorReason.BAD_SCHEMA
         ) from e
+
+
+def acyclic(tables: list[Table]) -> list[Table]:
+    """The references without a cycle: DuckDB creates a table only after the tables it
+    references, so two tables cannot point at each other (basketball's players.contract_id
+    beside contracts.player_id). References to a table proposed earlier always stay; one to
+    a table proposed later stays unless it closes a cycle, and is then a plain column."""
+    order = {t.name: i for i, t in enumerate(tables)}
+    edges: dict[str, set[str]] = {t.name: set() for t in tables}
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            name = todo.pop()
+            if name == goal:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo += edges[name]
+        return False
+
+    for t in tables:
+        for fk in t.foreign_keys:
+            if order[fk.ref_table] < order[t.name]:
+                edges[t.name].add(fk.ref_table)
+    out = []
+    for t in tables:
+        kept = []
+        for fk in t.foreign_keys:
+            later = order[fk.ref_table] > order[t.name]
+            if later and reaches(fk.ref_table, t.name):
+                continue
+            if later:
+                edges[t.name].add(fk.ref_table)
+            kept.append(fk)
+        out.append(t if kept == t.foreign_keys else t.model_copy(update={"foreign_keys": kept}))
+    return out
 
 
 _STATUS_OF = re.compile(

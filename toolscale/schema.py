@@ -195,7 +195,48 @@ class Schema(BaseModel):
                             f"table {table.name!r}: foreign key column {col!r} is {mine} but "
                             f"{ref.name}.{ref_col} is {theirs}"
                         )
+        cycle = self._reference_cycle()
+        if cycle:
+            path = ", ".join(f"{a}.{c} -> {b}" for a, c, b in cycle)
+            raise ValueError(
+                f"foreign keys form a cycle ({path}): a table can only be created after the "
+                "tables it references, so keep the reference on one side"
+            )
         return self
+
+    def _reference_cycle(self) -> list[tuple[str, str, str]]:
+        """One cycle of foreign keys between tables, as (table, column, referenced table);
+        a table referencing itself is not one."""
+        refs = {
+            t.name: [
+                (fk.columns[0], fk.ref_table) for fk in t.foreign_keys if fk.ref_table != t.name
+            ]
+            for t in self.tables
+        }
+        state: dict[str, int] = {}  # 1: on the path, 2: done
+        path: list[tuple[str, str, str]] = []
+
+        def visit(name: str) -> list[tuple[str, str, str]]:
+            state[name] = 1
+            for column, ref in refs[name]:
+                path.append((name, column, ref))
+                if state.get(ref) == 1:
+                    start = next(i for i, step in enumerate(path) if step[0] == ref)
+                    return path[start:]
+                if ref not in state:
+                    found = visit(ref)
+                    if found:
+                        return found
+                path.pop()
+            state[name] = 2
+            return []
+
+        for table in refs:
+            if table not in state:
+                found = visit(table)
+                if found:
+                    return found
+        return []
 
     def table(self, name: str) -> Table:
         for table in self.tables:

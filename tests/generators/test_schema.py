@@ -51,6 +51,38 @@ def test_to_schema_keys_and_foreign_keys() -> None:
     assert [t.name for t in schema.insertion_order()][-1] == "loans"
 
 
+def test_to_schema_drops_the_reference_that_closes_a_cycle() -> None:
+    """Basketball: the model gave players a contract_id and contracts a player_id; the
+    reference to the table proposed later becomes a plain column, the other stays."""
+    proposal = SchemaProposal.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "players",
+                    "description": "players",
+                    "columns": [
+                        {"name": "player_id", "type": "integer"},
+                        {"name": "contract_id", "type": "integer"},
+                    ],
+                },
+                {
+                    "name": "contracts",
+                    "description": "contracts",
+                    "columns": [
+                        {"name": "contract_id", "type": "integer"},
+                        {"name": "player_id", "type": "integer"},
+                    ],
+                },
+            ]
+        }
+    )
+    schema = to_schema(proposal)
+    assert schema.table("players").foreign_keys == []
+    assert "contract_id" in schema.table("players").column_names
+    assert [fk.ref_table for fk in schema.table("contracts").foreign_keys] == ["players"]
+    assert ddl_problems(schema) == []
+
+
 MEMBERS = [{"name": "member_id", "type": "integer"}, {"name": "name", "type": "text"}]
 
 
