@@ -4,7 +4,8 @@ strategy and the generators' setbacks, on stderr."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.progress import (
@@ -37,9 +38,32 @@ def warner(console: Console) -> Warn:
     return warn
 
 
+def plain_lines(console: Console, prefix: str) -> Callable[[str], None]:
+    """A line with the time per event, where no bar can be drawn (output piped to a file);
+    nothing on a terminal, where the bars and the table say it."""
+
+    def tell(line: str) -> None:
+        if not console.is_terminal:
+            console.print(f"{time.strftime('%H:%M:%S')} {prefix}: {line}", highlight=False)
+
+    return tell
+
+
 @contextlib.contextmanager
 def task_progress(console: Console, strategy: str, target: int) -> Iterator[OnProgress]:
-    """A strategy's progress bar, shown from its first report until the block ends."""
+    """A strategy's progress bar, shown from its first report until the block ends; piped,
+    a plain line whenever a task is verified or ten more are proposed."""
+    if not console.is_terminal:
+        tell = plain_lines(console, f"tasks/{strategy}")
+        last = [-1, -10]
+
+        def line(verified: int, proposed: int) -> None:
+            if verified != last[0] or proposed - last[1] >= 10:
+                last[:] = [verified, proposed]
+                tell(f"{min(verified, target)}/{target} verified · {proposed} proposed")
+
+        yield line
+        return
     progress = Progress(
         TextColumn(f"tasks/{strategy}"),
         BarColumn(),

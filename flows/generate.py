@@ -19,7 +19,7 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from rich.console import Console
 
-from flows.console import leave_artifact, make_console, task_progress, warner
+from flows.console import leave_artifact, make_console, plain_lines, task_progress, warner
 from generators import environment, scheduler
 from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.environment import EnvironmentStages, GenerationFailed
@@ -56,6 +56,7 @@ async def build_environment(
     console: Console,
 ) -> EnvironmentSpec:
     """schema -> seed rows -> tools -> policy; each checked before the next starts."""
+    stages.tell = plain_lines(console, brief.name)
     return await environment.build_environment(
         llm, brief, stages, verify_environment, config, warner(console)
     )

@@ -56,6 +56,7 @@ class EnvironmentStages:
     ledger: Ledger  # this run's client's, still counting
     rows: dict[str, StageStats] = field(default_factory=dict)
     earlier: Ledger = field(default_factory=Ledger)  # what earlier runs spent on them
+    tell: Callable[[str], None] | None = None  # a line per stage started and ended
 
     @classmethod
     def load(cls, store: DomainStore, ledger: Ledger) -> EnvironmentStages:
@@ -92,10 +93,13 @@ async def _stage(
 ) -> V:
     """A stored stage, or up to `attempts` fresh samples of it; counted in its row."""
     stored: V | None = stages.store.load_stage(name, kind)
+    tell = stages.tell or (lambda line: None)
     if stored is not None:
+        tell(f"{name}: kept from an earlier run")
         return stored
     row = stages.row(name)
     started = time.perf_counter()
+    tell(f"{name}: started")
     try:
         for attempt in range(attempts):
             row.seen += 1
@@ -103,6 +107,7 @@ async def _stage(
             if outcome.ok and outcome.value is not None:
                 row.passed += 1
                 stages.store.save_stage(name, outcome.value, kind)
+                tell(f"{name}: done in {time.perf_counter() - started:.0f} s")
                 return outcome.value
             reason = outcome.rejection.reason if outcome.rejection else GeneratorReason.FAILED
             row.reject(reason)

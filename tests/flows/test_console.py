@@ -7,7 +7,7 @@ import io
 
 from rich.console import Console
 
-from flows.console import make_console, task_progress, warner
+from flows.console import make_console, plain_lines, task_progress, warner
 
 
 def recording() -> tuple[Console, io.StringIO]:
@@ -33,10 +33,38 @@ def test_a_setback_is_its_headline_then_its_detail() -> None:
     ]
 
 
-def test_a_progress_bar_shows_verified_of_target_and_proposed() -> None:
+def test_piped_progress_is_a_line_per_verified_task_or_ten_proposals() -> None:
+    """A run piped to a file showed nothing for the 20 minutes of its environment stages:
+    piped, progress is plain lines with the time."""
     console, out = recording()
     with task_progress(console, "sampled", target=10) as report:
         assert out.getvalue() == ""  # nothing before the first report
+        report(3, 5)
+        report(3, 9)  # nothing new worth a line
+        report(3, 15)  # ten more proposed
+        report(12, 16)  # more verified than the target: it says the target
+    lines = [line.split(" ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines == [
+        "tasks/sampled: 3/10 verified · 5 proposed",
+        "tasks/sampled: 3/10 verified · 15 proposed",
+        "tasks/sampled: 10/10 verified · 16 proposed",
+    ]
+
+
+def test_plain_lines_say_nothing_on_a_terminal() -> None:
+    out = io.StringIO()
+    terminal = Console(file=out, force_terminal=True, color_system=None)
+    plain_lines(terminal, "finance")("schema: started")
+    assert out.getvalue() == ""
+    console, piped = recording()
+    plain_lines(console, "finance")("schema: started")
+    assert piped.getvalue().split(" ", 1)[1] == "finance: schema: started\n"
+
+
+def test_a_progress_bar_shows_verified_of_target_and_proposed() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120, force_terminal=True, color_system=None)
+    with task_progress(console, "sampled", target=10) as report:
         report(3, 5)
         report(12, 15)  # more verified than the target: the bar stops at the target
     text = out.getvalue()
