@@ -7,9 +7,15 @@ from __future__ import annotations
 
 from toolscale.environment import Environment
 from toolscale.report import Rejection
-from toolscale.sandbox.base import ENGINE_NAMES, EngineName, Limits, Program, SeedError
-from toolscale.sandbox.duckdb import portability_errors
-from toolscale.sandbox.sqlcheck import check_tool
+from toolscale.sandbox.base import (
+    ENGINE_NAMES,
+    EngineName,
+    Limits,
+    Program,
+    SeedError,
+    portability_errors,
+)
+from toolscale.sandbox.sqlcheck import check_constraint, check_tool
 from toolscale.spec import EnvironmentSpec
 
 STATIC_SQL = "static_sql"
@@ -17,9 +23,15 @@ SEED = "seed"
 
 
 def check_sql(spec: EnvironmentSpec) -> tuple[list[Rejection], dict[str, Program] | None]:
-    """All failing statements, not just the first, so a generator can fix them in one go;
-    with none, the compiled programs, for the sandboxes to use as they are."""
-    out = []
+    """All failing statements and CHECK expressions, not just the first, so a generator can
+    fix them in one go; with none, the compiled programs, for the sandboxes to use as they
+    are."""
+    out = [
+        Rejection(stage=STATIC_SQL, reason=e.reason, detail=e.detail)
+        for table in spec.schema_.tables
+        for sql in table.checks
+        for e in check_constraint(sql, table)
+    ]
     programs = {}
     for tool in spec.tools:
         passed, failed = check_tool(tool, spec.schema_)

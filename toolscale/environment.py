@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolscale.matching import Text
@@ -69,11 +68,6 @@ class Environment:
         self.spec = spec
         self.tools = spec.tool_map()
         self.sandbox: Sandbox = open_sandbox(spec, engine, limits, programs)
-        self._arg_validators = {
-            t.name: jsonschema.Draft202012Validator(t.openai_schema()["function"]["parameters"])
-            for t in spec.tools
-        }
-        self._valid_calls: set[str] = set()
         self.task: Task | None = None
         self.invalid_calls = 0
 
@@ -88,6 +82,9 @@ class Environment:
         """Seed state again; returns the opening messages: the policy, then the user's words
         with what they know (the gold conversations and every episode open alike)."""
         self.sandbox.reset()
+        return self.opening(task)
+
+    def opening(self, task: Task | None) -> list[Message]:
         self.task = task
         self.invalid_calls = 0
         messages = [Message(role="system", content=self.system_prompt())]
@@ -97,21 +94,8 @@ class Environment:
         return messages
 
     def argument_error(self, call: ToolCall) -> str | None:
-        validator = self._arg_validators.get(call.name)
-        if validator is None:
-            return f"unknown tool {call.name!r}; available: {', '.join(sorted(self.tools))}"
-        key = call.key()
-        if key in self._valid_calls:  # replays check the same calls again and again
-            return None
-        errors = sorted(validator.iter_errors(call.arguments), key=lambda e: list(e.path))
-        if not errors:
-            if len(self._valid_calls) >= 4096:  # bounded: memory stays flat
-                self._valid_calls.clear()
-            self._valid_calls.add(key)
-            return None
-        e = errors[0]
-        where = ".".join(str(p) for p in e.path) or "arguments"
-        return f"{call.name}: {where}: {e.message}"
+        """What is wrong with a call's arguments (the sandbox's own check), or None."""
+        return self.sandbox.arguments.error(call.name, call.arguments, call.key())
 
     def step(self, call: ToolCall) -> ToolResult:
         error = self.argument_error(call)
@@ -126,9 +110,29 @@ class Environment:
         return self.sandbox.call(call.name, call.arguments)
 
     def replay(self, calls: Sequence[ToolCall]) -> Replay:
-        self.reset()
-        results = [self.step(c) for c in calls]
-        return Replay(results, self.sandbox.changes())
+        """Every call from the seed, as `step` would make it, and the rows that differ
+        after; the valid calls go to the sandbox in one request."""
+        self.task = None
+        self.invalid_calls = 0
+        results, changes = self._from_seed(calls)
+        return Replay(results, changes)
+
+    def _from_seed(self, calls: Sequence[ToolCall]) -> tuple[list[ToolResult], Changes]:
+        results: list[ToolResult | None] = []
+        valid: list[ToolCall] = []
+        for call in calls:
+            error = self.argument_error(call)
+            if error is None:
+                results.append(None)
+                valid.append(call)
+                continue
+            self.invalid_calls += 1
+            known = call.name in self.tools
+            code = ToolErrorCode.INVALID_ARGUMENTS if known else ToolErrorCode.UNKNOWN_TOOL
+            results.append(ToolResult(ok=False, error=error, code=code))
+        ran, changes = self.sandbox.replay([(c.name, c.arguments) for c in valid])
+        answers = iter(ran)
+        return [r if r is not None else next(answers) for r in results], changes
 
     def state_hash(self, replay: Replay | None = None) -> str:
         """The canonical hash of the current state, or of the state a replay reached."""
@@ -144,16 +148,16 @@ class Environment:
         if task.expected is None:
             raise ValueError(f"task {task.id!r} has no expected outcome: verify it first")
         traj = Trajectory.of(trajectory)
-        self.reset(task)
+        self.task = task
+        self.invalid_calls = 0
         price = latency = 0.0
         invalid = failed = n_calls = 0
         used: set[str] = set()
-        for call in traj.calls():
-            n_calls += 1
-            if isinstance(call, str):
-                invalid += 1
-                continue
-            result = self.step(call)
+        parsed = [call for call in traj.calls() if not isinstance(call, str)]
+        n_calls = len(traj.calls())
+        invalid = n_calls - len(parsed)  # not even a call: text the agent meant as one
+        results, actual = self._from_seed(parsed)
+        for call, result in zip(parsed, results, strict=True):
             if result.code in (ToolErrorCode.UNKNOWN_TOOL, ToolErrorCode.INVALID_ARGUMENTS):
                 invalid += 1
                 continue
@@ -162,7 +166,6 @@ class Environment:
             latency += tool.latency_ms
             used.add(call.name)
             failed += not result.ok
-        actual = self.sandbox.changes()
         state_match = self.sandbox.seed_state.state_hash(actual) == task.expected.state_hash
         answer = Text(traj.final_answer())
         missing = [v for v in task.expected.communicate if not answer.mentions(v)]
@@ -192,11 +195,11 @@ class Environment:
         output, and a last answer stating every value the user must be told."""
         if task.expected is None:
             raise ValueError(f"task {task.id!r} has no expected outcome: verify it first")
-        messages = self.reset(task)
+        messages = self.opening(task)
+        results, _ = self._from_seed(task.gold_calls)
         wrote = False
-        for i, call in enumerate(task.gold_calls):
+        for i, (call, result) in enumerate(zip(task.gold_calls, results, strict=True)):
             call_id = f"call_{i}"
-            result = self.step(call)
             wrote = wrote or (self.tools[call.name].kind == "write" and result.ok)
             arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
             messages.append(

@@ -4,9 +4,12 @@ errors are put into words by one helper."""
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from toolscale.reasons import ErrorReason
+
+if TYPE_CHECKING:  # the sandbox worker imports this module: it stays free of pydantic
+    from pydantic import ValidationError
 
 
 class ToolscaleError(Exception):

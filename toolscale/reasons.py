@@ -22,6 +22,11 @@ class Reason(StrEnum):
         member.description = description
         return member
 
+    @classmethod
+    def of(cls, value: str) -> Self:
+        """The member whose code is `value` (a code read back from JSON or a pipe)."""
+        return cls._value2member_map_[value]  # type: ignore[return-value]
+
 
 # -- verification stages (the README's table is checked against these) ---------------------
 
@@ -50,6 +55,28 @@ class StaticSQLReason(Reason):
         "DuckDB cannot bind the transpiled statement, an output is unnamed, or an UPDATE sets "
         "a UNIQUE column of a referenced table, which DuckDB refuses",
     )
+    SQL_TOO_COSTLY = (
+        "sql_too_costly",
+        "a function argument past its cap (a width, a count, a text length), a recursive CTE, "
+        "or a statement longer than allowed: what could make one call cost without bound",
+    )
+    SQL_CHECK_BUDGET = (
+        "sql_check_budget",
+        "checking the statement (DuckDB binds it, folding constants) ran past its budget",
+    )
+    CHECK_PARSE_ERROR = "check_parse_error", "a CHECK expression does not parse"
+    CHECK_FORBIDDEN = (
+        "check_forbidden",
+        "a CHECK expression with a subquery, a parameter, or a function outside the safe set",
+    )
+    CHECK_UNKNOWN_COLUMN = (
+        "check_unknown_column",
+        "a CHECK expression names a column its table does not have",
+    )
+    CHECK_NOT_PORTABLE = (
+        "check_not_portable",
+        "DuckDB cannot create a table with the transpiled CHECK expression",
+    )
 
 
 class SeedReason(Reason):
@@ -61,6 +88,14 @@ class SeedReason(Reason):
     )
     SEED_UNKNOWN_COLUMN = "seed_unknown_column", "a row names a column its table does not have"
     SEED_BAD_VALUE = "seed_bad_value", "a date or datetime value that is not ISO 8601"
+    SEED_SCHEMA_REFUSED = (
+        "seed_schema_refused",
+        "an engine cannot create a table (a CHECK it cannot parse or bind)",
+    )
+    SEED_BUDGET = (
+        "seed_budget",
+        "loading the seed ran past its time or memory budget (a CHECK too costly per row)",
+    )
 
 
 class StructureReason(Reason):

@@ -5,9 +5,14 @@ from __future__ import annotations
 import pytest
 
 from toolscale.sandbox import ENGINES, open_sandbox
-from toolscale.sandbox.base import ENGINE_NAMES, EngineName, Limits, compile_programs
-from toolscale.sandbox.duckdb import DuckDBSandbox
-from toolscale.sandbox.sqlite import SQLiteSandbox
+from toolscale.sandbox.base import (
+    ENGINE_NAMES,
+    DuckDBSandbox,
+    EngineName,
+    Limits,
+    SQLiteSandbox,
+    compile_programs,
+)
 from toolscale.spec import EnvironmentSpec
 
 

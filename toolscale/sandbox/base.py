@@ -1,63 +1,69 @@
-"""One engine interface for tool calls: bound parameters, one transaction per call, limits.
+"""The sandbox a caller holds: tool calls with checked, typed arguments, run by an engine in
+a worker process that is killed when a call outlives its budget.
 
-Engines differ only in how they execute a statement, scope a call's transaction and stop
-a runaway query; the tool semantics (require / run / returns, built-ins, caps, error
-codes) live here once.
+What a call means (require / run / returns, caps, error codes) is the engine's
+(`engine`); this side checks and binds arguments, keeps the writes that succeeded (to
+rebuild a worker that was lost), and computes state hashes from the changes the engine
+reports. A call that outlives its budget is stopped by the engine's own interrupt, and
+if that does not come (one expensive function call), by killing the worker: the call is
+a timeout, the next call finds a new worker holding the same state.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from abc import ABC, abstractmethod
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, get_args
 
 from toolscale.errors import ToolscaleError
-from toolscale.reasons import ErrorReason, SeedReason, ToolErrorCode
-from toolscale.sandbox.sqlcheck import Statement, compile_tool
-from toolscale.sandbox.state import Changes, SeedState, normalise
+from toolscale.reasons import SeedReason, StaticSQLReason, ToolErrorCode
+from toolscale.sandbox.arguments import ArgumentCheck
+from toolscale.sandbox.blueprint import (
+    Blueprint,
+    EngineName,
+    Limits,
+    Outcome,
+    Step,
+    TablePlan,
+    ToolPlan,
+)
+from toolscale.sandbox.ddl import create_statements
+from toolscale.sandbox.engine import CallFailed, SandboxRefused, SeedError
+from toolscale.sandbox.process import POOL, InProcess, WorkerLost, WorkerProcess
+from toolscale.sandbox.sqlcheck import SQLCheckError, Statement, check_constraint, compile_tool
+from toolscale.sandbox.state import Changes, SeedState
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolResult
 
-EngineName = Literal["sqlite", "duckdb"]
+__all__ = [
+    "ENGINE_NAMES",
+    "CallFailed",
+    "DuckDBSandbox",
+    "EngineName",
+    "Limits",
+    "Program",
+    "SQLiteSandbox",
+    "Sandbox",
+    "SandboxError",
+    "SandboxRefused",
+    "SeedError",
+    "compile_programs",
+    "portability_errors",
+    "same_results",
+]
+
 ENGINE_NAMES: tuple[EngineName, ...] = get_args(EngineName)
+_BOOKKEEPING_S = 60.0  # reset, changes, restore: the sandbox's own queries
+_MARGIN_S = 1.0  # what a request costs besides its budgets (pickling, DDL)
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Per-call budget: wall time, rows and bytes a tool may return."""
-
-    timeout_ms: float = 250.0
-    max_rows: int = 200
-    max_bytes: int = 64 * 1024
-
-
-class SeedError(ToolscaleError):
-    """Seed rows the database refused; `detail` names the table, the row and why, and
-    `table` and `index` (None when no single row is to blame) say it for a program."""
-
-    def __init__(self, detail: str, reason: SeedReason, *, table: str, index: int | None):
-        where = f"seed {table}" + (f"[{index}]" if index is not None else "")
-        super().__init__(f"{where}: {detail}", reason)
-        self.table = table
-        self.index = index
-
-
-class SandboxRefused(ToolscaleError):
-    """A statement got past the static checks but the engine's own lock refuses it."""
-
-    reason = ErrorReason.SANDBOX_REFUSED
-
-
-class CallFailed(ToolscaleError):
-    """Raised inside a call to abort it; becomes the tool's error result (`reason` is its
-    code, `detail` its error message)."""
-
-    def __init__(self, detail: str, reason: ToolErrorCode):
-        super().__init__(detail, reason)
+class SandboxError(ToolscaleError):
+    """The sandbox's worker failed at its own bookkeeping (not a tool call): the sandbox
+    cannot go on."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +78,41 @@ class Program:
     def of(cls, tool: Tool, statements: Sequence[Statement]) -> Program:
         return cls(tool, tuple(statements), frozenset(s.writes for s in statements if s.writes))
 
+    def plan(self, engine: EngineName) -> ToolPlan:
+        errors = iter(step.error for step in self.tool.require)
+        steps = tuple(
+            Step(
+                s.label.split(".", 1)[-1],
+                s.role,
+                s.sqlite if engine == "sqlite" else s.duckdb,
+                s.params,
+                next(errors) if s.role == "require" else "",
+            )
+            for s in self.statements
+        )
+        return ToolPlan(self.tool.name, self.tool.kind, self.tool.single, steps)
+
 
 def compile_programs(spec: EnvironmentSpec) -> dict[str, Program]:
     """Every tool checked and compiled for both engines, once; raises SQLCheckError."""
     return {tool.name: Program.of(tool, compile_tool(tool, spec.schema_)) for tool in spec.tools}
+
+
+def blueprint(
+    spec: EnvironmentSpec, engine: EngineName, limits: Limits, programs: dict[str, Program]
+) -> Blueprint:
+    tables = tuple(
+        TablePlan(t.name, tuple(t.column_names), tuple(t.primary_key), spec.seed_rows(t.name))
+        for t in spec.schema_.insertion_order()
+    )
+    return Blueprint(
+        engine=engine,
+        id_start=spec.id_start,
+        ddl=tuple(create_statements(spec.schema_, engine)),
+        tables=tables,
+        tools={name: p.plan(engine) for name, p in programs.items()},
+        limits=limits,
+    )
 
 
 def _check_seed_values(schema: Schema, seed: dict[str, list[dict[str, Any]]]) -> None:
@@ -108,16 +145,48 @@ def _check_seed_values(schema: Schema, seed: dict[str, list[dict[str, Any]]]) ->
                     ) from None
 
 
-def _truthy(value: Any) -> bool:
-    value = normalise(value)
-    return value not in (None, 0, "")
+def _statements(plan: Blueprint) -> int:
+    return sum(len(t.steps) for t in plan.tools.values())
 
 
-class Sandbox(ABC):
+def _open_timeout(plan: Blueprint) -> float:
+    """Loading the seed, then (DuckDB) binding every statement, each under its budget; a
+    worker that is not done by then is killed."""
+    binding = _statements(plan) * plan.limits.hard_timeout_s() if plan.engine == "duckdb" else 0
+    return plan.limits.seed_timeout_s(plan.n_rows) * 1.25 + binding + _MARGIN_S
+
+
+def _answer(reply: tuple) -> Any:
+    """A worker's reply as a value, or the exception it stands for."""
+    if reply[0] == "ok":
+        return reply[1]
+    kind, payload = reply[1], reply[2]
+    if kind == "seed":
+        what, reason, table, index = payload
+        raise SeedError(what, SeedReason.of(reason), table=table, index=index)
+    if kind == "refused":
+        raise SandboxRefused(payload)
+    raise SandboxError(f"the sandbox's worker failed: {payload}")
+
+
+def _call_key(name: str, arguments: dict[str, Any]) -> str | None:
+    try:
+        return name + json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None  # not JSON: checked in full, and refused
+
+
+def _release(worker: WorkerProcess | InProcess) -> None:
+    if isinstance(worker, InProcess):
+        worker.close()
+    else:
+        worker.kill()
+
+
+class Sandbox:
     """A seeded database that runs tool calls; `reset()` returns it to the seed."""
 
     engine: ClassVar[EngineName]
-    reads_can_abort: ClassVar[bool] = False  # does a failed SELECT abort the transaction?
 
     def __init__(
         self,
@@ -127,69 +196,98 @@ class Sandbox(ABC):
     ):
         self.spec = spec
         self.limits = limits or Limits()
-        self.programs = programs if programs is not None else compile_programs(spec)
+        if programs is None:  # given, they come from the checks, which vetted the CHECKs too
+            programs = compile_programs(spec)
+            for table in spec.schema_.tables:
+                for sql in table.checks:
+                    for problem in check_constraint(sql, table):
+                        raise problem
+        self.programs = programs
+        self.arguments = ArgumentCheck(spec.tools, self.limits.max_string)
         self._param_types = {t.name: t.param_types() for t in spec.tools}
         _check_seed_values(spec.schema_, spec.seed)
         self._counter = 0
-        # successful write calls since reset: replayed to recover when an engine drops the
-        # whole task transaction (DuckDB on any error, SQLite when it interrupts a write)
-        self._log: list[tuple[Program, dict[str, Any]]] = []
-        self._open()
-        tables = spec.schema_.tables
-        rows = {t.name: self._fetch_all(f"SELECT * FROM {t.name}") for t in tables}
-        self.seed_state = SeedState(spec.schema_, rows)
+        # successful write calls since reset, bound: a lost worker is rebuilt from them
+        self._log: list[tuple[str, dict[str, Any]]] = []
+        self._blueprint = blueprint(spec, self.engine, self.limits, self.programs)
+        self._worker: WorkerProcess | InProcess | None = None
+        self._finalizer: weakref.finalize | None = None
+        self.seed_state = SeedState(spec.schema_, self._start())
 
-    # -- engine hooks -------------------------------------------------------------------
-    @abstractmethod
-    def _open(self) -> None:
-        """Create the database, load the seed through real DDL, lock it down."""
+    # -- the worker ---------------------------------------------------------------------
+    def _start(self, reviving: bool = False) -> dict[str, list]:
+        """A worker holding the seed, and the writes since reset when one was lost."""
+        worker: WorkerProcess | InProcess = POOL.acquire() if self.limits.isolated else InProcess()
+        timeout = _open_timeout(self._blueprint)
+        try:
+            seed = _answer(worker.request(("open", self._blueprint), timeout))
+            if self._log:
+                _answer(worker.request(("restore", self._log), _BOOKKEEPING_S))
+        except WorkerLost as lost:
+            if reviving or not worker.ready:
+                what = "rebuilt" if worker.ready else "started"
+                raise SandboxError(
+                    f"the sandbox's worker could not be {what}: {lost.detail}"
+                ) from None
+            why = "ran past its budget" if lost.timed_out else "ran out of memory"
+            raise SeedError(
+                f"opening the sandbox (loading the seed, checking the statements) {why} "
+                f"({lost.detail})",
+                SeedReason.SEED_BUDGET,
+                table="",
+                index=None,
+            ) from None
+        except BaseException:
+            _release(worker)
+            raise
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._worker = worker
+        self._finalizer = weakref.finalize(self, _release, worker)
+        return seed
 
-    @abstractmethod
-    def _fetch_all(self, sql: str) -> list:
-        """All rows of a trusted internal query (reading the seed back)."""
+    def _ask(self, message: tuple, timeout: float) -> Any:
+        if self._worker is None or not self._worker.alive:
+            self._start(reviving=True)
+        assert self._worker is not None
+        try:
+            return _answer(self._worker.request(message, timeout))
+        except WorkerLost as lost:
+            self._worker = None
+            raise SandboxError(f"the sandbox's worker was lost: {lost.detail}") from None
 
-    @abstractmethod
-    def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
-        """Run a SELECT; return column names and at most `limit` rows."""
+    @property
+    def worker_pid(self) -> int | None:
+        return self._worker.pid if self._worker is not None else None
 
-    @abstractmethod
-    def _execute(self, stmt: Statement, params: dict[str, Any]) -> None: ...
-
-    @abstractmethod
-    def _begin_call(self) -> None: ...
-
-    @abstractmethod
-    def _end_call(self, ok: bool) -> None:
-        """Commit the call's changes when ok, else undo exactly them."""
-
-    @abstractmethod
-    def _arm(self, seconds: float | None) -> None:
-        """Start (or with None, stop) the clock that interrupts a runaway statement."""
-
-    @abstractmethod
-    def _classify(self, exc: Exception) -> CallFailed | None:
-        """Map an engine exception to an error code; None if it is not an engine error."""
-
-    @abstractmethod
-    def _rollback_task(self) -> None:
-        """Undo everything since the seed."""
-
-    @abstractmethod
-    def changes(self) -> Changes:
-        """Rows that differ from the seed now."""
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-    # -- shared semantics ---------------------------------------------------------------
+    # -- calls --------------------------------------------------------------------------
     def reset(self) -> None:
         """Back to the seed; also restarts :_new_id."""
-        self._rollback_task()
         self._log.clear()
         self._counter = 0
+        if self._worker is not None and self._worker.alive:
+            self._ask(("reset",), _BOOKKEEPING_S)
+
+    def changes(self) -> Changes:
+        """Rows that differ from the seed now."""
+        return self.seed_state.prune(self._ask(("changes",), _BOOKKEEPING_S))
 
     def state_hash(self) -> str:
         return self.seed_state.state_hash(self.changes())
+
+    def full_state_hash(self) -> str:
+        """The state hash from every row as it is now, not from the changes the engine
+        logged: what `state_hash` must always equal (tests and audits; it reads it all)."""
+        rows = self._ask(("rows",), _BOOKKEEPING_S)
+        return SeedState(self.spec.schema_, rows).state_hash()
+
+    def memory(self, reset_peak: bool = False) -> dict[str, int]:
+        """The worker's resident, peak resident and mapped bytes (`VmRSS`, `VmHWM`,
+        `VmSize`); with `reset_peak`, the peak is first brought down to what is resident
+        now. A call's peak stays within what was mapped before it plus its budget."""
+        if reset_peak:
+            self._ask(("reset_peak",), _BOOKKEEPING_S)
+        return self._ask(("memory",), _BOOKKEEPING_S)
 
     def bind(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
         """Arguments with their declared types (JSON 250 for a number is 250.0), so both
@@ -210,80 +308,164 @@ class Sandbox(ABC):
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one tool call in its own transaction; any failure leaves no trace."""
-        program = self.programs.get(name)
-        if program is None:
-            return ToolResult(
-                ok=False, error=f"unknown tool {name!r}", code=ToolErrorCode.UNKNOWN_TOOL
+        return self.run([(name, arguments)])[0]
+
+    def run(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
+        """Calls in order, each in its own transaction and under its own budget, in one
+        request to the worker (a replay costs one round trip, not one per call)."""
+        return self._batch(calls, reset=False, changes=False)[0]
+
+    def replay(
+        self, calls: Sequence[tuple[str, dict[str, Any]]]
+    ) -> tuple[list[ToolResult], Changes]:
+        """From the seed: every call, then the rows that differ; one request."""
+        return self._batch(calls, reset=True, changes=True)
+
+    def _batch(
+        self, calls: Sequence[tuple[str, dict[str, Any]]], reset: bool, changes: bool
+    ) -> tuple[list[ToolResult], Changes]:
+        if reset:
+            self._log.clear()
+            self._counter = 0
+        results: list[ToolResult | None] = [None] * len(calls)
+        pending: list[tuple[int, str, dict[str, Any]]] = []
+        for i, (name, arguments) in enumerate(calls):
+            program = self.programs.get(name)
+            if program is None:
+                error = f"unknown tool {name!r}"
+                results[i] = ToolResult(ok=False, error=error, code=ToolErrorCode.UNKNOWN_TOOL)
+                continue
+            problem = self.arguments.error(name, arguments, _call_key(name, arguments))
+            if problem is not None:
+                results[i] = ToolResult(
+                    ok=False, error=problem, code=ToolErrorCode.INVALID_ARGUMENTS
+                )
+                continue
+            pending.append((i, name, self.bind(program.tool, arguments)))
+        done = 0
+
+        def take(outcome: Outcome) -> None:
+            nonlocal done
+            i, name, params = pending[done]
+            done += 1
+            if outcome.ok and outcome.new_id is not None:  # a write: kept to rebuild from
+                self._log.append((name, {**params, "_new_id": outcome.new_id}))
+                self._counter += 1
+            results[i] = ToolResult(
+                ok=outcome.ok, output=outcome.output, error=outcome.error, code=outcome.code
             )
-        params = self.bind(program.tool, arguments)
-        # Read tools are SELECTs only (checked statically and by DuckDB's own parser): they
-        # cannot change state, so they need no transaction of their own, unless a failed
-        # read aborts the engine's transaction.
-        guarded = program.tool.kind == "write" or self.reads_can_abort
-        if guarded:
-            self._begin_call()
-        self._arm(self.limits.timeout_ms / 1000.0)
+
+        first = reset
+        while True:
+            if self._worker is None or not self._worker.alive:
+                self._start(reviving=True)  # holds the writes that succeeded, and no more
+                first = False
+            assert self._worker is not None
+            rest = [(name, params) for _, name, params in pending[done:]]
+            try:
+                tail = _answer(
+                    self._worker.request(
+                        ("batch", first, rest, changes),
+                        self.limits.hard_timeout_s(),
+                        self.limits.memory_mb,
+                        on_item=take,
+                        items=len(rest),
+                        then_s=_BOOKKEEPING_S,
+                    )
+                )
+                break
+            except WorkerLost as lost:
+                self._worker = None  # the next request starts another, holding the same state
+                if done == len(pending):  # lost while reading the changes back
+                    raise SandboxError(f"the sandbox's worker was lost: {lost.detail}") from None
+                i = pending[done][0]
+                done += 1
+                results[i] = self._lost(lost)
+                if done == len(pending) and not changes:  # the new worker can wait for
+                    tail = None  # the next request: its start is not this call's time
+                    break
+        out = [r for r in results if r is not None]
+        assert len(out) == len(calls)
+        return out, (self.seed_state.prune(tail) if changes else {})
+
+    def _lost(self, lost: WorkerLost) -> ToolResult:
+        """The result of a call whose worker was killed: past its time, or its memory."""
+        if lost.timed_out:
+            ms = self.limits.timeout_ms
+            return ToolResult(
+                ok=False,
+                error=f"the call ran past its {ms:g} ms budget and was stopped",
+                code=ToolErrorCode.TIMEOUT,
+            )
+        return ToolResult(
+            ok=False,
+            error=f"the call ran out of its {self.limits.memory_mb} MB memory budget",
+            code=ToolErrorCode.TOO_LARGE,
+        )
+
+    def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        if worker is None:
+            return
+        if isinstance(worker, InProcess):
+            worker.close()
+            return
         try:
-            output = self._run(program, params)
-        except Exception as exc:
-            self._arm(None)  # before undoing: the undo must not be interrupted
-            failed = exc if isinstance(exc, CallFailed) else self._classify(exc)
-            if guarded:
-                self._end_call(ok=False)
-            if failed is None:
-                raise
-            return ToolResult(ok=False, error=failed.detail, code=failed.reason)
-        self._arm(None)
-        if guarded:
-            self._end_call(ok=True)
-        if program.tool.kind == "write":
-            self._log.append((program, params))
-            self._counter += 1
-        return ToolResult(ok=True, output=output)
-
-    def _replay_log(self) -> None:
-        """Re-apply the successful writes since reset (deterministic: fixed clock, ids)."""
-        for program, params in self._log:
-            for stmt in program.statements:
-                if stmt.role == "run":
-                    self._execute(stmt, {p: params[p] for p in stmt.params})
-
-    def _run(self, program: Program, params: dict[str, Any]) -> Any:
-        tool = program.tool
-        requires = iter(tool.require)
-        output: Any = None
-        for stmt in program.statements:
-            bound = {p: params[p] for p in stmt.params}
-            if stmt.role == "require":
-                step = next(requires)
-                _, rows = self._query(stmt, bound, 1)
-                if not rows or not rows[0] or not _truthy(rows[0][0]):
-                    raise CallFailed(step.error, ToolErrorCode.POLICY)
-            elif stmt.role == "run":
-                self._execute(stmt, bound)
-            else:
-                cap = self.limits.max_rows
-                columns, rows = self._query(stmt, bound, cap + 1)
-                if len(rows) > cap and not tool.single:
-                    raise CallFailed(
-                        f"the result has more than {cap} rows; narrow the query",
-                        ToolErrorCode.TOO_LARGE,
-                    )
-                records = [dict(zip(columns, map(normalise, row), strict=True)) for row in rows]
-                output = (records[0] if records else None) if tool.single else records
-                size = len(json.dumps(output, ensure_ascii=False))
-                if size > self.limits.max_bytes:
-                    raise CallFailed(
-                        f"the result is {size} bytes, over the {self.limits.max_bytes}-byte cap",
-                        ToolErrorCode.TOO_LARGE,
-                    )
-        return output
+            dirty = _answer(worker.request(("close",), _BOOKKEEPING_S))
+        except (WorkerLost, SandboxError):
+            worker.kill()
+            return
+        POOL.release(worker, reusable=not dirty)
 
     def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SQLiteSandbox(Sandbox):
+    engine = "sqlite"
+
+
+class DuckDBSandbox(Sandbox):
+    engine = "duckdb"
+
+
+def portability_errors(
+    spec: EnvironmentSpec, programs: dict[str, Program] | None = None, limits: Limits | None = None
+) -> list[SQLCheckError]:
+    """Statements sqlglot transpiled that DuckDB still cannot bind (unknown function, arity).
+
+    Binds every statement against the real DDL with NULL parameters in a worker, each
+    under the call budget (binding folds constant expressions, which can cost anything);
+    nothing is executed.
+    """
+    programs = programs if programs is not None else compile_programs(spec)
+    limits = limits or Limits()
+    plan = blueprint(spec, "duckdb", limits, programs)
+    worker: WorkerProcess | InProcess = POOL.acquire() if limits.isolated else InProcess()
+    timeout = _statements(plan) * limits.hard_timeout_s() + _MARGIN_S
+    try:
+        found = _answer(worker.request(("bind", plan), timeout))
+    except WorkerLost as lost:
+        return [
+            SQLCheckError(
+                f"binding the statements on DuckDB ran past its budget ({lost.detail})",
+                StaticSQLReason.SQL_CHECK_BUDGET,
+            )
+        ]
+    except BaseException:
+        _release(worker)
+        raise
+    if isinstance(worker, WorkerProcess):
+        POOL.release(worker, reusable=True)
+    return [
+        SQLCheckError(f"{label}: {message}", StaticSQLReason.of(reason))
+        for label, message, reason in found
+    ]
 
 
 def same_results(a: Sequence[ToolResult], b: Sequence[ToolResult]) -> bool:

@@ -15,7 +15,7 @@ import sqlglot
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from toolscale.sandbox.base import EngineName
+from toolscale.sandbox.blueprint import EngineName
 from toolscale.schema import Column, Schema
 
 

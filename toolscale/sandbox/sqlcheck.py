@@ -9,6 +9,7 @@ compiled once for both engines.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -21,7 +22,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from toolscale.errors import ToolscaleError
 from toolscale.reasons import StaticSQLReason
-from toolscale.schema import Schema
+from toolscale.schema import Schema, Table
 from toolscale.tool import BUILTIN_PARAMS, Tool
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # it warns on every unsupported statement
@@ -69,10 +70,80 @@ _FORBIDDEN_NODES: tuple[type[exp.Expr], ...] = tuple(
     if hasattr(exp, n)
 )
 
+# The functions a tool may call, by sqlglot class: cheap per call and bounded in what they
+# return. Left out on purpose: those that build text from a count (repeat, lpad / rpad),
+# aggregate text over rows (group_concat, string_agg), cost the product of two lengths
+# (levenshtein and the other distances), read the engine's version or settings, or read
+# files. `replace`, `printf` / `format` and `||` are allowed with caps (`_check_costs`).
+SAFE_FUNCTIONS: frozenset[type[exp.Expr]] = frozenset(
+    getattr(exp, n)
+    for n in (
+        # logic and structure
+        "And",
+        "Or",
+        "Xor",
+        "Case",
+        "If",
+        "Exists",
+        "Coalesce",
+        "Nullif",
+        "Cast",
+        "TryCast",
+        "Typeof",
+        # numbers
+        "Abs",
+        "Round",
+        "Floor",
+        "Ceil",
+        "Sign",
+        "Pow",
+        "Sqrt",
+        "Exp",
+        "Ln",
+        "Log",
+        "Least",
+        "Greatest",
+        "Rand",  # cheap; the determinism stage refuses what it makes of a replay
+        # text
+        "Lower",
+        "Upper",
+        "Length",
+        "Substring",
+        "Trim",
+        "StrPosition",
+        "Replace",
+        "Format",
+        "Concat",
+        "Hex",
+        "Chr",
+        "Unicode",
+        # dates and times
+        "Date",
+        "TimeToStr",
+        "StrToTime",
+        "TsOrDsToTimestamp",
+        "TsOrDsToDate",
+        "CurrentDate",
+        "CurrentTimestamp",
+        # aggregates and windows
+        "Count",
+        "Sum",
+        "Avg",
+        "Min",
+        "Max",
+        "RowNumber",
+        "Rank",
+        "DenseRank",
+    )
+    if hasattr(exp, n)
+)
+
 # Functions sqlglot does not model (exp.Anonymous) that are still safe and portable enough.
 SAFE_ANONYMOUS = frozenset(
     {
         "julianday",
+        "datetime",
+        "time",
         "printf",
         "format",
         "iif",
@@ -92,6 +163,31 @@ SAFE_ANONYMOUS = frozenset(
         "mod",
     }
 )
+
+# What a CHECK may call: deterministic and portable as DDL (CHECKs are transpiled without
+# the tool statements' rewrites, so no dates); each row and each write pays for them.
+CHECK_FUNCTIONS: frozenset[type[exp.Expr]] = frozenset(
+    {
+        exp.And,
+        exp.Or,
+        exp.Case,
+        exp.If,
+        exp.Coalesce,
+        exp.Nullif,
+        exp.Cast,
+        exp.Length,
+        exp.Lower,
+        exp.Upper,
+        exp.Trim,
+        exp.Abs,
+        exp.Round,
+    }
+)
+
+MAX_STATEMENT = 10_000  # characters of one statement
+MAX_CONCATENATIONS = 32  # `||` and concat() in one statement
+MAX_WIDTH = 64  # a printf / format width or precision
+_CONVERSION = re.compile(r"%[-+ 0#,!]*(\*|\d+)?(?:\.(\*|\d+))?")
 
 
 class SQLCheckError(ToolscaleError):
@@ -134,6 +230,11 @@ def check_statement(
     `params` maps each declared parameter to its JSON type (string, integer, ...).
     """
     where = f"{label}: "
+    if len(sql) > MAX_STATEMENT:
+        raise SQLCheckError(
+            where + f"the statement is {len(sql)} characters, over the cap of {MAX_STATEMENT}",
+            StaticSQLReason.SQL_TOO_COSTLY,
+        )
     try:
         trees = [t for t in sqlglot.parse(sql, read="sqlite") if t is not None]
     except (ParseError, sqlglot.errors.TokenError) as e:
@@ -171,34 +272,9 @@ def check_statement(
                 StaticSQLReason.SQL_FORBIDDEN_STATEMENT,
             )
 
-    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    tables = set(schema.table_names)
-    for table in tree.find_all(exp.Table):
-        if not isinstance(table.this, exp.Identifier):
-            raise SQLCheckError(
-                where + f"table function {table.this.sql('sqlite')} is not allowed",
-                StaticSQLReason.SQL_FORBIDDEN_FUNCTION,
-            )
-        if table.args.get("db") or table.args.get("catalog"):
-            raise SQLCheckError(
-                where + f"qualified table name {table.sql('sqlite')!r}",
-                StaticSQLReason.SQL_UNKNOWN_TABLE,
-            )
-        if table.name not in tables and table.name not in ctes:
-            raise SQLCheckError(
-                where + f"unknown table {table.name!r}", StaticSQLReason.SQL_UNKNOWN_TABLE
-            )
-
-    for func in tree.find_all(exp.Func):
-        name = func.sql_name().lower() if not isinstance(func, exp.Anonymous) else func.name.lower()
-        if isinstance(func, exp.Anonymous) and name not in SAFE_ANONYMOUS:
-            raise SQLCheckError(
-                where + f"function {name}() is not allowed", StaticSQLReason.SQL_FORBIDDEN_FUNCTION
-            )
-        if name.startswith("read_") or type(func).__name__.startswith("Read"):
-            raise SQLCheckError(
-                where + f"function {name}() reads files", StaticSQLReason.SQL_FORBIDDEN_FUNCTION
-            )
+    _check_relations(tree, schema, where)
+    _check_functions(tree, where)
+    _check_costs(tree, where)
 
     used: list[str] = []
     for node in tree.find_all(exp.Placeholder, exp.Parameter):
@@ -347,6 +423,226 @@ def _check_duckdb_unique_update(tree: exp.Update, schema: Schema, where: str) ->
                 "reference; DuckDB refuses that for referenced rows",
                 StaticSQLReason.SQL_NOT_PORTABLE,
             )
+
+
+def _with_of(node: exp.Expr) -> exp.With | None:
+    found = node.args.get("with_") or node.args.get("with")
+    return found if isinstance(found, exp.With) else None
+
+
+def _visible_ctes(table: exp.Table) -> set[str]:
+    """The CTE names a table reference can mean, by scope: those of every WITH owned by a
+    query around it; inside a CTE's own body, only the CTEs defined before it (a CTE that
+    is not in scope is no CTE: the engine reads a relation of that name instead)."""
+    visible: set[str] = set()
+    node: exp.Expr = table
+    while node.parent is not None:
+        parent = node.parent
+        if isinstance(node, exp.CTE) and isinstance(parent, exp.With):
+            for cte in parent.expressions:
+                if cte is node:
+                    break
+                visible.add(cte.alias_or_name)
+            owner = parent.parent
+            if owner is None:
+                break
+            node = owner  # the owner's other CTEs are not in scope here
+            continue
+        owned = _with_of(parent)
+        if owned is not None and node is not owned:
+            visible.update(cte.alias_or_name for cte in owned.expressions)
+        node = parent
+    return visible
+
+
+def _check_relations(tree: exp.Expr, schema: Schema, where: str) -> None:
+    """Every relation a statement reads or writes is a schema table, its CTEs resolved by
+    scope; a CTE may not take a schema table's name, repeat a name, or refer to itself."""
+    tables = set(schema.table_names)
+    names: set[str] = set()
+    for cte in tree.find_all(exp.CTE):
+        name = cte.alias_or_name
+        if name in tables:
+            raise SQLCheckError(
+                where + f"CTE {name!r} has the name of a schema table",
+                StaticSQLReason.SQL_UNKNOWN_TABLE,
+            )
+        if name in names:
+            raise SQLCheckError(
+                where + f"two CTEs are named {name!r}", StaticSQLReason.SQL_UNKNOWN_TABLE
+            )
+        names.add(name)
+    for with_ in tree.find_all(exp.With):
+        if with_.args.get("recursive"):
+            raise SQLCheckError(
+                where + "a recursive CTE can run without bound", StaticSQLReason.SQL_TOO_COSTLY
+            )
+    targets = _write_targets(tree)
+    for table in tree.find_all(exp.Table):
+        if not isinstance(table.this, exp.Identifier):
+            raise SQLCheckError(
+                where + f"table function {table.this.sql('sqlite')} is not allowed",
+                StaticSQLReason.SQL_FORBIDDEN_FUNCTION,
+            )
+        if table.args.get("db") or table.args.get("catalog"):
+            raise SQLCheckError(
+                where + f"qualified table name {table.sql('sqlite')!r}",
+                StaticSQLReason.SQL_UNKNOWN_TABLE,
+            )
+        name = table.name
+        if any(table is t for t in targets):
+            if name not in tables:
+                raise SQLCheckError(
+                    where + f"writes {name!r}, which is not a schema table",
+                    StaticSQLReason.SQL_UNKNOWN_TABLE,
+                )
+            continue
+        if name in names:
+            around: exp.CTE | None = table.find_ancestor(exp.CTE)
+            while around is not None:
+                if around.alias_or_name == name:
+                    raise SQLCheckError(
+                        where + f"CTE {name!r} refers to itself: a recursive CTE can run "
+                        "without bound",
+                        StaticSQLReason.SQL_TOO_COSTLY,
+                    )
+                around = around.find_ancestor(exp.CTE)
+            if name in _visible_ctes(table):
+                continue
+            raise SQLCheckError(
+                where + f"{name!r} is a CTE out of scope here, so the engine would read a "
+                "relation of that name",
+                StaticSQLReason.SQL_UNKNOWN_TABLE,
+            )
+        if name not in tables:
+            raise SQLCheckError(
+                where + f"unknown table {name!r}", StaticSQLReason.SQL_UNKNOWN_TABLE
+            )
+
+
+def _write_targets(tree: exp.Expr) -> list[exp.Table]:
+    if isinstance(tree, exp.Insert):
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    elif isinstance(tree, exp.Update | exp.Delete):
+        target = tree.this
+    else:
+        return []
+    return [target] if isinstance(target, exp.Table) else []
+
+
+def _function_name(func: exp.Func) -> str:
+    return func.name.lower() if isinstance(func, exp.Anonymous) else func.sql_name().lower()
+
+
+def _check_functions(
+    tree: exp.Expr,
+    where: str,
+    functions: frozenset[type[exp.Expr]] = SAFE_FUNCTIONS,
+    anonymous: frozenset[str] = SAFE_ANONYMOUS,
+) -> None:
+    for func in tree.find_all(exp.Func):
+        name = _function_name(func)
+        allowed = name in anonymous if isinstance(func, exp.Anonymous) else type(func) in functions
+        if name.startswith("read_") or type(func).__name__.startswith("Read"):
+            raise SQLCheckError(
+                where + f"function {name}() reads files", StaticSQLReason.SQL_FORBIDDEN_FUNCTION
+            )
+        if not allowed:
+            raise SQLCheckError(
+                where + f"function {name}() is not allowed", StaticSQLReason.SQL_FORBIDDEN_FUNCTION
+            )
+
+
+def _literal_text(node: exp.Expr | None) -> str | None:
+    return node.this if isinstance(node, exp.Literal) and node.is_string else None
+
+
+def _check_costs(tree: exp.Expr, where: str) -> None:
+    """What could make one function call cost without bound: a printf width, a replace
+    that grows its text, text concatenated over and over."""
+    concatenations = sum(1 for _ in tree.find_all(exp.DPipe, exp.Concat))
+    if concatenations > MAX_CONCATENATIONS:
+        raise SQLCheckError(
+            where + f"{concatenations} concatenations, over the cap of {MAX_CONCATENATIONS}",
+            StaticSQLReason.SQL_TOO_COSTLY,
+        )
+    for func in tree.find_all(exp.Func):
+        name = _function_name(func)
+        if name in ("printf", "format"):
+            args = func.expressions if isinstance(func, exp.Anonymous) else [func.this]
+            pattern = _literal_text(args[0] if args else None)
+            if pattern is None:
+                raise SQLCheckError(
+                    where + f"{name}() needs its format as a literal string",
+                    StaticSQLReason.SQL_TOO_COSTLY,
+                )
+            if "{" in pattern:  # DuckDB's format reads widths in braces ({:>90000000})
+                raise SQLCheckError(
+                    where + f"{name}() format with braces: use printf's %-conversions",
+                    StaticSQLReason.SQL_TOO_COSTLY,
+                )
+            for width, precision in _CONVERSION.findall(pattern):
+                for value in (width, precision):
+                    if value == "*" or (value and int(value) > MAX_WIDTH):
+                        raise SQLCheckError(
+                            where + f"{name}() width or precision {value!r} is over the cap "
+                            f"of {MAX_WIDTH}",
+                            StaticSQLReason.SQL_TOO_COSTLY,
+                        )
+        if isinstance(func, exp.Replace):
+            old, new = _literal_text(func.expression), _literal_text(func.args.get("replacement"))
+            if old is None or new is None or len(new) > len(old):
+                raise SQLCheckError(
+                    where + "replace() takes literal strings and never lengthens the text "
+                    "(the replacement no longer than what it replaces)",
+                    StaticSQLReason.SQL_TOO_COSTLY,
+                )
+
+
+def check_constraint(sql: str, table: Table) -> list[SQLCheckError]:
+    """A table's CHECK expression vetted like tool SQL: it runs on every seed row and on
+    every write, so it may use the table's columns, literals, operators and the safe
+    functions, with the same caps; no query, no parameter."""
+    where = f"table {table.name!r} check {sql!r}: "
+    if len(sql) > 1_000:
+        return [
+            SQLCheckError(
+                where + f"{len(sql)} characters, over the cap of 1000",
+                StaticSQLReason.CHECK_FORBIDDEN,
+            )
+        ]
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (ParseError, sqlglot.errors.TokenError) as e:
+        first = str(e).splitlines()[0]
+        return [
+            SQLCheckError(where + f"does not parse ({first})", StaticSQLReason.CHECK_PARSE_ERROR)
+        ]
+    out = []
+    if tree.find(exp.Query, exp.Subquery, exp.Table) is not None:
+        out.append(
+            SQLCheckError(where + "a check cannot hold a query", StaticSQLReason.CHECK_FORBIDDEN)
+        )
+    if tree.find(exp.Placeholder, exp.Parameter) is not None:
+        out.append(
+            SQLCheckError(
+                where + "a check cannot hold a parameter", StaticSQLReason.CHECK_FORBIDDEN
+            )
+        )
+    try:
+        _check_functions(tree, where, CHECK_FUNCTIONS, frozenset())
+    except SQLCheckError as e:
+        out.append(SQLCheckError(e.detail + " in a check", StaticSQLReason.CHECK_FORBIDDEN))
+    columns = set(table.column_names)
+    for col in tree.find_all(exp.Column):
+        if col.table or col.name not in columns:
+            out.append(
+                SQLCheckError(
+                    where + f"unknown column {col.sql('sqlite')!r}",
+                    StaticSQLReason.CHECK_UNKNOWN_COLUMN,
+                )
+            )
+    return out
 
 
 def check_tool(tool: Tool, schema: Schema) -> tuple[list[Statement], list[SQLCheckError]]:

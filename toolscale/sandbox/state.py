@@ -8,50 +8,16 @@ Changes are tracked against the seed, so hashing after a replay only re-reads wh
 from __future__ import annotations
 
 import bisect
-import datetime as dt
-import decimal
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolscale.sandbox.values import Changes as Changes
+from toolscale.sandbox.values import Key, Row, normalise_row
+from toolscale.sandbox.values import normalise as normalise
 from toolscale.schema import Scalar, Schema
-
-Key = tuple[Any, ...]
-Row = tuple[Any, ...]
-# table -> primary key -> row after the change (None: deleted). Keys absent are unchanged.
-Changes = dict[str, dict[Key, Row | None]]
-
-
-def normalise(value: Any) -> Scalar:
-    """One canonical JSON scalar per value, whatever engine produced it."""
-    kind = type(value)
-    if kind is str or kind is int or value is None:  # the common case, first
-        return value
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float | decimal.Decimal):
-        x = float(value)
-        if math.isnan(x) or math.isinf(x):
-            return f"float:{x}"
-        x = float(f"{x:.12g}")
-        if x.is_integer() and abs(x) < 2**53:
-            return int(x)
-        return x
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).hex()
-    return str(value)
-
-
-def normalise_row(row: Iterable[Any]) -> Row:
-    return tuple(normalise(v) for v in row)
 
 
 def encode_row(row: Row) -> bytes:

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from toolscale.sandbox import open_sandbox
-from toolscale.sandbox.base import SeedError
-from toolscale.sandbox.duckdb import Watchdog, portability_errors
+from toolscale.sandbox.base import SeedError, portability_errors
+from toolscale.sandbox.duckdb import Watchdog
 from toolscale.spec import EnvironmentSpec
 
 

@@ -9,17 +9,14 @@ next call correctly.
 
 from __future__ import annotations
 
-import re
 import time
-from typing import cast
 
 import pytest
 
-import toolscale.sandbox.base as sandbox_module
+from tests.toolscale.sandbox.hostile import bypass_static_check
 from toolscale.sandbox import open_sandbox
-from toolscale.sandbox.base import EngineName, Limits, SandboxRefused
-from toolscale.sandbox.sqlcheck import Role, SQLCheckError, Statement, check_statement
-from toolscale.schema import Schema
+from toolscale.sandbox.base import EngineName, Limits, Sandbox, SandboxRefused
+from toolscale.sandbox.sqlcheck import Role, SQLCheckError, check_statement
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
 from validators.pipeline import verify_environment
@@ -71,11 +68,6 @@ HYGIENE = [
 
 RUNAWAY = [
     (
-        "recursive_cte_bomb",
-        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-        "SELECT count(*) AS c FROM r",
-    ),
-    (
         "huge_cross_join",
         "SELECT count(*) AS c FROM accounts a, accounts b, accounts c, accounts d, accounts e, "
         "accounts f, accounts g, accounts h, clients i, clients j",
@@ -111,19 +103,7 @@ def test_static_check_refuses_before_running(
         open_sandbox(spec)
 
 
-def _unchecked_compile(tool: Tool, schema: Schema) -> list[Statement]:
-    """What a sandbox would run if the static check were bypassed or had a hole."""
-    out = []
-    for label, sql in tool.statements():
-        role = cast(Role, label.split("[")[0])
-        params = tuple(dict.fromkeys(re.findall(r":(\w+)", sql)))
-        duck = re.sub(r":(\w+)", r"$\1", sql)
-        writes = "accounts" if role == "run" else None
-        out.append(Statement(f"{tool.name}.{label}", role, sql, duck, params, writes))
-    return out
-
-
-def _assert_next_call_correct(sb: sandbox_module.Sandbox) -> None:
+def _assert_next_call_correct(sb: Sandbox) -> None:
     after = sb.call("get_account", {"account_id": "A1"})
     assert after.ok and after.output["balance"] == 100
     assert sb.call("withdraw", {"account_id": "A1", "amount": 1}).ok
@@ -142,7 +122,7 @@ def test_engine_lock_refuses_when_static_check_is_bypassed(
     sql: str,
     reason: str,
 ) -> None:
-    monkeypatch.setattr(sandbox_module, "compile_tool", _unchecked_compile)
+    bypass_static_check(monkeypatch)
     tools = [*mini_spec.tools, Tool.model_validate(_tool(role, sql))]
     spec = mini_spec.model_copy(update={"tools": tools})
     try:
@@ -178,6 +158,29 @@ def test_runaway_queries_are_stopped_within_budget(
         assert (result.ok, result.code) == (False, "timeout")
         assert "100 ms budget" in (result.error or "")
         assert elapsed < 2.0  # stopped, not run to completion (that would take hours)
+        _assert_next_call_correct(sb)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_recursive_cte_is_refused_and_stopped_when_the_check_is_bypassed(
+    monkeypatch: pytest.MonkeyPatch, mini_dict: dict, engine: EngineName
+) -> None:
+    sql = (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+        "SELECT count(*) AS c FROM r"
+    )
+    with pytest.raises(SQLCheckError, match="recursive CTE") as info:
+        check_statement(sql, "returns", EnvironmentSpec.model_validate(mini_dict).schema_, {})
+    assert info.value.reason == "sql_too_costly"
+    mini_dict["tools"].append(_tool("returns", sql))
+    bypass_static_check(monkeypatch)
+    with open_sandbox(
+        EnvironmentSpec.model_validate(mini_dict), engine, Limits(timeout_ms=100)
+    ) as sb:
+        started = time.perf_counter()
+        result = sb.call("evil", {})
+        assert (result.ok, result.code) == (False, "timeout")
+        assert time.perf_counter() - started <= 2 * 0.1 + 0.1
         _assert_next_call_correct(sb)
 
 

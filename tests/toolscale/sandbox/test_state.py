@@ -48,8 +48,10 @@ def test_same_state_same_hash_on_both_engines(mini_spec: EnvironmentSpec) -> Non
     assert hashes["sqlite"][0] != hashes["sqlite"][1]
 
 
-def test_reverted_update_is_no_change(mini_spec: EnvironmentSpec) -> None:
-    with open_sandbox(mini_spec) as sb:
+def test_reverted_update_is_no_change(mini_dict: dict) -> None:
+    withdraw = next(t for t in mini_dict["tools"] if t["name"] == "withdraw")
+    del withdraw["parameters"]["properties"]["amount"]["exclusiveMinimum"]
+    with open_sandbox(EnvironmentSpec.model_validate(mini_dict)) as sb:
         seed = sb.state_hash()
         sb.call("withdraw", {"account_id": "A1", "amount": 10})
         assert sb.changes()
