@@ -3,7 +3,9 @@ retail's size, against executing the very same statements on raw sqlite3.
 
     python bench/verify.py [--tasks 200] [--scale 5] [--memory 100000]
 
-Prints a table and ends with one JSON line of its figures. `--memory N` also streams N
+Prints a table and ends with one JSON line of its figures; `isolation_ratio` is what the
+worker process of the lock (issue 11) costs: the same verification with the engine in this
+process, interleaved task by task. `--memory N` also streams N
 generated tasks through the verifier (SQLite only, unless --memory-cross-engine adds the
 DuckDB replay) and reports resident memory at checkpoints: it must stay flat.
 """
@@ -18,14 +20,16 @@ import sqlite3
 import statistics
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.table import Table
 
+import toolscale.sandbox.worker as worker_module
+from toolscale.sandbox.base import Limits
+from toolscale.sandbox.blueprint import Step
 from toolscale.sandbox.ddl import create_statements
-from toolscale.sandbox.sqlcheck import Statement
-from toolscale.sandbox.sqlite import SQLiteSandbox
+from toolscale.sandbox.sqlite import SQLiteEngine
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.testing.banking import build_environment
@@ -115,18 +119,18 @@ def sample_tasks(spec: EnvironmentSpec, n: int, seed: int = 1) -> Iterator[Task]
             )
 
 
-class Recorder(SQLiteSandbox):
-    """A SQLite sandbox that also records every tool statement and reset it performs."""
+class Recorder(SQLiteEngine):
+    """A SQLite engine that also records every tool statement and reset it performs."""
 
-    log: list[tuple[str, dict | None, str, int] | None]
+    log: ClassVar[list[tuple[str, dict | None, str, int] | None]] = []
 
-    def _query(self, stmt: Statement, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
-        self.log.append((stmt.sqlite, dict(params), "q", limit))
-        return super()._query(stmt, params, limit)
+    def _query(self, step: Step, params: dict[str, Any], limit: int) -> tuple[list[str], list]:
+        self.log.append((step.sql, dict(params), "q", limit))
+        return super()._query(step, params, limit)
 
-    def _execute(self, stmt: Statement, params: dict[str, Any]) -> None:
-        self.log.append((stmt.sqlite, dict(params), "x", 0))
-        super()._execute(stmt, params)
+    def _execute(self, step: Step, params: dict[str, Any]) -> None:
+        self.log.append((step.sql, dict(params), "x", 0))
+        super()._execute(step, params)
 
     def _begin_call(self) -> None:
         self.log.append(("call", None, "b", 0))
@@ -135,6 +139,23 @@ class Recorder(SQLiteSandbox):
     def reset(self) -> None:
         self.log.append(None)
         super().reset()
+
+
+def recorded(spec: EnvironmentSpec, tasks: list[Task]) -> list[list]:
+    """What verification executes on SQLite, statement by statement, per task: the engine
+    in this process, recording."""
+    opened = worker_module.open_engine
+    worker_module.open_engine = lambda blueprint: Recorder(blueprint)
+    logs = []
+    try:
+        with Verifier(spec, cross_engine=False, limits=Limits(isolated=False)) as verifier:
+            for task in tasks:
+                Recorder.log = []
+                verifier.verify(task)
+                logs.append(Recorder.log)
+    finally:
+        worker_module.open_engine = opened
+    return logs
 
 
 def raw_connection(spec: EnvironmentSpec) -> sqlite3.Connection:
@@ -240,26 +261,21 @@ def main() -> None:
     tasks = list(sample_tasks(spec, args.tasks))
     console.print(f"banking x{args.scale}: {rows} seed rows, {len(tasks)} tasks")
 
-    # what verification executes on SQLite, statement by statement
-    recorder = Recorder(spec)
-    recorder.log = []
-    logs = []
-    with Verifier(spec, cross_engine=False) as verifier:
-        verifier.env.sandbox.close()
-        verifier.env.sandbox = recorder
-        for task in tasks:
-            recorder.log = []
-            verifier.verify(task)
-            logs.append(recorder.log)
+    logs = recorded(spec, tasks)
     statements = statistics.median(sum(1 for e in log if e and e[2] in "qx") for log in logs)
 
-    # raw and toolscale interleaved task by task, so both see the same machine state
+    # raw, toolscale and toolscale with its engine in this process (no worker: what the
+    # lock's process costs) interleaved task by task, so all see the same machine state
     con = raw_connection(spec)
     raw: list[float] = []
     sqlite_only: list[float] = []
+    in_process: list[float] = []
     stages: dict[str, float] = {}
     accepted = 0
-    with Verifier(spec, cross_engine=False) as verifier:
+    with (
+        Verifier(spec, cross_engine=False) as verifier,
+        Verifier(spec, cross_engine=False, limits=Limits(isolated=False)) as unisolated,
+    ):
         for task, log in zip(tasks, logs, strict=True):
             t0 = time.perf_counter()
             run_raw(con, log)
@@ -267,6 +283,9 @@ def main() -> None:
             t0 = time.perf_counter()
             accepted += verifier.verify(task).ok
             sqlite_only.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            unisolated.verify(task)
+            in_process.append(time.perf_counter() - t0)
         for s in verifier.report.stages.values():
             if s.stage not in ("static_sql", "seed"):
                 stages[s.stage] = 1000 * s.seconds / len(tasks)
@@ -283,6 +302,9 @@ def main() -> None:
         "sqlite_ms_per_task": round(ms(sqlite_only), 3),
         "sqlite_cross_engine_ms_per_task": round(ms(sqlite_full), 3),
         "duckdb_ms_per_task": round(ms(duckdb_only), 3),
+        "sqlite_in_process_ms_per_task": round(ms(in_process), 3),
+        "isolation_ms_per_task": round(ms(sqlite_only) - ms(in_process), 3),
+        "isolation_ratio": round(ms(sqlite_only) / ms(in_process), 2),
         "ratio_to_raw": round(ms(sqlite_only) / ms(raw), 2),
         "median_task_ratio_to_raw": round(
             statistics.median(a / b for a, b in zip(sqlite_only, raw, strict=True)), 2
@@ -294,6 +316,9 @@ def main() -> None:
     table.add_column("accepted", justify="right")
     table.add_row(f"raw sqlite3, same {statements:.0f} statements", f"{ms(raw):.3f}", "-")
     table.add_row("toolscale, SQLite", f"{ms(sqlite_only):.3f}", str(accepted))
+    table.add_row(
+        "toolscale, SQLite, engine in this process (no lock process)", f"{ms(in_process):.3f}", ""
+    )
     table.add_row("toolscale, SQLite + DuckDB cross-engine replay", f"{ms(sqlite_full):.3f}", "")
     table.add_row("toolscale, DuckDB", f"{ms(duckdb_only):.3f}", str(duck_accepted))
     table.caption = f"ratio to raw sqlite3: {figures['ratio_to_raw']}"
