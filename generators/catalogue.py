@@ -293,7 +293,7 @@ def realise(
         problems = tool_sql_problems(tool, spec.schema_)
         reason = GeneratorReason.SQL_REJECTED
         if not problems:
-            ruled = frozenset(s.error for s in extra)
+            ruled = frozenset(s.error for s in [*extra, *cand.checks])
             problems = smoke_problems(tool, spec, tries=SMOKE_TRIES, rule_errors=ruled)
             reason = GeneratorReason.SMOKE_FAILED
         if problems:

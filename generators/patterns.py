@@ -19,6 +19,7 @@ update (a validated attribute), total and history (reads over a parent's childre
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Literal
 
@@ -77,6 +78,11 @@ CLOSING = ("closed", "paid_off", "paid", "settled", "completed")
 CANCELLED = ("cancelled", "canceled")
 RECORDED = ("completed", "posted", "done", "settled", "succeeded")
 NOW_DATES = ("opened", "created", "issued", "joined", "added", "posted", "placed", "booked")
+# what a new row has done nothing of yet: basketball's users created games "with 344 tickets
+# sold and a capacity of 10"
+COUNTERS = ("sold", "used", "booked", "taken", "enrolled", "redeemed", "reserved", "filled")
+# pairs of moments whose second is not before its first, by their names' words
+SPANS = (("start", "end"), ("begin", "end"), ("check_in", "check_out"), ("departure", "arrival"))
 VERBS = {
     "active": "activate", "frozen": "freeze", "blocked": "block", "closed": "close",
     "suspended": "suspend", "cancelled": "cancel", "canceled": "cancel", "paid_off": "settle",
@@ -174,6 +180,11 @@ class Candidate(BaseModel):
     creates: str | None = Field(default=None, description="table it inserts a row into")
     sets: tuple[str, str, str] | None = Field(
         default=None, description="(table, column, value) it moves a row into"
+    )
+    checks: list[RequireStep] = Field(
+        default_factory=list,
+        description="checks every such operation needs whatever the rules (two references "
+        "to one table differ, an end is not before its start): after the rules' own",
     )
     tool: Tool
 
@@ -291,6 +302,41 @@ def _exists(table: Table, param: str) -> RequireStep:
         sql=f"SELECT COUNT(*) > 0 AS found FROM {table.name} WHERE {key} = :{param}",
         error=f"No {table.name} row with that {key} ({param}).",
     )
+
+
+def counts_up(column: str) -> bool:
+    """A count of what was done with a row (`tickets_sold`, `refills_used`): 0 when new."""
+    return any(part in COUNTERS for part in column.split("_"))
+
+
+def _sane_pairs(child: Table, fks: list, props: dict[str, dict]) -> list[RequireStep]:
+    """What a new row may not say of itself whatever the rules: two references to one
+    table name two rows (a game's home and away team), and an end is not before its
+    start (a game from 2023 to 2026, or ending before it began)."""
+    out = []
+    by_table: dict[str, list[str]] = {}
+    for fk in fks:
+        by_table.setdefault(fk.ref_table, []).append(fk.columns[0])
+    for table, refs in by_table.items():
+        for a, b in itertools.pairwise(refs):
+            out.append(
+                RequireStep(
+                    sql=f"SELECT :{a} <> :{b} AS differ",
+                    error=f"The {a} and the {b} must be two different {table} rows.",
+                )
+            )
+    moments = [c.name for c in child.columns if c.type in ("date", "datetime") and c.name in props]
+    for first, second in SPANS:
+        start = next((m for m in moments if first in m.split("_") or m.startswith(first)), None)
+        end = next((m for m in moments if second in m.split("_") or m.startswith(second)), None)
+        if start and end and start != end:
+            out.append(
+                RequireStep(
+                    sql=f"SELECT :{end} >= :{start} AS ordered",
+                    error=f"The {end} cannot be before the {start}.",
+                )
+            )
+    return out
 
 
 def _positive(param: str) -> RequireStep:
@@ -452,6 +498,8 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 values[col.name] = now_value(col)
             elif col in running:
                 values[col.name] = f":{principal.name}" if principal else "0"
+            elif col.type in ("real", "integer") and counts_up(col.name):
+                values[col.name] = "0"
             else:
                 if col.type == "text" and col.unique:
                     ok = False
@@ -471,6 +519,7 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
         if amount:
             require.append(_positive(amount))
             guards["positive"] = len(require) - 1
+        checks = _sane_pairs(child, fks, props)
         noun = singular(child.name)
         key_sql = values[key]
         tool = _tool(
@@ -493,6 +542,7 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 amount=amount,
                 guards=guards,
                 creates=child.name,
+                checks=checks,
                 tool=tool,
             )
         )
@@ -1547,9 +1597,9 @@ def with_conditions(
     cand: Candidate, steps: list[RequireStep], name: str = "", description: str = ""
 ) -> Tool:
     """The candidate's tool with extra require steps (after the built-ins, before any
-    write), each once, and the chosen name and description."""
+    write), then its own checks, each once, and the chosen name and description."""
     require = list(cand.tool.require)
-    for step in steps:
+    for step in [*steps, *cand.checks]:
         if all(step.sql != r.sql for r in require):
             require.append(step)
     update: dict = {"require": require}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generators.arguments import ArgumentSampler
-from toolscale.dataflow import avoidable_reads, useless_reads
+from toolscale.dataflow import avoidable_reads, stale_told, useless_reads
 from toolscale.environment import Environment
 from toolscale.matching import scalars
 from toolscale.schema import Scalar
@@ -211,5 +211,9 @@ def walk(
         communicate, wanted = told
         if not writes and not communicate:
             continue
+        is_write = lambda name: by_name[name].kind == "write"  # noqa: E731
+        changes = env.sandbox.changes()
+        if stale_told(communicate, calls, results, changes, env.spec.schema_, is_write):
+            continue  # told a value its own later write changed: the user would hear old news
         return Chain(calls, results, facts, communicate, wanted, start)
     return None

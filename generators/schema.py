@@ -194,6 +194,9 @@ _STATUS = re.compile(
 _NOT_A_STATUS = {"a", "an", "the", "of", "can", "cannot", "is", "be", "may", "must", "set"}
 _NOT_A_STATUS |= {"not", "only", "when", "while", "until", "before", "after", "in", "on"}
 _NOT_A_STATUS |= {"and", "at", "but", "then", "becomes", "of", "for", "with"}
+# "status scheduled or postponed, never after the game is finished" named no status "never"
+_NOT_A_STATUS |= {"never", "always", "ever", "also", "even", "either", "neither", "nor", "yet"}
+_NOT_A_STATUS |= {"once", "unless", "if", "so", "as", "since", "except", "than", "or"}
 
 
 def statuses_named(rule: str) -> list[str]:

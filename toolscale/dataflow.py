@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from toolscale.matching import Text, scalars
-from toolscale.sandbox.state import normalise
+from toolscale.sandbox.state import Changes, normalise
+from toolscale.schema import Schema
+from toolscale.task import OutputRef
 from toolscale.tool import ToolCall, ToolResult
 
 IsWrite = Callable[[str], bool]  # tool name -> is it a write
@@ -134,3 +136,52 @@ def avoidable_reads(
         if repeats:
             idle.append(i)
     return sorted(set(idle))
+
+
+def _row_at(output: object, path: str) -> tuple[dict | None, str]:
+    """The output row a told value sits in, and its field."""
+    parts = [p for p in path.split(".") if p]
+    node: object = output
+    for part in parts[:-1]:
+        if isinstance(node, list) and part.lstrip("-").isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict):
+            node = node.get(part)
+        else:
+            return None, ""
+    return (node if isinstance(node, dict) else None), (parts[-1] if parts else "")
+
+
+def stale_told(
+    told: Sequence[OutputRef],
+    calls: Sequence[ToolCall],
+    results: Sequence[ToolResult],
+    changes: Changes,
+    schema: Schema,
+    is_write: IsWrite,
+) -> str | None:
+    """A told value read from a row that a later successful write left different: what it
+    says no longer holds when the user hears it (None if every told value still holds)."""
+    for ref in told:
+        row, field = _row_at(results[ref.call].output, ref.path)
+        if row is None or not field:
+            continue
+        written_later = any(
+            results[j].ok and is_write(calls[j].name) for j in range(ref.call + 1, len(calls))
+        )
+        if not written_later:
+            continue
+        for name, changed in changes.items():
+            table = schema.table(name)
+            if field not in table.column_names or not all(k in row for k in table.primary_key):
+                continue
+            now = changed.get(tuple(normalise(row[k]) for k in table.primary_key))
+            if now is None:  # unchanged, or deleted: what it was is all there is to tell
+                continue
+            value = now[table.column_names.index(field)]
+            if value_key(value) != value_key(row[field]):
+                return (
+                    f"gold call {ref.call} tells {name}.{field} = {row[field]!r}, read before a "
+                    f"later write made it {value!r}"
+                )
+    return None

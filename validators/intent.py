@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolscale.dataflow import value_key
+from toolscale.dataflow import stale_told, value_key
 from toolscale.environment import Replay
 from toolscale.matching import Text, numbers, scalars
 from toolscale.reasons import IntentReason
@@ -304,6 +304,22 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
 FILLER = r"(?:(?:the|all|of)\s+)?"  # "list the accounts by client ID"
 
 
+_BEFORE = re.compile(r"\b(?:before|previous(?:ly)?|old|used to|was|were|prior|originally)\b")
+
+
+def stale_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
+    """A value told from a read made before a later write changed it: the user who asks
+    for a status and gets the one the gold then overwrote (basketball: 'tell me the
+    current game status', told 'completed' read before setting it to another) is told a
+    value that no longer holds; unless the instruction asks for the value before."""
+    if _BEFORE.search(task.instruction.lower()):
+        return None
+    is_write = lambda name: tools[name].kind == "write"  # noqa: E731
+    return stale_told(
+        task.communicate, task.gold_calls, replay.results, replay.changes, schema, is_write
+    )
+
+
 def reads_like_calls(task: Task, tools: dict[str, Tool]) -> str | None:
     """A gold lookup's name of three words or more spelled out in the instruction ("get
     cards with card id 39495, then list cards by account id"): a sampled walk put into
@@ -355,6 +371,8 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := untold_value(task, tools, schema, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
+    if detail := stale_value(task, tools, schema, replay):
+        return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
     return None
 
 

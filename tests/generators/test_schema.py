@@ -381,6 +381,30 @@ def test_a_status_list_made_from_the_exceptions_keeps_the_usual_state() -> None:
     assert done.table("courses").enum_values("status") == ["open", "full", "archived"]
 
 
+def test_an_adverb_after_the_statuses_is_no_status() -> None:
+    """Basketball's games got a status `never` (and a tool set_never_game) from "a ticket
+    can be refunded only if its game has status scheduled or postponed, never after the
+    game is finished"."""
+    rule = (
+        "A ticket can be refunded only if its game has status scheduled or postponed, never "
+        "after the game is finished."
+    )
+    assert statuses_named(rule) == ["scheduled", "postponed"]
+    tables = [
+        TableProposal(name="games", description="", columns=[
+            ColumnProposal(name="game_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["scheduled", "completed"]),
+        ]),
+        TableProposal(name="tickets", description="", columns=[
+            ColumnProposal(name="ticket_id", type="integer"),
+            ColumnProposal(name="game_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    games = to_schema(completed(SchemaProposal(tables=tables), [rule])).table("games")
+    assert "never" not in (games.enum_values("status") or [])
+    assert {"scheduled", "postponed"} <= set(games.enum_values("status") or [])
+
+
 def test_a_column_of_one_state_is_nullable_and_the_rest_are_not() -> None:
     """A NOT NULL frozen_reason made every new card say why it was frozen: finance's tasks
     created active cards "frozen for other reasons"."""

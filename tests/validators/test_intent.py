@@ -451,3 +451,34 @@ def test_one_record_named_at_both_ends_of_a_move_between_two_is_unasked_target(
         "ok",
         "",
     )
+
+
+def test_a_value_read_before_a_write_changed_it_is_stale_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Basketball's "I want to set my home team's game to ... and be told the current game
+    status": the status told was read before the gold's write overwrote it."""
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    ask = "Freeze my card K30001 and tell me its {} status."
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        ask.format("current"),
+        gold_calls=[cards, FREEZE],
+        communicate=[{"call": 0, "path": "0.status"}],
+    )
+    assert (stage, reason) == ("intent", "stale_value")
+    assert "cards.status = 'active'" in detail and "'frozen'" in detail
+    after = bank_verdict(
+        banking_spec,
+        ask.format("current"),
+        gold_calls=[cards, FREEZE],
+        communicate=[{"call": 1, "path": "status"}],
+    )
+    assert after == ("accepted", "ok", "")
+    before = bank_verdict(
+        banking_spec,
+        ask.format("previous"),
+        gold_calls=[cards, FREEZE],
+        communicate=[{"call": 0, "path": "0.status"}],
+    )
+    assert before[:2] != ("intent", "stale_value")
