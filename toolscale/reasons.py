@@ -206,15 +206,15 @@ class IntentReason(Reason):
         "the instruction says what only an assistant says ('I'm here to help ... if you have "
         "any questions'): it is the customer's request",
     )
-    STALE_VALUE = (
-        "stale_value",
-        "a value told from a read made before a later write changed it ('tell me the "
-        "current status', told the status the gold then overwrote)",
-    )
     THIRD_PERSON = (
         "third_person",
         "the instruction asks for someone else's records ('activate her card'): the agent "
         "acts only for the person who asks",
+    )
+    STALE_VALUE = (
+        "stale_value",
+        "a value told from a read made before a later write changed it ('tell me the "
+        "current status', told the status the gold then overwrote)",
     )
 
 
