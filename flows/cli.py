@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--solver-model", default=None, help="the solver (default: the run's model)")
     g.add_argument("--solver-url", default=None, help="the solver's endpoint (with --solver-model)")
-    g.set_defaults(func=cmd_generate)
+    g.set_defaults(func=cmd_generate, runs_flows=True)
     ev = sub.add_parser(
         "eval",
         help="run an OpenAI-compatible model as the agent over a split and print pass^k",
@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--api-key", default=None, help="default: OPENAI_API_KEY, else none")
     ev.add_argument("--out", default="out/eval", help="folder for trials.jsonl and report.json")
-    ev.set_defaults(func=cmd_eval)
+    ev.set_defaults(func=cmd_eval, runs_flows=True)
     t = sub.add_parser(
         "train",
         help="GRPO on the dataset with the bundled trainer (trainer/configs/NAME.yaml)",
@@ -501,7 +501,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    if not getattr(args, "runs_flows", False):
+        return args.func(args)
+    from flows.server import ServerError, own_server  # Prefect: slow
+
+    # a server that dies with this process: kill -9 of a run leaves no Prefect server behind
+    try:
+        with own_server():
+            return args.func(args)
+    except ServerError as e:
+        raise SystemExit(f"error: {e}") from None
 
 
 if __name__ == "__main__":

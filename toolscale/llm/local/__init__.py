@@ -14,10 +14,11 @@ from pathlib import Path
 
 from rich.console import Console
 
+from toolscale.children import free_port
 from toolscale.llm.local.build import ensure_llama_server
 from toolscale.llm.local.files import cache_dir, status_line
 from toolscale.llm.local.model import MODELS, ensure_model
-from toolscale.llm.local.server import LocalServer, free_port
+from toolscale.llm.local.server import LocalServer
 
 
 @contextlib.contextmanager

@@ -3,47 +3,16 @@ always stopped."""
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from toolscale.children import die_with_parent, free_port
 from toolscale.llm.local.files import LocalLLMError, cache_dir, log_tail
-
-
-def free_port() -> int:
-    """A port nothing listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _die_with_parent_hook() -> Callable[[], None] | None:
-    """preexec_fn making the child get SIGTERM when we die, even by kill -9 (Linux only).
-
-    The signal follows the *thread* that started the child, so start servers from a thread
-    that outlives them (the main thread, or the one running the `with` block).
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    parent = os.getpid()
-
-    def hook() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent:  # parent died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return hook
 
 
 class LocalServer:
@@ -109,7 +78,7 @@ class LocalServer:
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
-                    preexec_fn=_die_with_parent_hook(),  # prctl must run in the child
+                    preexec_fn=die_with_parent(),  # prctl must run in the child
                     start_new_session=True,  # Ctrl-C reaches us; we stop it in order
                 )
             except OSError as e:
