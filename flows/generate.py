@@ -188,7 +188,10 @@ async def generate_domain(
     ) as llm_config:
         llm = LLMClient(llm_config, ResponseCache(store.dir / "llm-cache"))
         summary = RunSummary(
-            domain=domain, model=llm_config.model, endpoint=llm_config.base_url, resumed=resumed
+            domain=domain,
+            model=llm_config.model,
+            endpoint=", ".join(url for url, _ in llm_config.servers()),
+            resumed=resumed,
         )
         stages = EnvironmentStages.load(store, llm.ledger)
         try:

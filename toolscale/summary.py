@@ -125,11 +125,21 @@ def _yield(row: StageStats) -> str:
     return "" if row.yield_ is None else f"{row.yield_:.0%}"
 
 
+def endpoint_lines(ledger: Ledger) -> list[str]:
+    """What each server answered, where the run had several."""
+    return [
+        f"endpoint {url}: {u.calls} calls, {u.tokens:,} tokens, {u.seconds:.0f} s of requests"
+        + (f", failures {_reasons(u.failures)}" if u.failures else "")
+        for url, u in ledger.endpoints.items()
+    ]
+
+
 def rich_table(summary: RunSummary) -> Table:
-    """The stage table, with the domain's figures as its caption."""
+    """The stage table, with the domain's figures (and each server's share) as its caption."""
+    caption = figure_lines(summary.environment, summary.dataset) + endpoint_lines(summary.ledger)
     table = Table(
         title=f"toolscale generate: {summary.domain} ({summary.model})",
-        caption="\n".join(figure_lines(summary.environment, summary.dataset)) or None,
+        caption="\n".join(caption) or None,
         caption_justify="left",
     )
     for name in ("stage", "proposed", "accepted", "yield", "rejected by reason", "tokens"):
@@ -180,7 +190,7 @@ def markdown(summary: RunSummary) -> str:
             f"| {r.stage} | {r.seen} | {r.passed} | {_yield(r)} | {_reasons(r.rejected)} "
             f"| {r.tokens:,} | {r.cost_usd:.4f} | {r.seconds:.1f} |"
         )
-    figures = figure_lines(summary.environment, summary.dataset)
+    figures = figure_lines(summary.environment, summary.dataset) + endpoint_lines(summary.ledger)
     if figures:
         lines += ["", *(f"- {line}" for line in figures)]
     return "\n".join(lines) + "\n"

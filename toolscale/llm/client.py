@@ -122,8 +122,43 @@ def parse_json(content: str | None) -> Any:
         raise NotJSON(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from e
 
 
+SET_ASIDE_S = 15.0  # a server that failed waits this long (doubling, up to 8x) for more
+
+
+@dataclass
+class Server:
+    """One endpoint of the model: its client, its slots, what it has outstanding, and until
+    when it is set aside after a failure."""
+
+    url: str
+    client: openai.AsyncOpenAI
+    slots: int
+    outstanding: int = 0  # requests sent to it and not answered, queued for a slot too
+    aside_until: float = 0.0
+    failures_in_a_row: int = 0
+    _semaphore: asyncio.Semaphore | None = None
+
+    def semaphore(self) -> asyncio.Semaphore:
+        if self._semaphore is None:  # made inside the running loop
+            self._semaphore = asyncio.Semaphore(self.slots)
+        return self._semaphore
+
+    def load(self) -> float:
+        return self.outstanding / self.slots
+
+    def failed(self, now: float) -> None:
+        self.failures_in_a_row += 1
+        self.aside_until = now + SET_ASIDE_S * min(2 ** (self.failures_in_a_row - 1), 8)
+
+    def answered(self) -> None:
+        self.failures_in_a_row = 0
+        self.aside_until = 0.0
+
+
 class LLMClient:
-    """Async client with a content-addressed cache, bounded concurrency and a repair loop."""
+    """Async client with a content-addressed cache, bounded concurrency and a repair loop;
+    over several servers of one model, each request goes to the one with the least
+    outstanding work for its slots, and a server that fails is set aside for a while."""
 
     def __init__(
         self,
@@ -136,21 +171,32 @@ class LLMClient:
         self.config = config
         self.cache = cache
         self.ledger = ledger if ledger is not None else Ledger()
-        self._client = client or openai.AsyncOpenAI(
-            base_url=config.base_url,
-            api_key=config.api_key,
-            timeout=config.timeout_s,
-            max_retries=0,  # retries are ours: we count them and we back off on our terms
-        )
-        self._slots: asyncio.Semaphore | None = None
+        self.servers = [
+            Server(
+                url,
+                client
+                or openai.AsyncOpenAI(
+                    base_url=url,
+                    api_key=config.api_key,
+                    timeout=config.timeout_s,
+                    max_retries=0,  # retries are ours: we count them and back off on our terms
+                ),
+                slots,
+            )
+            for url, slots in config.servers()
+        ]
         self._sleep = sleep
         self.in_flight = 0
         self.max_in_flight = 0
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.config.concurrency)
-        return self._slots
+    def _pick(self) -> Server:
+        """The server with the least outstanding work for its slots among those not set
+        aside; when all are, the one whose time out ends first."""
+        now = time.monotonic()
+        ready = [s for s in self.servers if s.aside_until <= now]
+        if not ready:
+            return min(self.servers, key=lambda s: s.aside_until)
+        return min(ready, key=Server.load)
 
     def request(
         self,
@@ -233,28 +279,48 @@ class LLMClient:
         )
 
     async def _send(self, body: dict[str, Any]) -> Completion:
-        async with self._semaphore():
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            started = time.perf_counter()
-            try:
-                response = await self._client.chat.completions.create(
-                    model=body["model"],
-                    messages=body["messages"],
-                    # passed through as JSON: the client's per-field typing walk over a big
-                    # schema costs more CPU than the whole rest of a call
-                    extra_body={k: v for k, v in body.items() if k not in ("model", "messages")},
-                )
-            except json.JSONDecodeError as exc:  # a JSON content type on a body that is not
-                raise _BadResponse(f"the body is not JSON: {exc}") from exc
-            finally:
-                self.in_flight -= 1
-        if not isinstance(response, ChatCompletion):  # openai returns other bodies as text
-            raise _BadResponse(f"the body is not a chat completion: {str(response)[:200]!r}")
+        server = self._pick()
+        server.outstanding += 1
+        spent = self.ledger.endpoint(server.url) if len(self.servers) > 1 else None
+        try:
+            async with server.semaphore():
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                started = time.perf_counter()
+                try:
+                    response = await server.client.chat.completions.create(
+                        model=body["model"],
+                        messages=body["messages"],
+                        # passed through as JSON: the client's per-field typing walk over a
+                        # big schema costs more CPU than the whole rest of a call
+                        extra_body={
+                            k: v for k, v in body.items() if k not in ("model", "messages")
+                        },
+                    )
+                except json.JSONDecodeError as exc:  # a JSON content type on a body that is not
+                    raise _BadResponse(f"the body is not JSON: {exc}") from exc
+                finally:
+                    self.in_flight -= 1
+            if not isinstance(response, ChatCompletion):  # other bodies come back as text
+                raise _BadResponse(f"the body is not a chat completion: {str(response)[:200]!r}")
+        except _TRANSIENT as exc:
+            server.failed(time.monotonic())
+            if spent is not None:
+                reason = str(_transient_reason(exc))
+                spent.failures[reason] = spent.failures.get(reason, 0) + 1
+            raise
+        finally:
+            server.outstanding -= 1
+        server.answered()
         seconds = time.perf_counter() - started
         usage = response.usage
         extra = response.model_extra or {}
         choice = response.choices[0] if response.choices else None
+        if spent is not None:
+            spent.calls += 1
+            spent.prompt_tokens += usage.prompt_tokens if usage else 0
+            spent.completion_tokens += usage.completion_tokens if usage else 0
+            spent.seconds += seconds
         return Completion(
             content=choice.message.content if choice else None,
             finish_reason=choice.finish_reason if choice else "error",
@@ -346,7 +412,8 @@ class LLMClient:
         return outcome
 
     async def close(self) -> None:
-        await self._client.close()
+        for server in self.servers:
+            await server.client.close()
 
 
 SHORTER = (  # the count keeps a second ask from being the first one's cached answer

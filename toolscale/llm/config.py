@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +20,11 @@ class LLMConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     base_url: str = DEFAULT_OPENAI_URL
+    endpoints: list[str] = Field(
+        default_factory=list,
+        description="several servers of the same model (`base_url` is the first): requests go "
+        "to the one with the least outstanding work; `URL#N` gives one N slots",
+    )
     model: str
     api_key: str = Field(default="not-needed", repr=False)
     concurrency: int = Field(default=4, ge=1, le=512)
@@ -31,19 +37,35 @@ class LLMConfig(BaseModel):
     price_in: float = Field(default=0.0, ge=0, description="USD per 1M prompt tokens")
     price_out: float = Field(default=0.0, ge=0, description="USD per 1M completion tokens")
 
+    def servers(self) -> list[tuple[str, int]]:
+        """Each server and its slots: `endpoints` when given (`URL#N`: N slots, else
+        `concurrency`), else `base_url`."""
+        out = []
+        for url in self.endpoints or [self.base_url]:
+            base, _, slots = url.partition("#")
+            if slots and not slots.isdigit():
+                raise ValueError(f"endpoint {url!r}: after # comes its number of slots")
+            out.append((base, int(slots) if slots else self.concurrency))
+        return out
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
         """The configured endpoint, or None when none is (the embedded model is used then).
 
         An endpoint is configured by TOOLSCALE_LLM_MODEL; TOOLSCALE_LLM_URL defaults to
-        OpenAI; the key is TOOLSCALE_LLM_KEY or OPENAI_API_KEY.
+        OpenAI, and may list several servers (commas or spaces between them); the key is
+        TOOLSCALE_LLM_KEY or OPENAI_API_KEY.
         """
         env = os.environ if env is None else env
         model = env.get("TOOLSCALE_LLM_MODEL", "").strip()
         if not model:
             return None
         values: dict[str, Any] = {"model": model}
-        values["base_url"] = env.get("TOOLSCALE_LLM_URL", "").strip() or DEFAULT_OPENAI_URL
+        urls = re.split(r"[\s,]+", env.get("TOOLSCALE_LLM_URL", "").strip())
+        urls = [u for u in urls if u] or [DEFAULT_OPENAI_URL]
+        values["base_url"] = urls[0].split("#")[0]
+        if len(urls) > 1:
+            values["endpoints"] = urls
         key = env.get("TOOLSCALE_LLM_KEY") or env.get("OPENAI_API_KEY")
         if key:
             values["api_key"] = key

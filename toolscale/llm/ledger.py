@@ -44,9 +44,15 @@ class Ledger(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     stages: dict[str, Usage] = Field(default_factory=dict)
+    endpoints: dict[str, Usage] = Field(
+        default_factory=dict, description="the same spending by server, when there are several"
+    )
 
     def stage(self, name: str) -> Usage:
         return stage_entry(self.stages, name, Usage)
+
+    def endpoint(self, url: str) -> Usage:
+        return stage_entry(self.endpoints, url, Usage)
 
     def fail(self, stage: str, reason: str) -> None:
         failures = self.stage(stage).failures
@@ -61,6 +67,8 @@ class Ledger(BaseModel):
     def merge(self, other: Ledger) -> None:
         for name, u in other.stages.items():
             self.stage(name).add(u)
+        for url, u in other.endpoints.items():
+            self.endpoint(url).add(u)
 
     def snapshot(self) -> Ledger:
         """A copy that later spending does not touch: the mark `since` measures from."""
@@ -74,5 +82,8 @@ class Ledger(BaseModel):
         out = self.snapshot()
         for name, u in before.stages.items():
             out.stage(name).add(u, sign=-1)
+        for url, u in before.endpoints.items():
+            out.endpoint(url).add(u, sign=-1)
         out.stages = {k: u for k, u in out.stages.items() if u.calls or u.cached or u.failures}
+        out.endpoints = {k: u for k, u in out.endpoints.items() if u.calls or u.failures}
         return out
