@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-run
 TRAIN  := $(VENV)/.installed-train
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: test test-slow lint bench-verify bench-generate generate export publish train eval clean
+.PHONY: test test-slow lint bench-verify bench-generate generate export publish train eval serve stop clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,15 @@ K       ?= 4
 eval: $(STAMP)
 	@if [ "$(DATASET)" = out/sample/dataset ]; then $(BIN)/toolscale sample-dataset --out out/sample; fi
 	$(BIN)/toolscale eval $(if $(MODEL_NAME),--model $(MODEL_NAME) --base-url $(BASE_URL),--text-calls) --model-size $(MODEL) --dataset $(DATASET) -k $(K)
+
+# Scheduled deployments on a real Prefect server: the server (its database in .prefect/),
+# the process work pool, prefect.yaml's deployments and a worker, in the background.
+PORT ?= 4200
+serve: $(STAMP)
+	$(BIN)/toolscale serve --port $(PORT)
+
+stop: $(STAMP)
+	$(BIN)/toolscale stop
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

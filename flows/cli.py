@@ -264,6 +264,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--revision", default=None, help="a branch to push to (created if missing)")
     p.add_argument("--dry-run", action="store_true", help="list what would be pushed, push nothing")
     p.set_defaults(func=cmd_publish)
+
+    sv = sub.add_parser(
+        "serve",
+        help="a Prefect server, the process work pool, prefect.yaml's deployments and a worker",
+        description="Starts a Prefect server (its database under --home), creates the "
+        "process work pool, deploys prefect.yaml and starts a worker, all in the background; "
+        "`toolscale stop` ends them.",
+    )
+    sv.add_argument("--home", default=".prefect", help="the server's folder (default .prefect)")
+    sv.add_argument("--port", type=int, default=4200, help="the API and UI port")
+    sv.add_argument("--prefect-file", default="prefect.yaml", help="the deployments")
+    sv.add_argument("--pool", default="toolscale", help="the process work pool")
+    sv.set_defaults(func=cmd_serve)
+
+    st = sub.add_parser("stop", help="end what `toolscale serve` started")
+    st.add_argument("--home", default=".prefect", help="the folder `serve` used")
+    st.set_defaults(func=cmd_stop)
     return parser
 
 
@@ -497,6 +514,35 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except (ToolscaleError, ValueError) as e:  # a stage, the store, the embedded model
         raise SystemExit(f"error: {e}") from None
     return 0 if summary["tasks"] > 0 else 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from flows.serve import ServeError, serve
+
+    console = Console(stderr=True)
+    console.print(f"starting a Prefect server on port {args.port} (its data in {args.home}) ...")
+    try:
+        served = serve(Path(args.home), args.port, Path(args.prefect_file), args.pool)
+    except ServeError as e:
+        raise SystemExit(f"error: {e}") from None
+    console.print(f"UI: {served.ui_url}    API: {served.api_url}")
+    console.print(f"work pool {served.pool!r}, a worker (logs in {served.home}/worker.log)")
+    for name in served.deployments:
+        console.print(f"  deployment {name}")
+    console.print("`make stop` (toolscale stop) ends the server and the worker")
+    return 0
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    from flows.serve import stop
+
+    served = stop(Path(args.home))
+    console = Console(stderr=True)
+    if served is None:
+        console.print(f"nothing to stop: no server started under {args.home}")
+    else:
+        console.print(f"stopped the worker and the server on {served.ui_url}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,6 +28,17 @@ from toolscale.errors import ToolscaleError
 STARTUP_S = 60.0  # a cold start on a loaded 2-core machine took 5-12 s
 
 
+def uvicorn_command(port: int, log_level: str) -> list[str]:
+    """Prefect's server app (behind `flows.prefect_app`'s fix) on 127.0.0.1:`port`."""
+    return [
+        sys.executable, "-m", "uvicorn",
+        "--app-dir", str(Path(prefect.__file__).parent.parent),
+        "--factory", "flows.prefect_app:create_app",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--log-level", log_level, "--lifespan", "on",
+    ]  # fmt: skip
+
+
 class ServerError(ToolscaleError):
     """The Prefect server this process started did not come up."""
 
@@ -57,13 +68,7 @@ def own_server() -> Iterator[str]:
         "PREFECT__SERVER_EPHEMERAL": "1",
         "PREFECT__SERVER_FINAL": "1",
     }
-    command = [
-        sys.executable, "-m", "uvicorn",
-        "--app-dir", str(Path(prefect.__file__).parent.parent),
-        "--factory", "prefect.server.api.server:create_app",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--log-level", "error", "--lifespan", "on",
-    ]  # fmt: skip
+    command = uvicorn_command(port, "error")
     proc = subprocess.Popen(
         command, env=env, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent()
     )

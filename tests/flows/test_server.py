@@ -10,39 +10,10 @@ import time
 from pathlib import Path
 
 from tests.conftest import ROOT
+from toolscale.children import alive, descendants
 from toolscale.store import DomainStore
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import FakeLLM
-
-
-def children(pid: int) -> set[int]:
-    """Every live process under `pid`, read from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    out: set[int] = set()
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        for child, ppid in parents.items():
-            if ppid == parent and child not in out:
-                out.add(child)
-                todo.append(child)
-    return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has ended; only its parent's wait is missing
 
 
 def test_kill_9_of_a_run_leaves_no_process_behind(domains: Path, tmp_path: Path) -> None:
@@ -65,13 +36,13 @@ def test_kill_9_of_a_run_leaves_no_process_behind(domains: Path, tmp_path: Path)
         deadline = time.monotonic() + 120
         started: set[int] = set()
         while time.monotonic() < deadline and proc.poll() is None:
-            started |= children(proc.pid)
+            started |= descendants(proc.pid)
             if list(store.batches_dir.glob("*.json")) and len(started) >= 2:
                 break  # its server and a sandbox worker at least, and work committed
             time.sleep(0.05)
         text = (tmp_path / "run.log").read_text(errors="replace")[-3000:]
         assert proc.poll() is None, f"the run ended before it could be killed:\n{text}"
-        started |= children(proc.pid)
+        started |= descendants(proc.pid)
         commands = {
             pid: (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ")
             for pid in started

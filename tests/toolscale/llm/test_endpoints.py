@@ -26,9 +26,7 @@ def failing(body: dict) -> Reply:
 
 
 def several(*servers: FakeLLM, slots: tuple[int, ...] = (), **overrides: Any) -> LLMConfig:
-    urls = [
-        s.base_url + (f"#{slots[i]}" if i < len(slots) else "") for i, s in enumerate(servers)
-    ]
+    urls = [s.base_url + (f"#{slots[i]}" if i < len(slots) else "") for i, s in enumerate(servers)]
     values: dict[str, Any] = {
         "base_url": servers[0].base_url,
         "endpoints": urls,
