@@ -10,6 +10,8 @@ agent to trust what is not so.
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,6 +37,17 @@ _CODE = re.compile(
     r"\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"
 )
 _NOT_A_CODE = re.compile(r"\d+(st|nd|rd|th|s|am|pm|k|m|h|x)", re.IGNORECASE)
+# a time of day ("10:00 PM", "22:00"): basketball's user scheduled a game "at 10:00 PM" that
+# no record holds (its games have a date only)
+_TIME = re.compile(
+    r"(?<![\d:T])([01]?\d|2[0-3]):([0-5]\d)(?::\d{2})?(?:\s*([ap])\.?m\.?)?(?![\d:])", re.I
+)
+
+
+def clock(hour: str, minute: str, half: str | None) -> str:
+    """A time of day as `HH:MM`, 24-hour: how it is compared with the records'."""
+    h = int(hour) % 12 + (12 if half and half.lower() == "p" else 0) if half else int(hour)
+    return f"time {h:02d}:{minute}"
 
 
 def literals(text: str) -> list[Scalar]:
@@ -44,6 +57,8 @@ def literals(text: str) -> list[Scalar]:
     for pattern in (_EMAIL, _DATE, _PHONE):
         found += [m.group() for m in pattern.finditer(text)]
         text = pattern.sub(" ", text)
+    found += [clock(*m.groups()) for m in _TIME.finditer(text)]
+    text = _TIME.sub(" ", text)
     found += [m.group() for m in _CODE.finditer(text) if not _NOT_A_CODE.fullmatch(m.group())]
     text = _CODE.sub(" ", text)
     found += [n for n in numbers(text) if not (n.is_integer() and 0 <= n <= SMALL)]
@@ -58,6 +73,10 @@ def _keys(values: Iterable[Scalar]) -> set[object]:
         if isinstance(v, str):
             out.update(numbers(v.replace("-", " ")))
             out.update(tokens(v))
+            out.update(value_key(clock(*m.groups())) for m in _TIME.finditer(v))
+            with contextlib.suppress(ValueError):  # a datetime's time of day
+                moment = dt.datetime.fromisoformat(v)
+                out.add(value_key(clock(str(moment.hour), f"{moment.minute:02d}", None)))
     return out
 
 

@@ -143,3 +143,18 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
         "ok",
         "",
     )
+
+
+def test_a_time_of_day_no_record_holds_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Basketball's "schedule a game for my home team on July 20th at 10:00 PM", for games
+    that hold a date and no time."""
+    assert literals("at 10:00 PM, or 22:30, on 2024-07-20T09:05:00") == [
+        "2024-07-20T09:05:00",
+        "time 22:00",
+        "time 22:30",
+    ]
+    stage, reason, detail = bank_verdict(
+        banking_spec, ASK + " I will call back at 10:00 PM.", gold_calls=[LOAN], communicate=TOLD
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "time 22:00" in detail
