@@ -97,21 +97,33 @@ async def task_stage(
     }
 
 
-def fake_bench(args: argparse.Namespace, work: Path) -> dict:
+def fake_bench(args: argparse.Namespace, work: Path, endpoints: int = 1) -> dict:
+    """The task stage against `endpoints` fake servers, each in a process of its own with
+    `args.concurrency` slots: achieved calls/s against the ideal, and CPU per task."""
     ctx = mp.get_context("spawn")
     port_q, stop = ctx.Queue(), ctx.Event()
-    server = ctx.Process(target=_serve, args=(args.latency, port_q, stop), daemon=True)
-    server.start()
-    base_url = port_q.get(timeout=60)
+    servers = [
+        ctx.Process(target=_serve, args=(args.latency, port_q, stop), daemon=True)
+        for _ in range(endpoints)
+    ]
+    for server in servers:
+        server.start()
+    urls = [port_q.get(timeout=60) for _ in servers]
     try:
-        config = LLMConfig(base_url=base_url, model="fake", concurrency=args.concurrency)
+        config = LLMConfig(
+            base_url=urls[0],
+            endpoints=urls if endpoints > 1 else [],
+            model="fake",
+            concurrency=args.concurrency,
+        )
         llm = LLMClient(config)
         cross_engine = not args.no_cross_engine
         result = asyncio.run(task_stage(work / "fake", llm, "sampled", args.tasks, cross_engine))
     finally:
         stop.set()
-        server.join(timeout=10)
-    ideal = args.concurrency / args.latency
+        for server in servers:
+            server.join(timeout=10)
+    ideal = endpoints * args.concurrency / args.latency
     achieved = result["calls"] / result["wall_s"]
     result.update(
         ideal_calls_per_s=round(ideal, 2),

@@ -152,6 +152,12 @@ def _row_at(output: object, path: str) -> tuple[dict | None, str]:
     return (node if isinstance(node, dict) else None), (parts[-1] if parts else "")
 
 
+def _same_row(a: dict, b: dict) -> bool:
+    """Two output rows of one record: every key-like field (`..._id`) they share agrees."""
+    shared = [k for k in a if k in b and (k == "id" or k.endswith("_id"))]
+    return bool(shared) and all(value_key(a[k]) == value_key(b[k]) for k in shared)
+
+
 def stale_told(
     told: Sequence[OutputRef],
     calls: Sequence[ToolCall],
@@ -161,15 +167,26 @@ def stale_told(
     is_write: IsWrite,
 ) -> str | None:
     """A told value read from a row that a later successful write left different: what it
-    says no longer holds when the user hears it (None if every told value still holds)."""
-    for ref in told:
-        row, field = _row_at(results[ref.call].output, ref.path)
+    says no longer holds when the user hears it (None if every told value still holds).
+    Not stale: the value the later write was given ("look up what is owed, pay it, tell me
+    what you paid"), and a value told again from a read after the write ("the balance, then
+    move $250, then the balance again")."""
+    rows = [(ref, *_row_at(results[ref.call].output, ref.path)) for ref in told]
+    for ref, row, field in rows:
         if row is None or not field:
             continue
-        written_later = any(
-            results[j].ok and is_write(calls[j].name) for j in range(ref.call + 1, len(calls))
-        )
-        if not written_later:
+        later = [
+            j for j in range(ref.call + 1, len(calls)) if results[j].ok and is_write(calls[j].name)
+        ]
+        if not later:
+            continue
+        given = {value_key(v) for j in later for v in calls[j].arguments.values()}
+        if value_key(row[field]) in given:
+            continue
+        if any(
+            other.call > later[0] and f == field and r is not None and _same_row(r, row)
+            for other, r, f in rows
+        ):
             continue
         for name, changed in changes.items():
             table = schema.table(name)
