@@ -22,7 +22,7 @@ import prefect
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from prefect.settings.context import get_current_settings
 
-from toolscale.children import die_with_parent, free_port
+from toolscale.children import die_with_parent, end, free_port
 from toolscale.errors import ToolscaleError
 
 STARTUP_S = 60.0  # a cold start on a loaded 2-core machine took 5-12 s
@@ -85,9 +85,4 @@ def own_server() -> Iterator[str]:
         with temporary_settings(updates={PREFECT_API_URL: url}):
             yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        end(proc)

@@ -9,6 +9,7 @@ import ctypes
 import os
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -75,3 +76,15 @@ def alive(pid: int) -> bool:
             os.waitpid(pid, os.WNOHANG)
         return False
     return True
+
+
+def end(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after `grace_s`; the process is reaped either way."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

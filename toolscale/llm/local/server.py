@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
-from toolscale.children import die_with_parent, free_port
+from toolscale.children import die_with_parent, end, free_port
 from toolscale.llm.local.files import LocalLLMError, cache_dir, log_tail
 
 
@@ -121,13 +121,7 @@ class LocalServer:
         proc = self._proc
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        end(proc)
         self._proc = None
 
     def __enter__(self) -> LocalServer:
