@@ -83,6 +83,20 @@ def own_server() -> Iterator[str]:
                 )
             time.sleep(0.1)
         with temporary_settings(updates={PREFECT_API_URL: url}):
-            yield url
+            try:
+                yield url
+            finally:
+                _drain()
     finally:
         end(proc)
+
+
+def _drain(timeout_s: float = 10.0) -> None:
+    """Send what Prefect still holds for the API (logs, events) before its server goes:
+    otherwise it prints 'Error logging to API' at exit."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        with contextlib.suppress(Exception):
+            worker.drain_all(timeout=timeout_s)
