@@ -4,6 +4,7 @@ strategy and the generators' setbacks, on stderr."""
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable, Iterator
 
@@ -55,11 +56,14 @@ def task_progress(console: Console, strategy: str, target: int) -> Iterator[OnPr
     a plain line whenever a task is verified or ten more are proposed."""
     if not console.is_terminal:
         tell = plain_lines(console, f"tasks/{strategy}")
-        last = [-1, -10]
+        last = [-1, -10, -math.inf]  # verified, proposed, when
 
         def line(verified: int, proposed: int) -> None:
-            if verified != last[0] or proposed - last[1] >= 10:
-                last[:] = [verified, proposed]
+            now = time.monotonic()
+            new = verified != last[0] or proposed - last[1] >= 10
+            done = verified >= target and last[0] < target
+            if new and (done or now - last[2] >= 1.0):  # a line a second at most
+                last[:] = [verified, proposed, now]
                 tell(f"{min(verified, target)}/{target} verified · {proposed} proposed")
 
         yield line

@@ -112,7 +112,7 @@ async def synthesize(
                 verdict = verdict if refused is None else Result(rejection=refused)
             return verdict, judged, solved
 
-        window = config.window(llm.config.concurrency)
+        window = config.window(llm.slots)  # every server's slots: work for all of them
         in_flight: dict[asyncio.Future[tuple[Verdict, bool, bool]], int] = {}
         open_batch = OpenBatch(store, strategy.name, llm.ledger)
         proposed = len(done)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
+import flows.console as console_module
 from flows.console import make_console, plain_lines, task_progress, warner
 
 
@@ -33,21 +35,26 @@ def test_a_setback_is_its_headline_then_its_detail() -> None:
     ]
 
 
-def test_piped_progress_is_a_line_per_verified_task_or_ten_proposals() -> None:
+def test_piped_progress_is_a_line_per_verified_task_or_ten_proposals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A run piped to a file showed nothing for the 20 minutes of its environment stages:
-    piped, progress is plain lines with the time."""
+    piped, progress is plain lines with the time, a second apart at most (but the last)."""
+    clock = iter([0.0, 2.0, 4.0, 4.5, 6.0])
+    monkeypatch.setattr(console_module.time, "monotonic", lambda: next(clock))
     console, out = recording()
     with task_progress(console, "sampled", target=10) as report:
         assert out.getvalue() == ""  # nothing before the first report
         report(3, 5)
         report(3, 9)  # nothing new worth a line
         report(3, 15)  # ten more proposed
-        report(12, 16)  # more verified than the target: it says the target
+        report(4, 16)  # new, but within a second of the last line
+        report(12, 17)  # more verified than the target: it says the target, at once
     lines = [line.split(" ", 1)[1] for line in out.getvalue().splitlines()]
     assert lines == [
         "tasks/sampled: 3/10 verified · 5 proposed",
         "tasks/sampled: 3/10 verified · 15 proposed",
-        "tasks/sampled: 10/10 verified · 16 proposed",
+        "tasks/sampled: 10/10 verified · 17 proposed",
     ]
 
 

@@ -189,6 +189,11 @@ class LLMClient:
         self.in_flight = 0
         self.max_in_flight = 0
 
+    @property
+    def slots(self) -> int:
+        """Requests that can run at once, over every server."""
+        return sum(s.slots for s in self.servers)
+
     def _pick(self) -> Server:
         """The server with the least outstanding work for its slots among those not set
         aside; when all are, the one whose time out ends first."""
