@@ -101,6 +101,9 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         score += 2  # "cannot book a movie rated R": a booking is what booking makes
     if not score or (verb and score < 3):
         return 0  # the rule never says the operation (or says another): tables are not enough
+    attribute = cand.id.split(".", 1)[1].split("=")[0] if "." in cand.id else ""
+    if cand.pattern == "update" and attribute and attribute.replace("_", " ") not in text:
+        return 0  # "an order's shipping address can be changed ..." is no customer's email
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
     if cand.creates and re.match(rf"(?:an? |the )?{singular(cand.creates)} with status", text):
         return 0  # "a trip with status cancelled cannot be booked": the trip exists already

@@ -327,3 +327,18 @@ def test_a_rule_that_allows_either_of_two_cases_is_never_mapped() -> None:
     ]
     assert salvage(choice, cands, rules, spec.schema_).rules == []
     assert fallback_choice(cands, rules[:1], spec.schema_, spec.seed).rules == []
+
+
+def test_a_rule_about_one_attribute_is_not_mapped_onto_an_update_of_another() -> None:
+    """Ecommerce's "the shipping address of an order can be changed only before its status
+    becomes shipped" was counted as enforced by update_customer_email (its orders had no
+    shipping address): a rule is about the attribute it names."""
+    from generators.rulemap import says_other_operation
+
+    spec = finance()
+    email = next(c for c in catalogue(spec.schema_, spec.seed) if c.id == "update:clients.email")
+    rule = "The shipping address of an order can be changed only before its status becomes shipped."
+    assert says_other_operation(rule, email)
+    assert candidate_for(rule, [email]) is None
+    mine = "A client's email can be changed only while the client is active."
+    assert not says_other_operation(mine, email)
