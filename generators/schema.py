@@ -380,6 +380,7 @@ def completed(
     def owner(noun: str) -> TableProposal | None:
         return next((t for t in tables.values() if noun in entity_words(t.name)), None)
 
+    said_of: dict[str, set[str]] = {}  # a status -> the tables the rules give it to
     for rule in rules:
         text = rule.lower()
         subject = next((w for w in re.findall(r"[a-z]+", text) if owner(w)), "")
@@ -392,6 +393,8 @@ def completed(
                 values.append(word)
             if table is None or not values:
                 continue
+            for value in values:
+                said_of.setdefault(value, set()).add(table.name)
             column = next((c for c in table.columns if "status" in c.name), None)
             if column is None and len(table.columns) < 12:
                 column = ColumnProposal(name="status", type="text")
@@ -478,6 +481,7 @@ def completed(
             table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
     for rule in rules:
         _link_read_entities(rule.lower(), tables, owner)
+    _unborrow_statuses(tables, said_of)
     if not any("email" in c.name for t in tables.values() for c in t.columns):
         customer = next((t for t in tables.values() if CUSTOMERS.search(t.name)), None)
         customer = customer or _who_asks(list(tables.values()))
@@ -487,6 +491,36 @@ def completed(
             # managers gave their team's id, so no task found its user first (9% had 3+ calls)
             customer.columns.append(ColumnProposal(name="email", type="text"))
     return SchemaProposal(tables=list(tables.values()))
+
+
+def _unborrow_statuses(tables: dict[str, TableProposal], said_of: dict[str, set[str]]) -> None:
+    """Statuses the model gave a table that the rules give only to another one: ecommerce's
+    customers got the order statuses (pending, paid, shipped, delivered), and tools to set a
+    customer paid or shipped. Two or more such are taken off; the usual state stays."""
+    for table in tables.values():
+        column = next((c for c in table.columns if "status" in c.name and c.values), None)
+        if column is None:
+            continue
+        borrowed = [v for v in column.values if said_of.get(v) and table.name not in said_of[v]]
+        if len(borrowed) < 2:
+            continue
+        # a copy of another table's list: what that table has goes too, unless a rule gives it
+        lender = {name for v in borrowed for name in said_of[v]}
+        theirs = {
+            v
+            for name in lender
+            for c in tables[name].columns
+            if "status" in c.name
+            for v in c.values
+        }
+        kept = [
+            v
+            for v in column.values
+            if v not in borrowed and (v not in theirs or table.name in said_of.get(v, ()))
+        ]
+        column.values = (["active"] if "active" not in kept else []) + kept
+        if len(column.values) == 1:
+            column.values.append("inactive")
 
 
 def _who_asks(tables: list[TableProposal]) -> TableProposal | None:

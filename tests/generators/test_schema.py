@@ -348,6 +348,31 @@ def test_with_no_people_the_table_the_users_manage_gets_an_email() -> None:
     assert [t.name for t in schema.tables if t.email_column()] == ["teams"]
 
 
+def test_statuses_the_rules_give_another_table_are_taken_off() -> None:
+    """Ecommerce's 1.5B schema gave its customers the order statuses, and the catalogue made
+    tools to set a customer paid or shipped."""
+    order_statuses = ["pending", "paid", "shipped", "delivered"]
+    tables = [
+        TableProposal(name="customers", description="", columns=[
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=order_statuses),
+        ]),
+        TableProposal(name="orders", description="", columns=[
+            ColumnProposal(name="order_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=[*order_statuses, "cancelled"]),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A customer with status suspended cannot place new orders.",
+        "An order can be cancelled only while its status is pending or paid.",
+        "A return can be opened only for an order with status delivered.",
+    ]
+    schema = to_schema(completed(SchemaProposal(tables=tables), rules))
+    assert schema.table("customers").enum_values("status") == ["active", "suspended"]
+    assert schema.table("orders").enum_values("status") == [*order_statuses, "cancelled"]
+
+
 def test_an_entity_of_the_brief_without_a_table_is_fed_back() -> None:
     """Restaurant's 1.5B schema had `clients` and `accounts`, no customers, no dining tables."""
     said = entity_problems(library_schema(), ["members", "book", "fines", "loans"])
