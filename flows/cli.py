@@ -170,6 +170,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--solver-model", default=None, help="the solver (default: the run's model)")
     g.add_argument("--solver-url", default=None, help="the solver's endpoint (with --solver-model)")
+    g.add_argument(
+        "--runner",
+        choices=["process", "dask"],
+        default="process",
+        help="with 'all': domains one after another here, or side by side on Dask workers",
+    )
+    g.add_argument(
+        "--dask-address", default=None, help="an existing Dask scheduler (tcp://host:8786)"
+    )
+    g.add_argument("--dask-workers", type=int, default=2, help="workers of the local Dask cluster")
     g.set_defaults(func=cmd_generate, runs_flows=True)
     ev = sub.add_parser(
         "eval",
@@ -477,6 +487,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     if args.solver_k < 0:
         raise SystemExit(f"error: --solver-k must be 0 (off) or more, got {args.solver_k}")
+    if args.runner == "dask" and args.domain != "all":
+        raise SystemExit("error: --runner dask spreads domains over workers: use it with 'all'")
+    if args.dask_workers < 1:
+        raise SystemExit(f"error: --dask-workers must be at least 1, got {args.dask_workers}")
     if (args.solver_model is None) != (args.solver_url is None):
         raise SystemExit("error: give --solver-model and --solver-url together")
     config = DEFAULT_CONFIG.model_copy(
@@ -493,6 +507,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
                     model_size=args.model_size,
                     parallel=args.parallel,
                     config=config,
+                    runner=args.runner,
+                    dask_address=args.dask_address,
+                    dask_workers=args.dask_workers,
                 )
             )
             return 0 if all(done.values()) else 1

@@ -9,11 +9,13 @@ made, so a killed run started again resumes where it stopped.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -163,6 +165,7 @@ async def generate_domain(
     model: str | None = None,
     timeout_s: float | None = None,
     max_attempts: int | None = None,
+    endpoints: list[str] | None = None,
     cross_engine: bool = True,
     config: GenerationConfig = DEFAULT_CONFIG,
     solver_model: str | None = None,
@@ -185,6 +188,7 @@ async def generate_domain(
         console,
         timeout_s=timeout_s,
         max_attempts=max_attempts,
+        endpoints=endpoints,
     ) as llm_config:
         llm = LLMClient(llm_config, ResponseCache(store.dir / "llm-cache"))
         summary = RunSummary(
@@ -242,6 +246,50 @@ async def generate_domain(
     return summary.model_dump(mode="json")
 
 
+@task(name="generate-domain-on-a-worker", cache_policy=NO_CACHE)
+def domain_on_a_worker(
+    name: str,
+    n_tasks: int,
+    data_dir: str,
+    domains_dir: str,
+    llm_config: LLMConfig,
+    config: GenerationConfig,
+) -> int:
+    """One domain on a Dask worker: its own flow run, store, sandboxes and verifier, so no
+    two workers write the same file; what it makes is what the in-process run makes."""
+    # the module as the worker imports it: the task arrives pickled by value, and a flow
+    # whose globals came with it cannot resolve its parameters' types
+    from flows.generate import generate_domain as domain_flow
+
+    result = asyncio.run(
+        domain_flow(
+            name,
+            n_tasks=n_tasks,
+            data_dir=data_dir,
+            domains_dir=domains_dir,
+            parallel=llm_config.concurrency,
+            base_url=llm_config.base_url,
+            model=llm_config.model,
+            endpoints=llm_config.endpoints or None,
+            config=config,
+        )
+    )
+    return int(result["tasks"])
+
+
+def dask_runner(address: str | None, workers: int) -> Any:
+    """prefect-dask's task runner: an existing cluster at `address`, else a LocalCluster of
+    `workers` processes, which get this process's Prefect API."""
+    from prefect.settings import PREFECT_API_URL
+    from prefect_dask import DaskTaskRunner
+
+    if address:
+        return DaskTaskRunner(address=address)
+    env = {"PREFECT_API_URL": str(PREFECT_API_URL.value() or "")}
+    kwargs = {"n_workers": workers, "processes": True, "threads_per_worker": 1}
+    return DaskTaskRunner(cluster_kwargs={**kwargs, "dashboard_address": None, "env": env})
+
+
 @flow(name="generate-all", log_prints=True)
 async def generate_all(
     n_tasks: int = 20,
@@ -251,12 +299,42 @@ async def generate_all(
     model_size: str = "1.5b",
     parallel: int = 2,
     config: GenerationConfig = DEFAULT_CONFIG,
+    runner: str = "process",
+    dask_address: str | None = None,
+    dask_workers: int = 2,
 ) -> dict[str, int]:
-    """Every domain (or the ones named), one after another, with one model server."""
+    """Every domain (or the ones named) with one model server: one after another in this
+    process, or with `runner="dask"` side by side on Dask workers (a LocalCluster of
+    `dask_workers`, or the cluster at `dask_address`)."""
     names = domains or sorted(p.parent.name for p in Path(domains_dir).glob("*/brief.yaml"))
+    if runner not in ("process", "dask"):
+        raise ValueError(f"unknown runner {runner!r}: use 'process' or 'dask'")
     console = make_console()
     out: dict[str, int] = {}
     with endpoint(None, None, model_size, parallel, console) as llm_config:
+        if runner == "dask":
+            with dask_runner(dask_address, dask_workers) as dask:
+                futures = {
+                    name: dask.submit(
+                        domain_on_a_worker,
+                        parameters={
+                            "name": name,
+                            "n_tasks": n_tasks,
+                            "data_dir": data_dir,
+                            "domains_dir": domains_dir,
+                            "llm_config": llm_config,
+                            "config": config,
+                        },
+                    )
+                    for name in names
+                }
+                for name, future in futures.items():
+                    try:
+                        out[name] = future.result()
+                    except Exception as e:  # one domain does not stop the others
+                        console.print(f"[red]{name}: failed: {type(e).__name__}: {e}[/]")
+                        out[name] = 0
+            return out
         for name in names:
             try:
                 result = await generate_domain(
@@ -267,6 +345,7 @@ async def generate_all(
                     parallel=llm_config.concurrency,
                     base_url=llm_config.base_url,
                     model=llm_config.model,
+                    endpoints=llm_config.endpoints or None,
                     config=config,
                 )
                 out[name] = result["tasks"]

@@ -27,9 +27,12 @@ def endpoint(
     embedded server of `model_size` with `parallel` slots for the block's duration; the
     `overrides` that are not None replace the chosen configuration's fields."""
     overrides = {k: v for k, v in overrides.items() if v is not None}
+    endpoints = overrides.pop("endpoints", None) or []
     config = LLMConfig.from_env()
     if base_url and model:
-        config = LLMConfig(base_url=base_url, model=model, concurrency=parallel)
+        config = LLMConfig(
+            base_url=base_url, model=model, concurrency=parallel, endpoints=endpoints
+        )
     if config is not None:
         yield config.model_copy(update=overrides)
         return
