@@ -61,6 +61,8 @@ Kind = Literal[
 Op = Literal["<", "<=", ">", ">=", "=", "<>", "in", "not in"]
 
 TRANSFERABLE = ("balance", "points", "credit", "funds", "stock", "quantity")
+MONEYLIKE = ("balance", "points", "credit", "funds")  # withdrawn and deposited; the rest is
+# reduced and increased (ecommerce's users asked to "withdraw the quantity of an order item")
 DECREASABLE = (
     "outstanding", "balance", "owed", "due", "debt", "remaining", "quantity", "stock",
     "copies", "available", "seats", "points", "credit",
@@ -664,7 +666,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     f"ELSE {status[0]} END"
                 )
                 guards["close_at_zero"] = -1
-            verb = "repay" if debt else "withdraw" if quantity(col, TRANSFERABLE) else "reduce"
+            verb = "repay" if debt else "withdraw" if quantity(col, MONEYLIKE) else "reduce"
             tool = _tool(
                 f"{verb}_{noun}_{col.name}",
                 f"Reduce the {col.name} of a {noun} by an amount"
@@ -693,7 +695,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             )
             if quantity(col, TRANSFERABLE):
                 up = _tool(
-                    f"deposit_{noun}_{col.name}",
+                    f"{'deposit' if quantity(col, MONEYLIKE) else 'increase'}_{noun}_{col.name}",
                     f"Increase the {col.name} of a {noun} by an amount.",
                     "write",
                     props,

@@ -905,3 +905,17 @@ def test_a_new_loan_owes_its_principal_whatever_its_debt_column_is_called() -> N
     assert "outstanding_balance" not in cand.tool.param_types()
     assert ":amount" in cand.tool.run[0].split("VALUES")[1]
     assert cand.tool.run[0].count(":amount") == 2  # the amount, and what is owed of it
+
+
+def test_money_is_withdrawn_and_deposited_a_quantity_reduced_and_increased() -> None:
+    """Ecommerce's users asked to "withdraw the quantity of an order item": the verb of a
+    money pattern on a count of goods."""
+    from tests.generators.ecommerce import ecommerce_spec
+
+    spec = ecommerce_spec()
+    names = {c.tool.name for c in catalogue(spec.schema_, spec.seed)}
+    assert "reduce_product_stock" in names and "increase_product_stock" in names
+    assert not {n for n in names if n.startswith(("withdraw_", "deposit_"))}
+    money = banking()
+    banked = {c.tool.name for c in catalogue(money.schema_, money.seed)}
+    assert any(n.startswith("withdraw_") for n in banked)
