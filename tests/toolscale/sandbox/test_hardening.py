@@ -277,6 +277,9 @@ def test_budget_a_killed_call_keeps_the_writes_before_it(
 ) -> None:
     sql = {  # one long step: no engine looks at its clock inside it
         "sqlite": COSTLY["sqlite"][0][1],
+        # DuckDB 2.x stops this one itself (its interrupt reaches inside the function) or
+        # refuses its 3.4 GB matrix at the address-space cap, whichever comes first: what is
+        # pinned there is that the call's stop, whatever it was, keeps the earlier writes
         "duckdb": "SELECT damerau_levenshtein(repeat(name, 1500), repeat(reverse(name), 1500)) "
         "AS d FROM clients WHERE id = 3",
     }[engine]
@@ -287,9 +290,10 @@ def test_budget_a_killed_call_keeps_the_writes_before_it(
         opened = sb.call("open_account", {"client_id": 2}).output["id"]
         kept = sb.state_hash()
         pid = sb.worker_pid
-        assert sb.call("evil", {}).code in ("timeout", "too_large")  # killed either way
+        assert sb.call("evil", {}).code in ("timeout", "too_large")
         assert sb.state_hash() == kept == sb.full_state_hash()
-        assert sb.worker_pid != pid  # the old worker was killed; a new one holds the state
+        if engine == "sqlite":  # one sqlite3 function call: only the kill stops it
+            assert sb.worker_pid != pid  # the old worker was killed; a new one holds the state
         assert sb.call("open_account", {"client_id": 1}).output["id"] != opened
         sb.reset()
         assert sb.changes() == {}
