@@ -95,6 +95,7 @@ async def synthesize_tasks(
             report,
             judge=judging,
             solver=solver,
+            forget=verifier.forget,
         )
 
 

@@ -1,7 +1,8 @@
 """Task synthesis for one strategy: work items (propose, then verify) kept in flight in a
-window, finished ones committed to the store batch by batch. A batch is the unit of
-durability: what finished is committed even when the run is stopped, and a resumed run
-skips the committed indices and goes on to the same target and budget.
+window, finished ones settled in index order and committed to the store batch by batch, so
+a run keeps the same tasks however the model's answers interleave (in-process or on Dask).
+A batch is the unit of durability: what settled is committed even when the run is stopped,
+and a resumed run skips the committed indices and goes on to the same target and budget.
 
 Verification, the judge and the solver check are passed in as callables (generators do
 not import validators or the trainer). The judge and the solver need a model, so they run
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 
 from generators.arguments import ArgumentSampler
@@ -32,6 +34,7 @@ from toolscale.trajectory import Trajectory
 Verdict = Result[tuple[Task, Trajectory]]  # the verified task and its gold trajectory
 Verify = Callable[[Task], Awaitable[Verdict]]
 Judge = Callable[[Task, Trajectory], Awaitable[Rejection | None]]  # None: a careful agent agrees
+Forget = Callable[[list[str]], Awaitable[None]]  # task ids the dedup index drops
 OnProgress = Callable[[int, int], None]  # (verified, proposed) so far, earlier runs' too
 
 
@@ -70,11 +73,13 @@ async def synthesize(
     on_progress: OnProgress,
     judge: Judge | None = None,
     solver: Judge | None = None,
+    forget: Forget | None = None,
 ) -> int:
     """How many verified tasks of `strategy` the store holds once `target` is reached or the
     budget is spent. `on_progress` hears of the start and of each finished wave (a strategy
     with nothing to do hears nothing). `judge` and then `solver`, when given, have the last
-    word on every verified task (the caller decides whether they run)."""
+    word on every verified task (the caller decides whether they run). `forget` is told the
+    ids of items started past the target, which the verifier may have seen."""
     done: set[int] = set()
     accepted = 0
     for committed in store.batches(strategy.name):  # one read for both
@@ -90,17 +95,27 @@ async def synthesize(
             llm=llm, brief=brief, env=env, sampler=ArgumentSampler(spec), config=config
         )
 
-        async def item(index: int) -> tuple[Verdict, bool, bool]:
+        async def item(
+            index: int, before: asyncio.Future[None] | None, mine: asyncio.Future[None]
+        ) -> tuple[Verdict, bool, bool]:
             """Propose, verify, judge, solve: one work item, start to end; with whether the
-            judge and the solver saw it."""
-            outcome = await strategy.propose(ctx, index, parents)
-            if outcome.value is None:
-                rejection = outcome.rejection or Rejection(
-                    stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
-                )
-                rejection.task_id = strategy.task_id(brief.name, index)
-                return Result(rejection=rejection), False, False
-            verdict = await verify(outcome.value)
+            judge and the solver saw it. Proposals overlap, verification goes in index order
+            (`before` is the previous item's, `mine` this one's): the dedup index then sees
+            tasks in the same order however the model's answers arrive."""
+            try:
+                outcome = await strategy.propose(ctx, index, parents)
+                if before is not None:
+                    await asyncio.shield(before)
+                if outcome.value is None:
+                    rejection = outcome.rejection or Rejection(
+                        stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
+                    )
+                    rejection.task_id = strategy.task_id(brief.name, index)
+                    return Result(rejection=rejection), False, False
+                verdict = await verify(outcome.value)
+            finally:
+                if not mine.done():
+                    mine.set_result(None)
             judged = solved = False
             if judge is not None and verdict.value is not None:
                 judged = True
@@ -113,25 +128,37 @@ async def synthesize(
             return verdict, judged, solved
 
         window = config.window(llm.slots)  # every server's slots: work for all of them
+        loop = asyncio.get_running_loop()
         in_flight: dict[asyncio.Future[tuple[Verdict, bool, bool]], int] = {}
+        order: deque[int] = deque()  # started and not yet settled, in index order
+        ready: dict[int, tuple[Verdict, bool, bool]] = {}  # finished, waiting for an earlier one
+        turn: asyncio.Future[None] | None = None  # the last started item's verification
         open_batch = OpenBatch(store, strategy.name, llm.ledger)
         proposed = len(done)
         on_progress(accepted, proposed)
         try:
-            while True:
-                while len(in_flight) < window and accepted < target:
+            while accepted < target:
+                while len(in_flight) < window:
                     index = next(pending, None)
                     if index is None:
                         break
-                    in_flight[asyncio.ensure_future(item(index))] = index
+                    mine: asyncio.Future[None] = loop.create_future()
+                    in_flight[asyncio.ensure_future(item(index, turn, mine))] = index
+                    order.append(index)
+                    turn = mine
                 if not in_flight:
                     break
                 finished, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
-                batch = open_batch.batch
                 for fut in finished:
-                    batch.indices.append(in_flight.pop(fut))
+                    ready[in_flight.pop(fut)] = fut.result()
+                # settled in index order up to the target: which tasks a run keeps does not
+                # depend on which answers came first (the same tasks in-process or on Dask)
+                batch = open_batch.batch
+                while order and order[0] in ready and accepted < target:
+                    index = order.popleft()
+                    batch.indices.append(index)
                     proposed += 1
-                    verdict, judged, solved = fut.result()
+                    verdict, judged, solved = ready.pop(index)
                     batch.judged += judged
                     batch.solver_checked += solved
                     if verdict.rejection is not None:
@@ -153,8 +180,16 @@ async def synthesize(
                 on_progress(accepted, proposed)
                 if len(batch.indices) >= config.batch_size:
                     open_batch.commit()
+            # the target is met: items past it are dropped, not kept, and the dedup index
+            # forgets them (a resumed run proposes them again, from the response cache)
+            for fut in in_flight:
+                fut.cancel()
+            await asyncio.gather(*in_flight, return_exceptions=True)
+            in_flight.clear()
+            if order and forget is not None:
+                await forget([strategy.task_id(brief.name, i) for i in order])
         finally:
             for fut in in_flight:
                 fut.cancel()
-            open_batch.commit()  # what finished is kept, even when the run is stopped
+            open_batch.commit()  # what settled is kept, even when the run is stopped
     return accepted

@@ -128,6 +128,14 @@ class DedupIndex:
             self.flush()
         return None
 
+    def forget(self, task_ids: list[str]) -> None:
+        """Drop tasks the caller did not keep after all (started past a run's target), so
+        they refuse no later task."""
+        for table in ("gold", "sigs", "bands"):
+            self._con.executemany(
+                f"DELETE FROM {table} WHERE task_id = ?", [(t,) for t in task_ids]
+            )
+
     def flush(self) -> None:
         """Commit what was added; the index is a cache of accepted tasks, so batching is safe."""
         self._con.execute("COMMIT")

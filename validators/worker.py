@@ -58,6 +58,12 @@ class VerifyWorker:
         """The verified task with its gold trajectory, or the rejection saying why not."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
 
+    async def forget(self, task_ids: list[str]) -> None:
+        """The dedup index drops these tasks; queued behind any verification still running."""
+        await asyncio.get_running_loop().run_in_executor(
+            self._pool, self._verifier.dedup.forget, task_ids
+        )
+
     def close(self) -> None:
         self._pool.submit(self._verifier.close).result()
         self._pool.shutdown()
