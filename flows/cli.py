@@ -141,7 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("domain", help="a folder of --domains with a brief.yaml, or 'all'")
     g.add_argument("-n", "--n-tasks", type=int, default=20, help="verified tasks wanted")
-    g.add_argument("--data", default="data", help="output root (default data/)")
+    g.add_argument(
+        "--data",
+        default="data",
+        help="output root: a folder (default data/) or an fsspec URL such as s3://bucket/data",
+    )
     g.add_argument("--domains", default="domains", help="where the briefs are")
     g.add_argument(
         "--strategies",
@@ -248,7 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("domains", nargs="*", help="domains to export, or 'all' (default: all)")
     e.add_argument("--out", default="out/dataset", help="the dataset folder (default out/dataset)")
-    e.add_argument("--data", default="data", help="where the runs are (default data/)")
+    e.add_argument(
+        "--data", default="data", help="where the runs are: a folder (default data/) or a store URL"
+    )
     e.add_argument("--domains-dir", default="domains", help="where the briefs are")
     e.add_argument("--test-fraction", type=float, default=TEST_FRACTION, help="share in test")
     e.add_argument(
@@ -411,7 +417,7 @@ def cmd_sample_dataset(args: argparse.Namespace) -> int:
 def cmd_retire(args: argparse.Namespace) -> int:
     from toolscale.store import DomainStore
 
-    store = DomainStore(args.data, args.domain)
+    store = DomainStore.open(args.data, args.domain)
     if not store.batches_dir.is_dir():
         raise SystemExit(f"error: no run of {args.domain!r} under {args.data} ({store.dir})")
     try:

@@ -33,7 +33,6 @@ from generators.strategies import (
     split_targets,
 )
 from toolscale.brief import Brief, BriefError, brief_path, load_brief
-from toolscale.jsonl import write_json
 from toolscale.llm.cache import ResponseCache
 from toolscale.llm.client import LLMClient
 from toolscale.llm.config import LLMConfig
@@ -178,7 +177,7 @@ async def generate_domain(
     started = time.perf_counter()
     chosen = check_strategies(tuple(strategies))
     brief = load_brief(brief_path(domains_dir, domain))
-    store = DomainStore(data_dir, domain)
+    store = DomainStore.open(data_dir, domain)
     console = make_console()
     resumed = store.dir.exists() and any(store.dir.iterdir())
     with endpoint(
@@ -237,13 +236,13 @@ async def generate_domain(
             summary = summarise(
                 summary, store, stages.rows, stages.spent(), tuple(strategies), seconds
             )
-            write_json(store.dir / "report.json", summary)
+            store.save_report(summary)
             await llm.close()
     console.print(rich_table(summary))
     key = f"generate-{domain.replace('_', '-')}"
     await leave_artifact(console, key, markdown(summary), f"toolscale generate {domain}")
     with contextlib.suppress(Exception):
-        get_run_logger().info("%s: %d verified tasks in %s", domain, summary.tasks, store.dir)
+        get_run_logger().info("%s: %d verified tasks in %s", domain, summary.tasks, store.location)
     return summary.model_dump(mode="json")
 
 

@@ -6,6 +6,7 @@ dataset), and no proxy for tests that talk to a local fake server."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,36 @@ def verified(banking_spec: EnvironmentSpec, banking_tasks: list[Task]) -> list[T
 
     accepted, _, _ = verify(banking_spec, banking_tasks, cross_engine=False)
     return accepted
+
+
+@pytest.fixture
+def s3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_proxy: None) -> Iterator[Any]:
+    """moto's S3 server on a free local port (no network), an empty bucket `toolscale-test`,
+    the store's local copies under tmp_path; yields an s3fs client to look with."""
+    import httpx
+    import s3fs
+    from moto.server import ThreadedMotoServer
+
+    from toolscale.children import free_port
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "TOOLSCALE_STORE_CACHE": str(tmp_path / "store-cache"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    s3fs.S3FileSystem.clear_instance_cache()
+    # moto keeps its buckets per process, across servers: each test starts empty
+    httpx.post(f"http://127.0.0.1:{port}/moto-api/reset").raise_for_status()
+    fs = s3fs.S3FileSystem()
+    fs.mkdir("toolscale-test")
+    try:
+        yield fs
+    finally:
+        s3fs.S3FileSystem.clear_instance_cache()
+        server.stop()

@@ -46,6 +46,7 @@ from toolscale.dataset import (
 )
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.figures import EnvironmentFigures, TaskFigures, TaskTally, environment_figures
+from toolscale.mirror import is_url, local_copy
 from toolscale.reasons import ErrorReason
 from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
@@ -283,6 +284,11 @@ def _split_keys(store: DomainStore) -> list[tuple[str, str | None, str]]:
 # -- the export --------------------------------------------------------------------------------
 
 
+def readable(data_dir: str | Path) -> Path:
+    """A data folder, or the local copy of a store URL's domains."""
+    return local_copy(str(data_dir)) if is_url(data_dir) else Path(data_dir)
+
+
 def _runs(
     data_dir: Path, domains: Iterable[str] | None, report: ExportReport
 ) -> Iterator[tuple[str, DomainStore, EnvironmentSpec]]:
@@ -327,7 +333,7 @@ def export(
     repo: str | None = None,
 ) -> ExportReport:
     """Write the dataset folder for the domains named (every domain with a run when None)."""
-    data_dir, out = Path(data_dir), Path(out)
+    data_dir, out = readable(data_dir), Path(out)
     report = ExportReport()
     envs = ShardWriter(out / "data" / "environments", "train", arrow_schema(EnvironmentRow))
     rejected = ShardWriter(out / "data" / "rejected", "train", arrow_schema(RejectedRow))
@@ -375,7 +381,7 @@ def export_tau2(
 ) -> ExportReport:
     """Per domain, tau2-bench's files: tasks.json, policy.md, db.json (and environment.json
     to rebuild the sandbox with toolscale)."""
-    data_dir, out = Path(data_dir), Path(out)
+    data_dir, out = readable(data_dir), Path(out)
     report = ExportReport()
     for domain, store, spec in _runs(data_dir, domains, report):
         rows = [row for _, row in task_rows(_batches(store, report), spec, domain)]

@@ -5,6 +5,9 @@ done. Task work is committed in batch files named by strategy and first index: a
 is the unit of durability. `tasks.jsonl`, `trajectories.jsonl` and `rejected.jsonl` are
 views rebuilt from the batches, so a run killed at any point (kill -9 included) leaves
 no half-written line, loses no committed task, and never repeats one on resume.
+
+A store opened on a URL (`DomainStore.open("s3://bucket/data", domain)`) works on a local
+copy and puts each file at the URL as it writes it (`toolscale.mirror`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, write_json
 from toolscale.llm.ledger import Ledger
+from toolscale.mirror import Mirror, cache_folder, is_url
 from toolscale.reasons import ErrorReason, GeneratorReason
 from toolscale.report import Rejection
 from toolscale.sandbox.ddl import create_statements
@@ -74,10 +78,34 @@ def _problems(error: ValidationError) -> str:
 
 
 class DomainStore:
-    def __init__(self, root: str | Path, domain: str):
+    def __init__(self, root: str | Path, domain: str, mirror: Mirror | None = None):
         self.dir = Path(root) / domain
         self.stages = self.dir / "stages"
         self.batches_dir = self.dir / "batches"
+        self.mirror = mirror
+        self.location = f"{mirror.url}" if mirror is not None else str(self.dir)
+
+    @classmethod
+    def open(cls, root: str | Path, domain: str) -> DomainStore:
+        """The store under a folder or at an fsspec URL; a URL's domain is synchronised into
+        a local copy first (what the URL holds, and what a run here left unsent)."""
+        if not is_url(root):
+            return cls(root, domain)
+        local = cache_folder(str(root))
+        mirror = Mirror(f"{str(root).rstrip('/')}/{domain}", local / domain)
+        mirror.sync()
+        return cls(local, domain, mirror)
+
+    def wrote(self, path: Path) -> None:
+        """`path` was written in full: the URL gets it too (a local store: nothing to do)."""
+        if self.mirror is not None:
+            self.mirror.put(path)
+
+    def save_report(self, summary: object) -> Path:
+        path = self.dir / "report.json"
+        write_json(path, summary)
+        self.wrote(path)
+        return path
 
     # environment stages -------------------------------------------------------------
     def stage_path(self, name: str) -> Path:
@@ -85,6 +113,7 @@ class DomainStore:
 
     def save_stage(self, name: str, value: M, kind: type[M]) -> None:
         write_json(self.stage_path(name), TypeAdapter(kind).dump_python(value, mode="json"))
+        self.wrote(self.stage_path(name))
 
     def load_stage(self, name: str, kind: type[M]) -> M | None:
         path = self.stage_path(name)
@@ -110,6 +139,7 @@ class DomainStore:
     def save_environment(self, spec: EnvironmentSpec) -> None:
         write_json(self.environment_path, spec)
         self.save_seed_database(spec)
+        self.wrote(self.environment_path)  # last: its marker says the environment is whole
 
     def save_seed_database(self, spec: EnvironmentSpec) -> None:
         """`seed.sqlite`: the seed as a real SQLite database, for anyone to open."""
@@ -131,12 +161,14 @@ class DomainStore:
         finally:
             con.close()
         tmp.replace(target)
+        self.wrote(target)
 
     # task batches ---------------------------------------------------------------------
     def commit_batch(self, batch: Batch) -> Path:
         path = self.batches_dir / f"{batch.strategy}-{min(batch.indices):06d}.json"
         with AtomicWriter(path) as w:
             w.write_text(batch.model_dump_json(exclude_none=True))
+        self.wrote(path)
         return path
 
     def batches(self, strategy: str | None = None) -> Iterator[Batch]:
@@ -206,4 +238,6 @@ class DomainStore:
                 counts["tasks"] += len(batch.accepted)
                 counts["trajectories"] += len(batch.trajectories)
                 counts["rejected"] += len(batch.rejected)
+        for name in ("tasks.jsonl", "trajectories.jsonl", "rejected.jsonl"):
+            self.wrote(self.dir / name)
         return counts

@@ -28,7 +28,7 @@ from toolscale.testing.fakedomain import OPENERS, judging, library
 from toolscale.testing.fakellm import FakeLLM, Reply, faulty
 
 
-def run_flow(fake: FakeLLM, domains: Path, data: Path, n: int, **options: Any) -> dict:
+def run_flow(fake: FakeLLM, domains: Path, data: Path | str, n: int, **options: Any) -> dict:
     from flows.generate import generate_domain
     from generators.config import GenerationConfig
 
@@ -423,3 +423,23 @@ def test_the_solver_check_rejects_what_its_agent_cannot_solve_and_reports_it(
     report = json.loads((data / "library" / "report.json").read_text())
     row = {r["stage"]: r for r in report["rows"]}["solver"]
     assert row["proposed"] == len(unsolved) and row["accepted"] == 0 and row["tokens"] > 0
+
+
+def test_a_run_on_a_bucket_resumes_on_another_machine_and_exports(
+    prefect_harness, s3, domains: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store on S3 (issue 12): a run writes through to the bucket; a machine with no
+    local copy resumes it without proposing again, and export reads the URL."""
+    from toolscale.export import export
+
+    url = "s3://toolscale-test/data"
+    with FakeLLM(library) as fake:
+        first = run_flow(fake, domains, url, 4)
+        monkeypatch.setenv("TOOLSCALE_STORE_CACHE", str(tmp_path / "another-machine"))
+        asked = fake.count
+        again = run_flow(fake, domains, url, 4)
+        assert fake.count == asked  # nothing proposed again: the bucket had it all
+    assert first["tasks"] == again["tasks"] >= 4
+    assert s3.exists("toolscale-test/data/library/report.json.done")
+    report = export(url, tmp_path / "out")
+    assert sum(report.rows["library"].values()) == first["tasks"]
