@@ -178,13 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--runner",
         choices=["process", "dask"],
         default="process",
-        help="with 'all': domains one after another here, or side by side on Dask workers",
+        help="'dask': with 'all', domains side by side on Dask workers; with one domain, its "
+        "work items in slices on Dask workers (the same tasks as 'process')",
     )
     g.add_argument(
         "--dask-address", default=None, help="an existing Dask scheduler (tcp://host:8786)"
     )
     g.add_argument("--dask-workers", type=int, default=2, help="workers of the local Dask cluster")
-    g.set_defaults(func=cmd_generate, runs_flows=True)
+    g.set_defaults(func=cmd_generate, runs_flows=True, check=check_generate)
     ev = sub.add_parser(
         "eval",
         help="run an OpenAI-compatible model as the agent over a split and print pass^k",
@@ -467,13 +468,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
-    """Runs the Prefect flow; Prefect starts a temporary local server when none is set."""
-    import asyncio
-    import os
-
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+def check_generate(args: argparse.Namespace) -> tuple[str, ...]:
+    """Bad input is refused before a Prefect server starts or anything is written; returns
+    the strategies asked for."""
     from toolscale.brief import BriefError, brief_path, load_brief
 
     if args.n_tasks < 1:
@@ -488,17 +485,28 @@ def cmd_generate(args: argparse.Namespace) -> int:
             load_brief(brief_path(args.domains, args.domain))
     except BriefError as e:
         raise SystemExit(f"error: {e}") from None
-    from flows.generate import generate_all, generate_domain  # Prefect: slow
-    from generators.config import DEFAULT_CONFIG
-
     if args.solver_k < 0:
         raise SystemExit(f"error: --solver-k must be 0 (off) or more, got {args.solver_k}")
-    if args.runner == "dask" and args.domain != "all":
-        raise SystemExit("error: --runner dask spreads domains over workers: use it with 'all'")
+    if args.runner == "dask" and args.domain != "all" and args.solver_k:
+        raise SystemExit("error: --solver-k runs in-process only: drop it or --runner dask")
     if args.dask_workers < 1:
         raise SystemExit(f"error: --dask-workers must be at least 1, got {args.dask_workers}")
     if (args.solver_model is None) != (args.solver_url is None):
         raise SystemExit("error: give --solver-model and --solver-url together")
+    return strategies
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Runs the Prefect flow; Prefect starts a temporary local server when none is set."""
+    import asyncio
+    import os
+
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    strategies = check_generate(args)
+    from flows.generate import generate_all, generate_domain  # Prefect: slow
+    from generators.config import DEFAULT_CONFIG
+
     config = DEFAULT_CONFIG.model_copy(
         update={"judge": not args.no_judge, "solver_k": args.solver_k}
     )
@@ -532,6 +540,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 config=config,
                 solver_model=args.solver_model,
                 solver_url=args.solver_url,
+                runner=args.runner,
+                dask_address=args.dask_address,
+                dask_workers=args.dask_workers,
             )
         )
     except (ToolscaleError, ValueError) as e:  # a stage, the store, the embedded model
@@ -572,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not getattr(args, "runs_flows", False):
         return args.func(args)
+    check = getattr(args, "check", None)
+    if check is not None:  # bad input is refused before the server starts
+        check(args)
     from flows.server import ServerError, own_server  # Prefect: slow
 
     # a server that dies with this process: kill -9 of a run leaves no Prefect server behind
