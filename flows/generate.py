@@ -14,6 +14,7 @@ import contextlib
 import functools
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from prefect.cache_policies import NO_CACHE
 from rich.console import Console
 
 from flows.console import leave_artifact, make_console, plain_lines, task_progress, warner
+from flows.spread import DaskItems, Job, dask_client
 from generators import environment, scheduler
 from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.environment import EnvironmentStages, GenerationFailed
@@ -76,6 +78,7 @@ async def synthesize_tasks(
     config: GenerationConfig,
     console: Console,
     solver: scheduler.Judge | None = None,
+    remote: scheduler.Remote | None = None,
 ) -> int:
     """Propose until `target` tasks of this strategy are verified and judged (or the budget
     is spent); finished work is committed batch by batch."""
@@ -95,6 +98,7 @@ async def synthesize_tasks(
             judge=judging,
             solver=solver,
             forget=verifier.forget,
+            remote=remote,
         )
 
 
@@ -170,10 +174,19 @@ async def generate_domain(
     config: GenerationConfig = DEFAULT_CONFIG,
     solver_model: str | None = None,
     solver_url: str | None = None,
+    runner: str = "process",
+    dask_address: str | None = None,
+    dask_workers: int = 2,
 ) -> dict:
     """Brief -> environment -> verified tasks and trajectories under data/<domain>/. With
     `config.solver_k`, an agent model (`solver_model` at `solver_url`, else the run's
-    endpoint) must also solve each kept task in its sandbox."""
+    endpoint) must also solve each kept task in its sandbox. With `runner="dask"`, the
+    work items go to Dask workers in slices (`flows/spread.py`) and the same tasks are
+    kept."""
+    if runner not in ("process", "dask"):
+        raise ValueError(f"unknown runner {runner!r}: use 'process' or 'dask'")
+    if runner == "dask" and config.solver_k:
+        raise ValueError("the solver check runs in-process only: drop solver_k or the Dask runner")
     started = time.perf_counter()
     chosen = check_strategies(tuple(strategies))
     brief = load_brief(brief_path(domains_dir, domain))
@@ -211,26 +224,40 @@ async def generate_domain(
                         update={"model": solver_model, "base_url": solver_url}
                     )
                 solver = functools.partial(solver_check(agent, llm, config).check, spec)
-            with VerifyWorker(
-                spec, summary.verification, store.accepted(), cross_engine
-            ) as verifier:
+            with (
+                VerifyWorker(
+                    spec, summary.verification, store.accepted(), cross_engine
+                ) as verifier,
+                spread_over(runner, dask_address, dask_workers) as client,
+            ):
                 for strategy in chosen:
                     parents = [  # what evolution may build on: the other strategies' tasks
                         t for s in STRATEGIES if not s.needs_parents for t in store.accepted(s.name)
                     ]
-                    await synthesize_tasks(
-                        strategy,
-                        llm,
-                        brief,
-                        spec,
-                        store,
-                        verifier,
-                        targets[strategy.name],
-                        parents,
-                        config,
-                        console,
-                        solver,
-                    )
+                    remote = None
+                    if client is not None:
+                        job = Job(
+                            strategy.name, brief, spec, parents, config, llm_config, cross_engine
+                        )
+                        remote = DaskItems(client, job, llm, verifier, config.batch_size)
+                    try:
+                        await synthesize_tasks(
+                            strategy,
+                            llm,
+                            brief,
+                            spec,
+                            store,
+                            verifier,
+                            targets[strategy.name],
+                            parents,
+                            config,
+                            console,
+                            solver,
+                            remote,
+                        )
+                    finally:
+                        if remote is not None:
+                            remote.close()
         finally:
             seconds = time.perf_counter() - started
             summary = summarise(
@@ -275,6 +302,16 @@ def domain_on_a_worker(
         )
     )
     return int(result["tasks"])
+
+
+@contextlib.contextmanager
+def spread_over(runner: str, address: str | None, workers: int) -> Iterator[Any]:
+    """A Dask client when one domain's work items are spread (`runner="dask"`), else None."""
+    if runner != "dask":
+        yield None
+        return
+    with dask_client(address, workers) as client:
+        yield client
 
 
 def dask_runner(address: str | None, workers: int) -> Any:

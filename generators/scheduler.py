@@ -16,13 +16,15 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
 
 from generators.arguments import ArgumentSampler
 from generators.config import GenerationConfig
 from generators.strategies import Strategy, StrategyContext
 from toolscale.brief import Brief
 from toolscale.environment import Environment
-from toolscale.llm.client import LLMClient
+from toolscale.llm.client import LLMClient, Outcome
 from toolscale.llm.ledger import Ledger
 from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection, Result
@@ -36,6 +38,31 @@ Verify = Callable[[Task], Awaitable[Verdict]]
 Judge = Callable[[Task, Trajectory], Awaitable[Rejection | None]]  # None: a careful agent agrees
 Forget = Callable[[list[str]], Awaitable[None]]  # task ids the dedup index drops
 OnProgress = Callable[[int, int], None]  # (verified, proposed) so far, earlier runs' too
+
+
+@dataclass
+class Finished:
+    """A work item run elsewhere through every stage but dedup: the task as the verifier
+    passed it (None when it did not), and the final verdict after the judge and solver."""
+
+    verified: Task | None
+    verdict: Verdict
+    judged: bool
+    solved: bool
+
+
+class Remote(Protocol):
+    """Work items run on other machines (`generate --runner dask`). The scheduler keeps the
+    one dedup index and checks each verified task in index order, so a spread run keeps
+    the tasks an in-process run keeps."""
+
+    def plan(self, indices: list[int]) -> int:
+        """The indices this strategy may run, in order; returns the window to keep."""
+        ...
+
+    async def run(self, index: int) -> Finished: ...
+
+    async def dedup(self, task: Task) -> Rejection | None: ...
 
 
 class OpenBatch:
@@ -74,12 +101,14 @@ async def synthesize(
     judge: Judge | None = None,
     solver: Judge | None = None,
     forget: Forget | None = None,
+    remote: Remote | None = None,
 ) -> int:
     """How many verified tasks of `strategy` the store holds once `target` is reached or the
     budget is spent. `on_progress` hears of the start and of each finished wave (a strategy
     with nothing to do hears nothing). `judge` and then `solver`, when given, have the last
     word on every verified task (the caller decides whether they run). `forget` is told the
-    ids of items started past the target, which the verifier may have seen."""
+    ids of items started past the target, which the verifier may have seen. With `remote`,
+    items run there and only their dedup check runs here."""
     done: set[int] = set()
     accepted = 0
     for committed in store.batches(strategy.name):  # one read for both
@@ -89,7 +118,8 @@ async def synthesize(
         return accepted
     factor = max(1, config.budget_factor // strategy.budget_divisor)
     budget = target * factor + config.budget_slack
-    pending: Iterator[int] = (i for i in range(budget) if i not in done)
+    indices = [i for i in range(budget) if i not in done]
+    pending: Iterator[int] = iter(indices)
     with Environment(spec) as env:  # the walks' own sandbox; verification has its own
         ctx = StrategyContext(
             llm=llm, brief=brief, env=env, sampler=ArgumentSampler(spec), config=config
@@ -102,32 +132,22 @@ async def synthesize(
             judge and the solver saw it. Proposals overlap, verification goes in index order
             (`before` is the previous item's, `mine` this one's): the dedup index then sees
             tasks in the same order however the model's answers arrive."""
+            if remote is not None:
+                return await elsewhere(remote, index, before, mine)
             try:
                 outcome = await strategy.propose(ctx, index, parents)
                 if before is not None:
                     await asyncio.shield(before)
                 if outcome.value is None:
-                    rejection = outcome.rejection or Rejection(
-                        stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
-                    )
-                    rejection.task_id = strategy.task_id(brief.name, index)
-                    return Result(rejection=rejection), False, False
+                    return unproposed(strategy, brief, index, outcome), False, False
                 verdict = await verify(outcome.value)
             finally:
                 if not mine.done():
                     mine.set_result(None)
-            judged = solved = False
-            if judge is not None and verdict.value is not None:
-                judged = True
-                refused = await judge(*verdict.value)
-                verdict = verdict if refused is None else Result(rejection=refused)
-            if solver is not None and verdict.value is not None:
-                solved = True
-                refused = await solver(*verdict.value)
-                verdict = verdict if refused is None else Result(rejection=refused)
-            return verdict, judged, solved
+            return await last_word(verdict, judge, solver)
 
-        window = config.window(llm.slots)  # every server's slots: work for all of them
+        # every server's slots (or every remote worker) kept busy
+        window = config.window(llm.slots) if remote is None else remote.plan(indices)
         loop = asyncio.get_running_loop()
         in_flight: dict[asyncio.Future[tuple[Verdict, bool, bool]], int] = {}
         order: deque[int] = deque()  # started and not yet settled, in index order
@@ -193,3 +213,46 @@ async def synthesize(
                 fut.cancel()
             open_batch.commit()  # what settled is kept, even when the run is stopped
     return accepted
+
+
+def unproposed(strategy: Strategy, brief: Brief, index: int, outcome: Outcome[Task]) -> Verdict:
+    """A proposal that failed, as the verdict of its work item."""
+    rejection = outcome.rejection or Rejection(
+        stage=strategy.name, reason=GeneratorReason.FAILED, detail=""
+    )
+    rejection.task_id = strategy.task_id(brief.name, index)
+    return Result(rejection=rejection)
+
+
+async def last_word(
+    verdict: Verdict, judge: Judge | None, solver: Judge | None
+) -> tuple[Verdict, bool, bool]:
+    """The judge and then the solver on a verified task; with whether each saw it."""
+    judged = solved = False
+    if judge is not None and verdict.value is not None:
+        judged = True
+        refused = await judge(*verdict.value)
+        verdict = verdict if refused is None else Result(rejection=refused)
+    if solver is not None and verdict.value is not None:
+        solved = True
+        refused = await solver(*verdict.value)
+        verdict = verdict if refused is None else Result(rejection=refused)
+    return verdict, judged, solved
+
+
+async def elsewhere(
+    remote: Remote, index: int, before: asyncio.Future[None] | None, mine: asyncio.Future[None]
+) -> tuple[Verdict, bool, bool]:
+    """One work item run remotely; its dedup check here, in index order (as `item`)."""
+    try:
+        finished = await remote.run(index)
+        if before is not None:
+            await asyncio.shield(before)
+        verdict = finished.verdict
+        if finished.verified is not None:
+            refused = await remote.dedup(finished.verified)
+            verdict = verdict if refused is None else Result(rejection=refused)
+    finally:
+        if not mine.done():
+            mine.set_result(None)
+    return verdict, finished.judged, finished.solved

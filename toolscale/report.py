@@ -91,6 +91,19 @@ class StageReport(BaseModel):
     def stage(self, name: str) -> StageStats:
         return stage_entry(self.stages, name, StageStats)
 
+    def merge(self, other: StageReport) -> None:
+        """Add another verifier's counts (a Dask worker's share of a run)."""
+        for name, theirs in other.stages.items():
+            mine = self.stage(name)
+            mine.seen += theirs.seen
+            mine.passed += theirs.passed
+            mine.seconds += theirs.seconds
+            for reason, n in theirs.rejected.items():
+                mine.reject(reason, n)
+        self.accepted += other.accepted
+        self.rejected += other.rejected
+        self.seconds += other.seconds
+
     def record(self, stage: str, seconds: float, rejection: Rejection | None) -> None:
         s = self.stage(stage)
         s.seen += 1

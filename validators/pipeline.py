@@ -49,6 +49,9 @@ TASK_STAGES: tuple[TaskStage, ...] = (
     preference,
     dedup,
 )
+# Without the dedup index: for a worker verifying a slice of a run whose coordinator keeps
+# the one index, in the run's order (generate --runner dask).
+UNDEDUPED_STAGES: tuple[TaskStage, ...] = tuple(s for s in TASK_STAGES if s is not dedup)
 ENVIRONMENT_STAGES: tuple[EnvironmentStage, ...] = (static_sql, seed)
 
 
@@ -116,8 +119,10 @@ class Verifier:
         dedup_path: str | Path | None = None,
         near_duplicate: float = 0.8,
         report: StageReport | None = None,
+        stages: tuple[TaskStage, ...] = TASK_STAGES,
     ):
         self.spec = spec
+        self.stages = stages
         self.report = report if report is not None else StageReport()
         problems, opened = _environment_stages(spec, self.report, limits)
         if problems:
@@ -152,7 +157,7 @@ class Verifier:
             self.report.record(item.stage, 0.0, item)
             return self._reject(item, None)
         ctx = TaskContext(item, self.env, self.other, self.dedup, self.seed_facts)
-        for stage in TASK_STAGES:
+        for stage in self.stages:
             started = time.perf_counter()
             found = stage.run(ctx)
             self.report.record(stage.STAGE, time.perf_counter() - started, found)

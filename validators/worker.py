@@ -5,13 +5,16 @@ verifier is built, used and closed there."""
 from __future__ import annotations
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 
-from toolscale.report import Result, StageReport
+from toolscale.report import Rejection, Result, StageReport
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.trajectory import Trajectory
-from validators.pipeline import Verifier
+from validators.dedup import STAGE as DEDUP
+from validators.pipeline import TASK_STAGES, Verifier
+from validators.stage import TaskStage
 
 
 class VerifyWorker:
@@ -24,12 +27,13 @@ class VerifyWorker:
         report: StageReport,
         committed: list[Task],
         cross_engine: bool = True,
+        stages: tuple[TaskStage, ...] = TASK_STAGES,
     ):
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify")
         self.spec = spec
         try:
             self._verifier = self._pool.submit(
-                self._open, spec, report, committed, cross_engine
+                self._open, spec, report, committed, cross_engine, stages
             ).result()
         except BaseException:
             self._pool.shutdown()
@@ -37,9 +41,13 @@ class VerifyWorker:
 
     @staticmethod
     def _open(
-        spec: EnvironmentSpec, report: StageReport, committed: list[Task], cross_engine: bool
+        spec: EnvironmentSpec,
+        report: StageReport,
+        committed: list[Task],
+        cross_engine: bool,
+        stages: tuple[TaskStage, ...],
     ) -> Verifier:
-        verifier = Verifier(spec, report=report, cross_engine=cross_engine)
+        verifier = Verifier(spec, report=report, cross_engine=cross_engine, stages=stages)
         for done in committed:  # dedup spans runs and strategies
             verifier.dedup.check(done)
         return verifier
@@ -57,6 +65,23 @@ class VerifyWorker:
     async def verify(self, task: Task) -> Result[tuple[Task, Trajectory]]:
         """The verified task with its gold trajectory, or the rejection saying why not."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
+
+    async def dedup(self, task: Task) -> Rejection | None:
+        """The dedup stage alone, for a task verified elsewhere (a Dask worker): its
+        rejection, or None, the task then remembered as the stage would."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._dedup, task)
+
+    def _dedup(self, task: Task) -> Rejection | None:
+        started = time.perf_counter()
+        found = self._verifier.dedup.check(task)
+        report = self._verifier.report
+        report.record(DEDUP, time.perf_counter() - started, found)
+        if found is not None:  # the worker counted it accepted
+            found.task_id = task.id
+            found.item = task.model_dump(mode="json", exclude_none=True)
+            report.accepted -= 1
+            report.rejected += 1
+        return found
 
     async def forget(self, task_ids: list[str]) -> None:
         """The dedup index drops these tasks; queued behind any verification still running."""

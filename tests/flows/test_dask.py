@@ -56,3 +56,41 @@ def test_two_dask_workers_make_what_the_in_process_run_makes(
     for domain in ("library", "branch"):  # each domain's files, written by one worker only
         files = list((tmp_path / "spread" / domain / "batches").glob("*.json"))
         assert files and all(domain in f.parent.parent.name for f in files)
+
+
+def test_one_domain_spread_over_two_workers_keeps_the_in_process_tasks(
+    prefect_harness, tmp_path: Path
+) -> None:
+    """`generate DOMAIN --runner dask`: slices of work items on two Dask workers, dedup and
+    settling here in index order; the very tasks the in-process run keeps, every file
+    written by this process (workers write nothing)."""
+    from flows.generate import generate_domain
+    from generators.config import GenerationConfig
+
+    domains = two_domains(tmp_path / "domains")
+    config = GenerationConfig(batch_size=3)  # several slices per worker
+
+    def run(where: str, runner: str) -> dict:
+        return asyncio.run(
+            generate_domain(
+                "library",
+                n_tasks=10,
+                data_dir=str(tmp_path / where),
+                domains_dir=str(domains),
+                base_url=fake.base_url,
+                model="fake",
+                config=config,
+                runner=runner,
+                dask_workers=2,
+            )
+        )
+
+    with FakeLLM(library) as fake:
+        runs = {"here": run("here", "process"), "spread": run("spread", "dask")}
+    assert runs["here"]["tasks"] == runs["spread"]["tasks"] >= 10
+    assert made(tmp_path / "here") == made(tmp_path / "spread")
+    stages = {s["stage"]: s for s in runs["spread"]["verification"]["stages"]}
+    assert stages["dedup"]["seen"] >= 10  # checked here, for what the workers verified
+    assert stages["replay"]["seen"] >= stages["dedup"]["seen"]  # the workers' counts merged
+    spent = runs["spread"]["ledger"]["stages"]
+    assert spent["intent"]["calls"] >= 10 and spent["judge"]["calls"] >= 10  # workers' calls
