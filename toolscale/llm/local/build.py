@@ -3,7 +3,9 @@ sdist (the package index serves no wheel of it)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -24,10 +26,57 @@ from toolscale.llm.local.files import (
 
 LLAMA_CPP_PYTHON_VERSION = "0.3.36"
 
+# x86 features the build uses when the CPU lists them (/proc/cpuinfo flags -> ggml option).
+# Not -march=native: a VM may list AMX and fault on its first tile instruction (this
+# machine's llama-server died with SIGILL in tinygemm_kernel_amx at `tilezero`), and a
+# cache shared by machines with other CPUs must not hand one's binary to another.
+X86_FEATURES: dict[str, tuple[str, ...]] = {
+    "GGML_AVX": ("avx",),
+    "GGML_AVX2": ("avx2",),
+    "GGML_FMA": ("fma",),
+    "GGML_F16C": ("f16c",),
+    "GGML_BMI2": ("bmi2",),
+    "GGML_AVX_VNNI": ("avx_vnni",),
+    "GGML_AVX512": ("avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw"),
+    "GGML_AVX512_VBMI": ("avx512f", "avx512vbmi"),
+    "GGML_AVX512_VNNI": ("avx512f", "avx512_vnni"),
+    "GGML_AVX512_BF16": ("avx512f", "avx512_bf16"),
+}
+NO_AMX = ("GGML_AMX_TILE", "GGML_AMX_INT8", "GGML_AMX_BF16")
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return set()
+    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
+    return set(line.partition(":")[2].split())
+
+
+def cpu_options(flags: set[str], machine: str) -> list[str]:
+    """cmake options for this CPU: on x86, each feature it lists and never AMX; elsewhere
+    (ARM) ggml's native detection, which has no such trap."""
+    if machine.lower() not in ("x86_64", "amd64"):
+        return []
+    chosen = [
+        f"-D{option}={'ON' if all(f in flags for f in needs) else 'OFF'}"
+        for option, needs in X86_FEATURES.items()
+    ]
+    return ["-DGGML_NATIVE=OFF", *chosen, *(f"-D{option}=OFF" for option in NO_AMX)]
+
+
+def build_tag(options: list[str]) -> str:
+    """A folder name per feature set, so machines sharing a cache get a binary each."""
+    if not options:
+        return "native"
+    return "x86-" + hashlib.sha256(" ".join(options).encode()).hexdigest()[:10]
+
 
 def llama_server_path(cache: Path) -> Path:
-    """Where the built binary is cached, per llama-cpp-python version."""
-    return cache / "llama.cpp" / LLAMA_CPP_PYTHON_VERSION / "llama-server"
+    """Where the built binary is cached: per llama-cpp-python version and CPU features."""
+    tag = build_tag(cpu_options(cpu_flags(), platform.machine()))
+    return cache / "llama.cpp" / LLAMA_CPP_PYTHON_VERSION / tag / "llama-server"
 
 
 def _binary_works(binary: Path) -> bool:
@@ -114,6 +163,7 @@ def build_llama_server(source: Path, build_dir: Path, log_path: Path, jobs: int)
             "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
             "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_OPENSSL=OFF",
             "-DBUILD_SHARED_LIBS=OFF",
+            *cpu_options(cpu_flags(), platform.machine()),
         ],
         log_path,
     )  # fmt: skip

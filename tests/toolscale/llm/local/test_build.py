@@ -23,7 +23,7 @@ def test_cached_binary_is_used_without_building(
 ) -> None:
     cache = tmp_path / "cache"
     target = llama_server_path(cache)
-    assert target == cache / "llama.cpp" / LLAMA_CPP_PYTHON_VERSION / "llama-server"
+    assert target.parent.parent == cache / "llama.cpp" / LLAMA_CPP_PYTHON_VERSION
     executable(target, 'import sys\nprint("version: 1 (fake)")\nsys.exit(0)\n')
 
     def no_build(*_a: object) -> Path:
@@ -86,6 +86,21 @@ def test_failed_build_names_the_log_and_keeps_no_binary(
     assert str(cache / "logs" / "build-llama-server.log") in msg
     assert "cc1plus: fatal error X" in msg
     assert not llama_server_path(cache).exists()
+
+
+def test_x86_builds_take_the_cpus_features_and_never_amx() -> None:
+    """A VM listed AMX and faulted on it (SIGILL at `tilezero`): the build never uses it, and
+    a CPU with other features gets a folder of its own in a shared cache."""
+    amx_vm = {"avx", "avx2", "fma", "f16c", "avx512f", "avx512cd", "avx512vl", "avx512dq"}
+    amx_vm |= {"avx512bw", "amx_tile", "amx_int8", "amx_bf16"}
+    options = build.cpu_options(amx_vm, "x86_64")
+    assert "-DGGML_NATIVE=OFF" in options
+    assert {"-DGGML_AVX2=ON", "-DGGML_AVX512=ON", "-DGGML_AVX_VNNI=OFF"} <= set(options)
+    assert {"-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF"} <= set(options)
+    older = build.cpu_options({"avx", "avx2", "fma", "f16c"}, "x86_64")
+    assert "-DGGML_AVX512=OFF" in older
+    assert build.build_tag(options) != build.build_tag(older)
+    assert build.cpu_options(amx_vm, "aarch64") == [] and build.build_tag([]) == "native"
 
 
 def test_missing_build_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
