@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,19 +99,29 @@ async def task_stage(
     }
 
 
-def fake_bench(args: argparse.Namespace, work: Path, endpoints: int = 1) -> dict:
-    """The task stage against `endpoints` fake servers, each in a process of its own with
-    `args.concurrency` slots: achieved calls/s against the ideal, and CPU per task."""
+@contextlib.contextmanager
+def fake_servers(latency: float, count: int) -> Iterator[list[str]]:
+    """`count` fake endpoints answering as the library model after `latency` seconds, each
+    in a process of its own (so the pipeline's CPU is measured apart from theirs)."""
     ctx = mp.get_context("spawn")
     port_q, stop = ctx.Queue(), ctx.Event()
     servers = [
-        ctx.Process(target=_serve, args=(args.latency, port_q, stop), daemon=True)
-        for _ in range(endpoints)
+        ctx.Process(target=_serve, args=(latency, port_q, stop), daemon=True) for _ in range(count)
     ]
     for server in servers:
         server.start()
-    urls = [port_q.get(timeout=60) for _ in servers]
     try:
+        yield [port_q.get(timeout=60) for _ in servers]
+    finally:
+        stop.set()
+        for server in servers:
+            server.join(timeout=10)
+
+
+def fake_bench(args: argparse.Namespace, work: Path, endpoints: int = 1) -> dict:
+    """The task stage against `endpoints` fake servers, each in a process of its own with
+    `args.concurrency` slots: achieved calls/s against the ideal, and CPU per task."""
+    with fake_servers(args.latency, endpoints) as urls:
         config = LLMConfig(
             base_url=urls[0],
             endpoints=urls if endpoints > 1 else [],
@@ -119,10 +131,6 @@ def fake_bench(args: argparse.Namespace, work: Path, endpoints: int = 1) -> dict
         llm = LLMClient(config)
         cross_engine = not args.no_cross_engine
         result = asyncio.run(task_stage(work / "fake", llm, "sampled", args.tasks, cross_engine))
-    finally:
-        stop.set()
-        for server in servers:
-            server.join(timeout=10)
     ideal = endpoints * args.concurrency / args.latency
     achieved = result["calls"] / result["wall_s"]
     result.update(

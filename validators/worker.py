@@ -62,6 +62,15 @@ class VerifyWorker:
     def report(self) -> StageReport:
         return self._verifier.report
 
+    def take_report(self) -> StageReport:
+        """The counts so far, the verifier starting a new report: a worker reused for the
+        next slice of a run reports each slice once."""
+        return self._pool.submit(self._swap_report).result()
+
+    def _swap_report(self) -> StageReport:
+        taken, self._verifier.report = self._verifier.report, StageReport()
+        return taken
+
     async def verify(self, task: Task) -> Result[tuple[Task, Trajectory]]:
         """The verified task with its gold trajectory, or the rejection saying why not."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
