@@ -62,7 +62,7 @@ def test_every_bundled_config_loads_and_names_only_grpo_settings_trl_has() -> No
 
     known = {f.name for f in dataclasses.fields(GRPOConfig)}
     names = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
-    assert {"cpu-tiny", "gpu-1x80gb"} <= set(names)
+    assert {"cpu-tiny", "cpu-0.5b", "gpu-1x80gb"} <= set(names)
     for name in names:
         config = load_config(name)
         assert set(config.grpo) <= known, (name, set(config.grpo) - known)
