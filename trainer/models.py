@@ -100,6 +100,14 @@ def load_gguf(size: str) -> tuple[Any, Any]:
     model = AutoModelForCausalLM.from_pretrained(
         path.parent, gguf_file=path.name, dtype=torch.float32
     )
+    # transformers 5 leaves its GGUF quantizer attached although every tensor is float
+    # now, and then refuses to save the model ("quantized with gguf and is not
+    # serializable"): the starting policy could not be written to policy-start
+    setattr(model, "hf_quantizer", None)  # noqa: B010 (torch's Module typing has no such field)
+    if hasattr(model, "is_quantized"):
+        setattr(model, "is_quantized", False)  # noqa: B010
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
     tokenizer.padding_side = "left"
     tokenizer.chat_template = qwen25_template()
     return model, tokenizer

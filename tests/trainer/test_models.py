@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -34,7 +35,9 @@ def test_a_model_that_is_not_there_is_named() -> None:
     os.environ.get("TOOLSCALE_E2E") != "1",
     reason="set TOOLSCALE_E2E=1 (make test-slow) to fetch and load the embedded 0.5B GGUF",
 )
-def test_the_embedded_gguf_loads_as_a_float_model_that_gradients_flow_through() -> None:
+def test_the_embedded_gguf_loads_as_a_float_model_that_gradients_flow_through(
+    tmp_path: Path,
+) -> None:
     model, tokenizer = load_policy("gguf:0.5b", [])
     params = list(model.parameters())
     assert {str(p.dtype) for p in params} == {"torch.float32"}
@@ -54,3 +57,7 @@ def test_the_embedded_gguf_loads_as_a_float_model_that_gradients_flow_through() 
     assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in last.parameters())
     answer = model.generate(**ids, max_new_tokens=12, do_sample=False)
     assert "4" in tokenizer.decode(answer[0, ids["input_ids"].shape[1] :])
+    # the trainer saves it as the starting policy: transformers refused while its GGUF
+    # quantizer stayed attached ("quantized with gguf and is not serializable")
+    model.save_pretrained(tmp_path / "policy-start")
+    assert (tmp_path / "policy-start" / "model.safetensors").is_file()
