@@ -14,7 +14,6 @@ import contextlib
 import functools
 import time
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +227,11 @@ async def generate_domain(
                 VerifyWorker(
                     spec, summary.verification, store.accepted(), cross_engine
                 ) as verifier,
-                spread_over(runner, dask_address, dask_workers) as client,
+                (
+                    dask_client(dask_address, dask_workers)
+                    if runner == "dask"
+                    else contextlib.nullcontext()
+                ) as client,
             ):
                 for strategy in chosen:
                     parents = [  # what evolution may build on: the other strategies' tasks
@@ -302,16 +305,6 @@ def domain_on_a_worker(
         )
     )
     return int(result["tasks"])
-
-
-@contextlib.contextmanager
-def spread_over(runner: str, address: str | None, workers: int) -> Iterator[Any]:
-    """A Dask client when one domain's work items are spread (`runner="dask"`), else None."""
-    if runner != "dask":
-        yield None
-        return
-    with dask_client(address, workers) as client:
-        yield client
 
 
 def dask_runner(address: str | None, workers: int) -> Any:

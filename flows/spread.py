@@ -140,13 +140,11 @@ class DaskItems:
     counts merged into this run's ledger and report as it comes back."""
 
     def __init__(self, client: Any, job: Job, llm: LLMClient, verifier: VerifyWorker, size: int):
-        self.client, self.job, self.llm, self.verifier, self.size = (
-            client,
-            job,
-            llm,
-            verifier,
-            size,
-        )
+        self.client = client
+        self.job = job
+        self.llm = llm
+        self.verifier = verifier
+        self.size = size
         self.slices: list[list[int]] = []
         self.slice_of: dict[int, int] = {}
         self.started: dict[int, asyncio.Future[Slice]] = {}

@@ -91,12 +91,12 @@ class Mirror:
             found = self.fs.find(self.root) if self.fs.exists(self.root) else []
         except OSError as e:
             raise MirrorError(f"{self.url}: could not be listed: {e}") from e
-        out = {}
-        for name in found:
-            if name.endswith(MARKER):
-                rel = name[len(self.root) + 1 : -len(MARKER)]
-                out[rel] = Marker.model_validate_json(self.fs.cat_file(name))
-        return out
+        names = [name for name in found if name.endswith(MARKER)]
+        read = self.fs.cat(names) if names else {}  # one batch: concurrent on S3
+        return {
+            name[len(self.root) + 1 : -len(MARKER)]: Marker.model_validate_json(read[name])
+            for name in names
+        }
 
     def sync(self) -> Sync:
         """Remote files the local copy lacks or holds otherwise are pulled; local files the

@@ -83,7 +83,7 @@ class DomainStore:
         self.stages = self.dir / "stages"
         self.batches_dir = self.dir / "batches"
         self.mirror = mirror
-        self.location = f"{mirror.url}" if mirror is not None else str(self.dir)
+        self.location = mirror.url if mirror is not None else str(self.dir)
 
     @classmethod
     def open(cls, root: str | Path, domain: str) -> DomainStore:

@@ -144,6 +144,18 @@ class Verifier:
         self.report.rejected += 1
         return Result(rejection=rejection)
 
+    def dedup_elsewhere(self, task: Task) -> Rejection | None:
+        """The dedup stage for a task another verifier passed without it (a Dask worker,
+        whose counts are merged into this report): a duplicate turns that acceptance into
+        this stage's rejection."""
+        started = time.perf_counter()
+        found = self.dedup.check(task)
+        self.report.record(dedup.STAGE, time.perf_counter() - started, found)
+        if found is None:
+            return None
+        self.report.accepted -= 1
+        return self._reject(found, task).rejection
+
     def verify(self, item: Task | Rejection) -> Result[Task]:
         """One task through every stage; a Rejection from parsing is counted and passed on."""
         started = time.perf_counter()

@@ -5,14 +5,12 @@ verifier is built, used and closed there."""
 from __future__ import annotations
 
 import asyncio
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from toolscale.report import Rejection, Result, StageReport
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.trajectory import Trajectory
-from validators.dedup import STAGE as DEDUP
 from validators.pipeline import TASK_STAGES, Verifier
 from validators.stage import TaskStage
 
@@ -76,21 +74,9 @@ class VerifyWorker:
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._verify, task)
 
     async def dedup(self, task: Task) -> Rejection | None:
-        """The dedup stage alone, for a task verified elsewhere (a Dask worker): its
-        rejection, or None, the task then remembered as the stage would."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self._dedup, task)
-
-    def _dedup(self, task: Task) -> Rejection | None:
-        started = time.perf_counter()
-        found = self._verifier.dedup.check(task)
-        report = self._verifier.report
-        report.record(DEDUP, time.perf_counter() - started, found)
-        if found is not None:  # the worker counted it accepted
-            found.task_id = task.id
-            found.item = task.model_dump(mode="json", exclude_none=True)
-            report.accepted -= 1
-            report.rejected += 1
-        return found
+        """The dedup stage alone, for a task verified elsewhere (a Dask worker)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self._verifier.dedup_elsewhere, task)
 
     async def forget(self, task_ids: list[str]) -> None:
         """The dedup index drops these tasks; queued behind any verification still running."""
