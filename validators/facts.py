@@ -13,17 +13,19 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from toolscale.dataflow import value_key
 from toolscale.environment import Replay
-from toolscale.matching import numbers, same_number, scalars, tokens
+from toolscale.matching import leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.tool import Tool
+from toolscale.wording import singular
 from validators.stage import TaskContext
 
 STAGE = "facts"
@@ -99,6 +101,10 @@ class SeedFacts:
     categories: dict[str, frozenset[str]] = field(default_factory=dict)  # per table
     names: frozenset[str] = frozenset()  # column names: "tell me the last4" states no value
     keys: dict[str, frozenset[object]] = field(default_factory=dict)  # per table, its keys
+    # per table, per status-like column (a CHECK-ed enum or a category), the values it takes
+    states: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    columns: dict[str, frozenset[str]] = field(default_factory=dict)  # per table
+    primary: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
@@ -106,6 +112,7 @@ class SeedFacts:
         records: dict[object, tuple[str, frozenset[str]]] = {}
         categories: dict[str, frozenset[str]] = {}
         keyed: dict[str, frozenset[object]] = {}
+        states: dict[str, dict[str, frozenset[str]]] = {}
         for table in spec.schema_.tables:
             rows = spec.seed.get(table.name, [])
             values |= _keys(v for row in rows for v in row.values())
@@ -141,6 +148,16 @@ class SeedFacts:
                     if row.get(k) is not None:
                         records.setdefault(value_key(row[k]), (table.name, cats))
             categories[table.name] = frozenset(seen)
+            states[table.name] = {
+                c.name: frozenset(table.enum_values(c.name) or [])
+                | (
+                    {str(r[c.name]) for r in rows if r.get(c.name) is not None}
+                    if c.name in columns
+                    else set()
+                )
+                for c in table.columns
+                if table.enum_values(c.name) or c.name in columns
+            }
             keyed[table.name] = frozenset(
                 value_key(row[k]) for row in rows for k in keys if row.get(k) is not None
             )
@@ -151,10 +168,15 @@ class SeedFacts:
             categories=categories,
             names=names,
             keys=keyed,
+            states=states,
+            columns={t.name: frozenset(t.column_names) for t in spec.schema_.tables},
+            primary={t.name: tuple(t.primary_key) for t in spec.schema_.tables},
         )
 
 
-def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
+def check(
+    task: Task, replay: Replay, seed: SeedFacts, tools: Mapping[str, Tool] | None = None
+) -> Rejection | None:
     gold: list[Scalar] = [v for c in task.gold_calls for v in c.arguments.values()]
     gold += [v for r in replay.results if r.ok for v in scalars(r.output)]
     known = _keys(gold)
@@ -190,6 +212,10 @@ def check(task: Task, replay: Replay, seed: SeedFacts) -> Rejection | None:
         if isinstance(v, int | float) and not isinstance(v, bool)
     }
     if said := _misstated(text, replay, given):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := _misdescribed_target(task, replay, tools or {}, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := _unknown_id(text, seed, replay):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     # a sentence of the request may describe a record too ("my account ACC-83392, which is
     # frozen"); a word the gold makes true ("set card K30001 to frozen") is no claim
@@ -248,5 +274,152 @@ def _miscategorised(text: str, seed: SeedFacts, outcome: set[str]) -> str:
     return ""
 
 
+# what keeps a status word from being a claim: a negation, a question ("if it is active"),
+# or a choice ("active or not")
+_NO_CLAIM_BEFORE = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno longer|\bif|\bwhether)\W+(?:\w+\W+)?$", re.I
+)
+_NO_CLAIM_AFTER = re.compile(r"^\W*or\b", re.I)
+_LITERAL = re.compile(r"'([^']*)'")
+
+
+def targets(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> list[dict]:
+    """The rows the gold's writes act on, as an earlier read showed them: a row one of the
+    write's arguments names (`game_id` 44535 in the list of the user's games)."""
+    out: list[dict] = []
+    for i, call in enumerate(task.gold_calls):
+        tool = tools.get(call.name)
+        if tool is None or tool.kind != "write":
+            continue
+        given = {(k, value_key(v)) for k, v in call.arguments.items()}
+        for result in replay.results[:i]:
+            rows = result.output if isinstance(result.output, list) else [result.output]
+            for row in rows if result.ok else []:
+                if isinstance(row, dict) and any(
+                    (k, value_key(v)) in given for k, v in row.items() if v is not None
+                ):
+                    out.append(row)
+    return out
+
+
+def _table_of(row: dict, seed: SeedFacts) -> str | None:
+    """The table a read's row comes from: of those whose key it holds, the one that has the
+    most of its columns (a join adds a column or two of another table)."""
+    keyed = [t for t, key in seed.primary.items() if key and set(key) <= set(row)]
+    best = max(keyed, key=lambda t: len(seed.columns[t] & set(row)), default=None)
+    return best if best and 2 * len(seed.columns[best] & set(row)) > len(row) else None
+
+
+_IS = r"(?:is\s+|:\s*|of\s+|=\s*)?"
+
+
+def _unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
+    """An id the user gives as a record's ("my contract ID is 402") that no such record has,
+    in the seed or made by the gold: basketball's new player was filed under a contract
+    that does not exist, though 402 passed as a gold argument."""
+    made = {  # what the gold writes: a new record's id, a payee's external account number
+        value_key(v)
+        for rows in replay.changes.values()
+        for key, row in rows.items()
+        for v in (*key, *(row or ()))
+        if v is not None
+    }
+    for table, key in seed.primary.items():
+        if len(key) != 1 or not seed.keys.get(table):
+            continue
+        noun = r"[\s_-]+".join(map(re.escape, singular(table).split("_")))
+        pattern = rf"\b{noun}[\s_-]*(?:id|number|no\.?|#)\s*{_IS}#?([A-Za-z0-9][\w-]*)"
+        for m in re.finditer(pattern, text, re.I):
+            said = m.group(1)
+            if not any(ch.isdigit() for ch in said):
+                continue
+            number = leading_number(said)
+            candidates = {value_key(said)} | ({value_key(number)} if number is not None else set())
+            # a number the user may have for it (a card number) names a record too
+            if not candidates & (seed.keys[table] | made | set(seed.records)):
+                return f"the user states {m.group().strip()!r}; no {singular(table)} has that id"
+    return ""
+
+
+def _not_a_value(text: str, column: str, values: Iterable[str]) -> str:
+    """What a text gives as the column's value ("the current game status is in progress")
+    when it is none of the values the column takes."""
+    phrase = r"[\s_-]+".join(map(re.escape, column.split("_")))
+    said = re.search(
+        rf"\b{phrase}\s*(?:is|:)\s+(?:currently\s+|now\s+|still\s+)?['\"]?([a-z][\w -]*)",
+        text,
+        re.I,
+    )
+    if said is None or re.match(r"(?:not|unknown|the|a|an|what|which)\b", said.group(1), re.I):
+        return ""
+    stated = " ".join(tokens(said.group(1).replace("_", " "))[:3])
+    if any(stated.startswith(" ".join(tokens(v.replace("_", " ")))) for v in values):
+        return ""
+    return stated
+
+
+def _of_another(value: str, table: str, words: set[str], seed: SeedFacts) -> bool:
+    """The text also names another kind of record that can be in this state: in "my other
+    checking account has a frozen card", frozen is the card's, not the account's."""
+    return any(
+        other != table
+        and singular(other) in words
+        and any(value in values for values in seed.states[other].values())
+        for other in seed.states
+    )
+
+
+def _misdescribed_target(
+    task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
+) -> str:
+    """A status the user gives the record a write acts on that it does not have: basketball's
+    "The current game status is in progress" for a completed game, named by its date, not
+    its id. The state a write sets ("I want it scheduled") is no claim, nor is a negation,
+    a question or a choice ("if it is active", "active or not")."""
+    rows = targets(task, replay, tools)
+    if not rows:
+        return ""
+    sets = {
+        v.casefold()
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write"
+        for sql in tools[c.name].run
+        for v in _LITERAL.findall(sql)
+    } | {str(v).casefold() for c in task.gold_calls for v in c.arguments.values()}
+    texts = [*task.known_facts, *re.split(r"(?<=[.!?])\s+", task.instruction)]
+    held: dict[tuple[str, str], set[str]] = {}  # (table, column): what the target rows hold
+    for row in rows:
+        table = _table_of(row, seed)
+        for column in seed.states.get(table or "", {}):
+            if table and row.get(column) is not None:
+                held.setdefault((table, column), set()).add(str(row[column]).casefold())
+    for (table, column), now in held.items():
+        subject = {singular(table), table, column}
+        for text in texts:
+            words = set(tokens(text.replace("_", " ")))
+            words |= {singular(w) for w in words}
+            if "?" in text or not subject & words:
+                continue
+            for value in sorted(seed.states[table][column]):
+                if value.casefold() in sets | now or _of_another(value, table, words, seed):
+                    continue
+                phrase = r"[\s_-]+".join(map(re.escape, value.split("_")))
+                for m in re.finditer(rf"\b{phrase}\b", text, re.I):
+                    if _NO_CLAIM_BEFORE.search(text[: m.start()]) or _NO_CLAIM_AFTER.match(
+                        text[m.end() :]
+                    ):
+                        continue
+                    return (
+                        f"{text.strip()!r} says {value}, but the {singular(table)} the gold "
+                        f"acts on is {' or '.join(sorted(now))} ({column})"
+                    )
+            if said := _not_a_value(text, column, seed.states[table][column] | sets):
+                return (
+                    f"{text.strip()!r} says its {column} is {said!r}, which no {singular(table)} "
+                    f"has (they are {', '.join(sorted(seed.states[table][column]))})"
+                )
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
-    return check(ctx.task, ctx.replayed, ctx.seed_facts)
+    return check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)

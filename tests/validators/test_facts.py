@@ -158,3 +158,91 @@ def test_a_time_of_day_no_record_holds_is_false_fact(banking_spec: EnvironmentSp
     )
     assert (stage, reason) == ("facts", "false_fact")
     assert "time 22:00" in detail
+
+
+CARDS = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+
+
+def _unfreeze(refused: bool) -> dict[str, Any]:
+    call: dict[str, Any] = {
+        "name": "unfreeze_card",
+        "arguments": {"client_id": "C1001", "card_id": "K30001"},
+    }
+    return call | ({"expect_error": "the card is not frozen"} if refused else {})
+
+
+def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Basketball's "Currently, the game is in progress" (fact: "The current game status is
+    in progress") for a completed game the user named by its date, not its id, so no
+    literal names the record: the record is the one the write's arguments name."""
+    facts = [*MARIA["known_facts"], "My visa card is blocked."]
+    ask = "Please unfreeze my visa card, and tell me its status."
+    told = [{"call": 0, "path": "0.status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, gold_calls=[CARDS, _unfreeze(True)], known_facts=facts, communicate=told
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    said = "'My visa card is blocked.' says blocked, but the card the gold acts on is active"
+    assert detail == f"{said} (status)"
+    # the record's own status, a negation, and the state the write sets are no false claim
+    for fact in (
+        "My visa card is active.",
+        "My visa card is not blocked.",
+        "I want my card active.",
+    ):
+        facts = [*MARIA["known_facts"], fact]
+        verdict = bank_verdict(
+            banking_spec,
+            ask,
+            gold_calls=[CARDS, _unfreeze(True)],
+            known_facts=facts,
+            communicate=told,
+        )
+        assert verdict[:2] != ("facts", "false_fact"), (fact, verdict)
+
+
+def test_a_status_no_record_of_the_kind_has_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Basketball's "The current game status is in progress", where games are scheduled,
+    postponed or completed."""
+    facts = [*MARIA["known_facts"], "My visa card status is lost."]
+    ask = "Please unfreeze my visa card, and tell me its status."
+    told = [{"call": 0, "path": "0.status"}]
+    gold = [CARDS, _unfreeze(True)]
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, gold_calls=gold, known_facts=facts, communicate=told
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "says its status is 'lost', which no card has (they are active, blocked, frozen)" in (
+        detail
+    )
+    facts = [*MARIA["known_facts"], "My visa card status is active."]
+    verdict = bank_verdict(banking_spec, ask, gold_calls=gold, known_facts=facts, communicate=told)
+    assert verdict == ("accepted", "ok", "")
+
+
+def test_an_id_given_for_a_record_that_does_not_exist_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Basketball's "my contract ID is 402" for a new player: 402 was a gold argument, so
+    the literal check passed it, but no contract has that id."""
+    missing: dict[str, Any] = {
+        "name": "unfreeze_card",
+        "arguments": {"client_id": "C1001", "card_id": "K39999"},
+        "expect_error": "the card was not found among this client's cards",
+    }
+    told = [{"call": 0, "path": "0.status"}]
+    ask = "Please unfreeze my card; the card ID is K39999. What is the status of my cards?"
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, gold_calls=[CARDS, missing], communicate=told
+    )
+    assert (stage, reason, detail) == (
+        "facts",
+        "false_fact",
+        "the user states 'card ID is K39999'; no card has that id",
+    )
+    mine = {**missing, "arguments": {"client_id": "C1001", "card_id": "K30003"}}
+    ask = ask.replace("K39999", "K30003")
+    verdict = bank_verdict(banking_spec, ask, gold_calls=[CARDS, mine], communicate=told)
+    assert verdict[:2] != ("facts", "false_fact")
