@@ -316,9 +316,11 @@ def realise(
 def keeps_verb(name: str, default: str) -> bool:
     """A model's name for a tool says what it does as the pattern's own name does (its
     verb or a synonym): `adjust_max_balance` for a decrease would have users ask for the
-    wrong thing, so the pattern's `reduce_account_max_balance` is kept instead."""
-    verb = default.split("_")[0]
-    return bool(name) and (verb in GENERIC or Request(name.replace("_", " ")).says(verb))
+    wrong thing, so the pattern's `reduce_account_max_balance` is kept instead. Where the
+    pattern's verb is generic, its next word says what it does: basketball's
+    `update_game_status` for `set_scheduled_game` hid that it schedules a postponed game."""
+    said = [w for w in default.split("_") if w not in GENERIC]
+    return bool(name) and (not said or Request(name.replace("_", " ")).says(said[0]))
 
 
 def _enforcement(

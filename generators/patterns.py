@@ -91,7 +91,9 @@ VERBS = {
     "approved": "approve", "rejected": "reject", "confirmed": "confirm", "shipped": "ship",
     "delivered": "deliver", "returned": "return", "open": "reopen", "archived": "archive",
     "completed": "complete", "paused": "pause", "inactive": "deactivate", "lost": "report_lost",
-    "dropped": "drop", "refunded": "refund", "withdrawn": "withdraw",
+    "dropped": "drop", "refunded": "refund", "withdrawn": "withdraw", "scheduled": "schedule",
+    "postponed": "postpone", "terminated": "terminate", "resolved": "resolve", "booked": "book",
+    "enrolled": "enroll", "expired": "expire", "discontinued": "discontinue",
 }  # fmt: skip
 COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 

@@ -245,6 +245,10 @@ def test_a_model_name_that_drops_the_patterns_verb_is_not_used() -> None:
     assert not keeps_verb("adjust_max_balance", "reduce_account_max_balance")
     assert not keeps_verb("", "close_account")
     assert keeps_verb("set_card_frozen", "set_card_status")  # a generic verb says nothing
+    # ... so the word after it says what the tool does
+    assert not keeps_verb("update_game_status", "set_scheduled_game")
+    assert keeps_verb("schedule_game", "set_scheduled_game")
+    assert keeps_verb("mark_game_scheduled", "set_scheduled_game")
 
 
 def test_a_mapping_onto_another_operation_or_a_condition_no_row_passes_is_refused() -> None:
