@@ -216,6 +216,12 @@ class IntentReason(Reason):
         "a value told from a read made before a later write changed it ('tell me the "
         "current status', told the status the gold then overwrote)",
     )
+    ASKED_BEFORE_TOLD_AFTER = (
+        "asked_before_told_after",
+        "the user asks whether a record is currently in a state, and is told the state a "
+        "write of the gold then gave it ('tell me if he is currently active', told 'active' "
+        "by the activation)",
+    )
 
 
 class FactsReason(Reason):

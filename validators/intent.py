@@ -320,6 +320,30 @@ def stale_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Repl
     )
 
 
+_ASKS_NOW = re.compile(
+    r"\b(?:if|whether|is|are)\b[^.?!]*\b(?:currently|right now|at the moment|still)\b"
+    r"|\bor not\b",
+    re.I,
+)
+
+
+def asked_before_told_after(task: Task, tools: dict[str, Tool]) -> str | None:
+    """A question about the state now ("tell me if Crystal Hatfield is currently active or
+    not", before activating her) answered from a write's own output, the state after it:
+    the user learns what they asked to have done, not what they asked."""
+    asked = _ASKS_NOW.search(task.instruction)
+    if asked is None:
+        return None
+    for ref in task.communicate:
+        call = task.gold_calls[ref.call]
+        if call.name in tools and tools[call.name].kind == "write" and call.expect_error is None:
+            return (
+                f"the instruction asks {asked.group()!r}, but {_field(ref) or 'the value'} is "
+                f"told from the output of the write {call.name}, after it"
+            )
+    return None
+
+
 def reads_like_calls(task: Task, tools: dict[str, Tool]) -> str | None:
     """A gold lookup's name of three words or more spelled out in the instruction ("get
     cards with card id 39495, then list cards by account id"): a sampled walk put into
@@ -373,6 +397,8 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
     if detail := stale_value(task, tools, schema, replay):
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
+    if detail := asked_before_told_after(task, tools):
+        return Rejection(stage=STAGE, reason=IntentReason.ASKED_BEFORE_TOLD_AFTER, detail=detail)
     return None
 
 

@@ -482,3 +482,25 @@ def test_a_value_read_before_a_write_changed_it_is_stale_value(
         communicate=[{"call": 0, "path": "0.status"}],
     )
     assert before[:2] != ("intent", "stale_value")
+
+
+def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told_after(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Basketball's "I want to activate Crystal Hatfield's player status. Can you please
+    tell me if Crystal Hatfield is currently active or not?", told 'active' by the
+    activation's own output."""
+    told_by_write = [{"call": 0, "path": "status"}]
+    for ask in (
+        "Freeze my card K30001. Can you tell me if it is currently active or not?",
+        "Freeze my card K30001, and tell me whether it is still active.",
+    ):
+        stage, reason, detail = bank_verdict(
+            banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
+        )
+        assert (stage, reason) == ("intent", "asked_before_told_after"), ask
+        assert "told from the output of the write freeze_card" in detail
+    # the same value asked for after the change is what the write's output tells
+    ask = "Freeze my card K30001 and tell me its status."
+    verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
+    assert verdict == ("accepted", "ok", "")
