@@ -108,6 +108,16 @@ def unaddressed(instruction: str) -> str:
     return rest[:1].upper() + rest[1:] if rest else instruction
 
 
+# a "known fact" that is a wish or a question is what the user asks, not what they know
+# (basketball's "I want to know the status of Nathan Wood's player", "Crystal Hatfield is
+# currently active or not"): the user simulator would repeat it as something known
+_WISH = re.compile(
+    r"^\s*(?:I\s+(?:want|need|would like|'d like|wish|am asking)|please|can you|could you)\b"
+    r"|\?\s*$|\bor not\b",
+    re.I,
+)
+
+
 def fact_text(name: str, value: Scalar) -> str:
     return f"My {name.replace('_', ' ')} is {value}."
 
@@ -140,7 +150,8 @@ async def verbalize(
         unsaid = request_problems(words.instruction, chain)
         if unsaid and not complete:  # the validators would reject it: say so while it is cheap
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
-        facts = [f.strip() for f in words.known_facts if f.strip()]
+        facts = [f.strip() for f in words.known_facts if f.strip() and not _WISH.search(f)]
+        missing = missing_facts("\n".join([words.instruction, *facts]), chain.facts)
         facts += [fact_text(n, v) for n, v in missing]
         instruction = unaddressed(words.instruction.strip())
         asked = not chain.wanted or Request(instruction).asks_for_information

@@ -201,3 +201,24 @@ def test_someone_elses_record_goes_back(tmp_path: Path) -> None:
     asked = ask(scripted(hers, mine), tmp_path, lambda llm: verbalize(llm, "finance", chain))
     assert asked.value.ok and asked.value.value.instruction.startswith("Please top up my")
     assert "'her balance' is someone else's" in last_user(asked.requests[1])
+
+
+def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -> None:
+    """Basketball's known facts "I want to know the status of Nathan Wood's player" and
+    "Crystal Hatfield is currently active or not": what the user asks, not what they know.
+    A value only such a line held comes back as a plain fact."""
+    wishes = reply(
+        {
+            "instruction": "I am member 104 and I would like to borrow a book.",
+            "known_facts": [
+                "My member id is 104",
+                "I want to borrow book 203",
+                "Is the book available?",
+                "The book is available or not",
+            ],
+        }
+    )
+    outcome = verbalized(tmp_path, wishes).value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value.known_facts == ["My member id is 104", "My book id is 203."]
+    assert outcome.value.completed == 1
