@@ -372,18 +372,27 @@ def completed(
     the table's seats") gets that entity's key."""
     tables = {t.name: t.model_copy(deep=True) for t in proposal.tables}
     for entity in entity_problems_of(list(tables), list(entities)):
-        new = entity_table(entity)
+        new = entity_table(entity, tables)
         entity_keys = {t.columns[0].name for t in tables.values()}
         if len(tables) < 10 and new.columns[0].name not in entity_keys:  # travel's hotel bookings
             tables[entity] = new  # were keyed flight_booking_id: left to the model
+    text = ""  # the rule being read: "a flight booking" names flight_bookings, not flights
 
     def owner(noun: str) -> TableProposal | None:
-        return next((t for t in tables.values() if noun in entity_words(t.name)), None)
+        found = [t for t in tables.values() if noun in entity_words(t.name)]
+        exact = [t for t in found if noun in (t.name, singular(t.name))]
+        said = [t for t in found if "_" in t.name and _phrase(t.name) in text]
+        return next(iter(exact or said or found), None)
 
     said_of: dict[str, set[str]] = {}  # a status -> the tables the rules give it to
     for rule in rules:
         text = rule.lower()
+        compound = next(
+            (t for t in tables.values() if "_" in t.name and _phrase(t.name) in text), None
+        )
         subject = next((w for w in re.findall(r"[a-z]+", text) if owner(w)), "")
+        if compound is not None and text.find(_phrase(compound.name)) <= text.find(subject):
+            subject = singular(compound.name.split("_")[-1])
         for m in _STATUS_OF.finditer(text):
             table = owner(m.group(1)) or owner(subject)
             values = []
@@ -463,6 +472,11 @@ def completed(
             nouns = [w for w in re.findall(r"[a-z]+", text[: m.start()]) if owner(w)]
             table = owner(nouns[-1]) if nouns else None  # the nearest entity before it
             taken = any(m.group() == c.name for t in tables.values() for c in t.columns)
+            # "its check_out date" is the check_out_date it has
+            prefix = f"{m.group()}_"
+            taken = taken or (
+                table is not None and any(c.name.startswith(prefix) for c in table.columns)
+            )
             if table is None or taken or m.group() in every or len(table.columns) >= 12:
                 continue
             if any(m.group() in c.values for t in tables.values() for c in t.columns):
@@ -563,9 +577,16 @@ def rule_checks(schema: Schema, rules: list[str]) -> Schema:
     return schema.model_copy(update={"tables": tables})
 
 
-def entity_table(entity: str) -> TableProposal:
+def _phrase(table: str) -> str:
+    """How a rule names a table's record: `flight_bookings` -> "flight booking"."""
+    return " ".join(singular(w) for w in table.split("_"))
+
+
+def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) -> TableProposal:
     """A table for an entity the model left out: its key and a name; a person is found by
-    their email, so a person's table has one."""
+    their email, so a person's table has one. A compound entity points to the tables its
+    name is made of, and to the person's table (travel's flight_bookings, added with a key
+    and a name only, joined no flight and no customer, so no rule on it could be read)."""
     noun = singular(entity)
     columns = [
         ColumnProposal(name=f"{noun}_id", type="integer"),
@@ -573,6 +594,17 @@ def entity_table(entity: str) -> TableProposal:
     ]
     if CUSTOMERS.search(entity):
         columns.append(ColumnProposal(name="email", type="text"))
+    others = list((tables or {}).values())
+    if "_" in entity and not CUSTOMERS.search(entity):
+        parts = set(entity.split("_")[:-1])
+        refs = [t for t in others if singular(t.name) in parts or t.name in parts]
+        refs += [t for t in others if CUSTOMERS.search(t.name) and t not in refs][:1]
+        for ref in refs:
+            key = ref.columns[0].name
+            if key.endswith("_id") and key not in {c.name for c in columns}:
+                columns.insert(1, ColumnProposal(name=key, type="integer"))
+        # a booking is made and cancelled: the rules add the states they name (refunded)
+        columns.append(ColumnProposal(name="status", type="text", values=["active", "cancelled"]))
     return TableProposal(name=entity, description=f"the {noun.replace('_', ' ')}s", columns=columns)
 
 

@@ -645,3 +645,46 @@ def test_a_range_a_rule_states_on_a_number_column_becomes_a_check_the_seed_keeps
     assert rule_checks(bounded, restaurant_rules()) == bounded  # once
     unsaid = rule_checks(plain, ["A table's chairs must be between 2 and 8."])
     assert unsaid == plain  # no number column named `chairs`: nothing guessed
+
+
+def test_a_compound_entity_left_out_joins_what_its_name_is_made_of() -> None:
+    """Travel's 1.5B proposal had no flight_bookings: the table added had a key and a name
+    only, joined no flight and no customer, and "a flight booking ... its booked_at time"
+    put booked_at on hotel_bookings; "its check_out date" added check_out beside
+    check_out_date."""
+    tables = [
+        TableProposal(name="customers", description="", columns=[
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="email", type="text"),
+        ]),
+        TableProposal(name="flights", description="", columns=[
+            ColumnProposal(name="flight_id", type="integer"),
+            ColumnProposal(name="seats_available", type="integer"),
+        ]),
+        TableProposal(name="hotel_bookings", description="", columns=[
+            ColumnProposal(name="hotel_booking_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="check_in_date", type="date"),
+            ColumnProposal(name="check_out_date", type="date"),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A flight booking gets a full refund only within 24 hours of its booked_at time.",
+        "A hotel booking's check_out date must be after its check_in date.",
+    ]
+    done = to_schema(
+        completed(SchemaProposal(tables=tables), rules, ["customers", "flights", "flight_bookings"])
+    )
+    bookings = done.table("flight_bookings")
+    assert {(fk.columns[0], fk.ref_table) for fk in bookings.foreign_keys} == {
+        ("customer_id", "customers"),
+        ("flight_id", "flights"),
+    }
+    assert "booked_at" in bookings.column_names
+    assert bookings.enum_values("status") == ["active", "cancelled"]
+    assert done.table("hotel_bookings").column_names == [
+        "hotel_booking_id",
+        "customer_id",
+        "check_in_date",
+        "check_out_date",
+    ]
