@@ -321,7 +321,7 @@ def stale_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Repl
 
 
 _ASKS_NOW = re.compile(
-    r"\b(?:if|whether|is|are)\b[^.?!]*\b(?:currently|right now|at the moment|still)\b"
+    r"\b(?:if|whether)\b[^.?!]*\b(?:currently|right now|at the moment|still)\b"
     r"|\bor not\b",
     re.I,
 )

@@ -504,3 +504,14 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
     ask = "Freeze my card K30001 and tell me its status."
     verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
     assert verdict == ("accepted", "ok", "")
+    # "how much is still owed" asks for an amount, not whether a state holds (bank-004)
+    ask = "Pay $100 of my loan L4001 from A20001, and tell me how much is still owed."
+    pay = {
+        "name": "make_loan_payment",
+        "arguments": {"client_id": "C1001", "loan_id": "L4001", "from_account_id": "A20001"}
+        | {"amount": 100},
+    }
+    verdict = bank_verdict(
+        banking_spec, ask, gold_calls=[pay], communicate=[{"call": 0, "path": "outstanding"}]
+    )
+    assert verdict == ("accepted", "ok", "")
