@@ -99,6 +99,8 @@ def rule_problems(schema: Schema, rules: list[str]) -> list[str]:
             name = m.group()
             if _value_of(rule, m.start(), columns) or name in said:
                 continue
+            if _spelled_out(rule, m.end(), name, columns):
+                continue
             said.add(name)
             if name not in columns | values and name not in schema.table_names:
                 problems.append(
@@ -131,6 +133,13 @@ _POSSESSIVE = re.compile(r"\b([a-z]+)'s ([a-z_]+)(?: ([a-z_]+))?|\bwhose ([a-z]+
 
 _NOT_A_FIELD = {"is", "are", "must", "cannot", "can", "may", "to", "be", "and", "or", "of", "then"}
 _NOT_A_FIELD |= {"goes", "set", "at", "in", "on", "for", "with", "plus", "minus", "times", "by"}
+
+
+def _spelled_out(text: str, end: int, name: str, columns: set[str]) -> bool:
+    """The name and the word after it are a column's name: "its check_out date" is the
+    check_out_date the table has, no column check_out to add."""
+    after = re.match(r"\s+([a-z]+)", text[end:])
+    return bool(after) and f"{name}_{after.group(1)}" in columns
 
 
 def _value_of(text: str, at: int, columns: set[str]) -> bool:
@@ -473,10 +482,8 @@ def completed(
             table = owner(nouns[-1]) if nouns else None  # the nearest entity before it
             taken = any(m.group() == c.name for t in tables.values() for c in t.columns)
             # "its check_out date" is the check_out_date it has
-            prefix = f"{m.group()}_"
-            taken = taken or (
-                table is not None and any(c.name.startswith(prefix) for c in table.columns)
-            )
+            own = {c.name for c in table.columns} if table is not None else set()
+            taken = taken or _spelled_out(text, m.end(), m.group(), own)
             if table is None or taken or m.group() in every or len(table.columns) >= 12:
                 continue
             if any(m.group() in c.values for t in tables.values() for c in t.columns):
