@@ -385,6 +385,8 @@ def completed(
         entity_keys = {t.columns[0].name for t in tables.values()}
         if len(tables) < 10 and new.columns[0].name not in entity_keys:  # travel's hotel bookings
             tables[entity] = new  # were keyed flight_booking_id: left to the model
+    for table in tables.values():  # a flight booking is of a flight: flight_bookings.flight_id
+        _join_name_parts(table, tables)
     text = ""  # the rule being read: "a flight booking" names flight_bookings, not flights
 
     def owner(noun: str) -> TableProposal | None:
@@ -601,18 +603,32 @@ def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) ->
     ]
     if CUSTOMERS.search(entity):
         columns.append(ColumnProposal(name="email", type="text"))
-    others = list((tables or {}).values())
+    table = TableProposal(
+        name=entity, description=f"the {noun.replace('_', ' ')}s", columns=columns
+    )
+    others = {n: t for n, t in (tables or {}).items() if n != entity}
     if "_" in entity and not CUSTOMERS.search(entity):
-        parts = set(entity.split("_")[:-1])
-        refs = [t for t in others if singular(t.name) in parts or t.name in parts]
-        refs += [t for t in others if CUSTOMERS.search(t.name) and t not in refs][:1]
-        for ref in refs:
-            key = ref.columns[0].name
-            if key.endswith("_id") and key not in {c.name for c in columns}:
-                columns.insert(1, ColumnProposal(name=key, type="integer"))
+        _join_name_parts(table, others)
+        person = next((t for t in others.values() if CUSTOMERS.search(t.name)), None)
+        if person is not None and person.columns[0].name.endswith("_id"):
+            table.columns.insert(1, ColumnProposal(name=person.columns[0].name, type="integer"))
         # a booking is made and cancelled: the rules add the states they name (refunded)
-        columns.append(ColumnProposal(name="status", type="text", values=["active", "cancelled"]))
-    return TableProposal(name=entity, description=f"the {noun.replace('_', ' ')}s", columns=columns)
+        status = ColumnProposal(name="status", type="text", values=["active", "cancelled"])
+        table.columns.append(status)
+    return table
+
+
+def _join_name_parts(table: TableProposal, tables: dict[str, TableProposal]) -> None:
+    """A table named after others (`flight_bookings`) points to each it has no key of."""
+    parts = set(table.name.split("_")[:-1])
+    have = {c.name for c in table.columns}
+    for other in tables.values():
+        key = other.columns[0].name
+        named = singular(other.name) in parts or other.name in parts
+        room = len(table.columns) < 12 and key.endswith("_id") and key not in have
+        if named and other is not table and room:
+            table.columns.insert(1, ColumnProposal(name=key, type="integer"))
+            have.add(key)
 
 
 def _related(tables: dict[str, TableProposal], start: str, goal: str, hops: int = 2) -> bool:

@@ -689,3 +689,20 @@ def test_a_compound_entity_left_out_joins_what_its_name_is_made_of() -> None:
         "check_out_date",
     ]
     assert rule_problems(done, rules) == []  # nor is the model asked for a check_out column
+
+
+def test_a_table_named_after_another_points_to_it() -> None:
+    """A proposed `order_items` with a key and a name only belongs to no order."""
+    tables = [
+        TableProposal(name="orders", description="", columns=[
+            ColumnProposal(name="order_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+        ]),
+        TableProposal(name="order_items", description="", columns=[
+            ColumnProposal(name="order_item_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+    ]  # fmt: skip
+    done = to_schema(completed(SchemaProposal(tables=tables), []))
+    items = done.table("order_items")
+    assert [(fk.columns, fk.ref_table) for fk in items.foreign_keys] == [(["order_id"], "orders")]
