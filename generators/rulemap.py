@@ -33,7 +33,7 @@ STEMS = {
     "adjust": ("repay", "pay", "withdraw", "redeem", "spend", "deduct"),
     "topup": ("deposit", "top up"),
     "update": ("chang", "updat"),
-    "cancel": ("cancel",),
+    "cancel": ("cancel", "refund"),
     "move": ("move", "trade", "traded", "transfer", "reassign"),
 }
 TARGET_STEMS = {
@@ -74,6 +74,11 @@ def _stems(cand: Candidate) -> tuple[str, ...]:
     return STEMS.get(cand.pattern, ())
 
 
+def _said(table: str) -> str:
+    """A table's record as a rule says it: `flight_bookings` -> "flight booking"."""
+    return singular(table).replace("_", " ")
+
+
 def _score(cand: Candidate, text: str, verb: str) -> int:
     if cand.tool.kind != "write":
         return 0
@@ -107,11 +112,13 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
     if cand.creates and re.match(rf"(?:an? |the )?{singular(cand.creates)} with status", text):
         return 0  # "a trip with status cancelled cannot be booked": the trip exists already
-    if main and re.search(rf"\b{singular(main)}", text):
+    if main and re.search(rf"\b{_said(main)}", text):
         score += 2  # the table it is about
-    if main and re.search(rf"\b{singular(main)}s?\b", _subject(text)):
-        score += 1  # and the rule's subject: "a (first class) ticket can be sold only ..."
-    if any(re.search(rf"\b{singular(t)}", text) for t in set(cand.rows.values()) - {main}):
+    if main and re.search(rf"\b{_said(main)}s?\b", _subject(text)):
+        # and the rule's subject: "a (first class) ticket can be sold only ..."; "a flight
+        # booking ..." is a booking's rule more than a flight's
+        score += 1 + ("_" in singular(main))
+    if any(re.search(rf"\b{_said(t)}", text) for t in set(cand.rows.values()) - {main}):
         score += 1
     # a rule that states a candidate's own checks ("at most the outstanding balance") is
     # about it, not about a status change whose word it shares ("repaid")
@@ -395,6 +402,26 @@ def _stated(
         if "." in row and target.name not in named:
             named.add(target.name)
             out += _statuses(text, row, target, seed or {}, negated)
+            out += _kind_of(text, subject, row, target, cand, tables)
+    return out
+
+
+def _kind_of(
+    text: str, subject: str, row: str, target: Table, cand: Candidate, tables: dict[str, Table]
+) -> list[Condition]:
+    """ "A flight booking with fare_class basic_economy cannot be changed": the fare class
+    is the booked flight's, a row the booking points to."""
+    main = tables[cand.rows[row.split(".")[0]]]
+    if cand.creates or _said(main.name) not in subject:
+        return []
+    out = []
+    for column in target.columns:
+        kept = re.search(rf"\bwith {column.name} (\w+)", subject)
+        if kept and "status" not in column.name and column.name not in main.column_names:
+            op = "<>" if _negated(text, kept.start()) else "="
+            out.append(
+                Condition(kind="value", row=row, column=column.name, op=op, value=kept.group(1))
+            )
     return out
 
 
@@ -1025,8 +1052,8 @@ def _status_values(text: str, noun: str) -> list[str]:
     "a member with status suspended"."""
     found = re.findall(rf"\b(\w+) {noun}\b", text)
     found += re.findall(rf"\b{noun}\w* (?:to be|is|must be) (\w+)", text)
-    has = r"(?:with|has|'s) status(?: is| to be)?"  # "its game has status", "the flight's status"
-    for listed in re.findall(rf"\b{noun}\w* {has} (\w+(?:(?:,| or|, or) \w+)*)", text):
+    has = r"(?: with| has|'s) status(?: is| to be)?"  # "its game has status", "the flight's status"
+    for listed in re.findall(rf"\b{noun}\w*{has} (\w+(?:(?:,| or|, or) \w+)*)", text):
         found += re.split(r",? or |, ", listed)  # "with status scheduled or delayed"
     skip = {"a", "an", "the", "source", "target", "new", "its", "their", "one", "per", "each"}
     return [w for w in dict.fromkeys(found) if w not in skip and w.replace("_", "").isalpha()]

@@ -28,6 +28,7 @@ from generators.tools import smoke_problems
 from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
+from tests.generators.flights import flights_rules, flights_spec
 from tests.generators.movie import movie_spec
 from tests.generators.railway import bed, col, fk, railway_rules, railway_spec
 from tests.generators.restaurant import restaurant_rules, restaurant_spec
@@ -919,3 +920,19 @@ def test_money_is_withdrawn_and_deposited_a_quantity_reduced_and_increased() -> 
     money = banking()
     banked = {c.tool.name for c in catalogue(money.schema_, money.seed)}
     assert any(n.startswith("withdraw_") for n in banked)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_travel_flight_booking_rules_read_the_booked_flight(engine: str) -> None:
+    """Travel enforced 2 of 6 rules: "the flight's status to be scheduled" was not read as
+    a status, and "a flight booking with fare_class basic_economy cannot be ... refunded"
+    went to cancelling a flight (a "flight booking" scored as a flight), with the fare
+    class, which is the booked flight's, unread."""
+    spec = flights_spec()
+    booked, fixed, *_ = flights_rules()
+    book = _enforced(spec, booked, "create:flight_bookings under customers")
+    assert _on(spec, book, engine, customer_id=1, flight_id=20).ok
+    assert _on(spec, book, engine, customer_id=1, flight_id=21).error == booked
+    cancel = _enforced(spec, fixed, "cancel:flight_bookings")
+    assert _on(spec, cancel, engine, flight_booking_id=31).ok
+    assert _on(spec, cancel, engine, flight_booking_id=30).error == fixed
