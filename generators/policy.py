@@ -49,8 +49,18 @@ def render_policy(brief: Brief, introduction: str, rules: list[str], tools: list
 
 
 def _finders(tools: list[Tool]) -> list[Tool]:
-    """Tools that find a person or look a record up without a key from an earlier call."""
-    return [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
+    """Tools that find the person who asks: those reading the table a `find_..._by_email`
+    reads (travel's policy had users identified with `find_hotel_by_name`), or, with no
+    email to find anyone by, every tool that looks a record up without a key."""
+    finds = [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
+    people = {_table(t) for t in finds if "email" in t.name} - {None}
+    return [t for t in finds if _table(t) in people] if people else finds
+
+
+def _table(tool: Tool) -> str | None:
+    """The table a lookup's rows come from."""
+    found = re.search(r"\bFROM\s+(\w+)", tool.returns or "", re.I)
+    return found.group(1) if found else None
 
 
 def _looks_up(sql: str) -> bool:

@@ -4,6 +4,7 @@ brief's seven rules end up enforced either way."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -346,3 +347,25 @@ def test_a_rule_about_one_attribute_is_not_mapped_onto_an_update_of_another() ->
     assert candidate_for(rule, [email]) is None
     mine = "A client's email can be changed only while the client is active."
     assert not says_other_operation(mine, email)
+
+
+def test_the_policy_identifies_the_user_only_with_lookups_of_people() -> None:
+    """Travel's policy said to identify the user with `find_hotel_by_name` or
+    `find_flight_booking_by_name`: neither finds a person."""
+    spec = finance()
+    cands = catalogue(spec.schema_, spec.seed)
+    out = realise(fallback_choice(cands, [], spec.schema_, spec.seed), cands, [], spec)
+    by_name = next(t for t in out.tools if t.name == "find_client_by_name")
+    account = by_name.model_copy(  # a lookup of another table, as travel's find_hotel_by_name
+        update={
+            "name": "find_account_by_kind",
+            "returns": "SELECT account_id, kind FROM accounts WHERE kind = :kind",
+        }
+    )
+    tools = [*spec.tools, *out.tools, account]
+    finds = [t.name for t in tools if t.name.startswith("find_")]
+    policy = tau2_policy(finance_brief(), "You help the bank's clients.", tools, [])
+    identify = next(line for line in policy.splitlines() if "Identify the user" in line)
+    said = set(re.findall(r"`(find_\w+)`", identify))
+    assert "find_client_by_email" in said
+    assert said == {f for f in finds if f.startswith("find_client")}
