@@ -197,7 +197,10 @@ _ASSISTANT = re.compile(
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
-    r"tell the (?:customer|client|user)\b)",
+    r"tell the (?:customer|client|user)\b|"
+    # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
+    # profile?" asked nothing of the assistant
+    r"are you ready to|would you like (?:me )?to|do you want (?:me )?to)",
     re.I,
 )
 # "activate her card", "tell me their current annual income": the records of someone

@@ -326,6 +326,15 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     )
     assert (stage, reason) == ("intent", "assistant_voice")
     assert "I'm here to help" in detail
+    offered = "Hello! Are you ready to freeze your card K30001? Its status is what you get."
+    stage, reason, detail = bank_verdict(
+        banking_spec, offered, gold_calls=[freeze], communicate=told
+    )
+    assert (stage, reason, detail) == (
+        "intent",
+        "assistant_voice",
+        "the instruction says 'Are you ready to': an assistant's words, not the customer's",
+    )
     own = "Please freeze my card K30001 and tell me its status."
     assert bank_verdict(banking_spec, own, gold_calls=[freeze], communicate=told) == (
         "accepted",
