@@ -52,6 +52,31 @@ def clock(hour: str, minute: str, half: str | None) -> str:
     return f"time {h:02d}:{minute}"
 
 
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|[A-Z]\.?))+\b")
+_NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's name
+    *("I", "Hello", "Hi", "Hey", "Dear", "Please", "Thanks", "Thank", "My", "The", "A", "An"),
+    *("Can", "Could", "Would", "Will", "Is", "Are", "What", "When", "How", "Also", "And"),
+    *("January", "February", "March", "April", "May", "June", "July", "August"),
+    *("September", "October", "November", "December", "Monday", "Tuesday", "Wednesday"),
+    *("Thursday", "Friday", "Saturday", "Sunday"),
+}
+
+
+def names(text: str) -> list[str]:
+    """Names of two words or more ("New York", "Scott Alvarez"), without the capitalised
+    words around them that are no name ("Hello Scott Alvarez" is "Scott Alvarez")."""
+    out = []
+    for m in _NAME.finditer(text):
+        parts = [w for w in re.split(r"[ -]", m.group()) if w]
+        while parts and parts[0] in _NOT_NAMES:
+            parts.pop(0)
+        while parts and parts[-1] in _NOT_NAMES:
+            parts.pop()
+        if len(parts) >= 2:
+            out.append(" ".join(parts))
+    return out
+
+
 def literals(text: str) -> list[Scalar]:
     """Emails, dates, phone numbers, codes mixing letters and digits, then numbers other than
     small counts, each taken out of the text before the next kind is looked for."""
@@ -197,6 +222,20 @@ def check(
             stage=STAGE,
             reason=FactsReason.FALSE_FACT,
             detail=f"the user states {literal!r}, which the seed does not hold",
+        )
+    for name in names(text):  # "a hotel booking for my trip to New York", read nowhere
+        if _states(name, known):
+            continue
+        reason = FactsReason.UNRELATED_FACT if _states(name, set(seed.values)) else None
+        return Rejection(
+            stage=STAGE,
+            reason=reason or FactsReason.FALSE_FACT,
+            detail=f"the user names {name!r}, which "
+            + (
+                "the seed holds, but no gold argument or output does"
+                if reason
+                else "no record holds"
+            ),
         )
     for fact in task.known_facts:
         if said := _miscategorised(fact, seed, set()):

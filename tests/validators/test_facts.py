@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.validators.verdicts import MARIA, bank_verdict
 from toolscale.spec import EnvironmentSpec
-from validators.facts import literals
+from validators.facts import literals, names
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
 ASK = "How much is still outstanding on my loan?"
@@ -246,3 +246,29 @@ def test_an_id_given_for_a_record_that_does_not_exist_is_false_fact(
     ask = ask.replace("K39999", "K30003")
     verdict = bank_verdict(banking_spec, ask, gold_calls=[CARDS, mine], communicate=told)
     assert verdict[:2] != ("facts", "false_fact")
+
+
+def test_a_name_no_gold_record_holds_is_unrelated_or_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Travel's "I'm trying to confirm a hotel booking for my trip to New York": the hotel
+    the gold reads is not said to be in New York, so the place is a claim nothing checks."""
+    assert names("Hello Scott Alvarez! My trip to New York is on Monday, March 3.") == [
+        "Scott Alvarez",
+        "New York",
+    ]
+    other = banking_spec.seed["clients"][1]  # a client the gold never reads
+    someone = f"{other['first_name']} {other['last_name']}"
+    for place, reason in ((someone, "unrelated_fact"), ("Port Nowhere", "false_fact")):
+        ask = f"I owe money to {place}. " + ASK
+        stage, why, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
+        assert (stage, why) == ("facts", reason), (place, detail)
+        assert repr(place) in detail
+    # a name the gold reads is stated as it is: Maria Lopez finds herself
+    find = {"name": "find_client_by_email", "arguments": {"email": "maria.lopez@example.com"}}
+    told = [{"call": 0, "path": "0.outstanding"}]
+    ask = "My name is Maria Lopez. " + ASK
+    assert bank_verdict(banking_spec, ask, gold_calls=[find, LOAN], communicate=told)[:2] != (
+        "facts",
+        "false_fact",
+    )
