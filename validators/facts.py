@@ -128,7 +128,7 @@ class SeedFacts:
     keys: dict[str, frozenset[object]] = field(default_factory=dict)  # per table, its keys
     # per table, per status-like column (a CHECK-ed enum or a category), the values it takes
     states: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
-    columns: dict[str, frozenset[str]] = field(default_factory=dict)  # per table
+    columns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table, in order
     primary: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table
 
     @classmethod
@@ -194,7 +194,7 @@ class SeedFacts:
             names=names,
             keys=keyed,
             states=states,
-            columns={t.name: frozenset(t.column_names) for t in spec.schema_.tables},
+            columns={t.name: tuple(t.column_names) for t in spec.schema_.tables},
             primary={t.name: tuple(t.primary_key) for t in spec.schema_.tables},
         )
 
@@ -254,7 +254,7 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if said := _unknown_id(text, seed, replay):
+    if said := unknown_id(text, seed, replay):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     # a sentence of the request may describe a record too ("my account ACC-83392, which is
     # frozen"); a word the gold makes true ("set card K30001 to frozen") is no claim
@@ -345,27 +345,22 @@ def _table_of(row: dict, seed: SeedFacts) -> str | None:
     """The table a read's row comes from: of those whose key it holds, the one that has the
     most of its columns (a join adds a column or two of another table)."""
     keyed = [t for t, key in seed.primary.items() if key and set(key) <= set(row)]
-    best = max(keyed, key=lambda t: len(seed.columns[t] & set(row)), default=None)
-    return best if best and 2 * len(seed.columns[best] & set(row)) > len(row) else None
+    best = max(keyed, key=lambda t: len(set(seed.columns[t]) & set(row)), default=None)
+    return best if best and 2 * len(set(seed.columns[best]) & set(row)) > len(row) else None
 
 
 _IS = r"(?:is\s+|:\s*|of\s+|=\s*)?"
 
 
-def _unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
+def unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
     """An id the user gives as a record's ("my contract ID is 402") that no such record has,
     in the seed or made by the gold: basketball's new player was filed under a contract
     that does not exist, though 402 passed as a gold argument."""
-    made = {  # what the gold writes: a new record's id, a payee's external account number
-        value_key(v)
-        for rows in replay.changes.values()
-        for key, row in rows.items()
-        for v in (*key, *(row or ()))
-        if v is not None
-    }
+    texts = {k for k in seed.records if isinstance(k, str)}  # a card number names a card
     for table, key in seed.primary.items():
         if len(key) != 1 or not seed.keys.get(table):
             continue
+        made = _written(replay, seed, table, key[0])
         noun = r"[\s_-]+".join(map(re.escape, singular(table).split("_")))
         pattern = rf"\b{noun}[\s_-]*(?:id|number|no\.?|#)\s*{_IS}#?([A-Za-z0-9][\w-]*)"
         for m in re.finditer(pattern, text, re.I):
@@ -375,9 +370,25 @@ def _unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
             number = leading_number(said)
             candidates = {value_key(said)} | ({value_key(number)} if number is not None else set())
             # a number the user may have for it (a card number) names a record too
-            if not candidates & (seed.keys[table] | made | set(seed.records)):
+            if not candidates & (seed.keys[table] | made | texts):
                 return f"the user states {m.group().strip()!r}; no {singular(table)} has that id"
     return ""
+
+
+def _written(replay: Replay, seed: SeedFacts, table: str, key: str) -> set[object]:
+    """What the gold writes that may name a record of `table`: a new row's key, and values
+    in columns other than a reference to it (a payee's external account number), not
+    basketball's new player's `contract_id` 402, which names a contract."""
+    out: set[object] = set()
+    for name, rows in replay.changes.items():
+        columns = seed.columns.get(name, ())
+        for row_key, row in rows.items():
+            if name == table:
+                out |= {value_key(v) for v in row_key if v is not None}
+            for column, value in zip(columns, row or (), strict=False):
+                if value is not None and column != key:
+                    out.add(value_key(value))
+    return out
 
 
 def _not_a_value(text: str, column: str, values: Iterable[str]) -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from tests.validators.verdicts import MARIA, bank_verdict
+from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
-from validators.facts import literals, names
+from validators.facts import SeedFacts, literals, names, unknown_id
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
 ASK = "How much is still outstanding on my loan?"
@@ -272,3 +273,25 @@ def test_a_name_no_gold_record_holds_is_unrelated_or_false_fact(
         "facts",
         "false_fact",
     )
+
+
+def test_an_id_the_gold_files_a_new_row_under_must_exist_too() -> None:
+    """Basketball's "my contract ID is 402": the new player was filed under contract 402,
+    which no contract has; that the gold writes 402 (as the player's `contract_id`) does
+    not make it one. The new row's own key, and a value in a column that is no reference
+    (a payee's external account number), are the user's to give."""
+    seed = SeedFacts(
+        keys={"contracts": frozenset({32375.0}), "players": frozenset({24152.0})},
+        columns={
+            "contracts": ("contract_id", "status"),
+            "players": ("player_id", "name", "contract_id", "account_number"),
+        },
+        primary={"contracts": ("contract_id",), "players": ("player_id",)},
+    )
+    new = (1000000, "Gina Fry", 402, "US55MGS000111222")
+    replay = Replay(results=[], changes={"players": {(1000000,): new}})
+    assert unknown_id("My contract ID is 402.", seed, replay) == (
+        "the user states 'contract ID is 402'; no contract has that id"
+    )
+    assert unknown_id("My contract ID is 32375.", seed, replay) == ""
+    assert unknown_id("The new player ID is 1000000.", seed, replay) == ""
