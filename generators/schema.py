@@ -139,7 +139,7 @@ def _spelled_out(text: str, end: int, name: str, columns: set[str]) -> bool:
     """The name and the word after it are a column's name: "its check_out date" is the
     check_out_date the table has, no column check_out to add."""
     after = re.match(r"\s+([a-z]+)", text[end:])
-    return bool(after) and f"{name}_{after.group(1)}" in columns
+    return after is not None and f"{name}_{after.group(1)}" in columns
 
 
 def _value_of(text: str, at: int, columns: set[str]) -> bool:
@@ -385,8 +385,8 @@ def completed(
         entity_keys = {t.columns[0].name for t in tables.values()}
         if len(tables) < 10 and new.columns[0].name not in entity_keys:  # travel's hotel bookings
             tables[entity] = new  # were keyed flight_booking_id: left to the model
-    for table in tables.values():  # a flight booking is of a flight: flight_bookings.flight_id
-        _join_name_parts(table, tables)
+    for proposed in tables.values():  # a flight booking is of a flight: flight_bookings.flight_id
+        _join_name_parts(proposed, tables)
     text = ""  # the rule being read: "a flight booking" names flight_bookings, not flights
 
     def owner(noun: str) -> TableProposal | None:
