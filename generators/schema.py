@@ -593,28 +593,28 @@ def _phrase(table: str) -> str:
 
 def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) -> TableProposal:
     """A table for an entity the model left out: its key and a name; a person is found by
-    their email, so a person's table has one. A compound entity points to the tables its
-    name is made of, and to the person's table (travel's flight_bookings, added with a key
-    and a name only, joined no flight and no customer, so no rule on it could be read)."""
+    their email, so a person's table has one. A compound entity (a booking) has a status
+    and no name, and points to the tables its name is made of and to the person's table
+    (travel's flight_bookings, added with a key and a name only, joined no flight and no
+    customer, and its name column was filled with Faker catchphrases)."""
     noun = singular(entity)
-    columns = [
-        ColumnProposal(name=f"{noun}_id", type="integer"),
-        ColumnProposal(name="name", type="text"),
-    ]
+    columns = [ColumnProposal(name=f"{noun}_id", type="integer")]
+    if "_" not in entity or CUSTOMERS.search(entity):  # a booking has no name: travel's
+        columns.append(ColumnProposal(name="name", type="text"))  # were Faker catchphrases
     if CUSTOMERS.search(entity):
         columns.append(ColumnProposal(name="email", type="text"))
+    compound = "_" in entity and not CUSTOMERS.search(entity)
+    if compound:  # a booking is made and cancelled: the rules add the states they name
+        columns.append(ColumnProposal(name="status", type="text", values=["active", "cancelled"]))
     table = TableProposal(
         name=entity, description=f"the {noun.replace('_', ' ')}s", columns=columns
     )
     others = {n: t for n, t in (tables or {}).items() if n != entity}
-    if "_" in entity and not CUSTOMERS.search(entity):
+    if compound:
         _join_name_parts(table, others)
         person = next((t for t in others.values() if CUSTOMERS.search(t.name)), None)
         if person is not None and person.columns[0].name.endswith("_id"):
             table.columns.insert(1, ColumnProposal(name=person.columns[0].name, type="integer"))
-        # a booking is made and cancelled: the rules add the states they name (refunded)
-        status = ColumnProposal(name="status", type="text", values=["active", "cancelled"])
-        table.columns.append(status)
     return table
 
 

@@ -200,7 +200,8 @@ _ASSISTANT = re.compile(
     r"tell the (?:customer|client|user)\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
-    r"are you ready to|would you like (?:me )?to|do you want (?:me )?to)",
+    r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"
+    r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )
 # "activate her card", "tell me their current annual income": the records of someone

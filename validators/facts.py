@@ -52,6 +52,7 @@ def clock(hour: str, minute: str, half: str | None) -> str:
     return f"time {h:02d}:{minute}"
 
 
+_PLACEHOLDER = re.compile(r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|[A-Z]\.?))+\b")
 _NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's name
     *("I", "Hello", "Hi", "Hey", "Dear", "Please", "Thanks", "Thank", "My", "The", "A", "An"),
@@ -222,6 +223,12 @@ def check(
             stage=STAGE,
             reason=FactsReason.FALSE_FACT,
             detail=f"the user states {literal!r}, which the seed does not hold",
+        )
+    if hole := _PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
+        return Rejection(
+            stage=STAGE,
+            reason=FactsReason.FALSE_FACT,
+            detail=f"the user states {hole.group()!r}, a template's blank, not a value",
         )
     for name in names(text):  # "a hotel booking for my trip to New York", read nowhere
         if _states(name, known):

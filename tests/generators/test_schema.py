@@ -681,6 +681,7 @@ def test_a_compound_entity_left_out_joins_what_its_name_is_made_of() -> None:
         ("flight_id", "flights"),
     }
     assert "booked_at" in bookings.column_names
+    assert "name" not in bookings.column_names  # filled with Faker catchphrases, then asked for
     assert bookings.enum_values("status") == ["active", "cancelled"]
     assert done.table("hotel_bookings").column_names == [
         "hotel_booking_id",

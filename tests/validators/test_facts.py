@@ -295,3 +295,12 @@ def test_an_id_the_gold_files_a_new_row_under_must_exist_too() -> None:
     )
     assert unknown_id("My contract ID is 32375.", seed, replay) == ""
     assert unknown_id("The new player ID is 1000000.", seed, replay) == ""
+
+
+def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Travel's "As of now, my customer status is [current status]", kept by the judge."""
+    for blank in ("[current status]", "<status>", "{status}"):
+        ask = f"My loan is {blank}. " + ASK
+        stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
+        assert (stage, reason) == ("facts", "false_fact"), blank
+        assert detail == f"the user states {blank!r}, a template's blank, not a value"

@@ -335,6 +335,10 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
         "assistant_voice",
         "the instruction says 'Are you ready to': an assistant's words, not the customer's",
     )
+    # travel's "Please update my customer email ... Your email is samantha.cortez@..."
+    told_back = "Freeze my card K30001. Your email is maria.lopez@example.com. Its status?"
+    verdict = bank_verdict(banking_spec, told_back, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     own = "Please freeze my card K30001 and tell me its status."
     assert bank_verdict(banking_spec, own, gold_calls=[freeze], communicate=told) == (
         "accepted",
