@@ -207,6 +207,11 @@ _ASSISTANT = re.compile(
 # "activate her card", "tell me their current annual income": the records of someone
 # other than the one who asks; "a loan for my client": a customer's client is someone else
 _THIRD_PERSON = re.compile(r"\b(?:her|his|their)\s+(\w+)(?:\s+(\w+))?", re.I)
+# the kinds of record that are a person: their name is what the user calls themselves
+PEOPLE = (
+    *("client", "customer", "patient", "passenger", "student", "member", "user", "guest"),
+    *("traveler", "traveller", "subscriber", "tenant", "buyer", "applicant", "rider", "diner"),
+)
 # "a loan for my client", "close my client's profile"; not "my client profile" (finance calls
 # the user a client: their own record)
 _MY_PERSON = re.compile(

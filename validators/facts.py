@@ -25,7 +25,7 @@ from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
-from toolscale.wording import singular
+from toolscale.wording import PEOPLE, singular
 from validators.stage import TaskContext
 
 STAGE = "facts"
@@ -76,6 +76,35 @@ def names(text: str) -> list[str]:
         if len(parts) >= 2:
             out.append(" ".join(parts))
     return out
+
+
+_MY_NAME = re.compile(
+    r"\b(?i:my name is)\s+([A-Za-z][\w'-]*(?:[ -][A-Za-z][\w'-]*){0,5})"  # to the stop
+    r"|\b(?:I am|I'm)\s+([A-Z][\w'-]*(?:[ -][A-Z][\w'-]*){0,3})"  # capitalised words only
+)
+
+
+def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
+    """A name the user gives as their own that is not the name of the person the gold finds
+    them as: travel's "My name is Secured leadingedge focus group" (a flight booking's
+    name, a Faker catchphrase) from a customer named otherwise."""
+    first = replay.results[0].output if replay.results and replay.results[0].ok else None
+    row = first[0] if isinstance(first, list) and first else first
+    if not isinstance(row, dict) or not any(p in (_table_of(row, seed) or "") for p in PEOPLE):
+        return ""  # basketball finds a team, whose name is no manager's
+    named = {w for k, v in row.items() if "name" in k and isinstance(v, str) for w in tokens(v)}
+    if not named:
+        return ""
+    for text in [*task.known_facts, task.instruction]:
+        for m in _MY_NAME.finditer(text):
+            words = tokens(m.group(1) or m.group(2))
+            if len(words) >= 2 and not set(words) & named:
+                held = " ".join(str(v) for k, v in row.items() if "name" in k)
+                return (
+                    f"the user says {m.group().strip()!r}; the person the gold finds them as "
+                    f"is {held!r}"
+                )
+    return ""
 
 
 def literals(text: str) -> list[Scalar]:
@@ -230,6 +259,8 @@ def check(
             reason=FactsReason.FALSE_FACT,
             detail=f"the user states {hole.group()!r}, a template's blank, not a value",
         )
+    if said := _not_my_name(task, replay, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     for name in names(text):  # "a hotel booking for my trip to New York", read nowhere
         if _states(name, known):
             continue

@@ -304,3 +304,20 @@ def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
         stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
         assert (stage, reason) == ("facts", "false_fact"), blank
         assert detail == f"the user states {blank!r}, a template's blank, not a value"
+
+
+def test_a_name_the_user_gives_as_their_own_must_be_the_persons_found(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Travel's "My name is Secured leadingedge focus group" (a flight booking's name, a
+    Faker catchphrase) from the customer Jeffery Johnson."""
+    ask = "My name is Secured leadingedge focus group. " + ASK
+    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
+    assert (stage, reason) == ("facts", "false_fact")
+    assert detail == (
+        "the user says 'My name is Secured leadingedge focus group'; the person the gold "
+        "finds them as is 'Maria Lopez'"
+    )
+    for own in ("My name is Maria Lopez. ", "I'm Maria and I want to know. "):
+        verdict = bank_verdict(banking_spec, own + ASK, gold_calls=[LOAN], communicate=TOLD)
+        assert verdict == ("accepted", "ok", ""), own
