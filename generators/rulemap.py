@@ -21,7 +21,7 @@ from generators.patterns import (
     status_column,
 )
 from toolscale.schema import Schema, Table
-from toolscale.wording import entity_words, schema_entities, singular, words
+from toolscale.wording import entity_words, record_phrase, schema_entities, singular, words
 
 STEMS = {
     "transfer": ("transfer", "move", "send"),
@@ -74,11 +74,6 @@ def _stems(cand: Candidate) -> tuple[str, ...]:
     return STEMS.get(cand.pattern, ())
 
 
-def _said(table: str) -> str:
-    """A table's record as a rule says it: `flight_bookings` -> "flight booking"."""
-    return singular(table).replace("_", " ")
-
-
 def _score(cand: Candidate, text: str, verb: str) -> int:
     if cand.tool.kind != "write":
         return 0
@@ -112,13 +107,13 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     main = cand.creates or (cand.sets[0] if cand.sets else cand.rows.get(cand.main, ""))
     if cand.creates and re.match(rf"(?:an? |the )?{singular(cand.creates)} with status", text):
         return 0  # "a trip with status cancelled cannot be booked": the trip exists already
-    if main and re.search(rf"\b{_said(main)}", text):
+    if main and re.search(rf"\b{record_phrase(main)}", text):
         score += 2  # the table it is about
-    if main and re.search(rf"\b{_said(main)}s?\b", _subject(text)):
+    if main and re.search(rf"\b{record_phrase(main)}s?\b", _subject(text)):
         # and the rule's subject: "a (first class) ticket can be sold only ..."; "a flight
         # booking ..." is a booking's rule more than a flight's
         score += 1 + ("_" in singular(main))
-    if any(re.search(rf"\b{_said(t)}", text) for t in set(cand.rows.values()) - {main}):
+    if any(re.search(rf"\b{record_phrase(t)}", text) for t in set(cand.rows.values()) - {main}):
         score += 1
     # a rule that states a candidate's own checks ("at most the outstanding balance") is
     # about it, not about a status change whose word it shares ("repaid")
@@ -412,7 +407,7 @@ def _kind_of(
     """ "A flight booking with fare_class basic_economy cannot be changed": the fare class
     is the booked flight's, a row the booking points to."""
     main = tables[cand.rows[row.split(".")[0]]]
-    if cand.creates or _said(main.name) not in subject:
+    if cand.creates or record_phrase(main.name) not in subject:
         return []
     out = []
     for column in target.columns:

@@ -15,7 +15,7 @@ from toolscale.errors import pydantic_problems
 from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Column, ForeignKey, Schema, Table
-from toolscale.wording import entity_words, schema_entities, singular, words
+from toolscale.wording import entity_words, record_phrase, schema_entities, singular, words
 
 STAGE = "schema"
 
@@ -392,17 +392,17 @@ def completed(
     def owner(noun: str) -> TableProposal | None:
         found = [t for t in tables.values() if noun in entity_words(t.name)]
         exact = [t for t in found if noun in (t.name, singular(t.name))]
-        said = [t for t in found if "_" in t.name and _phrase(t.name) in text]
+        said = [t for t in found if "_" in t.name and record_phrase(t.name) in text]
         return next(iter(exact or said or found), None)
 
     said_of: dict[str, set[str]] = {}  # a status -> the tables the rules give it to
     for rule in rules:
         text = rule.lower()
         compound = next(
-            (t for t in tables.values() if "_" in t.name and _phrase(t.name) in text), None
+            (t for t in tables.values() if "_" in t.name and record_phrase(t.name) in text), None
         )
         subject = next((w for w in re.findall(r"[a-z]+", text) if owner(w)), "")
-        if compound is not None and text.find(_phrase(compound.name)) <= text.find(subject):
+        if compound is not None and text.find(record_phrase(compound.name)) <= text.find(subject):
             subject = singular(compound.name.split("_")[-1])
         for m in _STATUS_OF.finditer(text):
             table = owner(m.group(1)) or owner(subject)
@@ -584,11 +584,6 @@ def rule_checks(schema: Schema, rules: list[str]) -> Schema:
             if term not in table.checks:
                 tables[holders[0]] = table.model_copy(update={"checks": [*table.checks, term]})
     return schema.model_copy(update={"tables": tables})
-
-
-def _phrase(table: str) -> str:
-    """How a rule names a table's record: `flight_bookings` -> "flight booking"."""
-    return " ".join(singular(w) for w in table.split("_"))
 
 
 def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) -> TableProposal:

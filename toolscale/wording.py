@@ -357,6 +357,11 @@ def names_operation(field: str, operations: Iterable[str]) -> bool:
     return bool(wanted) and all(_variants(w, OPERATIONS) & ops for w in wanted)
 
 
+def record_phrase(table: str) -> str:
+    """How a text names one record of a table: `flight_bookings` -> "flight booking"."""
+    return singular(table).replace("_", " ")
+
+
 def singular(name: str) -> str:
     """`accounts` → account, `categories` → category, `courses` → course, `statuses` →
     status (table names are mostly plurals)."""

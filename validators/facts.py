@@ -387,6 +387,11 @@ def _table_of(row: dict, seed: SeedFacts) -> str | None:
     return best if best and 2 * len(set(seed.columns[best]) & set(row)) > len(row) else None
 
 
+def _spelled(name: str) -> str:
+    """A pattern for a snake_case name as a text may write it ("in progress", "in-progress")."""
+    return r"[\s_-]+".join(map(re.escape, name.split("_")))
+
+
 _IS = r"(?:is\s+|:\s*|of\s+|=\s*)?"
 
 
@@ -399,7 +404,7 @@ def unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
         if len(key) != 1 or not seed.keys.get(table):
             continue
         made = _written(replay, seed, table, key[0])
-        noun = r"[\s_-]+".join(map(re.escape, singular(table).split("_")))
+        noun = _spelled(singular(table))
         pattern = rf"\b{noun}[\s_-]*(?:id|number|no\.?|#)\s*{_IS}#?([A-Za-z0-9][\w-]*)"
         for m in re.finditer(pattern, text, re.I):
             said = m.group(1)
@@ -432,7 +437,7 @@ def _written(replay: Replay, seed: SeedFacts, table: str, key: str) -> set[objec
 def _not_a_value(text: str, column: str, values: Iterable[str]) -> str:
     """What a text gives as the column's value ("the current game status is in progress")
     when it is none of the values the column takes."""
-    phrase = r"[\s_-]+".join(map(re.escape, column.split("_")))
+    phrase = _spelled(column)
     said = re.search(
         rf"\b{phrase}\s*(?:is|:)\s+(?:currently\s+|now\s+|still\s+)?['\"]?([a-z][\w -]*)",
         text,
@@ -491,7 +496,7 @@ def _misdescribed_target(
             for value in sorted(seed.states[table][column]):
                 if value.casefold() in sets | now or _of_another(value, table, words, seed):
                     continue
-                phrase = r"[\s_-]+".join(map(re.escape, value.split("_")))
+                phrase = _spelled(value)
                 for m in re.finditer(rf"\b{phrase}\b", text, re.I):
                     if _NO_CLAIM_BEFORE.search(text[: m.start()]) or _NO_CLAIM_AFTER.match(
                         text[m.end() :]
