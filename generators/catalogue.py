@@ -116,10 +116,14 @@ def choice_problems(
         if cand is None:
             out.append(f"rules: rule {mapping.rule}: unknown candidate {mapping.candidate!r}")
             continue
-        if 1 <= mapping.rule <= n_rules and either_case(rules[mapping.rule - 1]):
+        if (
+            1 <= mapping.rule <= n_rules
+            and either_case(rules[mapping.rule - 1])
+            and not _one_either(mapping.conditions)
+        ):
             out.append(
-                f"rules: rule {mapping.rule} allows the operation in either of two cases, which "
-                "conditions that must all hold cannot say; leave it out"
+                f"rules: rule {mapping.rule} allows the operation in either of two cases: map "
+                "it to one condition of kind either with a case for each, or leave it out"
             )
             continue
         if 1 <= mapping.rule <= n_rules and says_other_operation(rules[mapping.rule - 1], cand):
@@ -155,12 +159,20 @@ def salvage(
         cand = by_id.get(m.candidate)
         if cand is None or not 1 <= m.rule <= len(rules):
             continue
-        if either_case(rules[m.rule - 1]) or says_other_operation(rules[m.rule - 1], cand):
+        if says_other_operation(rules[m.rule - 1], cand):
+            continue
+        if either_case(rules[m.rule - 1]) and not _one_either(m.conditions):
             continue
         fits = [c for c in m.conditions if not condition_problems(cand, c, schema)]
         if fits:
             mapped.append(m.model_copy(update={"conditions": fits}))
     return CatalogueChoice(tools=tools, rules=mapped)
+
+
+def _one_either(conditions: list[Condition]) -> bool:
+    """Conditions that say a rule of two cases: one `either`, and nothing that must hold
+    beside it (a condition that must hold in both cases refuses one of them)."""
+    return [c.kind for c in conditions] == ["either"]
 
 
 def fallback_choice(

@@ -52,11 +52,13 @@ Kind = Literal[
     "clock",
     "count",
     "within_days",
+    "within_hours",
     "age",
     "days_ahead",
     "hours_ahead",
     "compare",
     "guard",
+    "either",
 ]
 Op = Literal["<", "<=", ">", ">=", "=", "<>", "in", "not in"]
 
@@ -127,6 +129,8 @@ class Condition(BaseModel):
       table the call creates that has the new row's `per` values ("an email address can
       have at most 5 subscriptions": per email)
     - within_days: row.column is at most `number` days before now
+    - within_hours: row.column is at most `number` hours before now ("within 24 hours of its
+      booked_at time")
     - age: row.column (a birth date) is at least `number` years before now ("a customer
       younger than 18 ... cannot")
     - days_ahead: row.column (or, with no column, the parameter) is at least `number` days
@@ -136,6 +140,9 @@ class Condition(BaseModel):
     - compare: row.column op other.other_column, both rows named as `row` is
                                           (e.g. seats_sold < trip_id.train_id's capacity)
     - guard: one of the candidate's built-in guards, by name
+    - either: at least one of `cases` holds, each a condition of another kind but guard,
+      with no case of its own ("only within 24 hours of its booked_at time or when the
+      flight's status is cancelled": a within_hours and an in)
 
     Any kind but guard may hold only in one case: when the call's `if_parameter`, or the
     column `if_column` of the row `if_row` (named as `row` is), equals `if_value` ("a first
@@ -165,6 +172,7 @@ class Condition(BaseModel):
     if_row: str = ""
     if_column: str = ""
     if_value: str | float | None = None
+    cases: list[Condition] = Field(default_factory=list, max_length=4)
 
 
 class Candidate(BaseModel):
@@ -1212,6 +1220,10 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         return []
     if case := _case_problems(cand, cond, schema):
         return [f"{where}: {case}"]
+    if cond.kind == "either":
+        return _either_problems(cand, cond, schema, where)
+    if cond.cases:
+        return [f"{where}: only a condition of kind either has cases"]
     if cond.kind in ("pair", "clock") or (cond.kind == "days_ahead" and not cond.column):
         return _parameter_problems(cand, cond, where)
     if cond.kind == "count" and cond.row == EVERY:
@@ -1309,12 +1321,14 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
                 f"{where}: per {cond.per!r} is no row of it that {child.name} rows belong to, "
                 f"nor a column of the {child.name} row it creates"
             ]
-    elif cond.kind in ("within_days", "days_ahead", "hours_ahead", "age"):
+    elif cond.kind in ("within_days", "within_hours", "days_ahead", "hours_ahead", "age"):
         assert table is not None
         if table.column(cond.column).type not in ("date", "datetime"):
             return [f"{where}: column {cond.column!r} is not a date"]
         if cond.number is None or cond.number < 0:
-            unit = {"hours_ahead": "hours", "age": "years"}.get(cond.kind, "days")
+            unit = {"hours_ahead": "hours", "within_hours": "hours", "age": "years"}.get(
+                cond.kind, "days"
+            )
             return [f"{where}: needs a number of {unit}"]
     elif cond.kind == "compare":
         assert table is not None
@@ -1333,6 +1347,23 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         if len(kinds) > 1:
             return [f"{where}: {cond.column!r} and {cond.other_column!r} are not alike ({kinds})"]
     return []
+
+
+def _either_problems(cand: Candidate, cond: Condition, schema: Schema, where: str) -> list[str]:
+    """Two or more cases, each a condition that fits on its own and holds always (a case
+    inside a case would say "or, when X, Y", which no rule phrases)."""
+    if len(cond.cases) < 2:
+        return [f"{where}: needs two or more cases"]
+    out = []
+    for i, case in enumerate(cond.cases, 1):
+        if case.kind in ("guard", "either") or case.if_parameter or case.if_column:
+            out.append(
+                f"{where}: case {i} must be a condition of another kind than guard or "
+                "either, with no if_ fields"
+            )
+            continue
+        out += condition_problems(cand, case, schema)
+    return out
 
 
 EVERY = "*"  # a count's row: every row of the child table, not those of one owner
@@ -1485,6 +1516,12 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
     """(the test, the FROM clause it reads, its name) of a condition."""
     if cond.kind == "guard":  # already a step (or, for close_at_zero, the write itself)
         raise ValueError("a built-in guard has no new step")
+    if cond.kind == "either":  # each case's test on its own row, a missing row failing it
+        tests = []
+        for case in cond.cases:
+            test, frm, _ = _condition_sql(cand, case, schema)
+            tests.append(f"COALESCE((SELECT {test}{frm}), 0)" if frm else f"COALESCE({test}, 0)")
+        return " OR ".join(tests), "", "ok"
     if cond.kind == "pair":
         return f":{cond.parameter} {cond.op} :{cond.other_parameter}", "", "ok"
     if cond.kind == "days_ahead" and not cond.column:
@@ -1570,6 +1607,8 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         )
     elif cond.kind == "within_days":
         test = f"julianday(:_now) - julianday({cond.column}) <= {cond.number}"
+    elif cond.kind == "within_hours":
+        test = f"(julianday(:_now) - julianday({cond.column})) * 24 <= {cond.number}"
     elif cond.kind == "age":
         test = f"julianday(:_now) - julianday({cond.column}) >= {cond.number} * 365.25"
     elif cond.kind == "compare":

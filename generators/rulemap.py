@@ -85,6 +85,7 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     said = re.sub(r"\bstatus(?: is| of)? \w+(?:(?: or |, )\w+)*", " ", text)
     nouns = set().union(*(entity_words(t) for t in {*cand.rows.values(), cand.creates or ""}))
     said = " ".join(w for w in said.split() if w.strip(".,;") not in nouns)  # an enrollment
+    said = re.sub(r"\b\w+_\w+\b", " ", said)  # a column's name (booked_at) is no verb
     score = 0
     if any(re.search(rf"\b{s}", said) for s in _stems(cand)):
         score += 2
@@ -146,11 +147,31 @@ def rule_verb(rule: str) -> str:
 _NO_OPERATION = {"exceed", "go", "fall", "differ", "equal", "be"}
 
 
+_EITHER = re.compile(r",? or (?=(?:when|if|while|whenever)\b)")
+_FIRST_CASE = re.compile(r"\b(?:within|when|if|while|before|after)\b")
+
+
 def either_case(rule: str) -> bool:
     """The rule allows the operation in either of two cases ("only within 24 hours of its
     booked_at time or when the flight's status is cancelled"): conditions that must all
-    hold enforce one case and refuse the other, so no mapping is right."""
-    return bool(re.search(r"\bor (?:when|if|while|whenever)\b", rule.lower()))
+    hold enforce one case and refuse the other, so only an `either` says it."""
+    return bool(_EITHER.search(rule.lower()))
+
+
+def either_parts(rule: str) -> tuple[str, str] | None:
+    """The two cases of such a rule, each as a rule of its own: "a flight booking gets a
+    full refund only within 24 hours of its booked_at time" and "a flight booking gets a
+    full refund only when the flight's status is cancelled"."""
+    text = rule.lower().strip().rstrip(".")
+    m = _EITHER.search(text)
+    if m is None:
+        return None
+    first, second = text[: m.start()], text[m.end() :]
+    only = re.search(r"\bonly\b", first)
+    opening = only.end() if only else (c.start() if (c := _FIRST_CASE.search(first)) else -1)
+    if opening < 0:
+        return None
+    return first + ".", f"{first[:opening].rstrip()} {second}."
 
 
 def says_other_operation(rule: str, cand: Candidate) -> bool:
@@ -170,9 +191,13 @@ def candidates_for(rule: str, candidates: list[Candidate]) -> list[Candidate]:
     """The writes the rule may be about, best first (`candidate_for`'s pick leads): where
     two score alike ("a player can be signed": a new player, or a new contract), the one
     whose rows the rule's conditions can read is the one to take."""
+    if either_case(rule):  # the operations both cases may be about, as the first ranks them
+        parts = either_parts(rule)
+        if parts is None:
+            return []
+        second = candidates_for(parts[1], candidates)
+        return [c for c in candidates_for(parts[0], candidates) if c in second]
     text, verb = rule.lower(), rule_verb(rule)
-    if either_case(rule):
-        return []
     summed = _SUM.search(text)
     if summed and summed["child"]:  # "the sum of ... of a team's active contracts": a new one
         noun = singular(summed["child"])
@@ -202,6 +227,8 @@ def guess_conditions(
     values the schema's CHECK or else the seed has); for a rule about one kind of record
     ("a first class ticket", "a medication marked controlled"), each holds only in that
     case, and a kind it cannot read gives none (the rule would be enforced on every record)."""
+    if either_case(rule):
+        return _either(rule, cand, schema, seed)
     text = rule.lower()
     case, unread = _case(text, cand, schema, seed or {})
     if unread:
@@ -219,6 +246,23 @@ def guess_conditions(
     if case:
         out = [c if c.kind == "guard" else c.model_copy(update=case) for c in out]
     return out
+
+
+def _either(
+    rule: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]] | None
+) -> list[Condition]:
+    """One `either` of the two cases' conditions, where each case reads as exactly one
+    (a case read as two, or as none, leaves the rule unmapped)."""
+    parts = either_parts(rule)
+    if parts is None:
+        return []
+    cases = []
+    for part in parts:
+        read = [c for c in guess_conditions(part, cand, schema, seed) if c.kind != "guard"]
+        if len(read) != 1 or read[0].if_parameter or read[0].if_column:
+            return []
+        cases.append(read[0])
+    return [Condition(kind="either", cases=cases)]
 
 
 _PLAIN = {"a", "an", "the", "one", "new", "own", "existing", "other", "each", "every", "any"}
@@ -377,6 +421,9 @@ def _stated(
                 found = None  # "refills_used is below refills_allowed": no value to match
             if found and owner and owner.group(1) in others:
                 found = None  # "a doctor whose status is active" says nothing of the patient
+            whose = re.search(rf"\b(\w+)'s {name} is", text)
+            if found and whose and whose.group(1) in others:
+                found = None  # "when the flight's status is cancelled": not the booking's
             if found and found.group(2):  # "whose status is suspended or graduated"
                 listed = [found.group(1), *re.findall(r"\w+", found.group(2).replace(" or ", " "))]
                 op = "not in" if _negated(text, found.start()) else "in"
@@ -636,6 +683,10 @@ _SUM = re.compile(
 _CAP = re.compile(r"\b(?:cannot|must not|may not) exceed the (\w+)'s ([a-z_]+)")
 
 
+def _fk_like(column: str) -> bool:
+    return column.endswith("_id") or column == "id"
+
+
 def _sums(
     text: str, cand: Candidate, schema: Schema, seed: dict[str, list[dict]]
 ) -> list[Condition]:
@@ -649,14 +700,12 @@ def _sums(
     child = schema.table(cand.creates)
     if found["child"] and not found["child"].startswith(singular(child.name).split("_")[-1]):
         return []  # a sum over other rows than the ones this call adds
-    said = [singular(w) for w in (found["quantity"] or found["quantity2"]).split()]
-    total = next(
-        (
-            c.name
-            for c in child.columns
-            if c.type in ("integer", "real")
-            and all(w in {singular(x) for x in words(c.name)} for w in said)
-        ),
+    said = {singular(w) for w in (found["quantity"] or found["quantity2"]).split()}
+    numbers = [c for c in child.columns if c.type in ("integer", "real")]
+    spelled = {c.name: {singular(x) for x in words(c.name)} for c in numbers}
+    total = next((c for c, w in spelled.items() if said <= w), None) or next(
+        # "yearly salaries" of contracts that have a `salary`: every word of the column said
+        (c for c, w in spelled.items() if w <= said and not _fk_like(c)),
         None,
     )
     entity, column = cap.group(1), cap.group(2)
@@ -947,13 +996,18 @@ def _cross_row(
             if hours is not None
             else Condition(kind="days_ahead", row=row, column=column, number=0)
         )
-    for m in re.finditer(rf"within {NUMBER} days of (?:its|the (\w+)'s) ([a-z_]+)", text):
-        entity, column = m.group(2), m.group(3)
+    for m in re.finditer(
+        rf"within {NUMBER} (days|hours) of (?:its|the (\w+)'s) ([a-z_]+)", text
+    ):  # "within 30 days of its delivered_date", "within 24 hours of its booked_at time"
+        unit, entity, column = m.group(2), m.group(3), m.group(4)
         row = row_of(entity, column) if entity else cand.main
         if row is not None:
             out.append(
                 Condition(
-                    kind="within_days", row=row, column=column, number=int(_number(m.group(1)))
+                    kind="within_days" if unit == "days" else "within_hours",
+                    row=row,
+                    column=column,
+                    number=int(_number(m.group(1))),
                 )
             )
     return out

@@ -446,8 +446,13 @@ def completed(
         ):
             table = owner(m.group(1))  # "a ticket can be refunded": refunded is its state
             column = next((c for c in table.columns if "status" in c.name), None) if table else None
+            states = [v for v in m.groups()[1:] if v in _STATES]
+            if table is not None and column is None and states and len(table.columns) < 12:
+                # basketball's tickets had no status, so no tool could refund one
+                column = ColumnProposal(name="status", type="text", values=["active"])
+                table.columns.append(column)
             if column is not None and column.type == "text" and column.values:
-                room = [v for v in m.groups()[1:] if v in _STATES and v not in column.values]
+                room = [v for v in states if v not in column.values]
                 column.values = (column.values + room)[:8]
         for m in re.finditer(r"\b(?:an?|the) (\w+) class (\w+)", text):
             table = owner(singular(m.group(2)))  # "a first class ticket": a ticket's class

@@ -1,7 +1,8 @@
 """A travel schema (flights) as the 1.5B model's proposal came out after completion: the fare class
 is the flight's, and a flight booking points to its flight and its customer. Flight 20 is
 scheduled (basic economy), 21 cancelled (business class); booking 30 is of flight 20, 31
-of flight 21."""
+of flight 21, both booked long before the clock (2025-01-15T10:00:00); booking 32 is of
+flight 20, booked 3 hours before it."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ SCHEMA = {
                 col("customer_id", "integer"),
                 col("flight_id", "integer"),
                 col("status", "text"),
+                col("booked_at", "datetime"),
             ],
             "primary_key": ["flight_booking_id"],
             "foreign_keys": [fk("customer_id", "customers"), fk("flight_id", "flights")],
@@ -61,8 +63,27 @@ SEED = {
         },
     ],
     "flight_bookings": [
-        {"flight_booking_id": 30, "customer_id": 1, "flight_id": 20, "status": "active"},
-        {"flight_booking_id": 31, "customer_id": 1, "flight_id": 21, "status": "active"},
+        {
+            "flight_booking_id": 30,
+            "customer_id": 1,
+            "flight_id": 20,
+            "status": "active",
+            "booked_at": "2024-12-01T09:00:00",
+        },
+        {
+            "flight_booking_id": 31,
+            "customer_id": 1,
+            "flight_id": 21,
+            "status": "active",
+            "booked_at": "2024-12-01T09:00:00",
+        },
+        {
+            "flight_booking_id": 32,
+            "customer_id": 1,
+            "flight_id": 20,
+            "status": "active",
+            "booked_at": "2025-01-15T07:00:00",
+        },
     ],
 }
 

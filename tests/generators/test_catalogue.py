@@ -20,9 +20,9 @@ from generators.catalogue import (
     realise,
     salvage,
 )
-from generators.patterns import Condition, catalogue
+from generators.patterns import Condition, catalogue, condition_problems
 from generators.policy import tau2_policy
-from generators.rulemap import candidate_for
+from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import propose_tools
 from tests.generators.finance import SEED, finance_brief, finance_schema
@@ -310,28 +310,52 @@ def test_a_rule_the_wording_reads_is_mapped_as_it_reads(tmp_path: Path) -> None:
     assert any(s.error == railway_rules()[2] for s in sell.require)  # "at most 4 tickets"
 
 
-def test_a_rule_that_allows_either_of_two_cases_is_never_mapped() -> None:
+def test_a_rule_that_allows_either_of_two_cases_is_mapped_only_as_one_either() -> None:
     """Travel's "a flight booking gets a full refund only within 24 hours of its booked_at
-    time or when the flight's status is cancelled" became "a hotel booking needs a cancelled
-    flight": one case of two, as a condition that must hold, refuses the other."""
+    time or when the flight's status is cancelled" once became "a hotel booking needs a
+    cancelled flight": one case of two, as a condition that must hold, refuses the other.
+    The wording maps it to one `either` of the two cases; a model's mapping must be one
+    too, and anything else is refused and dropped."""
     spec = railway_spec()
     cands = catalogue(spec.schema_, spec.seed)
     either = "A ticket can be refunded only before the trip's departure_time or when the trip's "
     rules = [either + "status is cancelled.", either.replace(" or when", ", and only when")]
     writes = [c for c in cands if c.tool.kind == "write"]
-    assert candidate_for(rules[0], writes) is None
-    assert candidate_for(rules[1], writes) is not None  # both must hold: mapped
+    refund = candidate_for(rules[0], writes)
+    assert refund is not None and refund.id == "status:tickets.status=refunded"
     departs = Condition(
         kind="days_ahead", row="ticket_id.trip_id", column="departure_time", number=0
     )
-    mapping = RuleChoice(rule=1, candidate="status:tickets.status=refunded", conditions=[departs])
-    choice = CatalogueChoice(tools=[], rules=[mapping])
+    cancelled = Condition(kind="in", row="ticket_id.trip_id", column="status", values=["cancelled"])
+    assert guess_conditions(rules[0], refund, spec.schema_, spec.seed) == [
+        Condition(kind="either", cases=[departs, cancelled])
+    ]
+    must = guess_conditions(rules[1], refund, spec.schema_, spec.seed)  # both must hold
+    assert departs in must and all(c.kind != "either" for c in must)
+    one_case = RuleChoice(rule=1, candidate=refund.id, conditions=[departs])
+    choice = CatalogueChoice(tools=[], rules=[one_case])
     assert choice_problems(choice, cands, rules, spec.schema_, set()) == [
-        "rules: rule 1 allows the operation in either of two cases, which conditions that "
-        "must all hold cannot say; leave it out"
+        "rules: rule 1 allows the operation in either of two cases: map it to one condition "
+        "of kind either with a case for each, or leave it out"
     ]
     assert salvage(choice, cands, rules, spec.schema_).rules == []
-    assert fallback_choice(cands, rules[:1], spec.schema_, spec.seed).rules == []
+    both = one_case.model_copy(
+        update={"conditions": [Condition(kind="either", cases=[departs, cancelled])]}
+    )
+    answer = CatalogueChoice(tools=[], rules=[both])
+    assert choice_problems(answer, cands, rules, spec.schema_, set()) == []
+    assert salvage(answer, cands, rules, spec.schema_).rules == [both]
+    (mapped,) = fallback_choice(cands, rules[:1], spec.schema_, spec.seed).rules
+    assert mapped.conditions == both.conditions
+    lone = Condition(kind="either", cases=[departs])
+    guarded = Condition(kind="either", cases=[departs, Condition(kind="guard", guard="exists")])
+    assert condition_problems(refund, lone, spec.schema_) == [
+        f"{refund.id}: condition either: needs two or more cases"
+    ]
+    assert condition_problems(refund, guarded, spec.schema_) == [
+        f"{refund.id}: condition either: case 2 must be a condition of another kind than "
+        "guard or either, with no if_ fields"
+    ]
 
 
 def test_a_rule_about_one_attribute_is_not_mapped_onto_an_update_of_another() -> None:

@@ -4,6 +4,7 @@ rules forbid, with the rule's words."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,8 @@ from generators.realise import tool_sql_problems
 from generators.rulemap import candidate_for, candidates_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import smoke_problems
+from tests.generators.basketball import SCHEMA as COURT
+from tests.generators.basketball import SEED as PLAYED
 from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
@@ -936,3 +939,32 @@ def test_travel_flight_booking_rules_read_the_booked_flight(engine: str) -> None
     cancel = _enforced(spec, fixed, "cancel:flight_bookings")
     assert _on(spec, cancel, engine, flight_booking_id=31).ok
     assert _on(spec, cancel, engine, flight_booking_id=30).error == fixed
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_refund_in_either_of_two_cases_is_enforced_as_either(engine: str) -> None:
+    """Travel's third rule allows a refund in two cases; mapped as one `either`, a booking
+    made 3 hours ago and one of a cancelled flight are refunded, and one made weeks ago of
+    a scheduled flight is refused with the rule's words."""
+    spec = flights_spec()
+    rule = flights_rules()[2]
+    assert rule.startswith("A flight booking gets a full refund only within 24 hours")
+    refund = _enforced(spec, rule, "cancel:flight_bookings")
+    assert _on(spec, refund, engine, flight_booking_id=32).ok  # booked 3 hours ago
+    assert _on(spec, refund, engine, flight_booking_id=31).ok  # its flight is cancelled
+    assert _on(spec, refund, engine, flight_booking_id=30).error == rule
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_sum_reads_a_column_named_with_fewer_words_than_the_rule(engine: str) -> None:
+    """Basketball's 1.5B named the column `salary`; "the sum of yearly salaries of a team's
+    active contracts" was read only off a `yearly_salary`, so the cap went unenforced."""
+    spec = bed(
+        "basketball",
+        json.loads(json.dumps(COURT).replace("yearly_salary", "salary")),
+        json.loads(json.dumps(PLAYED).replace("yearly_salary", "salary")),
+    )
+    salary = basketball_rules()[1]
+    sign = _enforced(spec, salary, "create:contracts under players")
+    assert _on(spec, sign, engine, player_id=11, team_id=1, salary=40.0).ok
+    assert _on(spec, sign, engine, player_id=11, team_id=1, salary=41.0).error == salary
