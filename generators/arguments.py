@@ -43,12 +43,16 @@ def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str,
             name = node.name
             if not name or name.startswith("_") or name in found:
                 continue
-            parent = node.parent
-            while isinstance(parent, exp.Paren | exp.Cast):
-                parent = parent.parent
+            side, parent = node, node.parent
+            # `lower(name) = lower(:name)`: find_hotel_by_name's name was taken for a
+            # customer's, the first table with a column so named
+            while isinstance(parent, exp.Paren | exp.Cast | exp.Lower | exp.Upper):
+                side, parent = parent, parent.parent
             other: Any = None
             if isinstance(parent, exp.Binary | exp.EQ):
-                other = parent.left if parent.right is node else parent.right
+                other = parent.left if parent.right is side else parent.right
+            while isinstance(other, exp.Paren | exp.Cast | exp.Lower | exp.Upper):
+                other = other.this
             if isinstance(other, exp.Column):
                 where = column_of(other)
                 if where:

@@ -367,6 +367,9 @@ def gold_chain(
     if found and email and needs_person:  # identify first, when what follows uses who it is
         plan.append(ToolCall(name=found[0].name, arguments={found[1]: person_row[email]}))
     plan += [step.call for step in steps]
+    lookups = _lookups(spec, purpose, owned)
+    named = {len(plan) + i: noun for i, (_, noun) in enumerate(lookups)}
+    plan += [call for call, _ in lookups]
     write_at = len(plan)
     plan.append(ToolCall(name=purpose.write.name, arguments=purpose.arguments))
     env.reset()
@@ -433,10 +436,10 @@ def gold_chain(
         told = [OutputRef(call=source[0], path=f"{source[1]}{c}") for c in purpose.checked[:2]]
         wanted = [_field_of(table, c) for c in purpose.checked[:2]]
     seen: set[object] = set()
-    for call, result in zip(plan, results, strict=True):
+    for i, (call, result) in enumerate(zip(plan, results, strict=True)):
         for name, value in call.arguments.items():
             if value is not None and value not in seen:
-                facts.append((name, value))
+                facts.append((f"{named[i]} {name}" if i in named else name, value))
                 seen.add(value)
         seen.update(scalars(result.output))
     for step in steps:
@@ -448,6 +451,51 @@ def gold_chain(
     words = purpose_words(purpose, table, steps, own=table.name == people.name)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
+
+
+NAMES = ("name", "full_name", "first_name", "last_name", "title")  # what a person calls a record
+
+
+def _lookups(
+    spec: EnvironmentSpec, purpose: Purpose, owned: dict[str, dict[Scalar, Scalar]]
+) -> list[tuple[ToolCall, str]]:
+    """How the user names the records the write refers to that are not theirs (the hotel of
+    a new booking): by its name, found with a read that finds it by that alone and finds no
+    other, so the user never states an internal id (travel-intent-00025 gave "hotel id:
+    48580") and the agent looks it up, as a travel agent would."""
+    out: list[tuple[ToolCall, str]] = []
+    for k in key_params(purpose.write, spec):
+        value = purpose.arguments.get(k.param)
+        if k.table in owned or value is None:
+            continue
+        table = spec.schema_.table(k.table)
+        row = _rows_by_key(spec, table).get(value)
+        found = _by_name(spec, table, row) if row is not None else None
+        if found is not None:
+            out.append((found, singular(table.name).replace("_", " ")))
+    return out
+
+
+def _by_name(spec: EnvironmentSpec, table: Table, row: dict) -> ToolCall | None:
+    """A read that finds exactly this row of `table` by what a person calls it."""
+    for tool in spec.tools:
+        required = tool.parameters.get("required", [])
+        columns = parameter_columns(tool, spec)
+        if tool.kind != "read" or not required or set(required) != set(columns):
+            continue
+        if any(columns[p][0] != table.name or columns[p][1] not in NAMES for p in required):
+            continue
+        wanted = {p: row.get(columns[p][1]) for p in required}
+        if not all(isinstance(v, str) and v for v in wanted.values()):
+            continue
+        same = [
+            r
+            for r in spec.seed.get(table.name, [])
+            if all(str(r.get(columns[p][1])).lower() == str(v).lower() for p, v in wanted.items())
+        ]
+        if len(same) == 1:
+            return ToolCall(name=tool.name, arguments=wanted)
+    return None
 
 
 def _inserted(tool: Tool, schema: Schema) -> Table | None:

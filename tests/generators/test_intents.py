@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.arguments import ArgumentSampler
+from generators.arguments import ArgumentSampler, parameter_columns
 from generators.intents import (
     STAGE,
     Purpose,
@@ -23,6 +23,7 @@ from generators.intents import (
 from generators.patterns import catalogue
 from tests.generators.library import Library, ask
 from tests.generators.railway import railway_spec
+from tests.generators.travel import travel_spec
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
@@ -269,3 +270,34 @@ def test_what_the_user_wants_told_names_its_record(
     made = gold_chain(bank_env, wanted, people, owners(banking, people))
     assert made is not None and made.wanted
     assert all(w.startswith("account_") for w in made.wanted), made.wanted
+
+
+def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
+    """travel-intent-00025's user said "hotel id: 48580": nobody booking a hotel knows its
+    id. The user names the hotel, and the gold finds it by that name before booking."""
+    spec = travel_spec()
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    picked = ["create:hotel_bookings under customers", "find:customers by email"]
+    picked.append("find:hotels by name")
+    spec = spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]})
+    find = cands["find:hotels by name"].tool
+    # `lower(name) = lower(:name)` is the hotel's name, not the first table's with a name
+    assert parameter_columns(find, spec) == {"name": ("hotels", "name")}
+    book = cands["create:hotel_bookings under customers"].tool
+    arguments = {"customer_id": 1, "hotel_id": 20, "check_in_date": "2025-03-01"}
+    arguments |= {"check_out_date": "2025-03-03", "status": "booked"}
+    arguments = {k: v for k, v in arguments.items() if k in book.param_types()}
+    people = spec.schema_.table("customers")
+    with Environment(spec) as env:
+        chain = gold_chain(
+            env, Purpose(book, "customers", 1, arguments), people, owners(spec, people)
+        )
+    assert chain is not None
+    assert [c.name for c in chain.calls] == [
+        "find_customer_by_email",
+        "find_hotel_by_name",
+        book.name,
+    ]
+    assert chain.calls[1].arguments == {"name": "Harbor Inn"}
+    assert ("hotel name", "Harbor Inn") in chain.facts
+    assert 20 not in [v for _, v in chain.facts]  # the id comes from the lookup's output
