@@ -43,7 +43,8 @@ def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str,
             name = node.name
             if not name or name.startswith("_") or name in found:
                 continue
-            side, parent = node, node.parent
+            side: exp.Expression = node
+            parent = node.parent
             # `lower(name) = lower(:name)`: find_hotel_by_name's name was taken for a
             # customer's, the first table with a column so named
             while isinstance(parent, exp.Paren | exp.Cast | exp.Lower | exp.Upper):
