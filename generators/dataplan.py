@@ -28,6 +28,7 @@ from sqlglot import exp
 
 from toolscale.sandbox.ddl import create_statements
 from toolscale.schema import ColumnType, Scalar, Schema, Table
+from toolscale.wording import spans
 
 Kind = Literal[
     "person_name",
@@ -311,6 +312,12 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
     low, high = plan.low, plan.high
     if plan.kind in ("integer", "real") and low is not None and high is not None and low > high:
         out.append(f"{where}: low {plan.low} is above high {plan.high}")
+    if plan.kind == "integer" and _carried(col.name) and (high or 0) > MOST_CARRIED:
+        # travel's 1.5B planned 1 to 1000 additional bags, and a task booked 803 of them
+        out.append(
+            f"{where}: counts what one person has or brings; high {plan.high} is more than "
+            f"anyone does: at most {MOST_CARRIED}"
+        )
     if plan.kind in ("date", "datetime"):
         if not (_iso(plan.start, plan.kind) and _iso(plan.end, plan.kind)):
             out.append(f"{where}: start and end must be ISO dates like 2024-01-31")
@@ -329,6 +336,21 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
     if plan.nulls and not col.nullable:
         out.append(f"{where}: the column is NOT NULL, so nulls must be 0")
     return out
+
+
+# what one booking or order holds a few of: its bags, guests, nights, passengers, items
+CARRIED = re.compile(
+    r"(?:^|_)(?:bags?|luggage|guests?|nights?|passengers?|adults?|children|kids|items?|"
+    r"party|people|persons?|pets?)(?:_|$)"
+)
+MOST_CARRIED = 20
+
+
+def _carried(column: str) -> bool:
+    """A column that counts what one person has or brings (`additional_bags`), not stock
+    (`rooms_available`) or a tally (`tickets_sold`)."""
+    n = column.lower()
+    return bool(CARRIED.search(n)) and not re.search(r"available|capacity|stock|sold|total", n)
 
 
 def _number(v: Any) -> bool:
@@ -437,6 +459,8 @@ def default_column(table: Table, name: str) -> ColumnPlan:
             (r"qty|quantity|count|copies|stock|seats|capacity|available", 0, 40),
         ]
         low, high = next(((lo, hi) for p, lo, hi in ranges if re.search(p, n)), (1, 1000))
+        if _carried(n):
+            low, high = 0, 4
         if re.search(MONEY, n):
             low, high = 10, 20000
         return plan(kind="integer", low=low, high=high)
@@ -796,8 +820,11 @@ def _sampler(
 
 
 def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
-    """(a, b, strict): CHECK terms `a < b` / `a <= b` between two columns."""
-    out = []
+    """(a, b, strict): CHECK terms `a < b` / `a <= b` between two columns, and the spans
+    the columns' names say (travel's seed had hotel stays checking out before they checked
+    in, which tasks then stated)."""
+    moments = [c.name for c in table.columns if c.type in ("date", "datetime")]
+    out = [(a, b, False) for a, b in spans(moments)]
     for term in table.check_terms():
         if isinstance(term, exp.LT | exp.LTE | exp.GT | exp.GTE):
             a, b = term.this, term.expression

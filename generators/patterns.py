@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
-from toolscale.wording import singular
+from toolscale.wording import singular, spans
 
 Pattern = Literal[
     "transfer",
@@ -85,8 +85,6 @@ NOW_DATES = ("opened", "created", "issued", "joined", "added", "posted", "placed
 # what a new row has done nothing of yet: basketball's users created games "with 344 tickets
 # sold and a capacity of 10"
 COUNTERS = ("sold", "used", "booked", "taken", "enrolled", "redeemed", "reserved", "filled")
-# pairs of moments whose second is not before its first, by their names' words
-SPANS = (("start", "end"), ("begin", "end"), ("check_in", "check_out"), ("departure", "arrival"))
 VERBS = {
     "active": "activate", "frozen": "freeze", "blocked": "block", "closed": "close",
     "suspended": "suspend", "cancelled": "cancel", "canceled": "cancel", "paid_off": "settle",
@@ -338,16 +336,13 @@ def _sane_pairs(child: Table, fks: list, props: dict[str, dict]) -> list[Require
                 )
             )
     moments = [c.name for c in child.columns if c.type in ("date", "datetime") and c.name in props]
-    for first, second in SPANS:
-        start = next((m for m in moments if first in m.split("_") or m.startswith(first)), None)
-        end = next((m for m in moments if second in m.split("_") or m.startswith(second)), None)
-        if start and end and start != end:
-            out.append(
-                RequireStep(
-                    sql=f"SELECT :{end} >= :{start} AS ordered",
-                    error=f"The {end} cannot be before the {start}.",
-                )
+    for start, end in spans(moments):
+        out.append(
+            RequireStep(
+                sql=f"SELECT :{end} >= :{start} AS ordered",
+                error=f"The {end} cannot be before the {start}.",
             )
+        )
     return out
 
 

@@ -357,6 +357,23 @@ def names_operation(field: str, operations: Iterable[str]) -> bool:
     return bool(wanted) and all(_variants(w, OPERATIONS) & ops for w in wanted)
 
 
+# pairs of moments whose second is not before its first, by their names' words
+SPANS = (("start", "end"), ("begin", "end"), ("check_in", "check_out"), ("departure", "arrival"))
+
+
+def spans(moments: Iterable[str]) -> list[tuple[str, str]]:
+    """(start, end) of the columns that name a span by their words (`check_in_date`,
+    `check_out_date`), among date and time columns."""
+    names = list(moments)
+    out = []
+    for first, second in SPANS:
+        start = next((m for m in names if first in m.split("_") or m.startswith(first)), None)
+        end = next((m for m in names if second in m.split("_") or m.startswith(second)), None)
+        if start and end and start != end and (start, end) not in out:
+            out.append((start, end))
+    return out
+
+
 def record_phrase(table: str) -> str:
     """How a text names one record of a table: `flight_bookings` -> "flight booking"."""
     return singular(table).replace("_", " ")

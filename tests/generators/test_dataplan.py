@@ -300,3 +300,54 @@ def test_a_settled_row_owes_nothing() -> None:
     assert settled and all(r["outstanding_balance"] == 0 for r in settled)
     assert any(r["amount"] > 0 for r in settled)  # what was lent stays
     assert all(r["outstanding_balance"] > 0 for r in rows if r["status"] == "active")
+
+
+def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
+    """Travel's seed had hotel stays that checked out before they checked in (no CHECK
+    said the order), and its tasks stated those dates."""
+    stays = Table(
+        name="hotel_bookings",
+        columns=[
+            Column(name="hotel_booking_id", type="integer"),
+            Column(name="check_in_date", type="datetime"),
+            Column(name="check_out_date", type="datetime"),
+            Column(name="start_date", type="date"),
+            Column(name="end_date", type="date"),
+        ],
+        primary_key=["hotel_booking_id"],
+    )
+    schema = Schema(tables=[stays])
+    rows = expand(default_plan(schema), schema, seed=0, total_rows=300)["hotel_bookings"]
+    assert len(rows) == 300
+    assert all(r["check_out_date"] >= r["check_in_date"] for r in rows)
+    assert all(r["end_date"] >= r["start_date"] for r in rows)
+
+
+def test_what_one_person_brings_is_counted_in_a_few() -> None:
+    """Travel's 1.5B planned 1 to 1000 additional bags per hotel booking, and a task booked
+    803 bags: the plan is refused with why, and the default counts a few."""
+    bookings = Table(
+        name="hotel_bookings",
+        columns=[
+            Column(name="hotel_booking_id", type="integer"),
+            Column(name="additional_bags", type="integer"),
+            Column(name="rooms_available", type="integer"),
+            Column(name="tickets_sold", type="integer"),
+        ],
+        primary_key=["hotel_booking_id"],
+    )
+    bags = ColumnPlan(column="additional_bags", kind="integer", low=1, high=1000)
+    assert column_problems(bookings, bags) == [
+        "table 'hotel_bookings' column 'additional_bags': counts what one person has or "
+        "brings; high 1000.0 is more than anyone does: at most 20"
+    ]
+    assert column_problems(bookings, bags.model_copy(update={"high": 3})) == []
+    for stock in ("rooms_available", "tickets_sold"):  # a stock and a tally are no luggage
+        assert (
+            column_problems(bookings, ColumnPlan(column=stock, kind="integer", low=0, high=500))
+            == []
+        )
+    schema = Schema(tables=[bookings])
+    plan = DataPlan(tables=[TablePlan(table="hotel_bookings", columns=[bags])])
+    rows = expand(plan, schema, seed=0, total_rows=200)["hotel_bookings"]
+    assert max(r["additional_bags"] for r in rows) <= 4
