@@ -29,7 +29,7 @@ from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, ToolCall, ToolResult
-from toolscale.wording import closed_choices, operation_words, singular, words
+from toolscale.wording import GENERIC, closed_choices, operation_words, singular, words
 
 STAGE = "intent"
 REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule forbids
@@ -565,8 +565,24 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
         for name in sorted(closed_choices(tool))
         if purpose.arguments.get(name) is not None
     ]
-    text = f"{' '.join(words(tool.name))}, for {which}"
+    state = _state_set(tool)
+    if state is not None and words(tool.name)[0] in GENERIC:
+        # `set_pending_hotel_booking` as "set pending hotel booking, for ..." came back from
+        # the 1.5B as "set a pending hotel booking for my hotel booking" (11 of travel's 37
+        # rejections): the state as what the record is changed to
+        text = f"set the {state[0].replace('_', ' ')} of {which} to {state[1]}"
+    else:
+        text = f"{' '.join(words(tool.name))}, for {which}"
     return text + (f", with {' and '.join(chosen)}." if chosen else ".")
+
+
+def _state_set(tool: Tool) -> tuple[str, str] | None:
+    """(column, value) of the status a write sets to a fixed value, if it does."""
+    for sql in tool.run:
+        m = re.search(r"\bSET\s+(\w*status\w*)\s*=\s*'([^']+)'", sql, re.I)
+        if m:
+            return m.group(1), m.group(2)
+    return None
 
 
 async def propose_intent_task(

@@ -33,6 +33,7 @@ from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.testing.fakedomain import library
 from toolscale.tool import Tool
+from toolscale.wording import Request
 from validators.pipeline import Verifier
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
@@ -301,3 +302,28 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
     assert chain.calls[1].arguments == {"name": "Harbor Inn"}
     assert ("hotel name", "Harbor Inn") in chain.facts
     assert 20 not in [v for _, v in chain.facts]  # the id comes from the lookup's output
+
+
+def test_a_status_set_by_a_generic_verb_is_worded_as_the_change() -> None:
+    """`set_pending_hotel_booking` was worded "set pending hotel booking, for their hotel
+    booking", and the 1.5B wrote "set a pending hotel booking for my hotel booking" (a
+    description, not a change: 11 of travel's 37 rejections, all unasked_write)."""
+    pending = Tool.model_validate(
+        {
+            "name": "set_pending_hotel_booking",
+            "description": "Set the status of a hotel booking to pending.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"booking_id": {"type": "integer"}},
+                "required": ["booking_id"],
+            },
+            "run": ["UPDATE hotel_bookings SET status = 'pending' WHERE booking_id = :booking_id"],
+        }
+    )
+    spec = travel_spec()
+    bookings = spec.schema_.table("hotel_bookings")
+    purpose = Purpose(pending, "hotel_bookings", 500, {"booking_id": 500})
+    said = purpose_words(purpose, bookings, [], own=False)
+    assert said == "set the status of their hotel booking to pending."
+    assert Request(said.replace("their", "my")).requests("pending", {"hotel", "booking"})
