@@ -367,6 +367,8 @@ def gold_chain(
     if found and email and needs_person:  # identify first, when what follows uses who it is
         plan.append(ToolCall(name=found[0].name, arguments={found[1]: person_row[email]}))
     plan += [step.call for step in steps]
+    others = _other_routes(env, purpose, people, person, owned, table)
+    plan += [s.call for s in others if s.call not in plan]
     lookups = _lookups(spec, purpose, owned)
     named = {len(plan) + i: noun for i, (_, noun) in enumerate(lookups)}
     plan += [call for call, _ in lookups]
@@ -442,8 +444,8 @@ def gold_chain(
                 facts.append((f"{named[i]} {name}" if i in named else name, value))
                 seen.add(value)
         seen.update(scalars(result.output))
-    for step in steps:
-        if step.described is not None:
+    for step in [*steps, *others]:
+        if step.described is not None and step.described[1] not in [v for _, v in facts]:
             col, value = step.described
             facts.append((f"{singular(step.table)} {col}", value))
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
@@ -451,6 +453,29 @@ def gold_chain(
     words = purpose_words(purpose, table, steps, own=table.name == people.name)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
+
+
+def _other_routes(
+    env: Environment,
+    purpose: Purpose,
+    people: Table,
+    person: Scalar,
+    owned: dict[str, dict[Scalar, Scalar]],
+    table: Table,
+) -> list[Listing]:
+    """How the agent finds the write's other records of the person (the player a new
+    ticket is for): listed and picked as the target is, so the user names the player and
+    never states "the player ID is 24182" (basketball's tasks did)."""
+    out: list[Listing] = []
+    for k in key_params(purpose.write, env.spec):
+        value = purpose.arguments.get(k.param)
+        if k.table not in owned or k.table in (people.name, table.name) or value is None:
+            continue
+        if owned[k.table].get(value) != person:
+            continue
+        steps = route(env, env.spec.schema_.table(k.table), people, person, value)
+        out += [s for s in steps if s.call not in [o.call for o in out]]
+    return out
 
 
 NAMES = ("name", "full_name", "first_name", "last_name", "title")  # what a person calls a record

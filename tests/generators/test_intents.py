@@ -22,7 +22,7 @@ from generators.intents import (
 )
 from generators.patterns import catalogue
 from tests.generators.library import Library, ask
-from tests.generators.railway import railway_spec
+from tests.generators.railway import bed, col, fk, railway_spec
 from tests.generators.travel import travel_spec
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
@@ -327,3 +327,76 @@ def test_a_status_set_by_a_generic_verb_is_worded_as_the_change() -> None:
     said = purpose_words(purpose, bookings, [], own=False)
     assert said == "set the status of their hotel booking to pending."
     assert Request(said.replace("their", "my")).requests("pending", {"hotel", "booking"})
+
+
+def test_the_writes_other_records_of_the_person_are_named_and_listed() -> None:
+    """Basketball's tasks said "the player ID is 24182" for the player a new ticket is for:
+    the team's own player is named and picked from the team's players, as the game is."""
+    schema = {
+        "tables": [
+            {
+                "name": "teams",
+                "columns": [col("team_id", "integer"), col("name", "text"), col("email", "text")],
+                "primary_key": ["team_id"],
+            },
+            {
+                "name": "players",
+                "columns": [
+                    col("player_id", "integer"),
+                    col("team_id", "integer"),
+                    col("name", "text"),
+                ],
+                "primary_key": ["player_id"],
+                "foreign_keys": [fk("team_id", "teams")],
+            },
+            {
+                "name": "games",
+                "columns": [
+                    col("game_id", "integer"),
+                    col("home_team_id", "integer"),
+                    col("start_date", "date"),
+                ],
+                "primary_key": ["game_id"],
+                "foreign_keys": [
+                    {"columns": ["home_team_id"], "ref_table": "teams", "ref_columns": ["team_id"]}
+                ],
+            },
+            {
+                "name": "tickets",
+                "columns": [
+                    col("ticket_id", "integer"),
+                    col("game_id", "integer"),
+                    col("player_id", "integer"),
+                    col("price", "real"),
+                ],
+                "primary_key": ["ticket_id"],
+                "foreign_keys": [fk("game_id", "games"), fk("player_id", "players")],
+            },
+        ]
+    }
+    seed = {
+        "teams": [{"team_id": 1, "name": "Hawks", "email": "hawks@example.com"}],
+        "players": [
+            {"player_id": 10, "team_id": 1, "name": "Kai Moss"},
+            {"player_id": 11, "team_id": 1, "name": "Lee Park"},
+        ],
+        "games": [
+            {"game_id": 20, "home_team_id": 1, "start_date": "2025-02-01"},
+            {"game_id": 21, "home_team_id": 1, "start_date": "2025-03-01"},
+        ],
+        "tickets": [],
+    }
+    spec = bed("basketball", schema, seed)
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    sell = cands["create:tickets under games"].tool
+    spec = spec.model_copy(update={"tools": [*spec.tools, cands["find:teams by email"].tool, sell]})
+    teams = spec.schema_.table("teams")
+    purpose = Purpose(sell, "games", 21, {"game_id": 21, "player_id": 11, "price": 40.0})
+    with Environment(spec) as env:
+        chain = gold_chain(env, purpose, teams, owners(spec, teams))
+    assert chain is not None
+    names = [c.name for c in chain.calls]
+    assert names[0] == "find_team_by_email" and names[-1] == sell.name
+    assert "list_players_by_team_id" in names and "list_games_by_home_team_id" in names
+    assert ("player name", "Lee Park") in chain.facts
+    assert 11 not in [v for _, v in chain.facts]  # the player's id comes from the listing
