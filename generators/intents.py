@@ -337,6 +337,18 @@ def _get_tool(spec: EnvironmentSpec, table: Table) -> tuple[Tool, str] | None:
     return None
 
 
+def _shown(
+    results: list[ToolResult], key: str, target: Scalar, columns: list[str]
+) -> tuple[int, str] | None:
+    """(call, path prefix) of the latest output holding the target row with `columns`."""
+    for j in range(len(results) - 1, -1, -1):
+        output = results[j].output if results[j].ok else None
+        at = _row_at(output, key, target)
+        if at is not None and all(c in at[1] for c in columns):
+            return j, f"{at[0]}." if isinstance(output, list) else ""
+    return None
+
+
 def _row_at(output: object, key: str, value: Scalar) -> tuple[int, dict] | None:
     rows = output if isinstance(output, list) else [output]
     for i, row in enumerate(rows):
@@ -417,11 +429,10 @@ def gold_chain(
         wanted = [_field_of(made or table, ref.path) for ref in told]
     else:
         # a refusal: tell the values the failing rule reads, from a read before the write
-        source = None
-        if steps:
-            at = _row_at(results[write_at - 1].output, key, purpose.target)
-            if at is not None:
-                source = (write_at - 1, f"{at[0]}.")
+        # the latest read before the write that shows the row (its listing, or the find
+        # that identified the person when the row is theirs: travel-intent-00007 read the
+        # customer again after finding them)
+        source = _shown(results[:write_at], key, purpose.target, purpose.checked[:2])
         if source is None:
             getter = _get_tool(spec, table)
             if getter is None:

@@ -400,3 +400,38 @@ def test_the_writes_other_records_of_the_person_are_named_and_listed() -> None:
     assert "list_players_by_team_id" in names and "list_games_by_home_team_id" in names
     assert ("player name", "Lee Park") in chain.facts
     assert 11 not in [v for _, v in chain.facts]  # the player's id comes from the listing
+
+
+def test_a_refusal_on_the_persons_own_row_tells_from_the_find(banking: EnvironmentSpec) -> None:
+    """travel-intent-00007 found the customer by email, then read the same customer again
+    to tell why deactivating was refused: the find already shows the row."""
+    error = "Only a standard client can be upgraded."
+    upgrade = Tool.model_validate(
+        {
+            "name": "upgrade_client",
+            "description": "Upgrade a standard client to premium.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"client_id": {"type": "string"}},
+                "required": ["client_id"],
+            },
+            "require": [
+                {
+                    "sql": "SELECT tier = 'standard' AS ok FROM clients "
+                    "WHERE client_id = :client_id",
+                    "error": error,
+                }
+            ],
+            "run": ["UPDATE clients SET tier = 'premium' WHERE client_id = :client_id"],
+        }
+    )
+    spec = banking.model_copy(update={"tools": [*banking.tools, upgrade]})
+    clients = spec.schema_.table("clients")
+    purpose = Purpose(upgrade, "clients", "C1001", {"client_id": "C1001"}, error, ["tier"])
+    with Environment(spec) as env:
+        chain = gold_chain(env, purpose, clients, owners(spec, clients))
+    assert chain is not None
+    assert [c.name for c in chain.calls] == ["find_client_by_email", "upgrade_client"]
+    assert [(r.call, r.path) for r in chain.communicate] == [(0, "tier")]
+    assert chain.errors == {1: error}
