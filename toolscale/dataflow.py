@@ -39,6 +39,36 @@ def repeated_call(
     return None
 
 
+def reread(
+    calls: Sequence[ToolCall], results: Sequence[ToolResult], is_write: IsWrite
+) -> tuple[int, int] | None:
+    """(i, j): the first read whose every output row call j already showed whole, with no
+    successful write between them (travel-intent-00007 read the customer it had just found
+    by email); None when every read shows something new."""
+    since = 0  # outputs from here on show the state as it is
+    for i, call in enumerate(calls):
+        if is_write(call.name):
+            if results[i].ok:
+                since = i + 1
+            continue
+        rows = _rows(results[i].output) if results[i].ok else []
+        if not rows or (
+            isinstance(results[i].output, list) and len(rows) != len(results[i].output)
+        ):
+            continue
+        for j in range(since, i):
+            if is_write(calls[j].name) or not results[j].ok:
+                continue
+            earlier = _rows(results[j].output)
+            if all(any(_holds(r, row) for r in earlier) for row in rows):
+                return i, j
+    return None
+
+
+def _holds(bigger: dict, row: dict) -> bool:
+    return all(k in bigger and value_key(bigger[k]) == value_key(v) for k, v in row.items())
+
+
 def useless_reads(
     calls: Sequence[ToolCall],
     results: Sequence[ToolResult],

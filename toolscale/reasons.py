@@ -170,7 +170,8 @@ class FlowReason(Reason):
     )
     UNUSED_READ = (
         "unused_read",
-        "a read whose output no later argument, told value or check before a write uses",
+        "a read whose output no later argument, told value or check before a write uses, "
+        "or that shows only rows an earlier read showed with nothing written in between",
     )
 
 

@@ -7,7 +7,7 @@ lookups teaches an agent to waste calls. The value flow itself is `toolscale.dat
 
 from __future__ import annotations
 
-from toolscale.dataflow import repeated_call, useless_reads
+from toolscale.dataflow import repeated_call, reread, useless_reads
 from toolscale.environment import Replay
 from toolscale.reasons import FlowReason
 from toolscale.report import Rejection
@@ -39,6 +39,15 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
             reason=FlowReason.REPEATED_CALL,
             detail=f"gold call {repeat} {task.gold_calls[repeat].key()} repeats an earlier call "
             "and nothing was written in between",
+        )
+    again = reread(task.gold_calls, replay.results, lambda n: tools[n].kind == "write")
+    if again is not None:
+        i, j = again
+        return Rejection(
+            stage=STAGE,
+            reason=FlowReason.UNUSED_READ,
+            detail=f"gold call {i} {task.gold_calls[i].key()} shows only rows gold call {j} "
+            "already showed, and nothing was written in between",
         )
     useless = unused(task, tools, replay)
     if useless:

@@ -64,3 +64,21 @@ def test_reading_the_row_a_write_touches_is_its_check(banking_spec: EnvironmentS
         communicate=[{"call": 1, "path": "from_balance"}],
     )
     assert verdict == ("accepted", "ok", "")
+
+
+def test_reading_again_what_a_find_showed_is_an_unused_read(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """travel-intent-00007 found the customer by email, then read the same customer by id
+    before writing: the second read shows nothing the first did not (`bank_verdict` finds
+    Maria by email first)."""
+    again = {"name": "get_client", "arguments": {"client_id": "C1001"}}
+    update = {
+        "name": "update_client_email",
+        "arguments": {"client_id": "C1001", "new_email": "maria.l@example.org"},
+    }
+    ask = "Please change my email to maria.l@example.org."
+    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[again, update])
+    assert (stage, reason) == ("flow", "unused_read")
+    assert "get_client" in detail and "already showed" in detail
+    assert bank_verdict(banking_spec, ask, gold_calls=[update]) == ("accepted", "ok", "")
