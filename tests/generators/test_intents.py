@@ -285,9 +285,9 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
     # `lower(name) = lower(:name)` is the hotel's name, not the first table's with a name
     assert parameter_columns(find, spec) == {"name": ("hotels", "name")}
     book = cands["create:hotel_bookings under customers"].tool
-    arguments = {"customer_id": 1, "hotel_id": 20, "check_in_date": "2025-03-01"}
-    arguments |= {"check_out_date": "2025-03-03", "status": "booked"}
-    arguments = {k: v for k, v in arguments.items() if k in book.param_types()}
+    given: dict[str, Scalar] = {"customer_id": 1, "hotel_id": 20}
+    given |= {"check_in_date": "2025-03-01", "check_out_date": "2025-03-03", "status": "booked"}
+    arguments = {k: v for k, v in given.items() if k in book.param_types()}
     people = spec.schema_.table("customers")
     with Environment(spec) as env:
         chain = gold_chain(
