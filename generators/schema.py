@@ -385,6 +385,7 @@ def completed(
         entity_keys = {t.columns[0].name for t in tables.values()}
         if len(tables) < 10 and new.columns[0].name not in entity_keys:  # travel's hotel bookings
             tables[entity] = new  # were keyed flight_booking_id: left to the model
+    _rekey_strays(tables)
     for proposed in tables.values():  # a flight booking is of a flight: flight_bookings.flight_id
         _join_name_parts(proposed, tables)
     text = ""  # the rule being read: "a flight booking" names flight_bookings, not flights
@@ -616,6 +617,38 @@ def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) ->
         if person is not None and person.columns[0].name.endswith("_id"):
             table.columns.insert(1, ColumnProposal(name=person.columns[0].name, type="integer"))
     return table
+
+
+def _stands_for(table: TableProposal, noun: str) -> bool:
+    """The table is the entity `noun` names: a person word for the one table of persons
+    (a `customer` is a `clients` row), else a word its description uses ("Identifies
+    customers of the bank")."""
+    said = {singular(w) for w in re.findall(r"[a-z]+", table.description.lower())}
+    return noun in entity_words(table.name) or singular(noun) in said
+
+
+def _rekey_strays(tables: dict[str, TableProposal]) -> None:
+    """A key column of an entity no table is named for (`accounts.customer_id` beside a
+    `clients` table) takes the key name of the one table that stands for it, so it becomes
+    a reference: finance's accounts and loans belonged to no client, their owners were
+    random numbers, and all of its tasks were about a client's email."""
+    keys = {t.columns[0].name: name for name, t in tables.items()}
+    persons = [t for t in tables.values() if CUSTOMERS.search(t.name)]
+    for table in tables.values():
+        have = {c.name for c in table.columns}
+        for column in table.columns[1:]:
+            stem = column.name.removesuffix("_id")
+            if stem == column.name or column.type != "integer" or reference(column.name, keys):
+                continue
+            noun = stem.split("_")[-1]
+            found = [t for t in tables.values() if t is not table and _stands_for(t, noun)]
+            if not found and CUSTOMERS.fullmatch(noun) and len(persons) == 1:
+                found = [t for t in persons if t is not table]
+            key = found[0].columns[0].name if len(found) == 1 else ""
+            renamed = stem.removesuffix(noun) + key
+            if key.endswith("_id") and renamed not in have:
+                have.add(renamed)
+                column.name = renamed
 
 
 def _join_name_parts(table: TableProposal, tables: dict[str, TableProposal]) -> None:
