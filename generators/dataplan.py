@@ -294,6 +294,10 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
         )
         if named.kind in NAMED_KINDS:
             out.append(f"{where}: the column's name says kind {named.kind!r}; use it")
+    if plan.kind != "email" and col.type == "text" and "email" in col.name.lower():
+        # finance's 1.5B chose 10 emails for 63 clients, so finding a client by email
+        # gave up to 8 people, and an email did not go with its name
+        out.append(f"{where}: an email is one person's own, made from their name: use kind 'email'")
     enum = table.enum_values(col.name)
     if plan.kind == "choice":
         if not plan.values:
