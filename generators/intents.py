@@ -372,7 +372,8 @@ def gold_chain(
     seed_target = _rows_by_key(spec, table)[purpose.target]
     plan: list[ToolCall] = []
     facts: list[tuple[str, Scalar]] = []
-    steps = route(env, table, people, person, purpose.target) if table.name != people.name else []
+    own = table.name == people.name
+    steps = route(env, table, people, person, purpose.target) if not own else []
     found = _find_tool(spec, people)
     email = people.email_column()
     needs_person = bool(steps) or person in purpose.arguments.values()
@@ -425,8 +426,11 @@ def gold_chain(
                 return None
             told = [OutputRef(call=len(plan) - 1, path=c) for c in changed[:2]]
         made = _inserted(purpose.write, spec.schema_) if purpose.write.creates else None
-        # the new record's fields are its own: "the card id", not "the account card id"
-        wanted = [_field_of(made or table, ref.path) for ref in told]
+        # the new record's fields are its own: "the card id", not "the account card id";
+        # the person's own fields are theirs: "my email", not "my client email"
+        wanted = [
+            ref.path if own and made is None else _field_of(made or table, ref.path) for ref in told
+        ]
     else:
         # a refusal: tell the values the failing rule reads, from a read before the write
         # the latest read before the write that shows the row (its listing, or the find
@@ -461,7 +465,7 @@ def gold_chain(
             facts.append((f"{singular(step.table)} {col}", value))
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
-    words = purpose_words(purpose, table, steps, own=table.name == people.name)
+    words = purpose_words(purpose, table, steps, own=own)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
 
@@ -585,10 +589,17 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
     what the intent stage looks for) and the record as its owner would call it, never the
     calls, so the request reads as a person's and not as the steps that serve it."""
     tool = purpose.write
-    if own:
+    noun = singular(table.name)
+    named = words(tool.name)
+    if own and len(rest := [w for w in named if singular(w) != noun]) >= 2:
+        # `update_client_email` on the person's own row: "update client email, for their
+        # client profile" came back as "update my client's email" (42 of finance's 124,
+        # rejected as someone else's): the person's own email, not a client's
+        named, which = rest, "their own profile"
+    elif own:
         # "profile": "their own client record" came back as "close my client and get their
         # own client record", and as "your client record"
-        which = f"their {singular(table.name).replace('_', ' ')} profile"
+        which = f"their {noun.replace('_', ' ')} profile"
     elif steps:
         which = "their " + " on their ".join(
             _record(step.table, step.described) for step in reversed(steps)
@@ -608,7 +619,7 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
         # rejections): the state as what the record is changed to
         text = f"set the {state[0].replace('_', ' ')} of {which} to {state[1]}"
     else:
-        text = f"{' '.join(words(tool.name))}, for {which}"
+        text = f"{' '.join(named)}, for {which}"
     return text + (f", with {' and '.join(chosen)}." if chosen else ".")
 
 

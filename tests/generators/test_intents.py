@@ -224,7 +224,13 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     clients = banking.schema_.table("clients")
     purpose = Purpose(tool, "clients", "C1001", {"client_id": "C1001", "email": "a@b.co"})
     text = purpose_words(purpose, clients, [], own=True)
-    assert text == "update client email, for their client profile."
+    # "update client email, for their client profile" came back as "update my client's
+    # email" (42 of finance's 124): the person's email is their own, not a client's
+    assert text == "update email, for their own profile."
+    close = tool.model_copy(update={"name": "deactivate_client"})  # nothing left to say
+    assert purpose_words(Purpose(close, "clients", "C1001", {}), clients, [], own=True) == (
+        "deactivate client, for their client profile."
+    )
     # what the write sets is said as a change: "frozen reason: stolen" came back as "the
     # card is currently frozen for the reason stolen" when it was active
     freeze = Tool.model_validate(
@@ -271,6 +277,12 @@ def test_what_the_user_wants_told_names_its_record(
     made = gold_chain(bank_env, wanted, people, owners(banking, people))
     assert made is not None and made.wanted
     assert all(w.startswith("account_") for w in made.wanted), made.wanted
+    # the person's own field is theirs: "tell me my email", not "my client email"
+    email = next(t for t in banking.tools if t.name == "update_client_email")
+    client = banking.seed["clients"][0]["client_id"]
+    mine = Purpose(email, "clients", client, {"client_id": client, "new_email": "n@example.com"})
+    changed = gold_chain(bank_env, mine, people, owners(banking, people))
+    assert changed is not None and changed.wanted == ["email"]
 
 
 def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
