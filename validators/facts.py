@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from toolscale.dataflow import value_key
 from toolscale.environment import Replay
-from toolscale.matching import leading_number, numbers, same_number, scalars, tokens
+from toolscale.matching import Text, leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
@@ -188,13 +188,9 @@ class SeedFacts:
                 and len({r.get(c.name) for r in rows} - {None}) == len(rows)
             ]
             # a status the CHECK allows but no seed row has is still a status ("frozen")
-            seen = {
-                w for c in table.columns for v in table.enum_values(c.name) or [] for w in tokens(v)
-            }
+            seen = {_phrase(v) for c in table.columns for v in table.enum_values(c.name) or []}
             for row in rows:
-                cats = frozenset(
-                    w for c in columns if row.get(c) is not None for w in tokens(str(row[c]))
-                )
+                cats = frozenset(_phrase(str(row[c])) for c in columns if row.get(c) is not None)
                 seen |= cats
                 for k in keys:
                     if row.get(k) is not None:
@@ -336,15 +332,22 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
     return ""
 
 
+def _phrase(value: str) -> str:
+    """A category value as the words a text says it in: `paid_off` is "paid off"."""
+    return " ".join(tokens(value))
+
+
 def _miscategorised(text: str, seed: SeedFacts, outcome: set[str]) -> str:
     """What the text says of a record it names that the record is not ("Loan L4001 is
-    paid_off" for an active loan), unless another record it names is that."""
+    paid_off" for an active loan), unless another record it names is that. A value is said
+    whole: "the new flight id" says nothing of a flight to New York."""
     named = [seed.records[k] for x in literals(text) if (k := value_key(x)) in seed.records]
+    said = Text(text)
     for table, row in named:
         wrong = sorted(
-            w
-            for w in tokens(text)
-            if w in seed.categories[table] and w not in row and w not in outcome
+            p
+            for p in seed.categories[table]
+            if said.mentions(p) and p not in row and not set(p.split()) <= outcome
         )
         if wrong and not any(w in other for w in wrong for _, other in named):
             return f"{', '.join(wrong)}, which the {table} record it names is not"

@@ -158,7 +158,7 @@ def unasked_target(
         if not (
             request.says_any(entity_words(target.table) | setting, FIELDS)
             or asked.mentions(target.value)
-            or categories & set(request.tokens)
+            or any(asked.mentions(c) for c in categories)
         ):
             return f"{where}: the instruction never names the {singular(target.table)} it changes"
         if said.mentions(target.value):

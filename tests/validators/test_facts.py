@@ -49,8 +49,15 @@ def test_a_status_the_record_does_not_have_is_false_fact(banking_spec: Environme
         banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
     )
     assert (stage, reason) == ("facts", "false_fact")
-    assert "paid_off" in detail and "loans" in detail
+    assert "paid off, which the loans record it names is not" in detail
     facts = [*MARIA["known_facts"], "Loan L4001 is active."]
+    verdict = bank_verdict(
+        banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+    )
+    assert verdict == ("accepted", "ok", "")
+    # a value is said whole: travel rejected "The new flight id is 26176" as a flight that
+    # is not "new" (from a destination, New York); "paid" alone says nothing of paid_off
+    facts = [*MARIA["known_facts"], "Loan L4001 is active and I have paid every bill so far."]
     verdict = bank_verdict(
         banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
     )
