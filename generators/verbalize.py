@@ -52,9 +52,10 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     """What the intent stage would miss in the words: the write named, a question asked."""
     request = Request(instruction)
     problems = []
-    if chain.operations and not request.says_any(chain.operations):
+    if chain.operations and not request.requests_any(chain.operations, set()):
+        # said as a thing to do: "confirm that my booking is active" asks for no confirming
         problems.append(
-            "the message must say what the customer wants done, using one of these words: "
+            "the message must ask for what the customer wants done, using one of these words: "
             + ", ".join(chain.operations)
         )
     if chain.wanted and not request.asks_for_information:

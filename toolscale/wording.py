@@ -188,6 +188,10 @@ _ASKS_TO_ACT = re.compile(
     r"^\W*(?:\w+,\s*)?(?:please\s+)?(?:can|could|would|will)\s+(?:you|i)\b|^\W*please\b", re.I
 )
 # "if my profile is frozen", "if my transfer has failed", "has been closed": a state
+# a verb that also means to check a fact, and what follows it when it does: travel's gold
+# confirmed a booking for "I want to confirm that the hotel booking I made is still active"
+_VERIFY = {"confirm", "verify"}
+_CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}
 _COPULAS = {"is", "are", "was", "were", "isn't", "aren't", "has", "have", "had", "been"}
 _COPULAS |= {"s", "re"}  # "if it's failed": tokens split "it's" into "it", "s"
 _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
@@ -287,6 +291,8 @@ class Request:
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
             if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
                 continue
+            if stem(token) in _VERIFY and self._verifies(i):
+                continue  # "confirm that my booking is still active": checked, not done
             before = self.tokens[max(0, i - 2) : i]
             if (
                 describes
@@ -296,6 +302,12 @@ class Request:
                 continue  # "if my profile is frozen", "if it is currently repaid": a state
             return True
         return False
+
+    def _verifies(self, i: int) -> bool:
+        """The verb at `i` asks to be told a fact: "confirm that ...", "confirm whether
+        ...", "confirm the status of ...", not "confirm my booking"."""
+        after = self.tokens[i + 1 : i + 3]
+        return bool(after) and (after[0] in _CLAUSE or "status" in after)
 
     def requests_any(
         self,

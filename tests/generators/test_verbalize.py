@@ -222,3 +222,17 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
     assert outcome.ok, outcome.rejection
     assert outcome.value.known_facts == ["My member id is 104", "My book id is 203."]
     assert outcome.value.completed == 1
+
+
+def test_a_write_said_only_as_a_fact_to_check_goes_back(tmp_path: Path) -> None:
+    """Travel's "I want to confirm that the hotel booking I made is still active" for a
+    gold that confirms the booking: it asks to check a fact, so it goes back."""
+    confirm = ToolCall(name="confirm_booking", arguments={"booking_id": 7})
+    chain = dataclasses.replace(CHAIN, calls=[confirm], facts=[], operations=["confirm"])
+    checks = reply(
+        {"instruction": "I want to confirm that my booking is active.", "known_facts": []}
+    )
+    asks = reply({"instruction": "Please confirm my booking.", "known_facts": []})
+    asked = ask(scripted(checks, asks), tmp_path, lambda llm: verbalize(llm, "travel", chain))
+    assert asked.value.ok and asked.value.value.instruction == "Please confirm my booking."
+    assert "must ask for what the customer wants done" in last_user(asked.requests[1])

@@ -33,6 +33,20 @@ def test_a_request_says_a_synonym_of_the_operation() -> None:
     assert request.says_any(["close", "move"]) and not request.says_any(["close", "open"])
 
 
+def test_confirming_a_fact_asks_for_no_confirmation() -> None:
+    """Travel's gold confirmed a hotel booking for "I want to confirm that the hotel
+    booking I made is still active": a fact to check, not a booking to confirm."""
+    entities = {"hotel", "booking", "bookings"}
+    for checked in (
+        "I want to confirm that the hotel booking I made is still active.",
+        "Please confirm whether my hotel booking went through.",
+        "Could you confirm the status of my booking?",
+    ):
+        assert not Request(checked).requests("confirm", entities), checked
+    for done in ("Please confirm my hotel booking.", "I'd like to confirm the booking now."):
+        assert Request(done).requests("confirm", entities), done
+
+
 def test_information_each_and_fields_asked_about() -> None:
     request = Request("Lock my card. What is the daily transfer limit of each account?")
     assert request.asks_for_information and request.asks_for_each
