@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generators.arguments import ArgumentSampler
-from toolscale.dataflow import avoidable_reads, stale_told, useless_reads
+from toolscale.dataflow import avoidable_reads, reread, stale_told, useless_reads
 from toolscale.environment import Environment
 from toolscale.matching import scalars
 from toolscale.schema import Scalar
@@ -146,6 +146,7 @@ def walk(
     tools in `avoid` (a user's stated preference) are never added."""
     tools = [t for t in env.spec.tools if t.name not in avoid]
     by_name = env.tools
+    is_write = lambda name: by_name[name].kind == "write"  # noqa: E731
     for _ in range(tries):
         env.reset()
         calls: list[ToolCall] = []
@@ -182,7 +183,11 @@ def walk(
                     continue
                 if before is not None and env.sandbox.changes() == before:
                     continue  # a write that changed nothing would be unnecessary
-                calls.append(ToolCall(name=tool.name, arguments=arguments))
+                call = ToolCall(name=tool.name, arguments=arguments)
+                again = reread([*calls, call], [*results, result], is_write)
+                if again is not None and again[0] == len(calls):
+                    continue  # shows only rows an earlier read showed: an unused read
+                calls.append(call)
                 results.append(result)
                 fresh = set() if tool.kind == "write" else fresh
                 fresh.add(calls[-1].key())
@@ -211,7 +216,6 @@ def walk(
         communicate, wanted = told
         if not writes and not communicate:
             continue
-        is_write = lambda name: by_name[name].kind == "write"  # noqa: E731
         changes = env.sandbox.changes()
         if stale_told(communicate, calls, results, changes, env.spec.schema_, is_write):
             continue  # told a value its own later write changed: the user would hear old news
