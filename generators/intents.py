@@ -22,6 +22,7 @@ from generators.preferences import sample_preference
 from generators.sampled import no_chain, verbalized_task
 from generators.sampling import Chain
 from toolscale.brief import Brief
+from toolscale.dataflow import value_key
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.matching import scalars
@@ -405,12 +406,16 @@ def gold_chain(
             for c in table.column_names
             if c != key and row is not None and c in row and row[c] != seed_target.get(c)
         ]
+        given = {value_key(v) for v in purpose.arguments.values() if v is not None}
         if purpose.write.creates and row is not None:  # the new record: its key, and a field
-            given = set(purpose.arguments.values())
-            changed = [c for c, v in row.items() if v is not None and v not in given]
-        if changed:
-            told = [OutputRef(call=write_at, path=c) for c in changed[:2]]
-        else:
+            changed = [c for c, v in row.items() if v is not None and value_key(v) not in given]
+        # what the user set is no news: "tell me the flight booking flight id" after moving
+        # it to the flight they named sent the judge looking for another (travel's moves,
+        # 28 proposed, none kept); such a change is checked by its end state alone
+        news = [c for c in changed if row is not None and value_key(row[c]) not in given]
+        if news:
+            told = [OutputRef(call=write_at, path=c) for c in news[:2]]
+        elif not changed:
             getter = _get_tool(spec, table)
             if getter is None:
                 return None

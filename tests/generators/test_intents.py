@@ -277,12 +277,24 @@ def test_what_the_user_wants_told_names_its_record(
     made = gold_chain(bank_env, wanted, people, owners(banking, people))
     assert made is not None and made.wanted
     assert all(w.startswith("account_") for w in made.wanted), made.wanted
-    # the person's own field is theirs: "tell me my email", not "my client email"
+    # what the user sets is no news: the change is checked by its end state alone
     email = next(t for t in banking.tools if t.name == "update_client_email")
     client = banking.seed["clients"][0]["client_id"]
     mine = Purpose(email, "clients", client, {"client_id": client, "new_email": "n@example.com"})
     changed = gold_chain(bank_env, mine, people, owners(banking, people))
-    assert changed is not None and changed.wanted == ["email"]
+    assert changed is not None and changed.wanted == [] and changed.communicate == []
+    # what the write makes besides is news, and the person's own field is theirs: "tell me
+    # my tier", not "my client tier"
+    run = [email.run[0].replace("SET email", "SET tier = 'premium', email")]
+    tiered = email.model_copy(update={"run": run})
+    spec = banking.model_copy(
+        update={"tools": [tiered if t.name == email.name else t for t in banking.tools]}
+    )
+    client = next(c for c in banking.seed["clients"] if c["tier"] != "premium")["client_id"]
+    mine = Purpose(tiered, "clients", client, {"client_id": client, "new_email": "n@example.com"})
+    with Environment(spec) as env:
+        changed = gold_chain(env, mine, people, owners(spec, people))
+    assert changed is not None and changed.wanted == ["tier"]
 
 
 def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
