@@ -93,7 +93,7 @@ _GREETING = re.compile(
 
 _VOCATIVE = re.compile(  # "Bruce, please let me know": a name, not a word that opens a request
     r"^(?!(?:Hi|Hello|Hey|Dear|Thanks|Please|Sure|Also|Okay|Ok|Well|Yes|No|So|Now)\b)"
-    r"[A-Z][a-z]+,\s+(?=(?:please|can|could|would|I)\b)"
+    r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?,\s+(?=(?:please|can|could|would|I)\b)"
 )
 
 
@@ -101,7 +101,7 @@ def unaddressed(instruction: str) -> str:
     """The message without a greeting to someone by name: the customer writes to an
     assistant that has none, and the 1.5B model opened with the customer's own name ("Dear
     Scott Ward, I'm looking for a way ...", "Hello, Carrie. Can you help ...", "Bruce, please
-    let me know ...")."""
+    let me know ...", travel's "Chloe Chavez, please deactivate my customer profile")."""
     m = _GREETING.match(instruction) or _VOCATIVE.match(instruction)
     if m is None:
         return instruction

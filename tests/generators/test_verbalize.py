@@ -144,6 +144,7 @@ def test_a_greeting_to_someone_by_name_is_left_out(tmp_path: Path) -> None:
     assert unaddressed("Hi there! I need help.") == "Hi there! I need help."
     assert unaddressed("Hello there, Cristina! I need a card.") == "I need a card."
     assert unaddressed("Bruce, please freeze my card.") == "Please freeze my card."
+    assert unaddressed("Chloe Chavez, please freeze my card.") == "Please freeze my card."
     assert unaddressed("Also, my card is lost.") == "Also, my card is lost."
     assert (
         unaddressed("Hi, I'm Ann and I want to close it.") == "Hi, I'm Ann and I want to close it."
