@@ -200,7 +200,8 @@ _ASSISTANT = re.compile(
     r"if you have any (?:other )?questions|let me know if you need|"
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
-    r"I can help you\b|what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
+    r"I can help you\b|(?:can|may) I help you\b|"
+    r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
     r"tell the (?:customer|client|user)\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant

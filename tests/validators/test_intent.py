@@ -402,6 +402,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "I'm a banking assistant. Freeze card K30001 and tell me its status.",
         "I can help you freeze card K30001. What's your email address?",
         "Freeze card K30001 and tell the customer that their card is frozen.",
+        # basketball-intent-00020
+        "Hi, can I help you freeze card K30001? Please let me know its status.",
     ):
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
