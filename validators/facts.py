@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 from toolscale.dataflow import value_key
@@ -437,21 +437,28 @@ def _written(replay: Replay, seed: SeedFacts, table: str, key: str) -> set[objec
     return out
 
 
-def _not_a_value(text: str, column: str, values: Iterable[str]) -> str:
+def _not_a_value(
+    text: str, column: str, values: Iterable[str], others: Set[str] = frozenset()
+) -> str:
     """What a text gives as the column's value ("the current game status is in progress")
-    when it is none of the values the column takes."""
+    when it is none of the values the column takes; a value given as the column of another
+    kind of record ("my account kind is checking", an entity of `others`) is not."""
     phrase = _spelled(column)
-    said = re.search(
-        rf"\b{phrase}\s*(?:is|:)\s+(?:currently\s+|now\s+|still\s+)?['\"]?([a-z][\w -]*)",
+    values = list(values)
+    for said in re.finditer(
+        rf"(\w+)?\s*\b{phrase}\s*(?:is|:)\s+(?:currently\s+|now\s+|still\s+)?['\"]?"
+        r"([a-z][\w -]*)",
         text,
         re.I,
-    )
-    if said is None or re.match(r"(?:not|unknown|the|a|an|what|which)\b", said.group(1), re.I):
-        return ""
-    stated = " ".join(tokens(said.group(1).replace("_", " "))[:3])
-    if any(stated.startswith(" ".join(tokens(v.replace("_", " ")))) for v in values):
-        return ""
-    return stated
+    ):
+        if (said.group(1) or "").casefold() in others:
+            continue
+        if re.match(r"(?:not|unknown|the|a|an|what|which)\b", said.group(2), re.I):
+            continue
+        stated = " ".join(tokens(said.group(2).replace("_", " "))[:3])
+        if not any(stated.startswith(" ".join(tokens(v.replace("_", " ")))) for v in values):
+            return stated
+    return ""
 
 
 def _of_another(value: str, table: str, words: set[str], seed: SeedFacts) -> bool:
@@ -509,7 +516,9 @@ def _misdescribed_target(
                         f"{text.strip()!r} says {value}, but the {singular(table)} the gold "
                         f"acts on is {' or '.join(sorted(now))} ({column})"
                     )
-            if said := _not_a_value(text, column, seed.states[table][column] | sets):
+            # "my account kind is checking" beside a loan payment is the account's kind
+            others = {singular(o) for o in seed.states if o != table and column in seed.states[o]}
+            if said := _not_a_value(text, column, seed.states[table][column] | sets, others):
                 return (
                     f"{text.strip()!r} says its {column} is {said!r}, which no {singular(table)} "
                     f"has (they are {', '.join(sorted(seed.states[table][column]))})"

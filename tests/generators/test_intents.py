@@ -472,8 +472,7 @@ def test_a_write_that_works_on_few_records_still_gets_its_share(
     owned = owners(banking, people)
     sampler = ArgumentSampler(banking)
     drafted = [
-        draft_purpose(bank_env, sampler, people, owned, random.Random(i), False)
-        for i in range(60)
+        draft_purpose(bank_env, sampler, people, owned, random.Random(i), False) for i in range(60)
     ]
     writes = [p.write.name for p in drafted if p is not None]
     assert writes.count("unfreeze_card") >= 5  # 2 when every failure drew again

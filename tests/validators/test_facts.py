@@ -228,6 +228,21 @@ def test_a_status_no_record_of_the_kind_has_is_false_fact(banking_spec: Environm
     facts = [*MARIA["known_facts"], "My visa card status is active."]
     verdict = bank_verdict(banking_spec, ask, gold_calls=gold, known_facts=facts, communicate=told)
     assert verdict == ("accepted", "ok", "")
+    # another record's field of the same name is that record's: "My account kind is
+    # savings" beside a loan payment is no loan kind
+    pay = {"client_id": "C1001", "loan_id": "L4001", "from_account_id": "A20002", "amount": 100}
+    facts = [*MARIA["known_facts"], "My loan kind is auto, my account kind is savings."]
+    ask = "Please make a loan payment of 100 on my auto loan from my savings account."
+    gold = [
+        {"name": "list_loans", "arguments": {"client_id": "C1001"}},
+        {"name": "list_accounts", "arguments": {"client_id": "C1001"}},
+        {"name": "make_loan_payment", "arguments": pay},
+    ]
+    assert bank_verdict(banking_spec, ask, gold_calls=gold, known_facts=facts) == (
+        "accepted",
+        "ok",
+        "",
+    )
 
 
 def test_an_id_given_for_a_record_that_does_not_exist_is_false_fact(
