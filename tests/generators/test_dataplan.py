@@ -26,7 +26,7 @@ from generators.dataplan import expand_plan as _expand_plan
 from generators.realise import seed_problems
 from generators.toolkit import schema_tools
 from tests.generators.library import library_schema
-from toolscale.schema import Column, ForeignKey, Schema, Table
+from toolscale.schema import Column, ColumnType, ForeignKey, Schema, Table
 from toolscale.spec import EnvironmentSpec
 
 BANKING = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
@@ -108,6 +108,14 @@ def expand(plan: DataPlan, schema: Schema, seed: int, total_rows: int) -> Rows:
 def expand_plan(plan: DataPlan, schema: Schema, seed: int, total_rows: int) -> Any:
     got: Expansion = _expand_plan(plan, schema, seed=seed, total_rows=total_rows)
     return got
+
+
+def keyed_table(name: str, **types: ColumnType) -> Table:
+    """A table with an integer key named after it and the given columns."""
+    key = f"{name.removesuffix('s')}_id"
+    columns = [Column(name=key, type="integer")]
+    columns += [Column(name=c, type=t) for c, t in types.items()]
+    return Table(name=name, columns=columns, primary_key=[key])
 
 
 def loads_on_both_engines(schema: Schema, rows: dict) -> list[str]:
@@ -256,16 +264,7 @@ def test_a_column_of_one_state_is_filled_only_in_that_state() -> None:
 def test_a_column_whose_name_says_what_it_holds_gets_that_kind() -> None:
     """Travel's 1.5B plan made last names Faker sentences ("Sister gas face offer
     administration indicate answer.") and hotel locations catch phrases."""
-    hotels = Table(
-        name="hotels",
-        columns=[
-            Column(name="hotel_id", type="integer"),
-            Column(name="last_name", type="text"),
-            Column(name="location", type="text"),
-            Column(name="notes", type="text"),
-        ],
-        primary_key=["hotel_id"],
-    )
+    hotels = keyed_table("hotels", last_name="text", location="text", notes="text")
     said = {
         "last_name": ColumnPlan(column="last_name", kind="sentence"),
         "location": ColumnPlan(column="location", kind="text"),
@@ -305,16 +304,12 @@ def test_a_settled_row_owes_nothing() -> None:
 def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
     """Travel's seed had hotel stays that checked out before they checked in (no CHECK
     said the order), and its tasks stated those dates."""
-    stays = Table(
-        name="hotel_bookings",
-        columns=[
-            Column(name="hotel_booking_id", type="integer"),
-            Column(name="check_in_date", type="datetime"),
-            Column(name="check_out_date", type="datetime"),
-            Column(name="start_date", type="date"),
-            Column(name="end_date", type="date"),
-        ],
-        primary_key=["hotel_booking_id"],
+    stays = keyed_table(
+        "hotel_bookings",
+        check_in_date="datetime",
+        check_out_date="datetime",
+        start_date="date",
+        end_date="date",
     )
     schema = Schema(tables=[stays])
     rows = expand(default_plan(schema), schema, seed=0, total_rows=300)["hotel_bookings"]
@@ -326,15 +321,11 @@ def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
 def test_what_one_person_brings_is_counted_in_a_few() -> None:
     """Travel's 1.5B planned 1 to 1000 additional bags per hotel booking, and a task booked
     803 bags: the plan is refused with why, and the default counts a few."""
-    bookings = Table(
-        name="hotel_bookings",
-        columns=[
-            Column(name="hotel_booking_id", type="integer"),
-            Column(name="additional_bags", type="integer"),
-            Column(name="rooms_available", type="integer"),
-            Column(name="tickets_sold", type="integer"),
-        ],
-        primary_key=["hotel_booking_id"],
+    bookings = keyed_table(
+        "hotel_bookings",
+        additional_bags="integer",
+        rooms_available="integer",
+        tickets_sold="integer",
     )
     bags = ColumnPlan(column="additional_bags", kind="integer", low=1, high=1000)
     assert column_problems(bookings, bags) == [
@@ -356,15 +347,7 @@ def test_what_one_person_brings_is_counted_in_a_few() -> None:
 def test_an_email_is_planned_as_one_persons_own() -> None:
     """Finance's 1.5B planned clients' emails as a choice of 10 for 63 clients: a find by
     email gave up to 8 people, and no task could tell which one the user was."""
-    clients = Table(
-        name="clients",
-        columns=[
-            Column(name="client_id", type="integer"),
-            Column(name="first_name", type="text"),
-            Column(name="email", type="text"),
-        ],
-        primary_key=["client_id"],
-    )
+    clients = keyed_table("clients", first_name="text", email="text")
     chosen = ColumnPlan(column="email", kind="choice", values=["a@example.com", "b@example.com"])
     assert column_problems(clients, chosen) == [
         "table 'clients' column 'email': an email is one person's own, made from their name: "

@@ -715,21 +715,18 @@ def test_a_table_named_after_another_points_to_it() -> None:
 def test_a_key_of_an_entity_no_table_is_named_for_points_to_the_table_that_stands_for_it() -> None:
     """Finance's 1.5B keyed accounts and loans by `customer_id` beside a `clients` table,
     so no account belonged to anyone and every task was about a client's email."""
+
+    def proposed(name: str, description: str, *columns: str) -> TableProposal:
+        typed = [
+            ColumnProposal(name=c, type="text" if c == "email" else "integer") for c in columns
+        ]
+        return TableProposal(name=name, description=description, columns=typed)
+
     tables = [
-        TableProposal(name="clients", description="Identifies customers of the bank.", columns=[
-            ColumnProposal(name="client_id", type="integer"),
-            ColumnProposal(name="email", type="text"),
-        ]),
-        TableProposal(name="accounts", description="The bank's accounts.", columns=[
-            ColumnProposal(name="account_id", type="integer"),
-            ColumnProposal(name="customer_id", type="integer"),
-        ]),
-        TableProposal(name="loans", description="", columns=[
-            ColumnProposal(name="loan_id", type="integer"),
-            ColumnProposal(name="co_customer_id", type="integer"),
-            ColumnProposal(name="branch_id", type="integer"),
-        ]),
-    ]  # fmt: skip
+        proposed("clients", "Identifies customers of the bank.", "client_id", "email"),
+        proposed("accounts", "The bank's accounts.", "account_id", "customer_id"),
+        proposed("loans", "", "loan_id", "co_customer_id", "branch_id"),
+    ]
     done = to_schema(completed(SchemaProposal(tables=tables), []))
     refs = {t.name: [(fk.columns, fk.ref_table) for fk in t.foreign_keys] for t in done.tables}
     assert refs["accounts"] == [(["client_id"], "clients")]
