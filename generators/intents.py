@@ -622,7 +622,16 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
         if purpose.arguments.get(name) is not None
     ]
     state = _state_set(tool)
-    if state is not None and words(tool.name)[0] in GENERIC:
+    moved = _adjusted(tool) if len(tool.run) == 1 else None
+    amount = purpose.arguments.get(moved[1]) if moved else None
+    if moved is not None and amount is not None:
+        # `withdraw_account_balance` as "withdraw account balance, for ..." came back as
+        # "withdraw my current balance" with the amount only in a known fact (finance): the
+        # amount and which way it goes, in the words a person uses
+        column, _, sign = moved
+        way = "from" if sign == "-" else "to"
+        text = f"{named[0]} {amount} {way} the {column.replace('_', ' ')} of {which}"
+    elif state is not None and words(tool.name)[0] in GENERIC:
         # `set_pending_hotel_booking` as "set pending hotel booking, for ..." came back from
         # the 1.5B as "set a pending hotel booking for my hotel booking" (11 of travel's 37
         # rejections): the state as what the record is changed to
@@ -630,6 +639,13 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
     else:
         text = f"{' '.join(named)}, for {which}"
     return text + (f", with {' and '.join(chosen)}." if chosen else ".")
+
+
+def _adjusted(tool: Tool) -> tuple[str, str, str] | None:
+    """(column, parameter, sign) of a write that adds a parameter to a column or takes it
+    off (`SET balance = balance - :amount`), if it does."""
+    m = re.search(r"\bSET\s+(\w+)\s*=\s*\1\s*([-+])\s*:(\w+)", tool.run[0], re.I)
+    return (m.group(1), m.group(3), m.group(2)) if m else None
 
 
 def _state_set(tool: Tool) -> tuple[str, str] | None:

@@ -255,6 +255,19 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     assert purpose_words(wanted, cards, [], own=False) == (
         "freeze card, for their card, with frozen reason set to stolen."
     )
+    # an amount added or taken off is said with its way: "withdraw account balance" came
+    # back as "withdraw my current balance", the amount only in a known fact (finance)
+    withdraw = freeze.model_copy(
+        update={
+            "name": "withdraw_account_balance",
+            "run": ["UPDATE accounts SET balance = balance - :amount WHERE account_id = :id"],
+        }
+    )
+    accounts = banking.schema_.table("accounts")
+    taken = Purpose(withdraw, "accounts", "A1", {"id": "A1", "amount": 18.31})
+    assert purpose_words(taken, accounts, [], own=False) == (
+        "withdraw 18.31 from the balance of their account."
+    )
 
 
 def test_what_the_user_wants_told_names_its_record(
