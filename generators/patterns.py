@@ -237,6 +237,13 @@ def keyed(table: Table) -> bool:
     return len(table.primary_key) == 1
 
 
+def holding(col: Column) -> bool:
+    """A quantity a row holds and can pass on (a balance, points, stock), not one it owes:
+    finance's catalogue moved `outstanding_balance` from one loan to another and let a
+    client "deposit" to a loan's debt, and the judge rejected every such task."""
+    return quantity(col, TRANSFERABLE) and not named(col.name, DEBTS)
+
+
 def quantity(col: Column, words: tuple[str, ...]) -> bool:
     bound = named(col.name, ("max", "min", "maximum", "minimum", "limit", "cap"))
     return col.type in ("real", "integer") and named(col.name, words) and not bound
@@ -360,7 +367,7 @@ def transfers(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
     for table in filter(keyed, schema.tables):
         key = table.primary_key[0]
         for col in table.columns:
-            if not quantity(col, TRANSFERABLE) or col.name in table.primary_key:
+            if not holding(col) or col.name in table.primary_key:
                 continue
             src, dst, amount = f"from_{key}", f"to_{key}", "amount"
             kcol = table.column(key)
@@ -698,7 +705,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     tool=tool,
                 )
             )
-            if quantity(col, TRANSFERABLE):
+            if holding(col):
                 up = _tool(
                     f"{'deposit' if quantity(col, MONEYLIKE) else 'increase'}_{noun}_{col.name}",
                     f"Increase the {col.name} of a {noun} by an amount.",

@@ -39,7 +39,7 @@ from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
 from tests.generators.weather import weather_rules, weather_spec
 from toolscale.environment import Environment
-from toolscale.schema import Column
+from toolscale.schema import Column, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolCall
 
@@ -128,6 +128,40 @@ def test_a_repayment_refuses_more_than_owed_and_closes_at_zero() -> None:
     assert refused.error == "The amount cannot exceed the loan's outstanding."
     done, _ = call(spec, repay, loan_id=700, amount=4000)
     assert done.output == {"loan_id": 700, "outstanding": 0.0, "status": "closed"}
+
+
+def test_a_debt_is_repaid_and_never_moved_or_deposited_to() -> None:
+    """Finance's catalogue moved `outstanding_balance` from one loan to another and let a
+    client deposit to a loan's debt; the judge rejected every such task."""
+    schema = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "accounts",
+                    "columns": [col("account_id", "integer"), col("balance", "real")],
+                    "primary_key": ["account_id"],
+                },
+                {
+                    "name": "loans",
+                    "columns": [
+                        col("loan_id", "integer"),
+                        col("outstanding_balance", "real"),
+                        col("status", "text"),
+                    ],
+                    "primary_key": ["loan_id"],
+                    "checks": ["status IN ('active', 'closed')"],
+                },
+            ]
+        }
+    )
+    seed: dict[str, list[dict]] = {
+        "accounts": [{"account_id": 1, "balance": 10.0}, {"account_id": 2, "balance": 0.0}],
+        "loans": [{"loan_id": 7, "outstanding_balance": 50.0, "status": "active"}],
+    }
+    ids = {c.id for c in catalogue(schema, seed)}
+    assert {"transfer:accounts.balance", "topup:accounts.balance"} <= ids
+    assert "adjust:loans.outstanding_balance" in ids  # repaid
+    assert not {"transfer:loans.outstanding_balance", "topup:loans.outstanding_balance"} & ids
 
 
 def test_menu_conditions_become_require_steps_with_the_rules_words() -> None:
