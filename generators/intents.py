@@ -289,7 +289,7 @@ def _list_tool(
         rows = [r for r in rows if isinstance(r, dict)]
         if any(r.get(key) == target for r in rows):
             described = _describing(rows, _row_of(rows, key, target), key)
-            return Listing(call, table.name, rows, described)
+            return Listing(call, table.name, rows, described, target)
     return None
 
 
@@ -302,6 +302,7 @@ class Listing:
     table: str  # whose rows it lists
     rows: list[dict]
     described: tuple[str, Scalar] | None
+    picked: Scalar = None  # the key of the wanted row
 
 
 def _row_of(rows: list[dict], key: str, value: Scalar) -> dict:
@@ -309,16 +310,24 @@ def _row_of(rows: list[dict], key: str, value: Scalar) -> dict:
 
 
 def route(
-    env: Environment, table: Table, people: Table, person: Scalar, target: Scalar
+    env: Environment,
+    table: Table,
+    people: Table,
+    person: Scalar,
+    target: Scalar,
+    by_id: bool = False,
 ) -> list[Listing]:
     """How an agent finds the target from the person: their rows of its table, else their
     rows of its parent (an account) and the parent's rows (its cards); each step with what
-    the person would say to pick the row. Empty when no such way exists."""
+    the person would say to pick the row. With `by_id`, a way where nothing but its id
+    tells a row apart (the user then gives the id) is taken when no other is. Empty when
+    no such way exists."""
     spec = env.spec
     direct = _list_tool(env, table, people, person, target)
     if direct is not None and direct.described:
         return [direct]
     row = _rows_by_key(spec, table).get(target, {})
+    fallback: list[Listing] = []
     for fk in table.foreign_keys:
         if len(fk.columns) != 1 or fk.ref_table in (people.name, table.name):
             continue
@@ -329,7 +338,11 @@ def route(
         down = _list_tool(env, table, parent, row[fk.columns[0]], target)
         if up and down and up.described and down.described:
             return [up, down]
-    return []
+        if by_id and up and down and not fallback:
+            fallback = [up, down]
+    if by_id and direct is not None:
+        return [direct]
+    return fallback
 
 
 def _get_tool(spec: EnvironmentSpec, table: Table) -> tuple[Tool, str] | None:
@@ -378,7 +391,10 @@ def gold_chain(
     plan: list[ToolCall] = []
     facts: list[tuple[str, Scalar]] = []
     own = table.name == people.name
-    steps = route(env, table, people, person, purpose.target) if not own else []
+    # a record nothing but its id tells apart is still found among the person's own: the
+    # policy has the agent identify the user and read the record first (finance's gold set
+    # a transfer pending by the id alone, 17 of 80 drafts skipping both)
+    steps = route(env, table, people, person, purpose.target, by_id=True) if not own else []
     found = _find_tool(spec, people)
     email = people.email_column()
     needs_person = bool(steps) or person in purpose.arguments.values()
@@ -472,6 +488,8 @@ def gold_chain(
         if step.described is not None and step.described[1] not in [v for _, v in facts]:
             col, value = step.described
             facts.append((f"{singular(step.table)} {col}", value))
+        elif step.described is None and step.picked not in [v for _, v in facts]:
+            facts.append((spec.schema_.table(step.table).primary_key[0], step.picked))
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
     words = purpose_words(purpose, table, steps, own=own)

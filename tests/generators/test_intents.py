@@ -490,3 +490,56 @@ def test_a_write_that_works_on_few_records_still_gets_its_share(
     writes = [p.write.name for p in drafted if p is not None]
     assert writes.count("unfreeze_card") >= 5  # 2 when every failure drew again
     assert max(writes.count(w) for w in set(writes)) <= 12
+
+
+def test_a_record_nothing_but_its_id_tells_apart_is_still_found_among_the_persons_own() -> None:
+    """Finance's gold set a transfer pending by its id alone: no find, no read, against the
+    policy (identify the user, read the record first). The user gives the id; the gold
+    finds them and lists their loans, the one among them."""
+    schema = {
+        "tables": [
+            {
+                "name": "clients",
+                "columns": [col("client_id", "integer"), col("name", "text"), col("email", "text")],
+                "primary_key": ["client_id"],
+            },
+            {
+                "name": "loans",
+                "columns": [
+                    col("loan_id", "integer"),
+                    col("client_id", "integer"),
+                    col("amount", "real"),
+                    col("status", "text"),
+                ],
+                "primary_key": ["loan_id"],
+                "foreign_keys": [fk("client_id", "clients")],
+                "checks": ["status IN ('active', 'closed')"],
+            },
+        ]
+    }
+    seed = {
+        "clients": [{"client_id": 1, "name": "Ann Lee", "email": "ann@example.com"}],
+        "loans": [  # two active loans: only the amount, a float, differs
+            {"loan_id": 70, "client_id": 1, "amount": 100.5, "status": "active"},
+            {"loan_id": 71, "client_id": 1, "amount": 200.5, "status": "active"},
+        ],
+    }
+    spec = bed("finance", schema, seed)
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    close = cands["status:loans.status=closed"].tool
+    spec = spec.model_copy(
+        update={"tools": [*spec.tools, cands["find:clients by email"].tool, close]}
+    )
+    clients = spec.schema_.table("clients")
+    loans = spec.schema_.table("loans")
+    with Environment(spec) as env:
+        assert route(env, loans, clients, 1, 71) == []  # nothing the user would say picks it
+        chain = gold_chain(env, Purpose(close, "loans", 71, {"loan_id": 71}), clients,
+                           owners(spec, clients))  # fmt: skip
+    assert chain is not None
+    assert [c.name for c in chain.calls] == [
+        "find_client_by_email",
+        "list_loans_by_client_id",
+        close.name,
+    ]
+    assert ("loan_id", 71) in chain.facts
