@@ -263,6 +263,11 @@ def _owed(table: Table, column: str) -> bool:
     return col.type in ("integer", "real") and bool(OWED.search(column)) and "max" not in column
 
 
+# what a reason column holds when the plan names none: short, and fit for most records
+REASONS = (
+    "requested by the customer", "no longer needed", "suspected fraud", "lost",
+    "entered in error", "other",
+)  # fmt: skip
 NAMED_KINDS = {"first_name", "last_name", "person_name", "city", "country", "address", "phone"}
 
 
@@ -294,6 +299,10 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
         )
         if named.kind in NAMED_KINDS:
             out.append(f"{where}: the column's name says kind {named.kind!r}; use it")
+        elif "reason" in col.name.lower():
+            # finance froze cards "because my marriage resulted in anything" (a Faker
+            # sentence in frozen_reason, passed on as the freeze's argument)
+            out.append(f"{where}: a reason is one of a few short phrases: use kind 'choice'")
     part = re.search(r"first_?name|last_?name", col.name.lower()) if col.type == "text" else None
     people = PERSON_TABLES.search(table.name) and not COMPANY_TABLES.search(table.name)
     if part and people and plan.kind != (kind := f"{part.group()[:-4].rstrip('_')}_name"):
@@ -508,8 +517,9 @@ def _default_text(table: Table, name: str, n: str, plan: Callable[..., ColumnPla
         (r"author|artist|director|composer|manager|contact|holder", {"kind": "person_name"}),
         (r"iban", {"kind": "identifier", "pattern": "GB## @@@@ #### #### #### ##"}),
         (r"code|number|sku|isbn|ref|serial|plate|license|licence|iata|flight", {}),
+        (r"reason", {"kind": "choice", "values": list(REASONS)}),
         (
-            r"description|note|comment|reason|message|detail|bio|summary|review",
+            r"description|note|comment|message|detail|bio|summary|review",
             {"kind": "sentence"},
         ),
         (r"company|employer|bank|merchant|vendor|supplier|brand|airline", {"kind": "company"}),

@@ -274,6 +274,18 @@ def test_a_column_whose_name_says_what_it_holds_gets_that_kind() -> None:
         "table 'hotels' column 'last_name': the column's name says kind 'last_name'; use it"
     ]
     assert column_problems(hotels, said["notes"]) == []
+    # a reason is a short phrase (finance froze a card "because my marriage resulted in
+    # anything", a Faker sentence in its frozen_reason)
+    cards = keyed_table("cards", frozen_reason="text")
+    rambling = ColumnPlan(column="frozen_reason", kind="sentence")
+    assert column_problems(cards, rambling) == [
+        "table 'cards' column 'frozen_reason': a reason is one of a few short phrases: use "
+        "kind 'choice'"
+    ]
+    fixed = complete(
+        DataPlan(tables=[TablePlan(table="cards", columns=[rambling])]), Schema(tables=[cards])
+    )
+    assert fixed.tables[0].columns[0].kind == "choice" and fixed.tables[0].columns[0].values
     plan = DataPlan(tables=[TablePlan(table="hotels", columns=list(said.values()))])
     kinds = {c.column: c.kind for c in complete(plan, Schema(tables=[hotels])).tables[0].columns}
     assert kinds == {"last_name": "last_name", "location": "city", "notes": "sentence"}
