@@ -224,6 +224,12 @@ class IntentReason(Reason):
         "by the activation)",
     )
 
+    UNIDENTIFIED_USER = (
+        "unidentified_user",
+        "the gold writes before it finds the user with a find tool, against the policy "
+        "('identify the user first'): a transfer set pending by its id alone",
+    )
+
 
 class FactsReason(Reason):
     """Stage `facts`: what the user states is true and about this task."""

@@ -49,6 +49,34 @@ def _field(ref: OutputRef) -> str:
     return parts[-1] if parts else ""
 
 
+def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
+    """The first write comes before any find of the person who asks (by email, phone or
+    name), where the people have an email and a tool finds them: the policy has the agent
+    identify the user first, and a gold that acts on a record by its id alone teaches it
+    not to (finance set a transfer pending so)."""
+    people = schema.people()
+    if people is None or people.email_column() is None:
+        return None
+    finds = {
+        name
+        for name, tool in tools.items()
+        if tool.kind == "read"
+        and name.startswith("find_")
+        and re.search(rf"\bFROM\s+{people.name}\b", tool.returns or "", re.I)
+    }
+    for i, call in enumerate(task.gold_calls):
+        if call.name in finds:
+            return None
+        if tools[call.name].kind == "write":
+            return (
+                f"gold call {i} {call.key()} writes before the user is found "
+                f"({' or '.join(sorted(finds))})"
+                if finds
+                else None
+            )
+    return None
+
+
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
     entities = schema_entities(schema)
@@ -385,6 +413,8 @@ def check(
     if (said := third_person(task.instruction, entities)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
+    if (detail := unidentified_user(task, tools, schema)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNIDENTIFIED_USER, detail=detail)
     if (detail := asks_after_refusal(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.ASKS_AFTER_REFUSAL, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:

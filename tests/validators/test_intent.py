@@ -4,8 +4,10 @@ the banking environment."""
 
 from __future__ import annotations
 
-from tests.validators.verdicts import bank_verdict
+from tests.conftest import mini_task
+from tests.validators.verdicts import MARIA, bank_verdict
 from toolscale.spec import EnvironmentSpec
+from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
 BALANCE = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
@@ -530,3 +532,24 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         banking_spec, ask, gold_calls=[pay], communicate=[{"call": 0, "path": "outstanding"}]
     )
     assert verdict == ("accepted", "ok", "")
+
+
+def test_a_write_before_the_user_is_found_is_unidentified_user(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's gold set a transfer pending by its id alone, with no find: the policy has
+    the agent identify the user first."""
+    ask = "Please freeze my card K30001 and tell me its status."
+    told = [{"call": 0, "path": "status"}]
+    task = mini_task(
+        id="unidentified",
+        instruction=f"{MARIA['instruction']} I'm client C1001. {ask}",
+        known_facts=[*MARIA["known_facts"], "My client id is C1001."],
+        gold_calls=[FREEZE],
+        communicate=told,
+    )
+    _, rejected, _ = verify(banking_spec, [task], cross_engine=False)
+    assert [(r.stage, r.reason) for r in rejected] == [("intent", "unidentified_user")]
+    assert "find_client_by_email" in rejected[0].detail
+    found = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    assert found == ("accepted", "ok", "")
