@@ -51,9 +51,10 @@ def _field(ref: OutputRef) -> str:
 
 def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     """The first write comes before any find of the person who asks (by email, phone or
-    name), where the people have an email and a tool finds them: the policy has the agent
-    identify the user first, and a gold that acts on a record by its id alone teaches it
-    not to (finance set a transfer pending so)."""
+    name) and before any call naming them by their own id, where the people have an email
+    and a tool finds them: the policy has the agent identify the user first, and a gold
+    that acts on a record by its id alone teaches it not to (finance set a transfer pending
+    by the transfer's id, never asking who the user was)."""
     people = schema.people()
     if people is None or people.email_column() is None:
         return None
@@ -64,9 +65,10 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
         and name.startswith("find_")
         and re.search(rf"\bFROM\s+{people.name}\b", tool.returns or "", re.I)
     }
+    key = people.primary_key[0] if len(people.primary_key) == 1 else None
     for i, call in enumerate(task.gold_calls):
-        if call.name in finds:
-            return None
+        if call.name in finds or (key is not None and call.arguments.get(key) is not None):
+            return None  # found, or named by their own id ("I am member 101")
         if tools[call.name].kind == "write":
             return (
                 f"gold call {i} {call.key()} writes before the user is found "

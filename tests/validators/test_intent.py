@@ -537,19 +537,43 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
 def test_a_write_before_the_user_is_found_is_unidentified_user(
     banking_spec: EnvironmentSpec,
 ) -> None:
-    """Finance's gold set a transfer pending by its id alone, with no find: the policy has
-    the agent identify the user first."""
+    """Finance's gold set a transfer pending by the transfer's id alone, never asking who
+    the user was: the policy has the agent identify the user first. A call naming the user
+    by their own id ("I'm client C1001") identifies them."""
+    freeze = next(t for t in banking_spec.tools if t.name == "freeze_card")
+    by_card = freeze.model_copy(
+        update={
+            "name": "freeze_card_by_id",
+            "parameters": {
+                "type": "object",
+                "properties": {"card_id": {"type": "string"}},
+                "required": ["card_id"],
+            },
+            "require": [],
+            "run": ["UPDATE cards SET status = 'frozen' WHERE card_id = :card_id"],
+            "returns": "SELECT card_id, status FROM cards WHERE card_id = :card_id",
+        }
+    )
+    spec = banking_spec.model_copy(update={"tools": [*banking_spec.tools, by_card]})
     ask = "Please freeze my card K30001 and tell me its status."
     told = [{"call": 0, "path": "status"}]
+    unnamed = [{"name": "freeze_card_by_id", "arguments": {"card_id": "K30001"}}]
     task = mini_task(
         id="unidentified",
-        instruction=f"{MARIA['instruction']} I'm client C1001. {ask}",
-        known_facts=[*MARIA["known_facts"], "My client id is C1001."],
+        instruction=f"{MARIA['instruction']} {ask}",
+        known_facts=MARIA["known_facts"],
+        gold_calls=unnamed,
+        communicate=told,
+    )
+    _, rejected, _ = verify(spec, [task], cross_engine=False)
+    assert [(r.stage, r.reason) for r in rejected] == [("intent", "unidentified_user")]
+    assert "find_client_by_email" in rejected[0].detail
+    named = mini_task(
+        id="named",
+        instruction=f"Hi, I'm client C1001. {ask}",
+        known_facts=["My client id is C1001."],
         gold_calls=[FREEZE],
         communicate=told,
     )
-    _, rejected, _ = verify(banking_spec, [task], cross_engine=False)
-    assert [(r.stage, r.reason) for r in rejected] == [("intent", "unidentified_user")]
-    assert "find_client_by_email" in rejected[0].detail
-    found = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
-    assert found == ("accepted", "ok", "")
+    kept, rejected, _ = verify(spec, [named], cross_engine=False)
+    assert rejected == [] and [t.id for t in kept] == ["named"]
