@@ -640,7 +640,7 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
         if purpose.arguments.get(name) is not None
     ]
     state = _state_set(tool)
-    moved = _adjusted(tool) if len(tool.run) == 1 else None
+    moved = _adjusted(tool)
     amount = purpose.arguments.get(moved[1]) if moved else None
     if moved is not None and amount is not None:
         # `withdraw_account_balance` as "withdraw account balance, for ..." came back as
@@ -660,8 +660,10 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
 
 
 def _adjusted(tool: Tool) -> tuple[str, str, str] | None:
-    """(column, parameter, sign) of a write that adds a parameter to a column or takes it
-    off (`SET balance = balance - :amount`), if it does."""
+    """(column, parameter, sign) of a write whose one statement adds a parameter to a column
+    or takes it off (`SET balance = balance - :amount`), if it is one."""
+    if len(tool.run) != 1:
+        return None
     m = re.search(r"\bSET\s+(\w+)\s*=\s*\1\s*([-+])\s*:(\w+)", tool.run[0], re.I)
     return (m.group(1), m.group(3), m.group(2)) if m else None
 

@@ -16,7 +16,7 @@ from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
 from toolscale.rules import RuleCoverage
-from toolscale.tool import Tool
+from toolscale.tool import Tool, finders
 
 STAGE = "policy"
 
@@ -48,21 +48,6 @@ def render_policy(brief: Brief, introduction: str, rules: list[str], tools: list
     return "\n".join([*lines, "", *_costs(tools)]) + "\n"
 
 
-def _finders(tools: list[Tool]) -> list[Tool]:
-    """Tools that find the person who asks: those reading the table a `find_..._by_email`
-    reads (travel's policy had users identified with `find_hotel_by_name`), or, with no
-    email to find anyone by, every tool that looks a record up without a key."""
-    finds = [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
-    people = {_table(t) for t in finds if "email" in t.name} - {None}
-    return [t for t in finds if _table(t) in people] if people else finds
-
-
-def _table(tool: Tool) -> str | None:
-    """The table a lookup's rows come from."""
-    found = re.search(r"\bFROM\s+(\w+)", tool.returns or "", re.I)
-    return found.group(1) if found else None
-
-
 def _looks_up(sql: str) -> bool:
     """A require step that only checks the named row exists: not a rule the user meets."""
     return bool(re.fullmatch(r"SELECT COUNT\(\*\) > 0 AS found FROM \w+ WHERE \w+ = :\w+", sql))
@@ -73,10 +58,10 @@ def tau2_policy(
 ) -> str:
     """The policy from the tools and the rule coverage: only what a tool enforces is a rule."""
     enforced = [c for c in coverage if c.enforced]
-    finders = _finders(tools)
+    finds = finders(tools)
     find = (
-        "with " + " or ".join(f"`{t.name}`" for t in finders)
-        if finders
+        "with " + " or ".join(f"`{t.name}`" for t in finds)
+        if finds
         else "by the identifier they give, with a lookup tool"
     )
     lines = [_title(brief), "", introduction.strip(), ""]

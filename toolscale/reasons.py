@@ -226,8 +226,9 @@ class IntentReason(Reason):
 
     UNIDENTIFIED_USER = (
         "unidentified_user",
-        "the gold writes before it finds the user with a find tool, against the policy "
-        "('identify the user first'): a transfer set pending by its id alone",
+        "the gold writes before it finds the user with a find tool or names them by their "
+        "own id, against the policy ('identify the user first'): a transfer set pending by "
+        "its id alone",
     )
 
 

@@ -7,6 +7,7 @@ contract and its OpenAI function schema.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 import jsonschema
@@ -164,3 +165,19 @@ class ToolResult(BaseModel):
         if self.ok:
             return json.dumps(self.output, ensure_ascii=False, separators=(",", ":"))
         return json.dumps({"error": self.error}, ensure_ascii=False)
+
+
+def reads_from(tool: Tool) -> str | None:
+    """The table a lookup's rows come from."""
+    found = re.search(r"\bFROM\s+(\w+)", tool.returns or "", re.I)
+    return found.group(1) if found else None
+
+
+def finders(tools: list[Tool]) -> list[Tool]:
+    """Tools that find the person who asks: those reading the table a `find_..._by_email`
+    reads (travel's policy had users identified with `find_hotel_by_name`), or, with no
+    email to find anyone by, every tool that looks a record up without a key. The policy
+    names them, and a gold identifies the user with one before it writes."""
+    finds = [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
+    people = {reads_from(t) for t in finds if "email" in t.name} - {None}
+    return [t for t in finds if reads_from(t) in people] if people else finds

@@ -187,11 +187,11 @@ _ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|
 _ASKS_TO_ACT = re.compile(
     r"^\W*(?:\w+,\s*)?(?:please\s+)?(?:can|could|would|will)\s+(?:you|i)\b|^\W*please\b", re.I
 )
-# "if my profile is frozen", "if my transfer has failed", "has been closed": a state
 # a verb that also means to check a fact, and what follows it when it does: travel's gold
 # confirmed a booking for "I want to confirm that the hotel booking I made is still active"
 _VERIFY = {"confirm", "verify"}
 _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}
+# "if my profile is frozen", "if my transfer has failed", "has been closed": a state
 _COPULAS = {"is", "are", "was", "were", "isn't", "aren't", "has", "have", "had", "been"}
 _COPULAS |= {"s", "re"}  # "if it's failed": tokens split "it's" into "it", "s"
 _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}

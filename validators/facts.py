@@ -437,9 +437,7 @@ def _written(replay: Replay, seed: SeedFacts, table: str, key: str) -> set[objec
     return out
 
 
-def _not_a_value(
-    text: str, column: str, values: Iterable[str], others: Set[str] = frozenset()
-) -> str:
+def _not_a_value(text: str, column: str, values: Iterable[str], others: Set[str]) -> str:
     """What a text gives as the column's value ("the current game status is in progress")
     when it is none of the values the column takes; a value given as the column of another
     kind of record ("my account kind is checking", an entity of `others`) is not."""

@@ -19,7 +19,7 @@ from toolscale.reasons import IntentReason
 from toolscale.report import Rejection
 from toolscale.schema import Schema
 from toolscale.task import OutputRef, Task
-from toolscale.tool import Tool
+from toolscale.tool import Tool, finders, reads_from
 from toolscale.wording import (
     FIELDS,
     GENERIC,
@@ -58,24 +58,16 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
     people = schema.people()
     if people is None or people.email_column() is None:
         return None
-    finds = {
-        name
-        for name, tool in tools.items()
-        if tool.kind == "read"
-        and name.startswith("find_")
-        and re.search(rf"\bFROM\s+{people.name}\b", tool.returns or "", re.I)
-    }
+    finds = {t.name for t in finders(list(tools.values())) if reads_from(t) == people.name}
+    if not finds:
+        return None
     key = people.primary_key[0] if len(people.primary_key) == 1 else None
     for i, call in enumerate(task.gold_calls):
         if call.name in finds or (key is not None and call.arguments.get(key) is not None):
             return None  # found, or named by their own id ("I am member 101")
         if tools[call.name].kind == "write":
-            return (
-                f"gold call {i} {call.key()} writes before the user is found "
-                f"({' or '.join(sorted(finds))})"
-                if finds
-                else None
-            )
+            found = " or ".join(sorted(finds))
+            return f"gold call {i} {call.key()} writes before the user is found ({found})"
     return None
 
 
