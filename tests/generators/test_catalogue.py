@@ -154,6 +154,29 @@ def test_a_scripted_answer_maps_all_seven_rules_after_feedback(tmp_path: Path) -
     assert figures.tools >= 14 and figures.guarded_writes >= 6  # topped up to the floors
 
 
+def test_the_server_is_asked_for_listed_ids_and_named_tools(tmp_path: Path) -> None:
+    """The answer's schema leaves the grammar no other id and no rule 0 or 8; the tools are
+    named, and only described when `describe` asks for it."""
+    spec, rules = finance(), finance_brief().rules
+    ids = [c.id for c in catalogue(spec.schema_, spec.seed)]
+    for describe in (False, True):
+        asked = ask(
+            scripted(reply(SCRIPTED)),
+            tmp_path / str(describe),
+            lambda llm, d=describe: propose_pattern_tools(llm, finance_brief(), spec, describe=d),
+        )
+        body = asked.requests[0]
+        schema = body["response_format"]["json_schema"]["schema"]
+        assert schema["$defs"]["ToolChoice"]["properties"]["candidate"]["enum"] == ids
+        rule = schema["$defs"]["RuleChoice"]["properties"]["rule"]
+        assert (rule["minimum"], rule["maximum"]) == (1, len(rules))
+        prompt = last_user(body)
+        example = prompt.split("Example of the answer's shape:")[1]
+        assert ("description" in example) is describe
+        assert ("one-sentence description" in prompt) is describe
+        assert "transfer_funds" in {t.name for t in asked.value.tools}
+
+
 def test_an_unusable_answer_falls_back(tmp_path: Path) -> None:
     asked = ask(
         scripted(Reply(content="not json at all")),
