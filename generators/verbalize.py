@@ -52,7 +52,9 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     """What the intent stage would miss in the words: the write named, a question asked."""
     request = Request(instruction)
     problems = []
-    if chain.operations and not request.requests_any(chain.operations, set()):
+    named = {singular(w) for c in chain.calls for w in words(c.name)}  # card, account
+    records = named | {w + "s" for w in named}
+    if chain.operations and not request.requests_any(chain.operations, records):
         # said as a thing to do: "confirm that my booking is active" asks for no confirming
         problems.append(
             "the message must ask for what the customer wants done, using one of these words: "
@@ -75,8 +77,7 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
         problems.append(
             f"{voiced!r} is what the assistant says; write only the customer's own request"
         )
-    named = {singular(w) for c in chain.calls for w in words(c.name)}  # card, account
-    if other := third_person(instruction, named | {w + "s" for w in named}):
+    if other := third_person(instruction, records):
         problems.append(f"{other!r} is someone else's; the customer asks about their own ('my')")
     if chain.errors and (after := request.asks_after()):
         problems.append(

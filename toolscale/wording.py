@@ -189,6 +189,7 @@ _ASKS_TO_ACT = re.compile(
 )
 # a verb that also means to check a fact, and what follows it when it does: travel's gold
 # confirmed a booking for "I want to confirm that the hotel booking I made is still active"
+_ARTICLES = {"a", "an", "the"}
 _VERIFY = {"confirm", "verify"}
 _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}
 # "if my profile is frozen", "if my transfer has failed", "has been closed": a state
@@ -292,6 +293,8 @@ class Request:
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
             if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
                 continue
+            if describes and self._describes(i, entities):
+                continue  # "a complete basketball game": a kind of game, not one to complete
             if stem(token) in _VERIFY and self._verifies(i):
                 continue  # "confirm that my booking is still active": checked, not done
             before = self.tokens[max(0, i - 2) : i]
@@ -303,6 +306,13 @@ class Request:
                 continue  # "if my profile is frozen", "if it is currently repaid": a state
             return True
         return False
+
+    def _describes(self, i: int, entities: set[str]) -> bool:
+        """The word at `i` follows an article and a record's name follows it within two
+        words ("a complete basketball game", "the complete game list"): it says what kind
+        of record, where "a freeze on my card" still asks for one."""
+        ahead = self.tokens[i + 1 : i + 3]
+        return i > 0 and self.tokens[i - 1] in _ARTICLES and bool(entities & set(ahead))
 
     def _verifies(self, i: int) -> bool:
         """The verb at `i` asks to be told a fact: "confirm that ...", "confirm whether

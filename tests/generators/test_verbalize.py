@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from generators.sampling import Chain
-from generators.verbalize import unaddressed, verbalize
+from generators.verbalize import request_problems, unaddressed, verbalize
 from tests.generators.library import (
     Asked,
     ask,
@@ -237,3 +237,13 @@ def test_a_write_said_only_as_a_fact_to_check_goes_back(tmp_path: Path) -> None:
     asked = ask(scripted(checks, asks), tmp_path, lambda llm: verbalize(llm, "travel", chain))
     assert asked.value.ok and asked.value.value.instruction == "Please confirm my booking."
     assert "must ask for what the customer wants done" in last_user(asked.requests[1])
+
+
+def test_a_kind_of_record_named_by_the_operation_goes_back() -> None:
+    """Basketball's "I'm looking for a complete basketball game ..." for a gold that
+    completes the game: "a complete game" is a kind, so the words go back."""
+    complete = ToolCall(name="complete_game", arguments={"game_id": 41124})
+    chain = dataclasses.replace(CHAIN, calls=[complete], facts=[], operations=["complete"])
+    kind = "I'm looking for a complete basketball game starting on February 20, 2024."
+    assert any("wants done" in p for p in request_problems(kind, chain))
+    assert not request_problems("Please complete my game on February 20, 2024.", chain)

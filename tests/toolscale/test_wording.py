@@ -47,6 +47,23 @@ def test_confirming_a_fact_asks_for_no_confirmation() -> None:
         assert Request(done).requests("confirm", entities), done
 
 
+def test_a_word_after_an_article_before_the_record_describes_it() -> None:
+    """Basketball's gold completed a game for "I'm looking for a complete basketball game
+    starting on February 20, 2024. Can you help me find it?": "a complete game" is a kind
+    of game, not a game to complete. A noun after an article still asks for the act ("put a
+    freeze on my card", "I want a refund for my ticket")."""
+    entities = {"game", "games", "card", "cards", "ticket", "tickets"}
+    for described in (
+        "I'm looking for a complete basketball game starting on February 20, 2024.",
+        "Can you show me the complete game list?",
+    ):
+        assert not Request(described).requests("complete", entities), described
+    assert Request("I need to complete my game on 2022-06-22.").requests("complete", entities)
+    assert Request("Please complete the game.").requests("complete", entities)
+    assert Request("Can you put a freeze on my card?").requests("freeze", entities)
+    assert Request("I want a refund for my ticket.").requests("refund", entities)
+
+
 def test_information_each_and_fields_asked_about() -> None:
     request = Request("Lock my card. What is the daily transfer limit of each account?")
     assert request.asks_for_information and request.asks_for_each
