@@ -4,6 +4,7 @@ always stopped."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 import urllib.error
@@ -78,7 +79,9 @@ class LocalServer:
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
-                    preexec_fn=die_with_parent(),  # prctl must run in the child
+                    # SIGKILL: on SIGTERM a busy server went on decoding (a bench's, 5 s
+                    # and more after its parent was killed), and it holds nothing to save
+                    preexec_fn=die_with_parent(signal.SIGKILL),  # prctl runs in the child
                     start_new_session=True,  # Ctrl-C reaches us; we stop it in order
                 )
             except OSError as e:
