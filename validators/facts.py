@@ -470,6 +470,20 @@ def _of_another(value: str, table: str, words: set[str], seed: SeedFacts) -> boo
     )
 
 
+def _denied(text: str, value: str) -> str:
+    """The words of a reason that says the record is not in a state ("deactivate my
+    account, as it's no longer active"): finance's gold deactivated an active account. A
+    wish is no reason ("so that it is no longer active")."""
+    phrase = _spelled(value)
+    m = re.search(
+        rf"\b(?:as|since|because)\s+(?:it|it['’]s|it\s+is|my\s+\w+(?:\s+is)?|the\s+\w+\s+is)\s+"
+        rf"(?:(?:currently|now|already)\s+)?(?:no\s+longer|not|never)\s+(?:been\s+)?{phrase}\b",
+        text,
+        re.I,
+    )
+    return m.group() if m else ""
+
+
 def _misdescribed_target(
     task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
 ) -> str:
@@ -501,6 +515,12 @@ def _misdescribed_target(
             words |= {singular(w) for w in words}
             if "?" in text or not subject & words:
                 continue
+            for value in sorted(now):
+                if said := _denied(text, value):
+                    return (
+                        f"{text.strip()!r} says {said!r}, but the {singular(table)} the gold "
+                        f"acts on is {value} ({column})"
+                    )
             for value in sorted(seed.states[table][column]):
                 if value.casefold() in sets | now or _of_another(value, table, words, seed):
                     continue

@@ -194,11 +194,24 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
     assert (stage, reason) == ("facts", "false_fact")
     said = "'My visa card is blocked.' says blocked, but the card the gold acts on is active"
     assert detail == f"{said} (status)"
-    # the record's own status, a negation, and the state the write sets are no false claim
+    # a reason that denies the state the record has: finance's "I want to deactivate my
+    # account, as it's no longer active" for an active account
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please unfreeze my visa card, as it is no longer active, and tell me its status.",
+        gold_calls=[CARDS, _unfreeze(True)],
+        communicate=told,
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "says 'as it is no longer active', but the card the gold acts on is active" in detail
+    # the record's own status, a negation, a wish, and the state the write sets are no
+    # false claim
     for fact in (
         "My visa card is active.",
         "My visa card is not blocked.",
         "I want my card active.",
+        "I want it unfrozen so that it is no longer active.",
+        "My card is not blocked, as it is not frozen.",
     ):
         facts = [*MARIA["known_facts"], fact]
         verdict = bank_verdict(
