@@ -224,6 +224,11 @@ class IntentReason(Reason):
         "by the activation)",
     )
 
+    UNMET_WISH = (
+        "unmet_wish",
+        "the instruction wants a record left in a state ('activate my loan and make sure "
+        "it's repaid') that the gold does not leave it in",
+    )
     UNIDENTIFIED_USER = (
         "unidentified_user",
         "the gold writes before it finds the user with a find tool or names them by their "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from toolscale.dataflow import stale_told, value_key
 from toolscale.environment import Replay
-from toolscale.matching import Text, numbers, scalars
+from toolscale.matching import Text, numbers, scalars, tokens
 from toolscale.reasons import IntentReason
 from toolscale.report import Rejection
 from toolscale.schema import Schema
@@ -395,6 +395,40 @@ def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
     return f"every write is refused, yet the instruction asks to be told something {after!r} it"
 
 
+# "make sure it's repaid", "ensure that my card is still active": the state wanted after
+_WISH = re.compile(
+    r"\b(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|it['’]s|it\s+is|its\s+\w+\s+is|"
+    r"(?:my|the)\s+\w+(?:\s+\w+)?\s+is)\s+(?:still\s+|now\s+)?(?P<state>[a-z][\w -]*)",
+    re.I,
+)
+
+
+def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
+    """A state the user wants a record left in that no row of its kind the gold changes
+    has: finance's gold activated a repaid loan for "I need to activate my loan and make
+    sure it's repaid". A refusal changes nothing and is not asked."""
+    for m in _WISH.finditer(task.instruction):
+        said = " ".join(tokens(m.group("state").replace("_", " "))[:3])
+        for table, rows in replay.changes.items():
+            columns = seed.columns.get(table, ())
+            for column, values in seed.states.get(table, {}).items():
+                wished = {
+                    v.casefold()
+                    for v in values
+                    if said.startswith(" ".join(tokens(v.replace("_", " "))))
+                }
+                if not wished or column not in columns:
+                    continue
+                i = columns.index(column)
+                after = {str(row[i]).casefold() for row in rows.values() if row is not None}
+                if after and not wished & after:
+                    return (
+                        f"the instruction says {m.group().strip()!r}, but the gold leaves the "
+                        f"{singular(table)} {' or '.join(sorted(after))} ({column})"
+                    )
+    return None
+
+
 def check(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> Rejection | None:
@@ -423,6 +457,8 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
     if detail := asked_before_told_after(task, tools):
         return Rejection(stage=STAGE, reason=IntentReason.ASKED_BEFORE_TOLD_AFTER, detail=detail)
+    if detail := unmet_wish(task, replay, seed):
+        return Rejection(stage=STAGE, reason=IntentReason.UNMET_WISH, detail=detail)
     return None
 
 

@@ -577,3 +577,18 @@ def test_a_write_before_the_user_is_found_is_unidentified_user(
     )
     kept, rejected, _ = verify(spec, [named], cross_engine=False)
     assert rejected == [] and [t.id for t in kept] == ["named"]
+
+
+def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance's "I need to activate my loan and make sure it's repaid", whose gold
+    activated a repaid loan: the state the user wants is not the one they get."""
+    told = [{"call": 0, "path": "status"}]
+    ask = "Please block my card K30001, make sure it's still active, and tell me its status."
+    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    assert (stage, reason) == ("intent", "unmet_wish")
+    assert 'says "make sure it\'s still active", but the gold leaves the card frozen' in detail
+    ask = "Please block my card K30001, make sure it is frozen, and tell me its status."
+    verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    assert verdict == ("accepted", "ok", "")
