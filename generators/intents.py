@@ -493,8 +493,29 @@ def gold_chain(
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
     words = purpose_words(purpose, table, steps, own=own)
+    if to := _destination(purpose, spec, people, person, others):
+        words = f"{words.removesuffix('.')}, {to}."
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
+
+
+def _destination(
+    purpose: Purpose, spec: EnvironmentSpec, people: Table, person: Scalar, others: list[Listing]
+) -> str:
+    """Where a move takes the record, as its owner says it: "to their own team", "to their
+    player whose name is Briana Ward". Basketball's "move the contract team for Briana Ward"
+    named no team, and the judge refused all 5 moves: it could not tell where to."""
+    for k in key_params(purpose.write, spec):
+        value = purpose.arguments.get(k.param)
+        if not k.param.startswith("new_") or value is None:
+            continue
+        noun = singular(k.table).replace("_", " ")
+        if k.table == people.name and value == person:
+            return f"to their own {noun}"
+        step = next((s for s in others if s.table == k.table and s.picked == value), None)
+        if step is not None:
+            return f"to their {_record(k.table, step.described)}"
+    return ""
 
 
 def _other_routes(

@@ -543,3 +543,69 @@ def test_a_record_nothing_but_its_id_tells_apart_is_still_found_among_the_person
         close.name,
     ]
     assert ("loan_id", 71) in chain.facts
+
+
+def test_a_move_says_where_the_record_goes() -> None:
+    """Basketball's "I need to move the contract team for Briana Ward" named no team (the
+    gold moved it to the user's own): the judge refused all 5 moves it saw. The purpose
+    says where: the person's own team, or their player picked from a listing."""
+    schema = {
+        "tables": [
+            {
+                "name": "teams",
+                "columns": [col("team_id", "integer"), col("name", "text"), col("email", "text")],
+                "primary_key": ["team_id"],
+            },
+            {
+                "name": "players",
+                "columns": [
+                    col("player_id", "integer"),
+                    col("team_id", "integer"),
+                    col("name", "text"),
+                ],
+                "primary_key": ["player_id"],
+                "foreign_keys": [fk("team_id", "teams")],
+            },
+            {
+                "name": "contracts",
+                "columns": [
+                    col("contract_id", "integer"),
+                    col("player_id", "integer"),
+                    col("team_id", "integer"),
+                    col("salary", "real"),
+                ],
+                "primary_key": ["contract_id"],
+                "foreign_keys": [fk("player_id", "players"), fk("team_id", "teams")],
+            },
+        ]
+    }
+    seed = {
+        "teams": [
+            {"team_id": 1, "name": "Hawks", "email": "hawks@example.com"},
+            {"team_id": 2, "name": "Owls", "email": "owls@example.com"},
+        ],
+        "players": [
+            {"player_id": 10, "team_id": 1, "name": "Kai Moss"},
+            {"player_id": 11, "team_id": 1, "name": "Lee Park"},
+        ],
+        "contracts": [{"contract_id": 30, "player_id": 10, "team_id": 2, "salary": 10.5}],
+    }
+    spec = bed("basketball", schema, seed)
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    to_team = cands["move:contracts.team_id"].tool
+    to_player = cands["move:contracts.player_id"].tool
+    find = cands["find:teams by email"].tool
+    spec = spec.model_copy(update={"tools": [*spec.tools, find, to_team, to_player]})
+    teams = spec.schema_.table("teams")
+    owned = owners(spec, teams)
+    person = owned["contracts"][30]
+    assert person == 1, person  # through its player: the team the user is
+    moves: list[tuple[Tool, dict[str, Scalar], str]] = [
+        (to_team, {"contract_id": 30, "new_team_id": 1}, "to their own team."),
+        (to_player, {"contract_id": 30, "new_player_id": 11}, "to their player whose name is"),
+    ]
+    for tool, arguments, said in moves:
+        with Environment(spec) as env:
+            chain = gold_chain(env, Purpose(tool, "contracts", 30, arguments), teams, owned)
+        assert chain is not None and chain.purpose is not None, tool.name
+        assert said in chain.purpose, chain.purpose
