@@ -367,26 +367,32 @@ def test_a_status_set_by_a_generic_verb_is_worded_as_the_change() -> None:
     assert Request(said.replace("their", "my")).requests("pending", {"hotel", "booking"})
 
 
+# a team (the person, with an email) and its players: basketball's beds start from them
+TEAM_TABLES = [
+    {
+        "name": "teams",
+        "columns": [col("team_id", "integer"), col("name", "text"), col("email", "text")],
+        "primary_key": ["team_id"],
+    },
+    {
+        "name": "players",
+        "columns": [
+            col("player_id", "integer"),
+            col("team_id", "integer"),
+            col("name", "text"),
+        ],
+        "primary_key": ["player_id"],
+        "foreign_keys": [fk("team_id", "teams")],
+    },
+]
+
+
 def test_the_writes_other_records_of_the_person_are_named_and_listed() -> None:
     """Basketball's tasks said "the player ID is 24182" for the player a new ticket is for:
     the team's own player is named and picked from the team's players, as the game is."""
     schema = {
         "tables": [
-            {
-                "name": "teams",
-                "columns": [col("team_id", "integer"), col("name", "text"), col("email", "text")],
-                "primary_key": ["team_id"],
-            },
-            {
-                "name": "players",
-                "columns": [
-                    col("player_id", "integer"),
-                    col("team_id", "integer"),
-                    col("name", "text"),
-                ],
-                "primary_key": ["player_id"],
-                "foreign_keys": [fk("team_id", "teams")],
-            },
+            *TEAM_TABLES,
             {
                 "name": "games",
                 "columns": [
@@ -551,21 +557,7 @@ def test_a_move_says_where_the_record_goes() -> None:
     says where: the person's own team, or their player picked from a listing."""
     schema = {
         "tables": [
-            {
-                "name": "teams",
-                "columns": [col("team_id", "integer"), col("name", "text"), col("email", "text")],
-                "primary_key": ["team_id"],
-            },
-            {
-                "name": "players",
-                "columns": [
-                    col("player_id", "integer"),
-                    col("team_id", "integer"),
-                    col("name", "text"),
-                ],
-                "primary_key": ["player_id"],
-                "foreign_keys": [fk("team_id", "teams")],
-            },
+            *TEAM_TABLES,
             {
                 "name": "contracts",
                 "columns": [
