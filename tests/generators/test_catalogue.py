@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 from generators.catalogue import (
     EXAMPLE_DESCRIPTION,
     CatalogueChoice,
+    PatternTools,
     RuleChoice,
     ToolChoice,
     choice_problems,
@@ -31,6 +33,7 @@ from tests.generators.railway import railway_rules, railway_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
 from toolscale.figures import environment_figures
+from toolscale.llm.client import LLMClient
 from toolscale.rules import RuleCoverage
 from toolscale.spec import EnvironmentSpec
 from toolscale.testing.fakedomain import library
@@ -160,11 +163,11 @@ def test_the_server_is_asked_for_listed_ids_and_named_tools(tmp_path: Path) -> N
     spec, rules = finance(), finance_brief().rules
     ids = [c.id for c in catalogue(spec.schema_, spec.seed)]
     for describe in (False, True):
-        asked = ask(
-            scripted(reply(SCRIPTED)),
-            tmp_path / str(describe),
-            lambda llm, d=describe: propose_pattern_tools(llm, finance_brief(), spec, describe=d),
-        )
+
+        def choose(llm: LLMClient, d: bool = describe) -> Awaitable[PatternTools]:
+            return propose_pattern_tools(llm, finance_brief(), spec, describe=d)
+
+        asked = ask(scripted(reply(SCRIPTED)), tmp_path / str(describe), choose)
         body = asked.requests[0]
         schema = body["response_format"]["json_schema"]["schema"]
         assert schema["$defs"]["ToolChoice"]["properties"]["candidate"]["enum"] == ids
