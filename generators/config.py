@@ -73,13 +73,6 @@ class GenerationConfig(BaseModel):
         "episodes, or it is rejected with stage `solver` (`toolscale generate --solver-k K`).",
     )
     solver_max_turns: int = Field(default=20, ge=1, description="Turns per solver episode.")
-    tool_descriptions: bool = Field(
-        default=False,
-        description="Ask the model for a description of each tool it picks from the "
-        "catalogue. Off by default: the patterns describe their tools more exactly than the "
-        "1.5B did, and its descriptions were 20-36% of the text of its seven tool choice "
-        "answers on finance.",
-    )
     free_sql_tools: bool = Field(
         default=False,
         description="Also let the model write tools as free SQL (plan, then each tool's "

@@ -153,9 +153,7 @@ async def _tools(
     store = stages.store
     row = stages.row("tool_choice")
     started = time.perf_counter()
-    chosen = await catalogue_stage.propose_pattern_tools(
-        llm, brief, base, describe=config.tool_descriptions
-    )
+    chosen = await catalogue_stage.propose_pattern_tools(llm, brief, base)
     row.seen += len(chosen.tools) + len(chosen.dropped)
     row.passed += len(chosen.tools)
     for rejection in chosen.dropped:

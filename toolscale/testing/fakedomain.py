@@ -163,7 +163,8 @@ CHOICE: dict[str, list[dict[str, Any]]] = {
 
 
 def choice_answer(repaired: bool) -> dict[str, Any]:
-    """The first answer names an unknown candidate (a slip the feedback corrects)."""
+    """The first answer names an unknown candidate beside the right ones (dropped: what
+    fits is kept); `repaired` answers without it."""
     tools = [t for t in CHOICE["tools"] if not (repaired and t["candidate"].startswith("no:"))]
     return {**CHOICE, "tools": tools}
 
