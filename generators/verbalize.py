@@ -112,9 +112,10 @@ def unaddressed(instruction: str) -> str:
 
 # a "known fact" that is a wish or a question is what the user asks, not what they know
 # (basketball's "I want to know the status of Nathan Wood's player", "Crystal Hatfield is
-# currently active or not"): the user simulator would repeat it as something known
+# currently active or not", "I'd like to know the current game status"): the user
+# simulator would repeat it as something known
 _WISH = re.compile(
-    r"^\s*(?:I\s+(?:want|need|would like|'d like|wish|am asking)|please|can you|could you)\b"
+    r"^\s*(?:I\s+(?:want|need|would like|wish|am asking)|I['’]d like|please|can you|could you)\b"
     r"|\?\s*$|\bor not\b",
     re.I,
 )

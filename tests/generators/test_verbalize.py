@@ -214,6 +214,7 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
             "known_facts": [
                 "My member id is 104",
                 "I want to borrow book 203",
+                "I'd like to know the current book status",
                 "Is the book available?",
                 "The book is available or not",
             ],
