@@ -81,9 +81,9 @@ def useless_reads(
 ) -> list[int]:
     """Reads whose output nothing uses: no later argument takes a value it brought (one the
     user did not say and no earlier call returned), and no value told comes from it
-    (`told`: the calls told from). With `check_before_write`, a read whose output holds an
-    argument of the next write counts as that write's check. `expected`: calls declared to
-    fail, which are the refusal itself."""
+    (`told`: the calls told from). With `check_before_write`, a read of the next write's
+    row (by an argument of it, or listing it among others) counts as that write's check.
+    `expected`: calls declared to fail, which are the refusal itself."""
     text = Text(said)
     useless = []
     for i, call in enumerate(calls):
@@ -103,12 +103,32 @@ def useless_reads(
         if check_before_write:
             write = next((c for c in later if is_write(c.name)), None)
             looked_up = {value_key(a) for a in call.arguments.values()}
-            if write is not None and any(
-                value_key(a) in looked_up for a in write.arguments.values()
+            if write is not None and (
+                any(value_key(a) in looked_up for a in write.arguments.values())
+                or _shows(results[i].output, write, looked_up)
             ):
                 continue
         useless.append(i)
     return useless
+
+
+def _shows(output: object, write: ToolCall, looked_up: set[object]) -> bool:
+    """The read lists the row the write acts on: a row whose column of a parameter's name
+    holds that argument (the user's loans, among them loan 58949 that the user named and
+    the write repays). It checks the row is the user's before it is changed, as the policy
+    asks; finance lost 6 of 25 proposals at 424686f for want of this."""
+    named = {
+        k: value_key(v)
+        for k, v in write.arguments.items()
+        if v is not None and value_key(v) not in looked_up  # the listing's filter, not a row
+    }
+    for row in _rows(output):
+        # a row is named by its own key, its first id column: a card's client_id is the
+        # card's owner, and shows nothing of a transfer the same client makes
+        key = next((c for c in row if c == "id" or c.endswith("_id")), None)
+        if key is not None and key in named and value_key(row[key]) == named[key]:
+            return True
+    return False
 
 
 def _rows(output: object) -> list[dict]:

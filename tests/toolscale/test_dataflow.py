@@ -55,6 +55,25 @@ def test_a_read_of_what_the_next_write_touches_is_its_check() -> None:
     assert avoidable_reads(calls, results, is_write, "id 7", []) == [0]
 
 
+def test_a_listing_that_shows_the_row_the_write_acts_on_is_its_check() -> None:
+    """Finance's gold found the user, listed their loans and repaid the loan 58949 the user
+    named: the listing shows it is theirs, as the policy asks (6 of 25 proposals were lost
+    as unused_read). A listing of other rows (the client's cards) is no such check."""
+    find = ("find", {"email": "a@b.c"})
+    loans = ("list_loans", {"client_id": 1})
+    repay = ("set_repaid", {"loan_id": 58949})
+    rows = [{"loan_id": 58948, "client_id": 1}, {"loan_id": 58949, "client_id": 1}]
+    said = "I am a@b.c, loan 58949"
+    results = _ok({"client_id": 1}, rows, {"loan_id": 58949})
+    calls = _calls(find, loans, repay)
+    assert useless_reads(calls, results, is_write, said, set(), check_before_write=True) == []
+    assert useless_reads(calls, results, is_write, said, set(), check_before_write=False) == [1]
+    cards = ("list_cards", {"client_id": 1})
+    results = _ok({"client_id": 1}, [{"card_id": 5, "client_id": 1}], {"loan_id": 58949})
+    calls = _calls(find, cards, repay)
+    assert useless_reads(calls, results, is_write, said, set(), check_before_write=True) == [1]
+
+
 def test_a_told_value_an_earlier_output_gave_is_avoidable() -> None:
     calls = _calls(("list", {"owner": 1}), ("get", {"id": 7}))
     results = _ok([{"id": 7, "balance": 5}], {"id": 7, "balance": 5})
