@@ -320,7 +320,9 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                     held.setdefault(name, set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
         phrase = re.escape(name.replace("_", " "))
-        pattern = rf"\b{phrase}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
+        # "the balance of my active account is $72.61": the field of a record, then its value
+        of = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,2}?\w+(?=\s+(?:is|was)\b))?"
+        pattern = rf"\b{phrase}{of}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))
             if (name, said) not in given and not any(same_number(said, v) for v in held[name]):

@@ -137,6 +137,12 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     which = "My loan L4001's outstanding, which is 9,000, is too much. Pay $9,000 from A20001."
     verdict = bank_verdict(banking_spec, which, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact")  # "my account balance, which is $247.52"
+    # the field of a named record: finance's "The balance of my active account is $72.61",
+    # the amount of a top-up, for a balance of 1010.61
+    record = "The outstanding of my car loan L4001 is 9,000. Please pay $9,000 from A20001. "
+    record += ASK
+    verdict = bank_verdict(banking_spec, record, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact"), verdict
     assert bank_verdict(
         banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
     ) == ("accepted", "ok", "")
