@@ -9,6 +9,13 @@ tokens, tools kept, guarded writes and rules enforced; then the ratios after/bef
 
     .venv/bin/python bench/tool_choice.py --before fc0e403 finance travel
 
+With `--replay`, no model runs: the stage runs in this tree against a copy of each
+domain's LLM cache (`data/<domain>/llm-cache`) with `tool_choice_feedback` 0, 1 and 2, and
+prints what each keeps; a setting whose answers are not all in the cache says so (calls
+above 0). It shows what the rounds of feedback buy on answers a model really gave.
+
+    .venv/bin/python bench/tool_choice.py --replay finance basketball travel
+
 Ends with one JSON line of the figures.
 """
 
@@ -18,6 +25,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +56,7 @@ from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 
 domain, stages, url, model, cache = sys.argv[1:6]
+feedback = {"feedback": int(sys.argv[6])} if len(sys.argv) > 6 else {}  # a tree may lack it
 brief = load_brief(brief_path("domains", domain))
 schema = Schema.model_validate_json(Path(stages, "schema.json").read_text())
 seed = json.loads(Path(stages, "rows.json").read_text())
@@ -60,7 +69,7 @@ async def main():
     llm = LLMClient(config, ResponseCache(cache))
     try:
         started = time.perf_counter()
-        out = await propose_pattern_tools(llm, brief, base)
+        out = await propose_pattern_tools(llm, brief, base, **feedback)
         seconds = time.perf_counter() - started
     finally:
         await llm.close()
@@ -71,7 +80,8 @@ async def main():
         "prompt_tokens": row.prompt_tokens, "answer_tokens": row.completion_tokens,
         "tools": len(out.tools), "guarded": sum(1 for t in writes if t.require),
         "rules": f"{sum(r.enforced for r in out.rules)}/{len(out.rules)}",
-        "fell_back": out.fell_back,
+        "fell_back": out.fell_back, "cached": row.cached,
+        "names": sorted(t.name for t in out.tools),
     }))
 
 asyncio.run(main())
@@ -97,11 +107,22 @@ def worktree(rev: str) -> Iterator[Path]:
             )
 
 
-def run_stage(tree: Path, domain: str, stages: Path, url: str, model: str) -> dict:
-    """One tool choice in `tree`, with an LLM cache of its own."""
-    with tempfile.TemporaryDirectory(prefix="toolscale-cache-") as cache:
+def run_stage(
+    tree: Path,
+    domain: str,
+    stages: Path,
+    url: str,
+    model: str,
+    *extra: str,
+    seed: Path | None = None,
+) -> dict:
+    """One tool choice in `tree`, with an LLM cache of its own (a copy of `seed`, if given)."""
+    with tempfile.TemporaryDirectory(prefix="toolscale-cache-") as tmp:
+        cache = Path(tmp) / "cache"
+        if seed is not None:
+            shutil.copytree(seed, cache)
         done = subprocess.run(
-            [sys.executable, "-c", RUNNER, domain, str(stages), url, model, cache],
+            [sys.executable, "-c", RUNNER, domain, str(stages), url, model, str(cache), *extra],
             cwd=tree,
             env={**os.environ, "PYTHONPATH": str(tree)},
             capture_output=True,
@@ -112,10 +133,32 @@ def run_stage(tree: Path, domain: str, stages: Path, url: str, model: str) -> di
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def replay(domains: list[str], data: Path) -> None:
+    """The stage on each domain's cached answers with 0, 1 and 2 rounds of feedback."""
+    runs = []
+    for domain in domains:
+        for feedback in (0, 1, 2):
+            run = run_stage(
+                ROOT, domain, data / domain / "stages", "http://127.0.0.1:9/v1",
+                "qwen2.5-coder-1.5b-instruct", str(feedback), seed=data / domain / "llm-cache",
+            )  # fmt: skip
+            runs.append({"domain": domain, "feedback": feedback, **run})
+    table = Table(title="tool_choice on cached answers")
+    keys = ["domain", "feedback", "cached", "calls", "tools", "guarded", "rules", "fell_back"]
+    for key in [*keys, "same tools as feedback 2"]:
+        table.add_column(key)
+    for run in runs:
+        last = next(r for r in runs if r["domain"] == run["domain"] and r["feedback"] == 2)
+        table.add_row(*(str(run[k]) for k in keys), str(run["names"] == last["names"]))
+    Console(width=130).print(table)
+    print(json.dumps({"replay": runs}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("domains", nargs="+")
-    parser.add_argument("--before", required=True, help="the git revision to compare with")
+    parser.add_argument("--before", help="the git revision to compare with")
+    parser.add_argument("--replay", action="store_true", help="on cached answers, no model")
     parser.add_argument("--data", type=Path, default=ROOT / "data")
     parser.add_argument("--model-size", default="1.5b")
     args = parser.parse_args()
@@ -126,6 +169,11 @@ def main() -> None:
                     f"{args.data / domain / 'stages' / name}: missing; run "
                     f"`make generate DOMAIN={domain}` first"
                 )
+    if args.replay:
+        replay(args.domains, args.data)
+        return
+    if not args.before:
+        raise SystemExit("--before REV or --replay is needed")
     runs: list[dict] = []
     with (
         worktree(args.before) as before,

@@ -368,7 +368,13 @@ async def choose_tools(
     spec: EnvironmentSpec,
     candidates: list[Candidate],
     sample: int = 0,
+    feedback: int = 0,
 ) -> Outcome[CatalogueChoice]:
+    """The model's picks. With `feedback` 0, what fits of the first answer is kept; with N,
+    the answer's problems go back N times before what fits is kept. On the cached answers
+    of finance, basketball and travel, 2 gave the very tools and rule coverage 0 does, for
+    2 more calls (`bench/tool_choice.py --replay`). An answer with nothing usable, or no
+    JSON, always gets one more try."""
     taken = {t.name for t in spec.tools}
 
     def check(choice: CatalogueChoice) -> CatalogueChoice:
@@ -395,26 +401,22 @@ async def choose_tools(
         ),
         CatalogueChoice,
         stage=STAGE,
-        # what fits of the first answer is kept: on finance, basketball and travel (their
-        # runs' cached answers) two repairs gave the very tools and rule coverage the first
-        # answer's salvage does, for 2 of the stage's 3 calls (finance: 493 s in all, the
-        # machine to itself). Only an answer with nothing usable, or no JSON, gets one more.
-        check=last,
+        check=check if feedback else last,
         last_check=last,
-        repairs=1,
+        repairs=max(feedback, 1),
         sample=sample,
     )
 
 
 async def propose_pattern_tools(
-    llm: LLMClient, brief: Brief, spec: EnvironmentSpec, sample: int = 0
+    llm: LLMClient, brief: Brief, spec: EnvironmentSpec, sample: int = 0, feedback: int = 0
 ) -> PatternTools:
     """The catalogue's tools for this environment, chosen by the model or, failing that,
     deterministically; never raises for a bad answer."""
     candidates = catalogue(spec.schema_, spec.seed)
     if not candidates:
         return PatternTools(rules=[RuleCoverage(rule=r) for r in brief.rules])
-    outcome = await choose_tools(llm, brief, spec, candidates, sample)
+    outcome = await choose_tools(llm, brief, spec, candidates, sample, feedback)
     fell_back = not outcome.ok or outcome.value is None
     choice = (
         fallback_choice(candidates, brief.rules, spec.schema_, spec.seed)

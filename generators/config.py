@@ -73,6 +73,14 @@ class GenerationConfig(BaseModel):
         "episodes, or it is rejected with stage `solver` (`toolscale generate --solver-k K`).",
     )
     solver_max_turns: int = Field(default=20, ge=1, description="Turns per solver episode.")
+    tool_choice_feedback: int = Field(
+        default=0,
+        ge=0,
+        description="Times the problems of the model's tool choice go back to it before what "
+        "fits of its answer is kept. 0: the first answer's usable part is kept; on three "
+        "domains' cached answers 2 rounds gave the same tools and rules for 2 more calls "
+        "(`bench/tool_choice.py --replay`).",
+    )
     free_sql_tools: bool = Field(
         default=False,
         description="Also let the model write tools as free SQL (plan, then each tool's "

@@ -153,7 +153,9 @@ async def _tools(
     store = stages.store
     row = stages.row("tool_choice")
     started = time.perf_counter()
-    chosen = await catalogue_stage.propose_pattern_tools(llm, brief, base)
+    chosen = await catalogue_stage.propose_pattern_tools(
+        llm, brief, base, feedback=config.tool_choice_feedback
+    )
     row.seen += len(chosen.tools) + len(chosen.dropped)
     row.passed += len(chosen.tools)
     for rejection in chosen.dropped:

@@ -492,9 +492,8 @@ def gold_chain(
             facts.append((spec.schema_.table(step.table).primary_key[0], step.picked))
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
-    words = purpose_words(purpose, table, steps, own=own)
-    if to := _destination(purpose, spec, people, person, others):
-        words = f"{words.removesuffix('.')}, {to}."
+    to = _destination(purpose, spec, people, person, others)
+    words = purpose_words(purpose, table, steps, own=own, to=to)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
 
@@ -632,7 +631,9 @@ def _record(table: str, described: tuple[str, Scalar] | None) -> str:
     return record
 
 
-def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: bool) -> str:
+def purpose_words(
+    purpose: Purpose, table: Table, steps: list[Listing], own: bool, to: str = ""
+) -> str:
     """What the user wants, for the verbaliser: the operation (the write's name, which is
     what the intent stage looks for) and the record as its owner would call it, never the
     calls, so the request reads as a person's and not as the steps that serve it."""
@@ -677,6 +678,7 @@ def purpose_words(purpose: Purpose, table: Table, steps: list[Listing], own: boo
         text = f"set the {state[0].replace('_', ' ')} of {which} to {state[1]}"
     else:
         text = f"{' '.join(named)}, for {which}"
+    text += f", {to}" if to else ""  # where a move takes the record (`_destination`)
     return text + (f", with {' and '.join(chosen)}." if chosen else ".")
 
 

@@ -188,9 +188,9 @@ class SeedFacts:
                 and len({r.get(c.name) for r in rows} - {None}) == len(rows)
             ]
             # a status the CHECK allows but no seed row has is still a status ("frozen")
-            seen = {_phrase(v) for c in table.columns for v in table.enum_values(c.name) or []}
+            seen = {phrase(v) for c in table.columns for v in table.enum_values(c.name) or []}
             for row in rows:
-                cats = frozenset(_phrase(str(row[c])) for c in columns if row.get(c) is not None)
+                cats = frozenset(phrase(str(row[c])) for c in columns if row.get(c) is not None)
                 seen |= cats
                 for k in keys:
                     if row.get(k) is not None:
@@ -334,7 +334,7 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
     return ""
 
 
-def _phrase(value: str) -> str:
+def phrase(value: str) -> str:
     """A category value as the words a text says it in: `paid_off` is "paid off"."""
     return " ".join(tokens(value))
 

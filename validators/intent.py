@@ -38,7 +38,7 @@ from toolscale.wording import (
     third_person,
     words,
 )
-from validators.facts import SeedFacts, literals
+from validators.facts import SeedFacts, literals, phrase
 from validators.stage import TaskContext
 
 STAGE = "intent"
@@ -408,15 +408,11 @@ def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
     has: finance's gold activated a repaid loan for "I need to activate my loan and make
     sure it's repaid". A refusal changes nothing and is not asked."""
     for m in _WISH.finditer(task.instruction):
-        said = " ".join(tokens(m.group("state").replace("_", " "))[:3])
+        said = " ".join(tokens(m.group("state"))[:3])
         for table, rows in replay.changes.items():
             columns = seed.columns.get(table, ())
             for column, values in seed.states.get(table, {}).items():
-                wished = {
-                    v.casefold()
-                    for v in values
-                    if said.startswith(" ".join(tokens(v.replace("_", " "))))
-                }
+                wished = {v.casefold() for v in values if said.startswith(phrase(v))}
                 if not wished or column not in columns:
                     continue
                 i = columns.index(column)

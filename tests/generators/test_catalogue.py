@@ -179,6 +179,13 @@ def test_the_library_model_maps_both_library_rules(tmp_path: Path, lib: Library)
     assert "A member with status suspended cannot borrow." in [r.error for r in lend.require]
     choices = [b for b in asked.requests if stage_of(b) == "CatalogueChoice"]
     assert len(choices) == 1 and asked.llm.ledger.stage("tool_choice").repairs == 0
+    # with a round of feedback (`tool_choice_feedback`), the slip goes back first
+    asked = ask(
+        library, tmp_path / "fed", lambda llm: propose_pattern_tools(llm, brief(), spec, feedback=1)
+    )
+    choices = [b for b in asked.requests if stage_of(b) == "CatalogueChoice"]
+    assert len(choices) == 2 and "unknown candidate 'no:such candidate'" in last_user(choices[1])
+    assert [c.tools() for c in asked.value.rules] == [["lend_book"], ["lend_book"]]
 
 
 def test_the_policy_states_only_enforced_rules_and_a_section_per_operation() -> None:
