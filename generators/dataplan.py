@@ -416,7 +416,8 @@ def table_plan_problems(table: Table, tp: TablePlan) -> list[str]:
 PERSON_TABLES = re.compile(
     r"client|customer|member|user|patient|student|employee|player|passenger|guest|doctor|"
     r"teacher|staff|people|person|driver|author|owner|coach|traveler|traveller|contact|agent|"
-    r"instructor|physician|nurse|tenant|buyer|seller|applicant|subscriber|rider|diner"
+    r"instructor|physician|nurse|tenant|buyer|seller|applicant|subscriber|rider|diner|"
+    r"forecaster"
 )
 COMPANY_TABLES = re.compile(
     r"compan|bank|vendor|supplier|airline|merchant|store|shop|brand|carrier|insurer|"

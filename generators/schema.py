@@ -511,14 +511,17 @@ def completed(
     for rule in rules:
         _link_read_entities(rule.lower(), tables, owner)
     _unborrow_statuses(tables, said_of)
-    if not any("email" in c.name for t in tables.values() for c in t.columns):
-        customer = next((t for t in tables.values() if CUSTOMERS.search(t.name)), None)
+    customer = next((t for t in tables.values() if CUSTOMERS.search(t.name)), None)
+    emails = [t for t in tables.values() if any("email" in c.name for c in t.columns)]
+    if not emails:
         customer = customer or _who_asks(list(tables.values()))
-        if customer is not None and len(customer.columns) < 12:
-            # the person who asks is found by their email: without one, railway's tasks made
-            # a station the customer ("my origin station id is 16708"), and basketball's team
-            # managers gave their team's id, so no task found its user first (9% had 3+ calls)
-            customer.columns.append(ColumnProposal(name="email", type="text"))
+    # the person who asks is found by their email: without one, railway's tasks made a
+    # station the customer ("my origin station id is 16708"), and basketball's team managers
+    # gave their team's id, so no task found its user first (9% had 3+ calls); weather's one
+    # email was a subscription's, which owns nothing, so its forecasters get one
+    lacks = customer is not None and customer not in emails and len(customer.columns) < 12
+    if customer is not None and lacks and not _pointed_to(emails, tables):
+        customer.columns.append(ColumnProposal(name="email", type="text"))
     return SchemaProposal(tables=list(tables.values()))
 
 
@@ -550,6 +553,16 @@ def _unborrow_statuses(tables: dict[str, TableProposal], said_of: dict[str, set[
         column.values = (["active"] if "active" not in kept else []) + kept
         if len(column.values) == 1:
             column.values.append("inactive")
+
+
+def _pointed_to(some: list[TableProposal], tables: dict[str, TableProposal]) -> bool:
+    """Some of these tables is one another table points to (a person owns records; a
+    subscription's email owns nothing)."""
+    keys = {t.columns[0].name: t.name for t in tables.values() if t.columns}
+    names = {t.name for t in some}
+    return any(
+        reference(c.name, keys) in names - {t.name} for t in tables.values() for c in t.columns[1:]
+    )
 
 
 def _who_asks(tables: list[TableProposal]) -> TableProposal | None:
@@ -708,7 +721,7 @@ def _link_read_entities(
 
 CUSTOMERS = re.compile(
     r"client|customer|member|user|patient|student|passenger|guest|travell?er|subscriber|"
-    r"tenant|buyer|applicant|rider|diner"
+    r"tenant|buyer|applicant|rider|diner|forecaster"
 )
 
 

@@ -266,15 +266,17 @@ class Schema(BaseModel):
         return [self.table(n) for n in done]
 
     def people(self) -> Table | None:
-        """The table whose rows are the people who ask: the one with an email column, else
+        """The table whose rows are the people who ask: of those with an email column, the
+        one most records point to (a person's records belong to them; weather's
+        `subscriptions` carry an email too, yet own nothing, so its forecasters ask); else
         the most referenced table that references nothing."""
         keyed = [t for t in self.tables if len(t.primary_key) == 1]
-        with_email = [t for t in keyed if t.email_column()]
-        if with_email:
-            return with_email[0]
         refs = {
             t.name: sum(fk.ref_table == t.name for u in self.tables for fk in u.foreign_keys)
             for t in keyed
         }
+        with_email = [t for t in keyed if t.email_column()]
+        if with_email:
+            return max(with_email, key=lambda t: refs[t.name])  # the first of a tie
         roots = [t for t in keyed if not t.foreign_keys and refs[t.name] > 0]
         return max(roots, key=lambda t: refs[t.name]) if roots else None

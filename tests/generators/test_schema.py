@@ -325,6 +325,40 @@ def test_the_customers_get_an_email_when_no_table_has_one() -> None:
     assert people.email_column() == "email"
 
 
+def test_the_people_who_own_records_ask_not_a_table_that_only_holds_an_email() -> None:
+    """Weather's only email was on `subscriptions`, which nothing points to: every task was
+    a find and a write on one subscription (5 of 39 kept, none with 3 calls). Its
+    forecasters, who own stations and alerts, get the email and are the ones who ask."""
+    tables = [
+        TableProposal(name="forecasters", description="", columns=[
+            ColumnProposal(name="forecaster_id", type="integer"),
+            ColumnProposal(name="name", type="text"),
+        ]),
+        TableProposal(name="stations", description="", columns=[
+            ColumnProposal(name="station_id", type="integer"),
+            ColumnProposal(name="forecaster_id", type="integer"),
+        ]),
+        TableProposal(name="subscriptions", description="", columns=[
+            ColumnProposal(name="subscription_id", type="integer"),
+            ColumnProposal(name="email", type="text"),
+        ]),
+    ]  # fmt: skip
+    schema = to_schema(completed(SchemaProposal(tables=tables[::-1]), []))  # leaf first
+    people = schema.people()
+    assert people is not None and people.name == "forecasters"
+    assert people.email_column() == "email"
+    assert schema.table("subscriptions").email_column() == "email"
+    regions = TableProposal(name="regions", description="", columns=[
+        ColumnProposal(name="region_id", type="integer"),
+        ColumnProposal(name="name", type="text"),
+    ])  # fmt: skip
+    leaf = tables[2].model_copy(deep=True)
+    leaf.columns.append(ColumnProposal(name="region_id", type="integer"))
+    only_leaf = to_schema(completed(SchemaProposal(tables=[regions, leaf]), []))
+    assert only_leaf.people() == only_leaf.table("subscriptions")  # no one else to ask
+    assert only_leaf.table("regions").email_column() is None
+
+
 def test_with_no_people_the_table_the_users_manage_gets_an_email() -> None:
     """Basketball's schema had teams, players, contracts, games: its team managers gave their
     team's id, so no task found its user first (9% of its tasks had 3+ calls)."""
