@@ -770,13 +770,9 @@ def usages(schema: Schema) -> list[Candidate]:
 
 def moves(schema: Schema) -> list[Candidate]:
     """Move a row to another parent (move a ticket to another trip): the new parent must
-    exist and differ from the one it has. Not for a row other rows point to: DuckDB cannot
-    change a foreign key of a referenced row."""
+    exist and differ from the one it has (trade a player to another team)."""
     out = []
-    referenced = {fk.ref_table for t in schema.tables for fk in t.foreign_keys}
     for table in filter(keyed, schema.tables):
-        if table.name in referenced:
-            continue
         key, noun = table.primary_key[0], singular(table.name)
         for fk in table.foreign_keys:
             if len(fk.columns) != 1 or fk.ref_table == table.name:

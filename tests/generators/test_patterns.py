@@ -900,9 +900,12 @@ def test_basketballs_league_rules_are_mapped_and_enforced(engine: str) -> None:
     with Environment(spec.model_copy(update={"tools": [*spec.tools, sell]}), engine=engine) as env:  # type: ignore[arg-type]
         assert env.step(ToolCall(name=sell.name, arguments={"game_id": 20})).ok  # 3 of 3
         assert env.step(ToolCall(name=sell.name, arguments={"game_id": 20})).error == sold
-    # contracts point to players: DuckDB cannot change a referenced player's team_id
-    assert "move:players.team_id" not in by_id(spec)
-    assert all(not c.id.startswith("move:") for c in candidates_for(traded, writes))
+    # contracts point to players, and DuckDB declares no foreign key of a referenced table,
+    # so a player can change teams there too (the trade rule was unenforced: 6 of 7 rules)
+    trade = _enforced(spec, traded, "move:players.team_id")
+    assert _on(spec, trade, engine, player_id=10, new_team_id=2).ok  # contract 30 is his
+    same = _on(spec, trade, engine, player_id=10, new_team_id=1)  # the move's own guard
+    assert same.code == "policy" and same.error == "The player already belongs to that team."
     assert candidate_for(roster, writes) is not None
     assert candidate_for(roster, writes).id == "create:contracts under players"  # type: ignore[union-attr]
     back = _enforced(spec, refund, "status:tickets.status=refunded")
