@@ -816,7 +816,10 @@ def _between(text: str, cand: Candidate) -> list[Condition]:
     out: list[Condition] = []
     for m in _BETWEEN.finditer(text):
         said = [w for w in (m.group(1), m.group(4)) if w]
-        param = next((p for p in numbers for w in said if w == p or w in words(p)), None)
+        param = next(
+            (p for p in numbers for w in said if w == p or {w, singular(w)} & set(words(p))),
+            None,
+        )
         if param is None:
             continue
         low, high = float(m.group(2)), float(m.group(3))

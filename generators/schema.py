@@ -466,6 +466,22 @@ def completed(
                 table.columns.append(column)
             if m.group(1) not in column.values:
                 column.values = [*column.values, m.group(1)][:8]
+        for m in re.finditer(r"\b(?:an?|the) (\w+) rated ([a-z0-9-]+)\b", text):
+            # "cannot book a movie rated R": movie's schema had no rating, so the age rule
+            # went unenforced (4 of 6 rules at 822d671)
+            table = owner(singular(m.group(1)))
+            if table is None:
+                continue
+            column = next((c for c in table.columns if "rating" in c.name), None)
+            if column is None and len(table.columns) < 12:
+                column = ColumnProposal(name="rating", type="text")
+                table.columns.append(column)
+            if column is None or column.type != "text":
+                continue
+            rated = m.group(2).upper()
+            ladder = _RATINGS if rated in _RATINGS else ["GENERAL", rated]
+            if rated not in [v.upper() for v in column.values]:
+                column.values = list(dict.fromkeys([*column.values, *ladder]))[:8]
         for m in re.finditer(r"\b(?:an?|the) (\w+) (?:marked|flagged) (?:as )?(\w+)", text):
             table = owner(singular(m.group(1)))  # "a medication marked controlled": a flag
             flagged = table is not None and any(
@@ -719,6 +735,7 @@ def _link_read_entities(
             subject.columns.append(ColumnProposal(name=key, type="integer"))
 
 
+_RATINGS = ["G", "PG", "PG-13", "R", "NC-17"]  # a film's age ratings, mildest first
 CUSTOMERS = re.compile(
     r"client|customer|member|user|patient|student|passenger|guest|travell?er|subscriber|"
     r"tenant|buyer|applicant|rider|diner|forecaster"

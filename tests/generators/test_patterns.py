@@ -32,6 +32,8 @@ from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
 from tests.generators.flights import flights_rules, flights_spec
+from tests.generators.movie import SCHEMA as SCREENED
+from tests.generators.movie import SEED as BOOKED
 from tests.generators.movie import movie_spec
 from tests.generators.railway import bed, col, fk, railway_rules, railway_spec
 from tests.generators.restaurant import restaurant_rules, restaurant_spec
@@ -671,6 +673,19 @@ def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: st
     assert _on(spec, redeem, engine, customer_id=5, amount=100).ok
     assert _on(spec, redeem, engine, customer_id=5, amount=60).error == free
     assert _on(spec, redeem, engine, customer_id=6, amount=100).error  # 40 points
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_count_between_bounds_names_its_column_in_the_plural(engine: str) -> None:
+    """Movie at 822d671 left "one booking holds between 1 and 10 seats" unenforced: its
+    column was `seat_count`, and "seats" is no word of it until made singular."""
+    schema = json.loads(json.dumps(SCREENED).replace('"seats"', '"seat_count"'))
+    seed = json.loads(json.dumps(BOOKED).replace('"seats"', '"seat_count"'))
+    spec = bed("movie", schema, seed)
+    rule = "One booking holds between 1 and 10 seats."
+    book = _enforced(spec, rule, "create:bookings under customers")
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seat_count=10).ok
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seat_count=11).error == rule
 
 
 def test_a_sum_over_rows_of_one_status_and_the_verb_that_names_the_record() -> None:

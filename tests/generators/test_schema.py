@@ -359,6 +359,32 @@ def test_the_people_who_own_records_ask_not_a_table_that_only_holds_an_email() -
     assert only_leaf.table("regions").email_column() is None
 
 
+def test_a_record_rated_by_a_rule_gets_a_rating_to_read() -> None:
+    """Movie's schema at 822d671 had no rating, so "a customer younger than 18 (from
+    birth_date) cannot book a movie rated R" was enforced by no tool (4 of 6 rules)."""
+    tables = [
+        TableProposal(name="movies", description="", columns=[
+            ColumnProposal(name="movie_id", type="integer"),
+            ColumnProposal(name="title", type="text"),
+        ]),
+        TableProposal(name="customers", description="", columns=[
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="birth_date", type="date"),
+        ]),
+        TableProposal(name="bookings", description="", columns=[
+            ColumnProposal(name="booking_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="movie_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    rule = "A customer younger than 18 (from birth_date) cannot book a movie rated R."
+    schema = to_schema(completed(SchemaProposal(tables=tables), [rule]))
+    assert schema.table("movies").enum_values("rating") == ["G", "PG", "PG-13", "R", "NC-17"]
+    assert schema.table("customers").column_names == ["customer_id", "birth_date", "email"]
+    other = to_schema(completed(SchemaProposal(tables=tables), [rule.replace(" R.", " X.")]))
+    assert other.table("movies").enum_values("rating") == ["GENERAL", "X"]
+
+
 def test_with_no_people_the_table_the_users_manage_gets_an_email() -> None:
     """Basketball's schema had teams, players, contracts, games: its team managers gave their
     team's id, so no task found its user first (9% of its tasks had 3+ calls)."""
