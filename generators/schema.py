@@ -367,7 +367,10 @@ def with_state_details(table: Table) -> Table:
 
 
 def completed(
-    proposal: SchemaProposal, rules: list[str], entities: list[str] | tuple[str, ...] = ()
+    proposal: SchemaProposal,
+    rules: list[str],
+    entities: list[str] | tuple[str, ...] = (),
+    description: str = "",
 ) -> SchemaProposal:
     """The proposal with what the rules plainly say it lacks put in, so no round trip to the
     model is spent on it (a 1.5B model fixed none of these in three repairs): the statuses a
@@ -378,8 +381,11 @@ def completed(
     customers when no table has one. An entity of the brief no table stands for is added
     (its key and a name; a person's email too), and a table whose rule reads a field of
     another entity it has no way to reach ("a reservation's party_size ... no larger than
-    the table's seats") gets that entity's key."""
+    the table's seats") gets that entity's key. A key named `id` is named for its table,
+    and a link the description states ("each station is looked after by one forecaster")
+    is a key of the one in the other."""
     tables = {t.name: t.model_copy(deep=True) for t in proposal.tables}
+    _name_keys(tables)
     for entity in entity_problems_of(list(tables), list(entities)):
         new = entity_table(entity, tables)
         entity_keys = {t.columns[0].name for t in tables.values()}
@@ -388,6 +394,7 @@ def completed(
     _rekey_strays(tables)
     for proposed in tables.values():  # a flight booking is of a flight: flight_bookings.flight_id
         _join_name_parts(proposed, tables)
+    _link_stated(description.lower(), tables)
     text = ""  # the rule being read: "a flight booking" names flight_bookings, not flights
 
     def owner(noun: str) -> TableProposal | None:
@@ -648,6 +655,50 @@ def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) ->
     return table
 
 
+def _name_keys(tables: dict[str, TableProposal]) -> None:
+    """A first column `id` is the table's key named for it: weather's model answered four
+    times with `forecasters.id`, `regions.id`, ..., each rejected, and ten minutes went."""
+    taken = {t.columns[0].name for t in tables.values() if t.columns}  # other tables' keys
+    for name, table in tables.items():
+        first = table.columns[0] if table.columns else None
+        key = f"{singular(name)}_id"
+        if (
+            first is not None
+            and first.name == "id"
+            and first.type == "integer"
+            and key not in taken
+        ):
+            first.name = key
+            taken.add(key)
+
+
+_EACH = re.compile(r"\beach ([a-z_]+) ((?:is|belongs|stands)\b[^,.;]*)")
+_ONE = re.compile(r"\b(?:by|to|for|in) (?:one|a|an) ([a-z_]+)")
+
+
+def _link_stated(description: str, tables: dict[str, TableProposal]) -> None:
+    """The brief's "each station is looked after by one forecaster": a station points to
+    its forecaster. Weather's model gave the forecasters nothing, so they owned no record
+    and every task was about their own profile."""
+    keys = {t.columns[0].name: name for name, t in tables.items() if t.columns}
+    stated = [(m[1], one[1]) for m in _EACH.finditer(description) for one in _ONE.finditer(m[2])]
+    for child, parent in (
+        (_table_for(singular(c), tables), _table_for(singular(p), tables)) for c, p in stated
+    ):
+        if child is None or parent is None or child is parent or len(child.columns) >= 12:
+            continue
+        key = parent.columns[0].name
+        if not key.endswith("_id") or any(
+            reference(c.name, keys) == parent.name for c in child.columns[1:]
+        ):
+            continue
+        child.columns.insert(1, ColumnProposal(name=key, type="integer"))
+
+
+def _table_for(noun: str, tables: dict[str, TableProposal]) -> TableProposal | None:
+    return next((t for t in tables.values() if noun in (t.name, singular(t.name))), None)
+
+
 def _stands_for(table: TableProposal, noun: str) -> bool:
     """The table is the entity `noun` names: a person word for the one table of persons
     (a `customer` is a `clients` row), else a word its description uses ("Identifies
@@ -811,7 +862,7 @@ async def propose_schema(
     """A schema whose DDL both engines accept; every problem goes back to the model."""
 
     def check(proposal: SchemaProposal, rules: bool = True) -> Schema:
-        full = completed(proposal, brief.rules, brief.entities)
+        full = completed(proposal, brief.rules, brief.entities, brief.description)
         schema = rule_checks(to_schema(full, min_tables=min(3, brief.n_tables)), brief.rules)
         problems = ddl_problems(schema)
         if rules:

@@ -30,10 +30,12 @@ from tests.generators.library import (
     reply,
     with_checks,
 )
+from toolscale.brief import load_brief
 from toolscale.llm.client import Invalid
 from toolscale.schema import Schema
 from toolscale.testing.fakedomain import SCHEMA
 from toolscale.testing.fakellm import scripted
+from toolscale.wording import singular
 
 
 def test_to_schema_keys_and_foreign_keys() -> None:
@@ -383,6 +385,49 @@ def test_a_record_rated_by_a_rule_gets_a_rating_to_read() -> None:
     assert schema.table("customers").column_names == ["customer_id", "birth_date", "email"]
     other = to_schema(completed(SchemaProposal(tables=tables), [rule.replace(" R.", " X.")]))
     assert other.table("movies").enum_values("rating") == ["GENERAL", "X"]
+
+
+def test_weathers_answer_with_plain_ids_gets_its_keys_and_the_links_its_brief_states() -> None:
+    """Weather's model answered four times with keys named `id` and no link from a station
+    or an alert to a forecaster: each answer was rejected (ten minutes), and the repaired
+    one gave the forecasters nothing to own, so every task was about their own profile.
+    The answer, as it came (other columns left out):"""
+    answer = {
+        "forecasters": ["id", "email"],
+        "regions": ["id", "status"],
+        "stations": ["id", "status"],
+        "readings": ["id", "station_id"],
+        "alerts": ["id", "station_id", "alert_type"],
+        "subscriptions": ["id", "region_id", "email"],
+    }
+    tables = [
+        TableProposal(name=name, description="", columns=[
+            ColumnProposal(name=c, type="integer" if c.endswith("id") else "text") for c in cols
+        ])
+        for name, cols in answer.items()
+    ]  # fmt: skip
+    brief = load_brief(Path(__file__).parents[2] / "domains" / "weather" / "brief.yaml")
+    proposal = completed(
+        SchemaProposal(tables=tables), brief.rules, brief.entities, brief.description
+    )
+    schema = to_schema(proposal)
+    assert [t.primary_key[0] for t in schema.tables] == [
+        f"{singular(t.name)}_id" for t in schema.tables
+    ]
+    links = {(t.name, fk.ref_table) for t in schema.tables for fk in t.foreign_keys}
+    assert {
+        ("stations", "forecasters"),
+        ("stations", "regions"),
+        ("alerts", "forecasters"),
+        ("alerts", "regions"),
+        ("subscriptions", "regions"),
+    } <= links
+    people = schema.people()
+    assert people is not None and people.name == "forecasters"
+    without = to_schema(completed(SchemaProposal(tables=tables), brief.rules, brief.entities))
+    assert ("stations", "forecasters") not in {
+        (t.name, fk.ref_table) for t in without.tables for fk in t.foreign_keys
+    }
 
 
 def test_with_no_people_the_table_the_users_manage_gets_an_email() -> None:
