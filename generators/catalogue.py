@@ -43,7 +43,7 @@ from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import RequireStep, Tool
-from toolscale.wording import GENERIC, Request
+from toolscale.wording import FIELD_WORDS, GENERIC, Request
 
 STAGE = "tool_choice"
 SMOKE_TRIES = 40  # no model call in it: cheap, and a rule may hold for few seed rows
@@ -331,8 +331,11 @@ def keeps_verb(name: str, default: str) -> bool:
     verb or a synonym): `adjust_max_balance` for a decrease would have users ask for the
     wrong thing, so the pattern's `reduce_account_max_balance` is kept instead. Where the
     pattern's verb is generic, its next word says what it does: basketball's
-    `update_game_status` for `set_scheduled_game` hid that it schedules a postponed game."""
+    `update_game_status` for `set_scheduled_game` hid that it schedules a postponed game.
+    A name that opens with a field names no act."""
     said = [w for w in default.split("_") if w not in GENERIC]
+    if name.split("_")[0] in FIELD_WORDS:  # movie's `status_active_bookings`: no verb
+        return False
     return bool(name) and (not said or Request(name.replace("_", " ")).says(said[0]))
 
 

@@ -87,6 +87,7 @@ FIELDS: tuple[frozenset[str], ...] = tuple(
         "phone telephone mobile",
     )
 )
+FIELD_WORDS = frozenset(w for group in FIELDS for w in group)
 
 # A request for information: a question, or a verb asking to be told or shown.
 INFO_CUES = frozenset(
@@ -316,8 +317,9 @@ class Request:
 
     def _verifies(self, i: int) -> bool:
         """The verb at `i` asks to be told a fact: "confirm that ...", "confirm whether
-        ...", "confirm the status of ...", not "confirm my booking"."""
-        after = self.tokens[i + 1 : i + 3]
+        ...", "confirm the status of ...", "confirm my booking status", not "confirm my
+        booking"."""
+        after = self.tokens[i + 1 : i + 4]  # "confirm my booking status for ..."
         return bool(after) and (after[0] in _CLAUSE or "status" in after)
 
     def requests_any(
@@ -471,8 +473,11 @@ def operation_words(tool: Tool, arguments: Mapping[str, object], schema: Schema)
         return chosen
     tables = schema_entities(schema)
     named = words(tool.name)
-    if len(named) > 1 and named[0] not in GENERIC:  # verb first: the verb, and what is
-        # neither a table nor a column (`adjust_max_balance` is said "adjust", not "balance")
-        columns = {w for t in schema.tables for c in t.columns for w in words(c.name)}
+    columns = {w for t in schema.tables for c in t.columns for w in words(c.name)}
+    if len(named) > 1 and named[0] not in GENERIC | FIELD_WORDS:  # verb first: the verb, and
+        # what is neither a table nor a column (`adjust_max_balance` is said "adjust")
         return [named[0]] + [w for w in named[1:] if w not in GENERIC | tables | columns]
-    return [w for w in named if w not in GENERIC and w not in tables]
+    # no verb first: movie's `status_active_bookings` was asked for by any "my booking
+    # status" ("status" was taken for its verb), so "is it active?" kept a write
+    said = [w for w in named if w not in GENERIC | tables]
+    return [w for w in said if w not in columns] or said

@@ -261,6 +261,9 @@ def test_a_model_name_that_drops_the_patterns_verb_is_not_used() -> None:
     assert not keeps_verb("update_game_status", "set_scheduled_game")
     assert keeps_verb("schedule_game", "set_scheduled_game")
     assert keeps_verb("mark_game_scheduled", "set_scheduled_game")
+    # movie's model named a status change by the field it sets: no act for a user to ask
+    assert not keeps_verb("status_active_bookings", "set_active_booking")
+    assert keeps_verb("activate_booking", "set_active_booking")
 
 
 def test_a_mapping_onto_another_operation_or_a_condition_no_row_passes_is_refused() -> None:

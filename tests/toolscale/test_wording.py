@@ -47,6 +47,37 @@ def test_confirming_a_fact_asks_for_no_confirmation() -> None:
         assert Request(done).requests("confirm", entities), done
 
 
+def test_a_write_named_by_a_field_is_asked_for_by_its_state_not_the_field() -> None:
+    """Movie at 822d671 kept 23 tasks whose gold set a booking's status for "I want to know
+    if my booking status is active" or "Could you please confirm my booking status for the
+    seat count of 40?": the model named the write `status_active_bookings`, and "status",
+    taken for its verb, was said by every question about a status."""
+    bookings = Table(
+        name="bookings",
+        columns=[
+            Column(name="booking_id", type="integer"),
+            Column(name="status", type="text"),
+            Column(name="seat_count", type="integer"),
+        ],
+        primary_key=["booking_id"],
+    )
+    schema = Schema(tables=[bookings])
+    entities = {"booking", "bookings"}
+    activate = Tool(name="status_active_bookings", description="d", kind="write", run=["X"])
+    confirm = Tool(name="status_confirmed_bookings", description="d", kind="write", run=["X"])
+    assert operation_words(activate, {}, schema) == ["active"]
+    assert operation_words(confirm, {}, schema) == ["confirmed"]
+    asked = (
+        "I want to know if my booking status is active. It's for a seat count of 31.",
+        "Could you please confirm my booking status for the seat count of 40?",
+    )
+    for question in asked:
+        request = Request(question)
+        assert not request.requests_any(["active"], entities), question
+        assert not request.requests_any(["confirmed"], entities), question
+    assert Request("Please confirm my booking for 6 seats.").requests("confirmed", entities)
+
+
 def test_a_word_after_an_article_before_the_record_describes_it() -> None:
     """Basketball's gold completed a game for "I'm looking for a complete basketball game
     starting on February 20, 2024. Can you help me find it?": "a complete game" is a kind
