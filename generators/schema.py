@@ -606,14 +606,38 @@ _BETWEEN = re.compile(
 )
 
 
+# "one booking holds between 1 and 10 seats": the booking's number column of seats
+_HOLDS = re.compile(
+    r"\b(?:an?|one|each|the) ([a-z_]+) (?:holds|has|takes|contains) between "
+    r"(\d+(?:\.\d+)?) and (\d+(?:\.\d+)?) ([a-z_]+)"
+)
+
+
+def _ranges(rule: str, tables: list[Table]) -> list[tuple[str, str, str]]:
+    """(column, low, high) for each range the rule states on a number column."""
+    out = [(m[1], m[2], m[3]) for m in _BETWEEN.finditer(rule)]
+    for m in _HOLDS.finditer(rule):
+        owner = [t for t in tables if singular(m[1]) in entity_words(t.name)]
+        unit = singular(m[4])
+        named = [
+            c.name
+            for t in owner
+            for c in t.columns
+            if c.type in ("integer", "real") and (c.name == m[4] or unit in words(c.name))
+        ]
+        if len(named) == 1:
+            out.append((named[0], m[2], m[3]))
+    return out
+
+
 def rule_checks(schema: Schema, rules: list[str]) -> Schema:
     """A CHECK for each range a rule states on one table's number column ("a reservation's
-    party_size must be between 1 and 12"), so the seed keeps it too: restaurant's data
-    plan drew parties of 409 and 913, and tasks asked about "a reservation for 589 people"."""
+    party_size must be between 1 and 12", "one booking holds between 1 and 10 seats"), so
+    the seed keeps it too: restaurant's data plan drew parties of 409 and 913, and tasks
+    asked about "a reservation for 589 people"; movie's bookings held up to 40 seats."""
     tables = list(schema.tables)
     for rule in rules:
-        for m in _BETWEEN.finditer(rule.lower()):
-            name, low, high = m.groups()
+        for name, low, high in _ranges(rule.lower(), tables):
             holders = [
                 i
                 for i, t in enumerate(tables)

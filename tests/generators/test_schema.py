@@ -753,6 +753,11 @@ def test_a_range_a_rule_states_on_a_number_column_becomes_a_check_the_seed_keeps
     assert rule_checks(bounded, restaurant_rules()) == bounded  # once
     unsaid = rule_checks(plain, ["A table's chairs must be between 2 and 8."])
     assert unsaid == plain  # no number column named `chairs`: nothing guessed
+    # movie's bookings held up to 40 seats for "one booking holds between 1 and 10 seats"
+    seats = rule_checks(plain, ["One reservation holds between 1 and 12 parties."])
+    held = next(t for t in seats.tables if t.name == "reservations")
+    assert "party_size BETWEEN 1 AND 12" in held.checks
+    assert rule_checks(plain, ["One reservation holds between 1 and 12 chairs."]) == plain
 
 
 def test_a_compound_entity_left_out_joins_what_its_name_is_made_of() -> None:
