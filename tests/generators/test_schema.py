@@ -327,35 +327,39 @@ def test_the_customers_get_an_email_when_no_table_has_one() -> None:
     assert people.email_column() == "email"
 
 
+def proposed(tables: dict[str, str]) -> list[TableProposal]:
+    """Table proposals from "name: column:type column:type ..." (types default to integer
+    for a `_id` or `id` column, else text)."""
+    out = []
+    for name, spec in tables.items():
+        columns = []
+        for field in spec.split():
+            column, _, kind = field.partition(":")
+            kind = kind or ("integer" if column.endswith("id") else "text")
+            columns.append(ColumnProposal(name=column, type=kind))
+        out.append(TableProposal(name=name, description="", columns=columns))
+    return out
+
+
 def test_the_people_who_own_records_ask_not_a_table_that_only_holds_an_email() -> None:
     """Weather's only email was on `subscriptions`, which nothing points to: every task was
     a find and a write on one subscription (5 of 39 kept, none with 3 calls). Its
     forecasters, who own stations and alerts, get the email and are the ones who ask."""
-    tables = [
-        TableProposal(name="forecasters", description="", columns=[
-            ColumnProposal(name="forecaster_id", type="integer"),
-            ColumnProposal(name="name", type="text"),
-        ]),
-        TableProposal(name="stations", description="", columns=[
-            ColumnProposal(name="station_id", type="integer"),
-            ColumnProposal(name="forecaster_id", type="integer"),
-        ]),
-        TableProposal(name="subscriptions", description="", columns=[
-            ColumnProposal(name="subscription_id", type="integer"),
-            ColumnProposal(name="email", type="text"),
-        ]),
-    ]  # fmt: skip
+    tables = proposed(
+        {
+            "forecasters": "forecaster_id name",
+            "stations": "station_id forecaster_id",
+            "subscriptions": "subscription_id email",
+        }
+    )
     schema = to_schema(completed(SchemaProposal(tables=tables[::-1]), []))  # leaf first
     people = schema.people()
     assert people is not None and people.name == "forecasters"
     assert people.email_column() == "email"
     assert schema.table("subscriptions").email_column() == "email"
-    regions = TableProposal(name="regions", description="", columns=[
-        ColumnProposal(name="region_id", type="integer"),
-        ColumnProposal(name="name", type="text"),
-    ])  # fmt: skip
-    leaf = tables[2].model_copy(deep=True)
-    leaf.columns.append(ColumnProposal(name="region_id", type="integer"))
+    regions, leaf = proposed(
+        {"regions": "region_id name", "subscriptions": "subscription_id email region_id"}
+    )
     only_leaf = to_schema(completed(SchemaProposal(tables=[regions, leaf]), []))
     assert only_leaf.people() == only_leaf.table("subscriptions")  # no one else to ask
     assert only_leaf.table("regions").email_column() is None
@@ -364,21 +368,13 @@ def test_the_people_who_own_records_ask_not_a_table_that_only_holds_an_email() -
 def test_a_record_rated_by_a_rule_gets_a_rating_to_read() -> None:
     """Movie's schema at 822d671 had no rating, so "a customer younger than 18 (from
     birth_date) cannot book a movie rated R" was enforced by no tool (4 of 6 rules)."""
-    tables = [
-        TableProposal(name="movies", description="", columns=[
-            ColumnProposal(name="movie_id", type="integer"),
-            ColumnProposal(name="title", type="text"),
-        ]),
-        TableProposal(name="customers", description="", columns=[
-            ColumnProposal(name="customer_id", type="integer"),
-            ColumnProposal(name="birth_date", type="date"),
-        ]),
-        TableProposal(name="bookings", description="", columns=[
-            ColumnProposal(name="booking_id", type="integer"),
-            ColumnProposal(name="customer_id", type="integer"),
-            ColumnProposal(name="movie_id", type="integer"),
-        ]),
-    ]  # fmt: skip
+    tables = proposed(
+        {
+            "movies": "movie_id title",
+            "customers": "customer_id birth_date:date",
+            "bookings": "booking_id customer_id movie_id",
+        }
+    )
     rule = "A customer younger than 18 (from birth_date) cannot book a movie rated R."
     schema = to_schema(completed(SchemaProposal(tables=tables), [rule]))
     assert schema.table("movies").enum_values("rating") == ["G", "PG", "PG-13", "R", "NC-17"]
@@ -392,20 +388,16 @@ def test_weathers_answer_with_plain_ids_gets_its_keys_and_the_links_its_brief_st
     or an alert to a forecaster: each answer was rejected (ten minutes), and the repaired
     one gave the forecasters nothing to own, so every task was about their own profile.
     The answer, as it came (other columns left out):"""
-    answer = {
-        "forecasters": ["id", "email"],
-        "regions": ["id", "status"],
-        "stations": ["id", "status"],
-        "readings": ["id", "station_id"],
-        "alerts": ["id", "station_id", "alert_type"],
-        "subscriptions": ["id", "region_id", "email"],
-    }
-    tables = [
-        TableProposal(name=name, description="", columns=[
-            ColumnProposal(name=c, type="integer" if c.endswith("id") else "text") for c in cols
-        ])
-        for name, cols in answer.items()
-    ]  # fmt: skip
+    tables = proposed(
+        {
+            "forecasters": "id email",
+            "regions": "id status",
+            "stations": "id status",
+            "readings": "id station_id",
+            "alerts": "id station_id alert_type",
+            "subscriptions": "id region_id email",
+        }
+    )
     brief = load_brief(Path(__file__).parents[2] / "domains" / "weather" / "brief.yaml")
     proposal = completed(
         SchemaProposal(tables=tables), brief.rules, brief.entities, brief.description
