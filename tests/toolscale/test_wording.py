@@ -78,6 +78,20 @@ def test_a_write_named_by_a_field_is_asked_for_by_its_state_not_the_field() -> N
     assert Request("Please confirm my booking for 6 seats.").requests("confirmed", entities)
 
 
+def test_asking_how_to_do_it_asks_for_no_act() -> None:
+    """Movie's gold activated a profile for "Hello. How can I activate my customer
+    profile?" (movie-intent-00001 on 6acfe43): a way to do it asked for, not the act."""
+    entities = {"customer", "customers", "profile"}
+    for how in (
+        "Hello. How can I activate my customer profile?",
+        "Could you tell me how to activate my profile?",
+        "How do I activate my profile?",
+    ):
+        assert not Request(how).requests("activate", entities), how
+    for done in ("Please activate my profile.", "How quickly can you activate my profile?"):
+        assert Request(done).requests("activate", entities), done
+
+
 def test_a_word_after_an_article_before_the_record_describes_it() -> None:
     """Basketball's gold completed a game for "I'm looking for a complete basketball game
     starting on February 20, 2024. Can you help me find it?": "a complete game" is a kind
