@@ -320,9 +320,9 @@ class Request:
 
     def _verifies(self, i: int) -> bool:
         """The verb at `i` asks to be told a fact: "confirm that ...", "confirm whether
-        ...", "confirm the status of ...", "confirm my booking status", not "confirm my
-        booking"."""
-        after = self.tokens[i + 1 : i + 4]  # "confirm my booking status for ..."
+        ...", "confirm the status of ...", "confirm the current booking status", not
+        "confirm my booking"."""
+        after = self.tokens[i + 1 : i + 5]  # "confirm the current booking status"
         return bool(after) and (after[0] in _CLAUSE or "status" in after)
 
     def requests_any(

@@ -70,6 +70,7 @@ def test_a_write_named_by_a_field_is_asked_for_by_its_state_not_the_field() -> N
     asked = (
         "I want to know if my booking status is active. It's for a seat count of 31.",
         "Could you please confirm my booking status for the seat count of 40?",
+        "The seat count is 2. Could you please confirm the current booking status?",
     )
     for question in asked:
         request = Request(question)
