@@ -542,8 +542,12 @@ def completed(
     # station the customer ("my origin station id is 16708"), and basketball's team managers
     # gave their team's id, so no task found its user first (9% had 3+ calls); weather's one
     # email was a subscription's, which owns nothing, so its forecasters get one
-    lacks = customer is not None and customer not in emails and len(customer.columns) < 12
-    if customer is not None and lacks and not _pointed_to(emails, tables):
+    if (
+        customer is not None
+        and customer not in emails
+        and len(customer.columns) < 12
+        and not _pointed_to(emails, tables)
+    ):
         customer.columns.append(ColumnProposal(name="email", type="text"))
     return SchemaProposal(tables=list(tables.values()))
 

@@ -304,6 +304,8 @@ def check(
 
 
 _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
+# "the balance of my active account is $72.61": the field of a record, then its value
+_OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,2}?\w+(?=\s+(?:is|was)\b))?"
 
 
 def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
@@ -319,10 +321,8 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     held.setdefault(name, set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
-        phrase = re.escape(name.replace("_", " "))
-        # "the balance of my active account is $72.61": the field of a record, then its value
-        of = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,2}?\w+(?=\s+(?:is|was)\b))?"
-        pattern = rf"\b{phrase}{of}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
+        field = re.escape(name.replace("_", " "))
+        pattern = rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))
             if (name, said) not in given and not any(same_number(said, v) for v in held[name]):

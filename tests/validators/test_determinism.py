@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from tests.conftest import expected_of, mini_task
+from tests.generators.basketball import basketball_spec
 from tests.validators.verdicts import W30
-from toolscale.environment import Replay
+from toolscale.environment import Environment, Replay
+from toolscale.sandbox.base import ENGINE_NAMES
+from toolscale.sandbox.ddl import create_statements
 from toolscale.sandbox.state import Changes
 from toolscale.spec import EnvironmentSpec
-from toolscale.task import Task
-from toolscale.tool import ToolResult
+from toolscale.task import GoldCall, Task
+from toolscale.tool import Tool, ToolResult
 from validators.determinism import check
 from validators.pipeline import verify
 
@@ -109,3 +112,35 @@ def test_the_same_outputs_with_other_rows_are_named_by_table() -> None:
     found = check(TWO_CALLS, first, first, other, "duckdb")
     assert found is not None and found.reason == "engine_mismatch"
     assert found.detail == "the replay on duckdb differs: final states differ in accounts"
+
+
+def test_a_reference_only_sqlite_declares_is_an_engine_mismatch() -> None:
+    """DuckDB declares no foreign key of a table others reference (so a player whom
+    contracts point to can be traded); a write that leaves such a reference dangling is
+    refused by SQLite alone, and the determinism stage rejects the task for it."""
+    spec = basketball_spec()
+    players = next(s for s in create_statements(spec.schema_, "duckdb") if "players" in s)
+    assert "FOREIGN KEY" not in players and "FOREIGN KEY" in next(
+        s for s in create_statements(spec.schema_, "sqlite") if "TABLE players" in s
+    )
+    move = Tool(
+        name="move_player",
+        description="d",
+        kind="write",
+        parameters={
+            "type": "object",
+            "properties": {"player_id": {"type": "integer"}, "team_id": {"type": "integer"}},
+            "required": ["player_id", "team_id"],
+        },
+        run=["UPDATE players SET team_id = :team_id WHERE player_id = :player_id"],
+    )
+    spec = spec.model_copy(update={"tools": [*spec.tools, move]})
+    calls = [GoldCall(name="move_player", arguments={"player_id": 10, "team_id": 99})]
+    replays = {}
+    for engine in ENGINE_NAMES:
+        with Environment(spec, engine=engine) as env:
+            replays[engine] = env.replay(calls)
+    assert not replays["sqlite"].results[0].ok and replays["duckdb"].results[0].ok
+    task = Task(id="t", instruction="Move player 10 to team 99.", gold_calls=calls)
+    found = check(task, replays["sqlite"], replays["sqlite"], replays["duckdb"], "duckdb")
+    assert found is not None and found.reason == "engine_mismatch"
