@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, bank_verdict
 from toolscale.spec import EnvironmentSpec
+from toolscale.tool import Tool
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
@@ -592,3 +593,42 @@ def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
     ask = "Please block my card K30001, make sure it is frozen, and tell me its status."
     verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
     assert verdict == ("accepted", "ok", "")
+
+
+def test_the_persons_own_record_is_named_by_what_the_write_changes_on_it(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Movie's "I'd like to withdraw 43 loyalty points from my profile" was rejected: the
+    write's parameter is `amount`, and only the column it changes, `loyalty_points`, or
+    "my profile" names the customer's own row (5 of movie's 49 drafts)."""
+    tool = Tool.model_validate(
+        {
+            "name": "change_level",
+            "description": "Change a client's tier.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "client_id": {"type": "string"},
+                    "level": {"type": "string", "enum": ["standard", "premium"]},
+                },
+                "required": ["client_id", "level"],
+            },
+            "run": ["UPDATE clients SET tier = :level WHERE client_id = :client_id"],
+            "returns": "SELECT client_id, tier FROM clients WHERE client_id = :client_id",
+            "single": True,
+        }
+    )
+    spec = banking_spec.model_copy(update={"tools": [*banking_spec.tools, tool]})
+    email = "tom.becker@example.com"
+    change = {"name": "change_level", "arguments": {"client_id": "C1004", "level": "premium"}}
+    for ask in ("Make my tier premium.", "Make my profile premium."):
+        verdict = bank_verdict(spec, ask, email=email, gold_calls=[change], communicate=[])
+        assert verdict == ("accepted", "ok", ""), ask
+    # nothing that names the client: no column of theirs, no profile that is "my" one
+    for ask in ("Make it premium.", "Make the premium profile mine."):
+        stage, reason, detail = bank_verdict(
+            spec, ask, email=email, gold_calls=[change], communicate=[]
+        )
+        assert (stage, reason) == ("intent", "unasked_target"), ask
+        assert "never names the client it changes" in detail
