@@ -432,12 +432,35 @@ def _persons_name(table: Table, column: str) -> bool:
     return bool(people) and column in ("name", "full_name", "customer_name", "passenger_name")
 
 
-def _window(name: str) -> tuple[str, str]:
+# what is held at a time and booked ahead: some are past, some still to come. Movie's
+# showtimes all lay before the clock, so no booking could be made (its rule wants a
+# showtime in the future) and no create task was ever drafted
+UPCOMING = re.compile(
+    r"show|screening|appointment|reserv|event|session|game|match|lesson|class|exam|"
+    r"concert|performance|meeting|visit|forecast|slot|pickup|delivery"
+)
+AHEAD = 180  # days an upcoming window reaches past the clock
+
+
+def _window(name: str, table: str = "") -> tuple[str, str]:
     if re.search(r"birth|dob", name):
         return "1950-01-01", "2005-12-31"
     if re.search(r"due|expir|end|until|valid|scheduled|departure|arrival|return", name):
         return CLOCK.isoformat(), (CLOCK + dt.timedelta(days=730)).isoformat()
+    if _upcoming(name, table):
+        return (CLOCK - dt.timedelta(days=365)).isoformat(), _ahead().isoformat()
     return (CLOCK - dt.timedelta(days=1095)).isoformat(), (CLOCK - dt.timedelta(days=1)).isoformat()
+
+
+def _upcoming(name: str, table: str) -> bool:
+    """A moment of something held at a time (a showtime, an appointment), not of a record's
+    own history (`created_at`, `opened_on`)."""
+    own = re.search(r"creat|open|join|regist|issu|post|updat|paid|birth|dob", name)
+    return not own and bool(UPCOMING.search(name) or UPCOMING.search(table))
+
+
+def _ahead() -> dt.date:
+    return CLOCK + dt.timedelta(days=AHEAD)
 
 
 def default_column(table: Table, name: str) -> ColumnPlan:
@@ -468,7 +491,7 @@ def default_column(table: Table, name: str) -> ColumnPlan:
     if col.type == "boolean":
         return plan(kind="boolean", probability=0.8 if re.search(r"active|enabled", n) else 0.3)
     if col.type in ("date", "datetime"):
-        start, end = _window(n)
+        start, end = _window(n, table.name.lower())
         return plan(kind=col.type, start=start, end=end)
     if col.type == "integer":
         ranges = [
@@ -477,7 +500,10 @@ def default_column(table: Table, name: str) -> ColumnPlan:
             (r"rating|stars", 1, 5),
             (r"score|percent", 0, 100),
             (r"minute|duration", 5, 240),
-            (r"qty|quantity|count|copies|stock|seats|capacity|available", 0, 40),
+            # a room, a screen, a class holds many: movie's screens of 2 to 39 seats were
+            # full before any task, so no booking could be made
+            (r"capacity|max_seats|total_seats", 40, 300),
+            (r"qty|quantity|count|copies|stock|seats|available", 0, 40),
         ]
         low, high = next(((lo, hi) for p, lo, hi in ranges if re.search(p, n)), (1, 1000))
         if _carried(n):
@@ -747,10 +773,14 @@ def _numeric(plan: ColumnPlan, bounds: Bounds | None, integer: bool) -> Sampler:
     return lambda r, row: round(raw(r), places)
 
 
-def _moment(plan: ColumnPlan, bounds: Bounds | None, kind: str) -> Sampler:
-    start_text, end_text = _window(plan.column.lower())
+def _moment(plan: ColumnPlan, bounds: Bounds | None, kind: str, table: str = "") -> Sampler:
+    start_text, end_text = _window(plan.column.lower(), table.lower())
     start = dt.date.fromisoformat((plan.start or start_text)[:10])
     end = dt.date.fromisoformat((plan.end or end_text)[:10])
+    if _upcoming(plan.column.lower(), table.lower()) and end < CLOCK:
+        # the model's window kept none to come (movie's ran 2022 to 2024): the last year
+        # and the next half year, a third of them ahead
+        start, end = max(start, CLOCK - dt.timedelta(days=365)), _ahead()
     if bounds is not None:
         if isinstance(bounds.low, str) and _iso(bounds.low[:10], "date"):
             low = dt.date.fromisoformat(bounds.low[:10]) + dt.timedelta(days=bounds.strict_low)
@@ -822,7 +852,7 @@ def _sampler(
     elif kind in ("integer", "real"):
         draw = _numeric(plan, bounds, integer=kind == "integer" or col.type == "integer")
     elif kind in ("date", "datetime"):
-        draw = _moment(plan, bounds, "date" if col.type == "date" else kind)
+        draw = _moment(plan, bounds, "date" if col.type == "date" else kind, table.name)
     elif kind == "boolean":
         chance = 0.5 if plan.probability is None else plan.probability
         draw = lambda r, row: r.random() < chance  # noqa: E731

@@ -378,3 +378,24 @@ def test_an_email_is_planned_as_one_persons_own() -> None:
     assert len({r["first_name"] for r in rows}) > 30
     # the email is made from the row's own name
     assert all(r["first_name"].lower()[0] in r["email"] for r in rows)
+
+
+def test_what_is_held_at_a_time_is_partly_still_to_come() -> None:
+    """Movie's 69 showtimes all lay before the clock (the model's window, and the default it
+    was shown, ended in the past), and its screens held 2 to 39 seats: no booking could be
+    made, so no create task was ever drafted."""
+    screens = keyed_table("screens", capacity="integer")
+    showtimes = keyed_table("showtimes", showtime_date="datetime", created_at="datetime")
+    schema = Schema(tables=[screens, showtimes])
+    clock = "2025-01-15"
+    past = ColumnPlan(column="showtime_date", kind="datetime", start="2022-01-01", end="2024-12-31")
+    said = DataPlan(tables=[TablePlan(table="showtimes", columns=[past])])
+    for plan in (default_plan(schema), said):
+        rows = expand(plan, schema, seed=0, total_rows=400)
+        shows = [r["showtime_date"] for r in rows["showtimes"]]
+        assert sum(s > clock for s in shows) >= len(shows) // 5, plan
+        assert sum(s < clock for s in shows) >= len(shows) // 5, plan
+        # a record's own history stays in the past
+        assert all(r["created_at"] < clock for r in rows["showtimes"])
+    capacities = [r["capacity"] for r in expand(default_plan(schema), schema, 0, 400)["screens"]]
+    assert min(capacities) >= 40
