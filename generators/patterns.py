@@ -979,19 +979,20 @@ def reads(schema: Schema) -> list[Candidate]:
         parts = (
             ["first_name", "last_name"]
             if {"first_name", "last_name"} <= set(names)
-            else [n for n in ("full_name", "name") if n in names][:1]
+            else [n for n in ("full_name", "name", "title") if n in names][:1]
         )
-        if parts:
+        if parts:  # a movie by its title: the one way a person names it
+            by = "title" if parts == ["title"] else "name"
             where = " AND ".join(f"lower({p}) = lower(:{p})" for p in parts)
             out.append(
                 Candidate(
-                    id=f"find:{table.name} by name",
+                    id=f"find:{table.name} by {by}",
                     pattern="find",
                     summary=f"find a {noun} by {' and '.join(parts)}",
                     rows={},
                     main="",
                     tool=_tool(
-                        f"find_{noun}_by_name",
+                        f"find_{noun}_by_{by}",
                         f"Find a {noun} by {' and '.join(parts)} (case does not matter).",
                         "read",
                         {p: param_schema(table.column(p), f"the {p}") for p in parts},

@@ -29,7 +29,7 @@ from toolscale.brief import load_brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
-from toolscale.schema import Scalar
+from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.testing.fakedomain import library
@@ -496,6 +496,9 @@ def test_a_write_that_works_on_few_records_still_gets_its_share(
     writes = [p.write.name for p in drafted if p is not None]
     assert writes.count("unfreeze_card") >= 5  # 2 when every failure drew again
     assert max(writes.count(w) for w in set(writes)) <= 12
+    # a new record of the person's is as much theirs as one they have: movie's one create
+    # was drawn for 1 in 17 work items and never kept (here: 1 of 60 opened an account)
+    assert writes.count("open_account") >= 4
 
 
 def test_a_record_nothing_but_its_id_tells_apart_is_still_found_among_the_persons_own() -> None:
@@ -601,3 +604,44 @@ def test_a_move_says_where_the_record_goes() -> None:
             chain = gold_chain(env, Purpose(tool, "contracts", 30, arguments), teams, owned)
         assert chain is not None and chain.purpose is not None, tool.name
         assert said in chain.purpose, chain.purpose
+
+
+def test_a_record_without_a_name_is_named_by_what_it_belongs_to_and_looked_up() -> None:
+    """Movie's bookings needed a showtime, which has no name: the user would have had to
+    state "showtime id 34026". A trip is named by its train and its departure, and the gold
+    finds the train by name and lists its trips, as a clerk would."""
+    spec = railway_spec()
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    picked = ["create:tickets under passengers", "find:passengers by email", "find:trains by name"]
+    spec = spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]})
+    book = cands["create:tickets under passengers"].tool
+    people = spec.schema_.table("passengers")
+    purpose = Purpose(book, "passengers", 50, {"passenger_id": 50, "trip_id": 11, "price": 40.0})
+    with Environment(spec) as env:
+        chain = gold_chain(env, purpose, people, owners(spec, people))
+    assert chain is not None
+    assert [c.name for c in chain.calls] == [
+        "find_passenger_by_email",
+        "find_train_by_name",
+        "list_trips_by_train_id",
+        book.name,
+    ]
+    assert chain.calls[1].arguments == {"name": "Valley"}
+    assert ("train name", "Valley") in chain.facts
+    assert ("trip departure_time", "2025-01-16T08:00:00") in chain.facts
+    assert 11 not in [v for _, v in chain.facts]  # the trip's id comes from the listing
+    assert chain.purpose == "create ticket, for themselves."  # not "for their own profile"
+    # a record named by its title is found by it: a movie
+    movies = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "movies",
+                    "columns": [col("movie_id", "integer"), col("title", "text")],
+                    "primary_key": ["movie_id"],
+                }
+            ]
+        }
+    )
+    finds = {c.id: c.tool.name for c in catalogue(movies, {}) if c.pattern == "find"}
+    assert finds == {"find:movies by title": "find_movie_by_title"}
