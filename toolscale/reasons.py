@@ -179,6 +179,11 @@ class IntentReason(Reason):
     """Stage `intent`: the instruction asks for what the gold does, and no less."""
 
     UNASKED_WRITE = "unasked_write", "a write whose operation the instruction does not ask for"
+    UNSERVED_REQUEST = (
+        "unserved_request",
+        "the instruction asks for an act no gold write does ('I'd like to book my next movie. "
+        "Could you activate my booking?', whose gold only activates)",
+    )
     UNASKED_TARGET = (
         "unasked_target",
         "a write on a record the instruction does not name or tell apart from the user's others",

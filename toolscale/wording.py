@@ -255,6 +255,11 @@ def third_person(text: str, entities: set[str]) -> str | None:
     return None
 
 
+def variants(word: str, groups: tuple[frozenset[str], ...] = OPERATIONS) -> frozenset[str]:
+    """The stems of a word and of its synonyms: one stem alone when it names no act."""
+    return _variants(word.casefold(), groups)
+
+
 class Request:
     """An instruction (or a whole user text) stemmed once, asked about many words."""
 

@@ -36,6 +36,7 @@ from toolscale.wording import (
     singular,
     tables_of,
     third_person,
+    variants,
     words,
 )
 from validators.facts import SeedFacts, literals, phrase
@@ -422,6 +423,54 @@ _WISH = re.compile(
 )
 
 
+# "I'd like to book my next movie", "could you please activate": a frame that asks for an
+# act, and the words that follow it up to the end of the clause
+_ASKS_FOR = re.compile(
+    r"\b(?:i(?:'d| would) (?:like|love) to|i want to|i need to|i wish to|please|help me|"
+    r"(?:can|could|would|will) you(?: please)?)\s+(?P<clause>[^.,;:?!]+)",
+    re.I,
+)
+_FILLER = {"also", "just", "kindly", "please", "go", "ahead", "now", "quickly", "to", "you"}
+# verbs whose object says what they mean ("make it quick", "request a refund", "place an
+# order" is said by the order): only a plain verb of an act is taken at its word
+_WEAK = {"make", "new", "start", "hold", "place", "request", "order", "issue", "apply", "top"}
+# "please confirm the booking details" asks to be told as often as to act (travel-old)
+_WEAK |= {"confirm", "verify"}
+
+
+def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
+    """Every act the user asks for is one a gold write does (or tries, for a refusal):
+    movie-intent-00011 said "I'd like to book my next movie. Could you please activate my
+    booking ...", and its gold only activated; an agent trained on it learns to leave half
+    a request undone. Only the verb that opens a request clause is read."""
+    entities = schema_entities(schema)
+    served: set[str] = set()
+    for call in task.gold_calls:
+        tool = tools[call.name]
+        if tool.kind != "write":
+            continue
+        acts = [w for w in words(tool.name) if w not in entities]  # not "booking": "book"
+        for word in [*operation_words(tool, call.arguments, schema), *acts]:
+            served |= variants(word)
+        if not tool.creates:  # a status set, a move, an adjustment is a change
+            served |= variants("change")
+    for m in _ASKS_FOR.finditer(task.instruction):
+        clause = re.split(r"\s+(?:and|then|so|but)\s+", m.group("clause"))[0]
+        said = [w for w in tokens(clause) if w not in _FILLER]
+        if not said or said[0] in _WEAK or said[0] in entities:
+            continue
+        verb = said[0]
+        synonyms = variants(verb)
+        if len(synonyms) == 1 or synonyms & served:
+            continue  # no act ("know", "check", "tell"), or one the gold does
+        if not Request(" ".join(said)).requests(verb, entities):
+            continue  # "confirm the booking status" asks to be told; "is frozen" a state
+        return (
+            f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write does it"
+        )
+    return None
+
+
 def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
     """A state the user wants a record left in that no row of its kind the gold changes
     has: finance's gold activated a repaid loan for "I need to activate my loan and make
@@ -462,6 +511,8 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.ASKS_AFTER_REFUSAL, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
+    if (detail := unserved_request(task, tools, schema)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNSERVED_REQUEST, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unasked_value(task, tools, schema)) is not None:

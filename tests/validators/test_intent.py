@@ -632,3 +632,31 @@ def test_the_persons_own_record_is_named_by_what_the_write_changes_on_it(
         )
         assert (stage, reason) == ("intent", "unasked_target"), ask
         assert "never names the client it changes" in detail
+
+
+def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """movie-intent-00011: "I'd like to book my next movie. Could you please activate my
+    booking for the id 56660?", whose gold only activated. The act is the verb that opens
+    a request; a record's name ("my booking") is no act, and any change serves "change"."""
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "I'd like to close my old account. Please freeze my card K30001 and tell me its status.",
+        gold_calls=[FREEZE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unserved_request")
+    assert detail == (
+        "the instruction asks to 'close' (\"I'd like to close my old account\"), and no gold "
+        "write does it"
+    )
+    for kept in (
+        "I'd like to block my card K30001. Please tell me its status.",  # a synonym
+        "Could you please change my card K30001 to frozen and tell me its status?",
+        "I want to know my card K30001's status. Please freeze it, and make it quick.",
+        "Please confirm whether my card K30001 is frozen, then freeze it. Its status?",
+    ):
+        verdict = bank_verdict(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
+        assert verdict == ("accepted", "ok", ""), kept
