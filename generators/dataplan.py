@@ -28,7 +28,7 @@ from sqlglot import exp
 
 from toolscale.sandbox.ddl import create_statements
 from toolscale.schema import ColumnType, Scalar, Schema, Table
-from toolscale.wording import spans
+from toolscale.wording import singular, spans
 
 Kind = Literal[
     "person_name",
@@ -442,6 +442,11 @@ UPCOMING = re.compile(
 AHEAD = 180  # days an upcoming window reaches past the clock
 
 
+def _names(column: str, noun: str) -> bool:
+    """The column is what a record is called: `name`, `station_name`."""
+    return column in ("name", f"{noun}_name") and not PERSON_TABLES.search(noun)
+
+
 def _window(name: str, table: str = "") -> tuple[str, str]:
     if re.search(r"birth|dob", name):
         return "1950-01-01", "2005-12-31"
@@ -497,7 +502,7 @@ def default_column(table: Table, name: str) -> ColumnPlan:
         ranges = [
             (r"year", 1960, 2024),
             (r"age", 18, 90),
-            (r"rating|stars", 1, 5),
+            (r"rating|stars|severity|priority", 1, 5),
             (r"score|percent", 0, 100),
             (r"minute|duration", 5, 240),
             # a room, a screen, a class holds many: movie's screens of 2 to 39 seats were
@@ -512,6 +517,8 @@ def default_column(table: Table, name: str) -> ColumnPlan:
             low, high = 10, 20000
         return plan(kind="integer", low=low, high=high)
     if col.type == "real":
+        if re.search(r"humid|percent|pct", n):  # weather's humidity ran to 927.75
+            return plan(kind="real", low=5, high=100, decimals=1)
         if re.search(r"rate|interest|ratio|share", n):
             return plan(kind="real", low=0.01, high=0.25, decimals=4)
         if re.search(r"lat", n):
@@ -700,8 +707,13 @@ def _id_block(counts: dict[str, int]) -> int:
 Sampler = Callable[[random.Random, dict[str, Scalar]], Scalar]
 
 
-def _draw_text(plan: ColumnPlan, p: Pools) -> Sampler:
+def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
     kind = plan.kind
+    if kind == "text" and not plan.values and noun and _names(plan.column.lower(), noun):
+        # a place or thing called by name: "Lake Andrea Station", never a catch phrase
+        # (weather's stations were "Right-sized full-range forecast")
+        title = noun.replace("_", " ").title()
+        return lambda r, row: f"{r.choice(p.cities)} {title}"
     if kind == "person_name":
         return lambda r, row: f"{r.choice(p.first)} {r.choice(p.last)}"
     if kind == "first_name":
@@ -857,7 +869,7 @@ def _sampler(
         chance = 0.5 if plan.probability is None else plan.probability
         draw = lambda r, row: r.random() < chance  # noqa: E731
     else:
-        draw = _draw_text(plan, p)
+        draw = _draw_text(plan, p, singular(table.name))
     state = table.state_of(col.name)
     found = table.status()
     if state is not None and found is not None:  # a frozen_reason only on frozen cards

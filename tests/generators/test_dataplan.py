@@ -399,3 +399,18 @@ def test_what_is_held_at_a_time_is_partly_still_to_come() -> None:
         assert all(r["created_at"] < clock for r in rows["showtimes"])
     capacities = [r["capacity"] for r in expand(default_plan(schema), schema, 0, 400)["screens"]]
     assert min(capacities) >= 40
+
+
+def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
+    """Weather's stations were named "Right-sized full-range forecast" (a Faker catch
+    phrase), its humidity ran to 927.75 and its alert severity to 497."""
+    stations = keyed_table("stations", humidity="real", severity="integer")
+    stations.columns.insert(1, Column(name="name", type="text"))
+    plan = DataPlan(
+        tables=[TablePlan(table="stations", columns=[ColumnPlan(column="name", kind="text")])]
+    )
+    schema = Schema(tables=[stations])
+    rows = expand(plan, schema, seed=0, total_rows=200)["stations"]
+    assert all(re.fullmatch(r"[A-Z][\w .'-]+ Station", r["name"]) for r in rows), rows[:3]
+    assert all(5 <= r["humidity"] <= 100 for r in rows)
+    assert all(1 <= r["severity"] <= 5 for r in rows)
