@@ -203,7 +203,7 @@ _ASSISTANT = re.compile(
     r"if you have any (?:other )?questions|let me know if you need|"
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
-    r"I can help you\b|(?:can|may) I help you\b|"
+    r"I can help you\b|(?:can|may) I help you\b|anything else I can (?:help|do)\b|"
     r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
     r"tell the (?:customer|client|user)\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer

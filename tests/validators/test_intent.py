@@ -338,6 +338,10 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
         "assistant_voice",
         "the instruction says 'Are you ready to': an assistant's words, not the customer's",
     )
+    # weather's "... Is there anything else I can help you with?"
+    closing = "Freeze my card K30001 and tell me its status. Anything else I can help with?"
+    verdict = bank_verdict(banking_spec, closing, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     # travel's "Please update my customer email ... Your email is samantha.cortez@..."
     told_back = "Freeze my card K30001. Your email is maria.lopez@example.com. Its status?"
     verdict = bank_verdict(banking_spec, told_back, gold_calls=[freeze], communicate=told)

@@ -117,6 +117,11 @@ def test_the_prompt_shows_the_request_every_call_with_its_real_output_and_the_va
     assert '"from_balance":4000.75' in text
     assert "1. from_balance = 4000.75 (from call 2)" in text
     assert "Identify the client first" in text  # the rules a call may be needed for
+    # a write's output is the record after it: the 1.5B judge read weather's cancelled
+    # alert as "already cancelled" and refused 14 of 50 drafts
+    writes = [c for c in gold.task.gold_calls if banking_spec.tool_map()[c.name].kind == "write"]
+    assert writes
+    assert text.count("(the record after this change, not before it)") == len(writes)
 
 
 def test_a_replay_gives_the_same_prompt_as_the_trajectory(
