@@ -700,8 +700,12 @@ def _name_keys(tables: dict[str, TableProposal]) -> None:
             taken.add(key)
 
 
-_EACH = re.compile(r"\beach ([a-z_]+) ((?:is|belongs|stands)\b[^,.;]*)")
-_ONE = re.compile(r"\b(?:by|to|for|in) (?:one|a|an) ([a-z_]+)")
+# "each station is looked after by one forecaster", "each order item is for one order and
+# one product": a record of two words is named as two words
+_EACH = re.compile(r"\beach ([a-z_]+(?: [a-z_]+)?) ((?:is|belongs|stands)\b[^,.;]*)")
+_ONE = re.compile(
+    r"\b(?:by|to|for|in|and) (?:one|a|an) ([a-z_]+(?: (?!(?:by|to|for|in|and|of)\b)[a-z_]+)?)"
+)
 
 
 def _link_stated(description: str, tables: dict[str, TableProposal]) -> None:
@@ -710,9 +714,7 @@ def _link_stated(description: str, tables: dict[str, TableProposal]) -> None:
     and every task was about their own profile."""
     keys = {t.columns[0].name: name for name, t in tables.items() if t.columns}
     stated = [(m[1], one[1]) for m in _EACH.finditer(description) for one in _ONE.finditer(m[2])]
-    for child, parent in (
-        (_table_for(singular(c), tables), _table_for(singular(p), tables)) for c, p in stated
-    ):
+    for child, parent in ((_named(c, tables), _named(p, tables)) for c, p in stated):
         if child is None or parent is None or child is parent or len(child.columns) >= 12:
             continue
         key = parent.columns[0].name
@@ -721,6 +723,14 @@ def _link_stated(description: str, tables: dict[str, TableProposal]) -> None:
         ):
             continue
         child.columns.insert(1, ColumnProposal(name=key, type="integer"))
+
+
+def _named(phrase: str, tables: dict[str, TableProposal]) -> TableProposal | None:
+    """The table a phrase of one or two words names: "order item" is `order_items`, "order
+    and" is `orders`."""
+    said = phrase.split()
+    whole = _table_for(singular("_".join(said)), tables) if len(said) > 1 else None
+    return whole or _table_for(singular(said[0]), tables)
 
 
 def _table_for(noun: str, tables: dict[str, TableProposal]) -> TableProposal | None:

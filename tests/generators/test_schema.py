@@ -422,6 +422,31 @@ def test_weathers_answer_with_plain_ids_gets_its_keys_and_the_links_its_brief_st
     }
 
 
+def test_ecommerces_returns_are_of_the_order_item_its_brief_says() -> None:
+    """Ecommerce's rule "A return quantity cannot exceed the quantity bought on that order
+    item" was enforced by no tool: the model's returns pointed to an order, not to an order
+    item. Its brief now says each return is for one order item (two words: the link reader
+    took one), and the completion adds the link. The answer, as it came:"""
+    tables = proposed(
+        {
+            "customers": "customer_id first_name last_name email status",
+            "products": "product_id name description price:real stock status",
+            "orders": "order_id customer_id status order_date shipping_address",
+            "order_items": "order_item_id order_id product_id quantity",
+            "returns": "return_id order_id quantity delivered_date",
+        }
+    )
+    brief = load_brief(Path(__file__).parents[2] / "domains" / "ecommerce" / "brief.yaml")
+    proposal = completed(
+        SchemaProposal(tables=tables), brief.rules, brief.entities, brief.description
+    )
+    links = {(t.name, fk.ref_table) for t in to_schema(proposal).tables for fk in t.foreign_keys}
+    assert ("returns", "order_items") in links
+    assert {("orders", "customers"), ("order_items", "orders"), ("order_items", "products")} <= (
+        links
+    )
+
+
 def test_with_no_people_the_table_the_users_manage_gets_an_email() -> None:
     """Basketball's schema had teams, players, contracts, games: its team managers gave their
     team's id, so no task found its user first (9% of its tasks had 3+ calls)."""
