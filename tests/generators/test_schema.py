@@ -445,6 +445,19 @@ def test_ecommerces_returns_are_of_the_order_item_its_brief_says() -> None:
     assert {("orders", "customers"), ("order_items", "orders"), ("order_items", "products")} <= (
         links
     )
+    # a link already there under the record's last word is the link, not added twice:
+    # restaurant's reservations may name their dining table `table_id`
+    dining = proposed(
+        {
+            "customers": "customer_id email",
+            "dining_tables": "dining_table_id seats",
+            "reservations": "reservation_id customer_id table_id party_size",
+        }
+    )
+    brief = load_brief(Path(__file__).parents[2] / "domains" / "restaurant" / "brief.yaml")
+    done = completed(SchemaProposal(tables=dining), brief.rules, brief.entities, brief.description)
+    columns = [c.name for c in next(t for t in done.tables if t.name == "reservations").columns]
+    assert columns == ["reservation_id", "customer_id", "dining_table_id", "party_size", "status"]
 
 
 def test_with_no_people_the_table_the_users_manage_gets_an_email() -> None:
