@@ -1020,3 +1020,49 @@ def test_a_sum_reads_a_column_named_with_fewer_words_than_the_rule(engine: str) 
     sign = _enforced(spec, salary, "create:contracts under players")
     assert _on(spec, sign, engine, player_id=11, team_id=1, salary=40.0).ok
     assert _on(spec, sign, engine, player_id=11, team_id=1, salary=41.0).error == salary
+
+
+def test_the_day_a_new_record_is_made_is_today_not_asked() -> None:
+    """Ecommerce's `create_order` asked the user for the `order_date`, and the 1.5B's
+    users created orders dated 2024-05-16 ("create an order for myself on
+    2024-08-27T13:45:38"): an order is placed now. A time a record is held for (a
+    reservation's) is still the user's to give."""
+    orders = {
+        "name": "orders",
+        "columns": [
+            col(name, kind)
+            for name, kind in (
+                ("order_id", "integer"),
+                ("customer_id", "integer"),
+                ("order_date", "datetime"),
+                ("status", "text"),
+            )
+        ],
+        "primary_key": ["order_id"],
+        "foreign_keys": [fk("customer_id", "customers")],
+        "checks": ["status IN ('pending', 'paid')"],
+    }
+    held = {
+        "name": "reservations",
+        "columns": [
+            col(name, kind)
+            for name, kind in (
+                ("reservation_id", "integer"),
+                ("customer_id", "integer"),
+                ("reservation_date", "datetime"),
+            )
+        ],
+        "primary_key": ["reservation_id"],
+        "foreign_keys": [fk("customer_id", "customers")],
+    }
+    customers = {
+        "name": "customers",
+        "columns": [col("customer_id", "integer"), col("email", "text")],
+        "primary_key": ["customer_id"],
+    }
+    spec = bed("shop", {"tables": [customers, orders, held]}, {})
+    cands = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
+    order = cands["create:orders under customers"]
+    assert "order_date" not in order.param_types()
+    assert ":_now" in order.run[0]
+    assert "reservation_date" in cands["create:reservations under customers"].param_types()
