@@ -249,6 +249,8 @@ def check(
             reason=FactsReason.FALSE_FACT,
             detail=f"the user states {literal!r}, which the seed does not hold",
         )
+    if said := _quoted_claim(text, known, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if hole := _PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
         return Rejection(
             stage=STAGE,
@@ -301,6 +303,30 @@ def check(
                 detail=f"the request's {sentence.strip()!r} says {said}",
             )
     return None
+
+
+_QUOTED = re.compile(r"(?<!\w)['\"]([^'\"\n]{2,40})['\"](?!\w)")
+
+
+def _quoted_claim(text: str, known: set[object], seed: SeedFacts) -> str:
+    """A value the user quotes that neither the gold nor the seed holds: ecommerce's "update
+    the order status of my order from 'awaiting payment' to 'pending'" (no order is awaiting
+    payment). A quoted field or table name ("the 'order status'") states no value."""
+    named = {
+        w
+        for t, cols in seed.columns.items()
+        for n in (t, *cols)
+        for w in tokens(n.replace("_", " "))
+    }
+    for m in _QUOTED.finditer(text):
+        said = m.group(1).strip()
+        words = tokens(said)
+        if not words or all(w in named or singular(w) in named for w in words):
+            continue
+        if _states(said, known) or _states(said, set(seed.values)):
+            continue
+        return f"the user states {m.group()!r}, which the seed does not hold"
+    return ""
 
 
 _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"

@@ -362,3 +362,25 @@ def test_a_name_the_user_gives_as_their_own_must_be_the_persons_found(
     for own in ("My name is Maria Lopez. ", "I'm Maria and I want to know. "):
         verdict = bank_verdict(banking_spec, own + ASK, gold_calls=[LOAN], communicate=TOLD)
         assert verdict == ("accepted", "ok", ""), own
+
+
+def test_a_quoted_value_nothing_holds_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Ecommerce's "update the order status of my order from 'awaiting payment' to
+    'pending'": no order was awaiting payment. A quoted value the gold shows, or a quoted
+    field name, is no such claim."""
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please freeze my card K30001, now 'awaiting renewal', and tell me its status.",
+        gold_calls=[freeze],
+        communicate=told,
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert detail == "the user states \"'awaiting renewal'\", which the seed does not hold"
+    for kept in (
+        "Please freeze my card K30001 and tell me its 'status'.",
+        'Please set my card K30001 to "frozen" and tell me its status.',
+    ):
+        verdict = bank_verdict(banking_spec, kept, gold_calls=[freeze], communicate=told)
+        assert verdict == ("accepted", "ok", ""), kept
