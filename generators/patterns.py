@@ -81,9 +81,11 @@ AMOUNTS = ("amount", "balance", "price", "total", "cost", "principal", "outstand
 CLOSING = ("closed", "paid_off", "paid", "settled", "completed")
 CANCELLED = ("cancelled", "canceled")
 RECORDED = ("completed", "posted", "done", "settled", "succeeded")
-NOW_DATES = ("opened", "created", "issued", "joined", "added", "posted", "placed", "booked")
-# ecommerce's users created orders "on 2024-08-27" (the order_date was a parameter)
-NOW_DATES += ("order", "purchase", "sale", "requested", "submitted", "enrolled", "registered")
+# the day a new record is made: ecommerce's users created orders "on 2024-08-27" while the
+# order_date was a parameter
+NOW_DATES: tuple[str, ...] = ("opened", "created", "issued", "joined", "added", "posted")
+NOW_DATES += ("placed", "booked", "order", "purchase", "sale", "requested", "submitted")
+NOW_DATES += ("enrolled", "registered")
 # what a new row has done nothing of yet: basketball's users created games "with 344 tickets
 # sold and a capacity of 10"
 COUNTERS = ("sold", "used", "booked", "taken", "enrolled", "redeemed", "reserved", "filled")
