@@ -204,6 +204,9 @@ _ASSISTANT = re.compile(
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|(?:can|may) I help you\b|anything else I can (?:help|do)\b|"
+    # ecommerce's "Sure, I'll suspend your account ... and let you know the status"
+    r"I(?:'ll| will) \w+ your\b|"
+    r"let you know\b|"
     r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
     r"tell the (?:customer|client|user)\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer

@@ -338,6 +338,11 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
         "assistant_voice",
         "the instruction says 'Are you ready to': an assistant's words, not the customer's",
     )
+    # ecommerce's "Sure, I'll suspend your account for your customer profile, and let you
+    # know the status right away."
+    for spoken in ("Sure, I'll freeze your card K30001.", "Card K30001: I'll let you know."):
+        verdict = bank_verdict(banking_spec, spoken, gold_calls=[freeze], communicate=told)
+        assert verdict[:2] == ("intent", "assistant_voice"), spoken
     # weather's "... Is there anything else I can help you with?"
     closing = "Freeze my card K30001 and tell me its status. Anything else I can help with?"
     verdict = bank_verdict(banking_spec, closing, gold_calls=[freeze], communicate=told)
