@@ -29,6 +29,7 @@ from toolscale.brief import load_brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.reasons import GeneratorReason
+from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
@@ -645,3 +646,26 @@ def test_a_record_without_a_name_is_named_by_what_it_belongs_to_and_looked_up() 
     )
     finds = {c.id: c.tool.name for c in catalogue(movies, {}) if c.pattern == "find"}
     assert finds == {"find:movies by title": "find_movie_by_title"}
+
+
+def test_the_briefs_operations_are_drawn_before_the_catalogues_others(
+    bank_env: Environment, banking: EnvironmentSpec
+) -> None:
+    """Ecommerce's shoppers set their own orders to paid and delivered (operations the
+    catalogue offers) more often than they cancelled one (what the brief's rules are
+    about): 2 of 60 drafts cancelled, 9 moved a return. A write that enforces a rule is
+    drawn three times as often. Adding a payee: 3 of 60 without a rule."""
+    rule = RuleCoverage(
+        rule="A client can add at most 10 payees.",
+        enforced_by=[Enforcement(tool="add_payee", step=1, check="At most 10 payees.")],
+    )
+    spec = banking.model_copy(update={"rules": [rule]})
+    people = spec.schema_.table("clients")
+    owned = owners(spec, people)
+    sampler = ArgumentSampler(spec)
+    with Environment(spec) as env:
+        drafted = [
+            draft_purpose(env, sampler, people, owned, random.Random(i), False) for i in range(60)
+        ]
+    writes = [p.write.name for p in drafted if p is not None]
+    assert writes.count("add_payee") >= 7
