@@ -72,6 +72,28 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
     return None
 
 
+_ADJUSTS = re.compile(r"\bSET\s+(\w+)\s*=\s*(?:round\(\s*)?\1\s*[-+]\s*:(\w+)", re.I)
+_TO_NUMBER = re.compile(r"(?<!\bup )\bto\s+\$?(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%)", re.I)
+
+
+def _by_as_to(instruction: str, tool: Tool, arguments: dict) -> str:
+    """A write that changes a column by an amount, asked for as a change to that amount:
+    ecommerce-intent-00017 "reduce the quantity of my order item from 4 to 29", whose gold
+    reduced it by 29."""
+    for sql in tool.run:
+        m = _ADJUSTS.search(sql)
+        amount = arguments.get(m.group(2)) if m else None
+        if m is None or not isinstance(amount, int | float) or isinstance(amount, bool):
+            continue
+        for said in _TO_NUMBER.finditer(instruction):
+            if float(said.group(1).replace(",", "")) == float(amount):
+                return (
+                    f"changes {m.group(1)} by {amount:g}; the instruction asks for it "
+                    f"{said.group().strip()!r}"
+                )
+    return ""
+
+
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
     entities = schema_entities(schema)
@@ -79,6 +101,8 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         tool = tools[call.name]
         if tool.kind != "write":
             continue
+        if by := _by_as_to(task.instruction, tool, call.arguments):
+            return f"gold call {i} {call.key()} {by}"
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing
         # one is not changed by saying what it already is ("my pending transfer"); the kind

@@ -669,3 +669,35 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
     ):
         verdict = bank_verdict(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
         assert verdict == ("accepted", "ok", ""), kept
+
+
+def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00017: "I'm trying to reduce the quantity of my order item from 4 to
+    29", whose gold reduced it by 29. Money sent "to" an account is still sent by an
+    amount."""
+    move = {
+        "name": "transfer_funds",
+        "arguments": {
+            "client_id": "C1001",
+            "from_account_id": "A20001",
+            "to_account_id": "A20002",
+            "amount": 250,
+        },
+    }
+    told = [{"call": 0, "path": "from_balance"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please move money into A20002 to bring my account A20001 down to 250. My balance?",
+        gold_calls=[move],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unasked_write")
+    assert detail.endswith("changes balance by 250; the instruction asks for it 'to 250'")
+    for kept in (
+        "Please transfer 250 from A20001 to A20002. What is my balance then?",
+        "Please transfer $250 from A20001 to my account A20002. My balance?",
+    ):
+        verdict = bank_verdict(banking_spec, kept, gold_calls=[move], communicate=told)
+        assert verdict == ("accepted", "ok", ""), kept
