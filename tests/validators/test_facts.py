@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.validators.verdicts import MARIA, bank_verdict
+from tests.validators.verdicts import MARIA, all_kept, bank_verdict
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
 from validators.facts import SeedFacts, literals, names, unknown_id
@@ -378,9 +378,8 @@ def test_a_quoted_value_nothing_holds_is_false_fact(banking_spec: EnvironmentSpe
     )
     assert (stage, reason) == ("facts", "false_fact")
     assert detail == "the user states \"'awaiting renewal'\", which the seed does not hold"
-    for kept in (
+    kept = (
         "Please freeze my card K30001 and tell me its 'status'.",
         'Please set my card K30001 to "frozen" and tell me its status.',
-    ):
-        verdict = bank_verdict(banking_spec, kept, gold_calls=[freeze], communicate=told)
-        assert verdict == ("accepted", "ok", ""), kept
+    )
+    all_kept(banking_spec, kept, gold_calls=[freeze], communicate=told)

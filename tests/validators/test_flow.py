@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from tests.validators.verdicts import bank_verdict
+from tests.validators.verdicts import MOVE, bank_verdict
 from toolscale.spec import EnvironmentSpec
 
 BALANCE = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
-MOVE = {
-    "name": "transfer_funds",
-    "arguments": {
-        "client_id": "C1001",
-        "from_account_id": "A20001",
-        "to_account_id": "A20002",
-        "amount": 250,
-    },
-}
 ASK = "Please move $250 from A20001 to A20002 and tell me what is left in A20001."
 
 

@@ -5,7 +5,7 @@ the banking environment."""
 from __future__ import annotations
 
 from tests.conftest import mini_task
-from tests.validators.verdicts import MARIA, bank_verdict
+from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
 from validators.pipeline import verify
@@ -631,9 +631,8 @@ def test_the_persons_own_record_is_named_by_what_the_write_changes_on_it(
     spec = banking_spec.model_copy(update={"tools": [*banking_spec.tools, tool]})
     email = "tom.becker@example.com"
     change = {"name": "change_level", "arguments": {"client_id": "C1004", "level": "premium"}}
-    for ask in ("Make my tier premium.", "Make my profile premium."):
-        verdict = bank_verdict(spec, ask, email=email, gold_calls=[change], communicate=[])
-        assert verdict == ("accepted", "ok", ""), ask
+    asks = ("Make my tier premium.", "Make my profile premium.")
+    all_kept(spec, asks, email=email, gold_calls=[change], communicate=[])
     # nothing that names the client: no column of theirs, no profile that is "my" one
     for ask in ("Make it premium.", "Make the premium profile mine."):
         stage, reason, detail = bank_verdict(
@@ -661,14 +660,13 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         "the instruction asks to 'close' (\"I'd like to close my old account\"), and no gold "
         "write does it"
     )
-    for kept in (
+    kept = (
         "I'd like to block my card K30001. Please tell me its status.",  # a synonym
         "Could you please change my card K30001 to frozen and tell me its status?",
         "I want to know my card K30001's status. Please freeze it, and make it quick.",
         "Please confirm whether my card K30001 is frozen, then freeze it. Its status?",
-    ):
-        verdict = bank_verdict(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
-        assert verdict == ("accepted", "ok", ""), kept
+    )
+    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
 
 
 def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
@@ -677,27 +675,17 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
     """ecommerce-intent-00017: "I'm trying to reduce the quantity of my order item from 4 to
     29", whose gold reduced it by 29. Money sent "to" an account is still sent by an
     amount."""
-    move = {
-        "name": "transfer_funds",
-        "arguments": {
-            "client_id": "C1001",
-            "from_account_id": "A20001",
-            "to_account_id": "A20002",
-            "amount": 250,
-        },
-    }
     told = [{"call": 0, "path": "from_balance"}]
     stage, reason, detail = bank_verdict(
         banking_spec,
         "Please move money into A20002 to bring my account A20001 down to 250. My balance?",
-        gold_calls=[move],
+        gold_calls=[MOVE],
         communicate=told,
     )
     assert (stage, reason) == ("intent", "unasked_write")
     assert detail.endswith("changes balance by 250; the instruction asks for it 'to 250'")
-    for kept in (
+    kept = (
         "Please transfer 250 from A20001 to A20002. What is my balance then?",
         "Please transfer $250 from A20001 to my account A20002. My balance?",
-    ):
-        verdict = bank_verdict(banking_spec, kept, gold_calls=[move], communicate=told)
-        assert verdict == ("accepted", "ok", ""), kept
+    )
+    all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)

@@ -56,3 +56,21 @@ def bank_verdict(
     if not rejected:
         return "accepted", "ok", ""
     return rejected[0].stage, rejected[0].reason, rejected[0].detail
+
+
+ACCEPTED = ("accepted", "ok", "")
+MOVE = {  # Maria moves 250 from her checking account to her savings account
+    "name": "transfer_funds",
+    "arguments": {
+        "client_id": "C1001",
+        "from_account_id": "A20001",
+        "to_account_id": "A20002",
+        "amount": 250,
+    },
+}
+
+
+def all_kept(spec: EnvironmentSpec, asks: tuple[str, ...], **overrides: Any) -> None:
+    """Each request, with the same gold, is kept: the near misses a check must let pass."""
+    for ask in asks:
+        assert bank_verdict(spec, ask, **overrides) == ACCEPTED, ask
