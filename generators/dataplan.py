@@ -364,6 +364,12 @@ CARRIED = re.compile(
     r"party|people|persons?|pets?)(?:_|$)"
 )
 MOST_CARRIED = 20
+# what goes wrong now and then: a few times at most, most often never
+MISHAPS = re.compile(r"no_?shows?|strikes?|violations?|warnings?|missed|late_|absences?|penalt")
+FOOD = re.compile(r"menu|dish|food|drink|meal|beverage")
+# a time of day a text column holds: restaurant's time slots were Faker catch phrases
+TIMES = re.compile(r"(?:^|_)(?:time|slot|hour)(?:_|s?$)")
+TIMES_OF_DAY = tuple(f"{h:02d}:{m:02d}" for h in range(8, 22) for m in (0, 30))
 
 
 def _carried(column: str) -> bool:
@@ -513,8 +519,10 @@ def default_column(table: Table, name: str) -> ColumnPlan:
         low, high = next(((lo, hi) for p, lo, hi in ranges if re.search(p, n)), (1, 1000))
         if _carried(n):
             low, high = 0, 4
+        if MISHAPS.search(n):  # restaurant's no_shows ran to 295, and 3 bar a reservation
+            low, high = 0, 4
         if re.search(MONEY, n):
-            low, high = 10, 20000
+            low, high = (4, 60) if FOOD.search(table.name.lower()) else (10, 20000)
         return plan(kind="integer", low=low, high=high)
     if col.type == "real":
         if re.search(r"humid|percent|pct", n):  # weather's humidity ran to 927.75
@@ -527,6 +535,8 @@ def default_column(table: Table, name: str) -> ColumnPlan:
             return plan(kind="real", low=-170, high=170, decimals=5)
         if re.search(r"temp", n):
             return plan(kind="real", low=-20, high=40, decimals=1, distribution="normal")
+        if re.search(MONEY, n) and FOOD.search(table.name.lower()):  # a $2,200.05 burger
+            return plan(kind="real", low=4, high=60, decimals=2)
         if re.search(MONEY, n):
             return plan(kind="real", low=5, high=20000, decimals=2, distribution="lognormal")
         return plan(kind="real", low=1, high=1000, decimals=2)
@@ -709,6 +719,8 @@ Sampler = Callable[[random.Random, dict[str, Scalar]], Scalar]
 
 def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
     kind = plan.kind
+    if kind == "text" and not plan.values and TIMES.search(plan.column.lower()):
+        return lambda r, row: r.choice(TIMES_OF_DAY)
     if kind == "text" and not plan.values and noun and _names(plan.column.lower(), noun):
         # a place or thing called by name: "Lake Andrea Station", never a catch phrase
         # (weather's stations were "Right-sized full-range forecast")

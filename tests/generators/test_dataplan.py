@@ -414,3 +414,18 @@ def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
     assert all(re.fullmatch(r"[A-Z][\w .'-]+ Station", r["name"]) for r in rows), rows[:3]
     assert all(5 <= r["humidity"] <= 100 for r in rows)
     assert all(1 <= r["severity"] <= 5 for r in rows)
+    # restaurant's time slots were catch phrases, its no_shows ran to 295 (3 bar a
+    # reservation) and a burger cost 2200.05
+    guests = keyed_table("customers", no_shows="integer")
+    slots = keyed_table("reservations", time_slot="text")
+    menu = keyed_table("menu_items", price="real")
+    schema = Schema(tables=[guests, slots, menu])
+    said = DataPlan(
+        tables=[
+            TablePlan(table="reservations", columns=[ColumnPlan(column="time_slot", kind="text")])
+        ]
+    )
+    rows = expand(complete(said, schema), schema, seed=0, total_rows=300)
+    assert all(re.fullmatch(r"\d\d:[03]0", r["time_slot"]) for r in rows["reservations"])
+    assert all(0 <= r["no_shows"] <= 4 for r in rows["customers"])
+    assert all(4 <= r["price"] <= 60 for r in rows["menu_items"])
