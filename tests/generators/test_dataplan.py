@@ -425,7 +425,7 @@ def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
             TablePlan(table="reservations", columns=[ColumnPlan(column="time_slot", kind="text")])
         ]
     )
-    rows = expand(complete(said, schema), schema, seed=0, total_rows=300)
-    assert all(re.fullmatch(r"\d\d:[03]0", r["time_slot"]) for r in rows["reservations"])
-    assert all(0 <= r["no_shows"] <= 4 for r in rows["customers"])
-    assert all(4 <= r["price"] <= 60 for r in rows["menu_items"])
+    drawn = expand(complete(said, schema), schema, seed=0, total_rows=300)
+    assert all(re.fullmatch(r"\d\d:[03]0", r["time_slot"]) for r in drawn["reservations"])
+    assert all(0 <= r["no_shows"] <= 4 for r in drawn["customers"])
+    assert all(4 <= r["price"] <= 60 for r in drawn["menu_items"])
