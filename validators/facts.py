@@ -251,6 +251,8 @@ def check(
         )
     if said := _quoted_claim(text, known, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := _wrong_from_state(task, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if hole := _PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
         return Rejection(
             stage=STAGE,
@@ -326,6 +328,33 @@ def _quoted_claim(text: str, known: set[object], seed: SeedFacts) -> str:
         if _states(said, known) or _states(said, set(seed.values)):
             continue
         return f"the user states {m.group()!r}, which the seed does not hold"
+    return ""
+
+
+_FROM_TO = re.compile(
+    r"\bfrom ['\"]?([a-z][a-z _-]{1,30}?)['\"]?(?: status)? to ['\"]?([a-z][a-z_-]+)", re.I
+)
+
+
+def _wrong_from_state(task: Task, seed: SeedFacts) -> str:
+    """The state a user says a record changes from, when the record is not in it:
+    restaurant's "change the status of my reservation from pending to booked" for a
+    seated reservation (no reservation is ever pending)."""
+    for m in _FROM_TO.finditer(task.instruction):
+        before, after = phrase(m.group(1)), phrase(m.group(2))
+        if before.split()[0] in ("my", "the", "a", "an", "your", "this", "that", "our"):
+            continue  # "from my checking account to ...": a record, not a state
+        for call in task.gold_calls:
+            for value in call.arguments.values():
+                table, categories = seed.records.get(value_key(value), ("", frozenset()))
+                columns = seed.states.get(table, {}).values()
+                states = next((s for vs in columns if after in (s := {phrase(v) for v in vs})), ())
+                if not states or before in categories:
+                    continue
+                now = ", ".join(sorted(categories & set(states))) or "none of them"
+                return (
+                    f"the user says their {singular(table)} goes {m.group().strip()!r}; it is {now}"
+                )
     return ""
 
 

@@ -383,3 +383,23 @@ def test_a_quoted_value_nothing_holds_is_false_fact(banking_spec: EnvironmentSpe
         'Please set my card K30001 to "frozen" and tell me its status.',
     )
     all_kept(banking_spec, kept, gold_calls=[freeze], communicate=told)
+
+
+def test_a_state_a_record_is_said_to_leave_must_be_its_own(banking_spec: EnvironmentSpec) -> None:
+    """Restaurant's "I want to change the status of my reservation from pending to booked"
+    for a seated reservation: the user states a state the record is not in."""
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please change my card K30001 from blocked to frozen and tell me its status.",
+        gold_calls=[freeze],
+        communicate=told,
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert detail == "the user says their card goes 'from blocked to frozen'; it is active"
+    kept = (
+        "Please change my card K30001 from active to frozen and tell me its status.",
+        "Please change my card K30001 from my old setting to frozen and tell me its status.",
+    )
+    all_kept(banking_spec, kept, gold_calls=[freeze], communicate=told)
