@@ -105,17 +105,22 @@ class Purpose:
 def _rule_columns(tool: Tool, error: str, table: Table) -> list[str] | None:
     """The target's columns the failing require step reads; None when the step only checks
     that a row exists (the user's own record always does) or is not a require step."""
-    step = next(
-        (s for s in tool.require if s.error and s.error.casefold() == error.casefold()), None
-    )
-    if step is None:
+    steps = [s for s in tool.require if s.error and s.error.casefold() == error.casefold()]
+    if not steps:
         return None
-    sql = re.sub(r":\w+", " ", step.sql)
-    hop = r"\(SELECT \w+ FROM \w+ WHERE \w+ =\s*\)"
-    while re.search(hop, sql):  # a key found through another row ("the ticket's trip")
-        sql = re.sub(hop, " ", sql)
-    if any(t != table.name for t in re.findall(r"\bFROM (\w+)", sql)):
-        return None  # the rule reads another table's row: the target's own row shows nothing
+    # one error for several steps (restaurant's "a reservation with status seated and a menu
+    # item whose is_available is true"): which failed is not known, and telling the seated
+    # status explained nothing when the item was unavailable
+    read = []
+    for step in steps:
+        sql = re.sub(r":\w+", " ", step.sql)
+        hop = r"\(SELECT \w+ FROM \w+ WHERE \w+ =\s*\)"
+        while re.search(hop, sql):  # a key found through another row ("the ticket's trip")
+            sql = re.sub(hop, " ", sql)
+        if any(t != table.name for t in re.findall(r"\bFROM (\w+)", sql)):
+            return None  # the rule reads another table's row: the target's own shows nothing
+        read.append(sql)
+    sql = " ".join(read)
     cols = [
         c
         for c in table.column_names

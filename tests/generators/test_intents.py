@@ -14,6 +14,7 @@ from generators.intents import (
     STAGE,
     Purpose,
     _asks_what_is,
+    _rule_columns,
     draft_purpose,
     gold_chain,
     owners,
@@ -669,3 +670,45 @@ def test_the_briefs_operations_are_drawn_before_the_catalogues_others(
         ]
     writes = [p.write.name for p in drafted if p is not None]
     assert writes.count("add_payee") >= 7
+
+
+def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_target() -> None:
+    """Restaurant's create_order refused "an order can only be placed for a reservation with
+    status seated and for a menu item whose is_available is true" (two steps, one error)
+    and told the reservation's status, seated: the item was what was unavailable."""
+    tool = Tool.model_validate(
+        {
+            "name": "create_order",
+            "description": "Order a menu item for a reservation.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {}, "required": []},
+            "require": [
+                {
+                    "sql": "SELECT status IN ('seated') AS ok FROM reservations "
+                    "WHERE reservation_id = :reservation_id",
+                    "error": "Seated reservations and available items only.",
+                },
+                {
+                    "sql": "SELECT is_available AS ok FROM menu_items "
+                    "WHERE menu_item_id = :menu_item_id",
+                    "error": "Seated reservations and available items only.",
+                },
+            ],
+            "run": ["DELETE FROM reservations WHERE 0"],
+        }
+    )
+    reservations = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "reservations",
+                    "columns": [col("reservation_id", "integer"), col("status", "text")],
+                    "primary_key": ["reservation_id"],
+                }
+            ]
+        }
+    ).table("reservations")
+    error = "Seated reservations and available items only."
+    assert _rule_columns(tool, error, reservations) is None
+    alone = tool.model_copy(update={"require": tool.require[:1]})
+    assert _rule_columns(alone, error, reservations) == ["status"]
