@@ -516,6 +516,35 @@ def _not_a_value(text: str, column: str, values: Iterable[str], others: Set[str]
     return ""
 
 
+# what a record is said to be in a status nobody set ("the reservation ... is currently
+# active" of a seated reservation, in a domain where no reservation is ever active)
+STATES = frozenset(
+    (
+        *("active", "inactive", "pending", "open", "closed", "confirmed", "cancelled"),
+        *("canceled", "completed", "booked", "seated", "suspended", "frozen", "blocked"),
+        *("expired", "paid", "unpaid", "shipped", "delivered", "scheduled", "approved"),
+        *("rejected", "available", "unavailable", "enabled", "disabled", "finished"),
+        *("started", "ongoing"),
+    )
+)
+
+
+def _not_a_state(text: str, table: str, seed: SeedFacts, allowed: Set[str]) -> str:
+    """A common state word the text gives the record ("my reservation is currently active")
+    that no status column of its table takes, where the gold does not set it."""
+    taken = {phrase(v) for values in seed.states.get(table, {}).values() for v in values}
+    noun = _spelled(singular(table))
+    pattern = rf"\b{noun}\b[^.?!]{{0,40}}?\b(?:is|was)\s+(?:currently |now |still |already )?(\w+)"
+    for m in re.finditer(pattern, text, re.I):
+        said = m.group(1).casefold()
+        if said not in STATES or said in taken or said in allowed:
+            continue
+        if _NO_CLAIM_BEFORE.search(text[: m.start()]) or _NO_CLAIM_AFTER.match(text[m.end() :]):
+            continue
+        return said
+    return ""
+
+
 def _of_another(value: str, table: str, words: set[str], seed: SeedFacts) -> bool:
     """The text also names another kind of record that can be in this state: in "my other
     checking account has a frozen card", frozen is the card's, not the account's."""
@@ -591,6 +620,11 @@ def _misdescribed_target(
                         f"{text.strip()!r} says {value}, but the {singular(table)} the gold "
                         f"acts on is {' or '.join(sorted(now))} ({column})"
                     )
+            if "status" in column and (said := _not_a_state(text, table, seed, sets | now)):
+                return (
+                    f"{text.strip()!r} says {said!r}, which no {singular(table)} is (they are "
+                    f"{', '.join(sorted(seed.states[table][column]))})"
+                )
             # "my account kind is checking" beside a loan payment is the account's kind
             others = {singular(o) for o in seed.states if o != table and column in seed.states[o]}
             if said := _not_a_value(text, column, seed.states[table][column] | sets, others):

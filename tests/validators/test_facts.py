@@ -403,3 +403,24 @@ def test_a_state_a_record_is_said_to_leave_must_be_its_own(banking_spec: Environ
         "Please change my card K30001 from my old setting to frozen and tell me its status.",
     )
     all_kept(banking_spec, kept, gold_calls=[freeze], communicate=told)
+
+
+def test_a_state_no_record_of_the_kind_takes_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Restaurant's "I know this reservation is currently active" of a seated reservation,
+    where no reservation is ever active (booked, seated, cancelled)."""
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 1, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "My card K30001 is currently expired. Please freeze it and tell me its status.",
+        gold_calls=[cards, freeze],
+        communicate=told,
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "says 'expired', which no card is (they are active, blocked, frozen)" in detail
+    kept = (
+        "My card K30001 is currently active. Please freeze it and tell me its status.",
+        "My card K30001 is not expired. Please freeze it and tell me its status.",
+    )
+    all_kept(banking_spec, kept, gold_calls=[cards, freeze], communicate=told)
