@@ -721,6 +721,8 @@ def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
     kind = plan.kind
     if kind == "text" and not plan.values and TIMES.search(plan.column.lower()):
         return lambda r, row: r.choice(TIMES_OF_DAY)
+    if kind == "text" and plan.values and noun and _names(plan.column.lower(), noun):
+        return _unique_names(tuple(str(v) for v in plan.values))
     if kind == "text" and not plan.values and noun and _names(plan.column.lower(), noun):
         # a place or thing called by name: "Lake Andrea Station", never a catch phrase
         # (weather's stations were "Right-sized full-range forecast")
@@ -745,6 +747,28 @@ def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
         "text": tuple(str(v) for v in plan.values) or p.phrases,
     }[kind]
     return lambda r, row: r.choice(pool)
+
+
+QUALIFIERS = ("House", "Special", "Classic", "Deluxe", "Grand", "Royal", "Golden", "Little")
+
+
+def _unique_names(pool: tuple[str, ...]) -> Sampler:
+    """Names from a pool, each given once: a repeat gets a qualifier ("House Sushi"), so a
+    person can name the one they mean. Restaurant's menu had "Sushi" twice, no lookup by
+    name found one item, and its users ordered "item 42317"."""
+    given: dict[str, int] = {}  # per pool name, how many rows have it so far
+
+    def draw(r: random.Random, row: dict[str, Scalar]) -> Scalar:
+        base = r.choice(pool)
+        n = given.get(base, 0)
+        given[base] = n + 1
+        if n == 0:
+            return base
+        if n <= len(QUALIFIERS):
+            return f"{QUALIFIERS[n - 1]} {base}"
+        return f"{base} {n - len(QUALIFIERS) + 1}"  # every qualifier taken: "Sushi 2"
+
+    return draw
 
 
 def _identifier(pattern: str) -> Sampler:

@@ -426,6 +426,14 @@ def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
         ]
     )
     drawn = expand(complete(said, schema), schema, seed=0, total_rows=300)
+    # a thing's name from a small pool is still one thing's: its menu had "Sushi" twice,
+    # and its users ordered "item 42317"
+    dishes = ColumnPlan(column="name", kind="text", values=["Sushi", "Burger", "Ramen"])
+    menu.columns.insert(1, Column(name="name", type="text"))
+    pooled = DataPlan(tables=[TablePlan(table="menu_items", rows=5, columns=[dishes])])
+    names = [r["name"] for r in expand(pooled, Schema(tables=[menu]), 0, 40)["menu_items"]]
+    assert len(names) == 40 and len(set(names)) == 40
+    assert {"Sushi", "House Sushi"} <= set(names)
     assert all(re.fullmatch(r"\d\d:[03]0", r["time_slot"]) for r in drawn["reservations"])
     assert all(0 <= r["no_shows"] <= 4 for r in drawn["customers"])
     assert all(4 <= r["price"] <= 60 for r in drawn["menu_items"])
