@@ -76,14 +76,16 @@ _ADJUSTS = re.compile(r"\bSET\s+(\w+)\s*=\s*(?:round\(\s*)?\1\s*[-+]\s*:(\w+)", 
 _TO_NUMBER = re.compile(r"(?<!\bup )\bto\s+\$?(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%)", re.I)
 
 
-def _by_as_to(instruction: str, tool: Tool, arguments: dict) -> str:
+def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]) -> str | None:
     """A write that changes a column by an amount, asked for as a change to that amount:
     ecommerce-intent-00017 "reduce the quantity of my order item from 4 to 29", whose gold
-    reduced it by 29."""
+    reduced it by 29. An amount another write of the gold sets is that write's."""
     for sql in tool.run:
         m = _ADJUSTS.search(sql)
         amount = arguments.get(m.group(2)) if m else None
         if m is None or not isinstance(amount, int | float) or isinstance(amount, bool):
+            continue
+        if value_key(amount) in others:
             continue
         for said in _TO_NUMBER.finditer(instruction):
             if float(said.group(1).replace(",", "")) == float(amount):
@@ -91,7 +93,7 @@ def _by_as_to(instruction: str, tool: Tool, arguments: dict) -> str:
                     f"changes {m.group(1)} by {amount:g}; the instruction asks for it "
                     f"{said.group().strip()!r}"
                 )
-    return ""
+    return None
 
 
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
@@ -101,7 +103,14 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         tool = tools[call.name]
         if tool.kind != "write":
             continue
-        if by := _by_as_to(task.instruction, tool, call.arguments):
+        # "raise its limit to $3000" beside a transfer of $3000: the value another write sets
+        others = {
+            value_key(v)
+            for j, c in enumerate(task.gold_calls)
+            if j != i and tools[c.name].kind == "write"
+            for v in c.arguments.values()
+        }
+        if (by := _by_as_to(task.instruction, tool, call.arguments, others)) is not None:
             return f"gold call {i} {call.key()} {by}"
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing
