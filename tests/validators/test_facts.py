@@ -364,63 +364,63 @@ def test_a_name_the_user_gives_as_their_own_must_be_the_persons_found(
         assert verdict == ("accepted", "ok", ""), own
 
 
+FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+CARDS = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+
+
+def false_claim(
+    spec: EnvironmentSpec, claim: str, kept: tuple[str, ...], listed: bool = False
+) -> str:
+    """The detail of `claim`'s rejection as false_fact, where Maria freezes card K30001
+    (after listing her cards when `listed`) and is told its status; each `kept` request
+    with the same gold is accepted."""
+    gold = [CARDS, FREEZE] if listed else [FREEZE]
+    told = [{"call": len(gold) - 1, "path": "status"}]
+    stage, reason, detail = bank_verdict(spec, claim, gold_calls=gold, communicate=told)
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    all_kept(spec, kept, gold_calls=gold, communicate=told)
+    return detail
+
+
 def test_a_quoted_value_nothing_holds_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Ecommerce's "update the order status of my order from 'awaiting payment' to
     'pending'": no order was awaiting payment. A quoted value the gold shows, or a quoted
     field name, is no such claim."""
-    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
-    told = [{"call": 0, "path": "status"}]
-    stage, reason, detail = bank_verdict(
+    detail = false_claim(
         banking_spec,
         "Please freeze my card K30001, now 'awaiting renewal', and tell me its status.",
-        gold_calls=[freeze],
-        communicate=told,
+        kept=(
+            "Please freeze my card K30001 and tell me its 'status'.",
+            'Please set my card K30001 to "frozen" and tell me its status.',
+        ),
     )
-    assert (stage, reason) == ("facts", "false_fact")
     assert detail == "the user states \"'awaiting renewal'\", which the seed does not hold"
-    kept = (
-        "Please freeze my card K30001 and tell me its 'status'.",
-        'Please set my card K30001 to "frozen" and tell me its status.',
-    )
-    all_kept(banking_spec, kept, gold_calls=[freeze], communicate=told)
 
 
 def test_a_state_a_record_is_said_to_leave_must_be_its_own(banking_spec: EnvironmentSpec) -> None:
     """Restaurant's "I want to change the status of my reservation from pending to booked"
     for a seated reservation: the user states a state the record is not in."""
-    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
-    told = [{"call": 0, "path": "status"}]
-    stage, reason, detail = bank_verdict(
+    detail = false_claim(
         banking_spec,
         "Please change my card K30001 from blocked to frozen and tell me its status.",
-        gold_calls=[freeze],
-        communicate=told,
+        kept=(
+            "Please change my card K30001 from active to frozen and tell me its status.",
+            "Please change my card K30001 from my old setting to frozen and tell me its status.",
+        ),
     )
-    assert (stage, reason) == ("facts", "false_fact")
     assert detail == "the user says their card goes 'from blocked to frozen'; it is active"
-    kept = (
-        "Please change my card K30001 from active to frozen and tell me its status.",
-        "Please change my card K30001 from my old setting to frozen and tell me its status.",
-    )
-    all_kept(banking_spec, kept, gold_calls=[freeze], communicate=told)
 
 
 def test_a_state_no_record_of_the_kind_takes_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Restaurant's "I know this reservation is currently active" of a seated reservation,
     where no reservation is ever active (booked, seated, cancelled)."""
-    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
-    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
-    told = [{"call": 1, "path": "status"}]
-    stage, reason, detail = bank_verdict(
+    detail = false_claim(
         banking_spec,
         "My card K30001 is currently expired. Please freeze it and tell me its status.",
-        gold_calls=[cards, freeze],
-        communicate=told,
+        kept=(
+            "My card K30001 is currently active. Please freeze it and tell me its status.",
+            "My card K30001 is not expired. Please freeze it and tell me its status.",
+        ),
+        listed=True,
     )
-    assert (stage, reason) == ("facts", "false_fact")
     assert "says 'expired', which no card is (they are active, blocked, frozen)" in detail
-    kept = (
-        "My card K30001 is currently active. Please freeze it and tell me its status.",
-        "My card K30001 is not expired. Please freeze it and tell me its status.",
-    )
-    all_kept(banking_spec, kept, gold_calls=[cards, freeze], communicate=told)
