@@ -517,9 +517,7 @@ def default_column(table: Table, name: str) -> ColumnPlan:
             (r"qty|quantity|count|copies|stock|seats|available", 0, 40),
         ]
         low, high = next(((lo, hi) for p, lo, hi in ranges if re.search(p, n)), (1, 1000))
-        if _carried(n):
-            low, high = 0, 4
-        if MISHAPS.search(n):  # restaurant's no_shows ran to 295, and 3 bar a reservation
+        if _carried(n) or MISHAPS.search(n):  # restaurant's no_shows ran to 295; 3 bar one
             low, high = 0, 4
         if re.search(MONEY, n):
             low, high = (4, 60) if FOOD.search(table.name.lower()) else (10, 20000)
@@ -719,11 +717,12 @@ Sampler = Callable[[random.Random, dict[str, Scalar]], Scalar]
 
 def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
     kind = plan.kind
+    named = kind == "text" and bool(noun) and _names(plan.column.lower(), noun)
     if kind == "text" and not plan.values and TIMES.search(plan.column.lower()):
         return lambda r, row: r.choice(TIMES_OF_DAY)
-    if kind == "text" and plan.values and noun and _names(plan.column.lower(), noun):
+    if named and plan.values:
         return _unique_names(tuple(str(v) for v in plan.values))
-    if kind == "text" and not plan.values and noun and _names(plan.column.lower(), noun):
+    if named:
         # a place or thing called by name: "Lake Andrea Station", never a catch phrase
         # (weather's stations were "Right-sized full-range forecast")
         title = noun.replace("_", " ").title()

@@ -287,11 +287,16 @@ def _find_tool(spec: EnvironmentSpec, people: Table) -> tuple[Tool, str] | None:
 
 
 def _list_tool(
-    env: Environment, table: Table, owner: Table, owner_key: Scalar, target: Scalar
+    env: Environment,
+    table: Table,
+    owner: Table,
+    owner_key: Scalar,
+    target: Scalar,
+    first: Sequence[str] = (),
 ) -> Listing | None:
     """A read that lists the rows of `table` under one row of `owner` (a person's cards, an
-    account's cards), the target among them; tried in the sandbox, as a listing may join
-    through other tables."""
+    account's cards), the target among them, told apart by the `first` columns where they
+    can; tried in the sandbox, as a listing may join through other tables."""
     spec = env.spec
     key = table.primary_key[0]
     for tool in spec.tools:
@@ -308,7 +313,7 @@ def _list_tool(
         rows = result.output if result.ok and isinstance(result.output, list) else []
         rows = [r for r in rows if isinstance(r, dict)]
         if any(r.get(key) == target for r in rows):
-            described = _describing(rows, _row_of(rows, key, target), key)
+            described = _describing(rows, _row_of(rows, key, target), key, first)
             return Listing(call, table.name, rows, described, target)
     return None
 
@@ -608,13 +613,9 @@ def _lookups(
             finder = _by_name(spec, parent, parent_row) if parent_row is not None else None
             if finder is None:
                 continue
-            listing = _list_tool(env, table, parent, row[fk.columns[0]], value)
-            if listing is not None:  # a showing is told by its time before its status
-                moments = [c.name for c in table.columns if c.type in ("date", "datetime")]
-                listing.described = _describing(
-                    listing.rows, _row_of(listing.rows, table.primary_key[0], value),
-                    table.primary_key[0], first=moments,
-                )  # fmt: skip
+            # a showing is told by its time before its status
+            moments = [c.name for c in table.columns if c.type in ("date", "datetime")]
+            listing = _list_tool(env, table, parent, row[fk.columns[0]], value, moments)
             if listing is not None and listing.described is not None:
                 noun = singular(parent.name).replace("_", " ")
                 out.append(Lookup([finder, listing.call], noun, listing))
@@ -746,10 +747,8 @@ def purpose_words(
 def _adjusted(tool: Tool) -> tuple[str, str, str] | None:
     """(column, parameter, sign) of a write whose one statement adds a parameter to a column
     or takes it off (`SET balance = balance - :amount`), if it is one."""
-    if len(tool.run) != 1:
-        return None
-    m = re.search(r"\bSET\s+(\w+)\s*=\s*\1\s*([-+])\s*:(\w+)", tool.run[0], re.I)
-    return (m.group(1), m.group(3), m.group(2)) if m else None
+    found = tool.adjustments()
+    return found[0] if len(tool.run) == 1 and found else None
 
 
 def _state_set(tool: Tool) -> tuple[str, str] | None:

@@ -37,6 +37,9 @@ class RequireStep(BaseModel):
     error: str = Field(min_length=1)
 
 
+_ADJUSTS = re.compile(r"\bSET\s+(\w+)\s*=\s*(?:round\(\s*)?\1\s*([-+])\s*:(\w+)", re.I)
+
+
 class Tool(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -124,6 +127,21 @@ class Tool(BaseModel):
         changes a balance; it is not a create."""
         verbs = {sql.lstrip().split(None, 1)[0].upper() for sql in self.run if sql.strip()}
         return "INSERT" in verbs and not verbs & {"UPDATE", "DELETE", "REPLACE"}
+
+    def adjustments(self) -> list[tuple[str, str, str]]:
+        """(column, parameter, sign) of each statement that adds a parameter to a column or
+        takes it off (`SET balance = balance - :amount`, also inside `round(...)`)."""
+        found = (_ADJUSTS.search(sql) for sql in self.run)
+        return [(m.group(1), m.group(3), m.group(2)) for m in found if m]
+
+    def assigned(self, table: str) -> list[str]:
+        """The columns of `table` its UPDATE statements assign."""
+        out: list[str] = []
+        for sql in self.run:
+            m = re.match(r"\s*UPDATE\s+(\w+)\s+SET\s+(.+?)\s+WHERE\b", sql, re.I | re.S)
+            if m and m.group(1) == table:
+                out += re.findall(r"(?:^|,)\s*(\w+)\s*=", m.group(2))
+        return out
 
     def openai_schema(self) -> dict[str, Any]:
         params = dict(self.parameters)

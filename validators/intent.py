@@ -72,7 +72,6 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
     return None
 
 
-_ADJUSTS = re.compile(r"\bSET\s+(\w+)\s*=\s*(?:round\(\s*)?\1\s*[-+]\s*:(\w+)", re.I)
 _TO_NUMBER = re.compile(r"(?<!\bup )\bto\s+\$?(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%)", re.I)
 
 
@@ -80,17 +79,16 @@ def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]
     """A write that changes a column by an amount, asked for as a change to that amount:
     ecommerce-intent-00017 "reduce the quantity of my order item from 4 to 29", whose gold
     reduced it by 29. An amount another write of the gold sets is that write's."""
-    for sql in tool.run:
-        m = _ADJUSTS.search(sql)
-        amount = arguments.get(m.group(2)) if m else None
-        if m is None or not isinstance(amount, int | float) or isinstance(amount, bool):
+    for column, param, _ in tool.adjustments():
+        amount = arguments.get(param)
+        if not isinstance(amount, int | float) or isinstance(amount, bool):
             continue
         if value_key(amount) in others:
             continue
         for said in _TO_NUMBER.finditer(instruction):
             if float(said.group(1).replace(",", "")) == float(amount):
                 return (
-                    f"changes {m.group(1)} by {amount:g}; the instruction asks for it "
+                    f"changes {column} by {amount:g}; the instruction asks for it "
                     f"{said.group().strip()!r}"
                 )
     return None
@@ -212,7 +210,7 @@ def unasked_target(
         # "withdraw 43 loyalty points from my profile": `amount` names nothing, the column
         # it changes and "my profile" do (5 of movie's 49 drafts were rejected without)
         tool = tools[call.name]
-        setting |= {w for c in changed_columns(tool, target.table) for w in words(c)} - GENERIC
+        setting |= {w for c in tool.assigned(target.table) for w in words(c)} - GENERIC
         setting = setting if person else set()
         if person and _MY_PROFILE.search(task.instruction):
             continue
@@ -249,16 +247,6 @@ def unasked_target(
 
 
 _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
-
-
-def changed_columns(tool: Tool, table: str) -> list[str]:
-    """The columns of `table` a write's UPDATE statements assign."""
-    out: list[str] = []
-    for sql in tool.run:
-        m = re.match(r"\s*UPDATE\s+(\w+)\s+SET\s+(.+?)\s+WHERE\b", sql, re.I | re.S)
-        if m and m.group(1) == table:
-            out += re.findall(r"(?:^|,)\s*(\w+)\s*=", m.group(2))
-    return out
 
 
 _SAME_ENDS = re.compile(
