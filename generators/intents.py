@@ -25,7 +25,7 @@ from toolscale.brief import Brief
 from toolscale.dataflow import value_key
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
-from toolscale.matching import scalars
+from toolscale.matching import day_of, scalars
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
@@ -40,6 +40,20 @@ PER_WRITE = 8  # of them on one write before drawing another
 DEPTH = 3  # foreign-key hops from a record to the user who owns it
 OWN_RECORDS = 4.0  # weight of a write on a record the person owns against one on their row
 RULED = 3.0  # and of a write that enforces a rule of the brief against one that does not
+# states a business moves a record into as it does its work (an order paid, shipped or
+# delivered; a reservation seated; a loan approved) or where a record begins (pending,
+# booked): the catalogue offers a move to each, but no customer asks a service for one.
+# Ecommerce's 1.5B shoppers set their own orders to paid, delivered and pending; a
+# restaurant guest set a seated reservation back to booked.
+UNASKED_STATES = frozenset(
+    (
+        *("paid", "shipped", "delivered", "dispatched", "fulfilled", "processed", "posted"),
+        *("settled", "seated", "completed", "finished", "done", "resolved", "approved"),
+        *("rejected", "denied", "expired", "terminated", "graded", "attended", "boarded"),
+        *("departed", "arrived", "no_show", "published", "pending", "new", "booked"),
+        *("scheduled", "requested", "in_progress", "in_transit", "overdue", "defaulted"),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -152,6 +166,8 @@ def draft_purpose(
         keys = key_params(tool, spec)
         if any(k.table in owned for k in keys):
             writes.append((tool, keys))
+    asked = [(t, k) for t, k in writes if not _to_unasked_state(t)]
+    writes = asked or writes  # where every write is such a move, they are all there is
     if not writes:
         return None
     # a write on one of the person's records (a card, a loan) needs the person found and the
@@ -269,6 +285,9 @@ def _describing(
             continue
         if isinstance(value, float) or (isinstance(value, str) and len(value) > 40):
             continue
+        day = day_of(value)  # "my order from 2024-05-27", not "from 2024-05-27T21:40:34"
+        if day is not None and sum(day_of(r.get(col)) == day for r in rows) == 1:
+            return col, day
         if sum(r.get(col) == value for r in rows) == 1:
             return col, value
     return None
@@ -749,6 +768,14 @@ def _adjusted(tool: Tool) -> tuple[str, str, str] | None:
     or takes it off (`SET balance = balance - :amount`), if it is one."""
     found = tool.adjustments()
     return found[0] if len(tool.run) == 1 and found else None
+
+
+def _to_unasked_state(tool: Tool) -> bool:
+    """Whether the write moves a record into a state nobody asks a service for
+    (`UNASKED_STATES`): such a task, kept or refused, teaches an agent to act on a request
+    no customer makes."""
+    state = _state_set(tool)
+    return state is not None and state[1].casefold() in UNASKED_STATES
 
 
 def _state_set(tool: Tool) -> tuple[str, str] | None:

@@ -74,6 +74,17 @@ class Text:
         return _contains(self.tokens, wanted)
 
 
+def day_of(value: object) -> str | None:
+    """The day of a moment stored with its time of day, as a person names it ("my order
+    from 2024-05-27" of one placed at 21:40:34 that day); None for anything else."""
+    if not isinstance(value, str) or not _MOMENT.match(value):
+        return None
+    return value[:10]
+
+
+_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
 def mentions(text: str, value: Any) -> bool:
     return Text(text).mentions(value)
 

@@ -131,9 +131,10 @@ def _keys(values: Iterable[Scalar]) -> set[object]:
             out.update(numbers(v.replace("-", " ")))
             out.update(tokens(v))
             out.update(value_key(clock(*m.groups())) for m in _TIME.finditer(v))
-            with contextlib.suppress(ValueError):  # a datetime's time of day
+            with contextlib.suppress(ValueError):  # a datetime's time of day, and its day
                 moment = dt.datetime.fromisoformat(v)
                 out.add(value_key(clock(str(moment.hour), f"{moment.minute:02d}", None)))
+                out.add(value_key(moment.date().isoformat()))  # "my order from 2024-05-27"
     return out
 
 

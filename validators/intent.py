@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from toolscale.dataflow import stale_told, value_key
 from toolscale.environment import Replay
-from toolscale.matching import Text, numbers, scalars, tokens
+from toolscale.matching import Text, day_of, numbers, scalars, tokens
 from toolscale.reasons import IntentReason
 from toolscale.report import Rejection
 from toolscale.schema import Schema
@@ -174,6 +174,9 @@ def _picked(rows: list[dict], value: object, said: Text) -> bool:
         if cell is None or isinstance(cell, bool) or value_key(cell) == key:
             continue
         if said.mentions(cell) and sum(r.get(column) == cell for r in rows) < len(rows):
+            return True
+        day = day_of(cell)  # "my order from 2024-05-27" of one placed at 21:40 that day
+        if day and said.mentions(day) and sum(day_of(r.get(column)) == day for r in rows) == 1:
             return True
     return False
 

@@ -29,11 +29,12 @@ from tests.generators.travel import travel_spec
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
+from toolscale.matching import day_of
 from toolscale.reasons import GeneratorReason
 from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
-from toolscale.task import Task
+from toolscale.task import GoldCall, Task
 from toolscale.testing.fakedomain import library
 from toolscale.tool import Tool
 from toolscale.wording import Request
@@ -159,7 +160,8 @@ def test_a_record_under_a_record_is_found_in_two_listings(
     for step, key in zip(steps, ["account_id", "txn_id"], strict=True):
         assert step.described is not None
         column, value = step.described
-        picked = [r for r in step.rows if r.get(column) == value]
+        # a moment by its day where the day tells it apart ("my payment of 2024-03-02")
+        picked = [r for r in step.rows if value in (r.get(column), day_of(r.get(column)))]
         assert len(picked) == 1 and column != key
 
 
@@ -630,7 +632,7 @@ def test_a_record_without_a_name_is_named_by_what_it_belongs_to_and_looked_up() 
     ]
     assert chain.calls[1].arguments == {"name": "Valley"}
     assert ("train name", "Valley") in chain.facts
-    assert ("trip departure_time", "2025-01-16T08:00:00") in chain.facts
+    assert ("trip departure_time", "2025-01-16") in chain.facts  # its one trip that day
     assert 11 not in [v for _, v in chain.facts]  # the trip's id comes from the listing
     assert chain.purpose == "create ticket, for themselves."  # not "for their own profile"
     # a record named by its title is found by it: a movie
@@ -712,3 +714,109 @@ def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_tar
     assert _rule_columns(tool, error, reservations) is None
     alone = tool.model_copy(update={"require": tool.require[:1]})
     assert _rule_columns(alone, error, reservations) == ["status"]
+
+
+def _shop(orders: list[dict]) -> EnvironmentSpec:
+    """Ecommerce's orders, with every status move and cancel the catalogue offers."""
+    schema = {
+        "tables": [
+            {
+                "name": "customers",
+                "columns": [col("customer_id", "integer"), col("email", "text")],
+                "primary_key": ["customer_id"],
+            },
+            {
+                "name": "orders",
+                "columns": [
+                    col("order_id", "integer"),
+                    col("customer_id", "integer"),
+                    col("order_date", "datetime"),
+                    col("status", "text"),
+                ],
+                "primary_key": ["order_id"],
+                "foreign_keys": [fk("customer_id", "customers")],
+                "checks": ["status IN ('pending', 'paid', 'shipped', 'delivered', 'cancelled')"],
+            },
+        ]
+    }
+    customers = [{"customer_id": c, "email": f"c{c}@example.com"} for c in range(1, 5)]
+    spec = bed("ecommerce", schema, {"customers": customers, "orders": orders})
+    made = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    tools = [c.tool for c in made.values() if c.pattern in ("status", "cancel")]
+    return spec.model_copy(
+        update={"tools": [*spec.tools, made["find:customers by email"].tool, *tools]}
+    )
+
+
+def test_a_move_into_a_state_only_the_business_reaches_is_not_drafted() -> None:
+    """Ecommerce's shoppers set their own orders to paid, delivered and back to pending: the
+    catalogue offers each move, no customer asks a shop for one. Only the moves a customer
+    asks for (here: cancel) are drafted while there are some."""
+    states = ["pending", "paid", "shipped", "delivered"]
+    spec = _shop(
+        [
+            {
+                "order_id": 100 + i,
+                "customer_id": 1 + i % 4,
+                "order_date": f"2024-05-{10 + i}T21:40:34",
+                "status": states[i % 4],
+            }
+            for i in range(16)
+        ]
+    )
+    moves = {t.name for t in spec.tools if t.kind == "write"}
+    assert moves >= {"cancel_order", "deliver_order", "ship_order"}
+    people = spec.schema_.table("customers")
+    owned = owners(spec, people)
+    sampler = ArgumentSampler(spec)
+    with Environment(spec) as env:
+        drafted = [
+            draft_purpose(env, sampler, people, owned, random.Random(i), refusal)
+            for i in range(30)
+            for refusal in (False, True)
+        ]
+    writes = {p.write.name for p in drafted if p is not None}
+    assert writes == {"cancel_order"}
+    # where every write is such a move, they are drafted: a domain keeps its tasks
+    alone = spec.model_copy(update={"tools": [t for t in spec.tools if t.name != "cancel_order"]})
+    with Environment(alone) as env:
+        purpose = draft_purpose(env, sampler, people, owned, random.Random(0), False)
+    assert purpose is not None and purpose.write.name != "cancel_order"
+
+
+def test_a_record_of_a_moment_is_named_by_its_day() -> None:
+    """Ecommerce's shoppers named their orders "my order from 2024-05-27T21:40:34": a person
+    says the day, where the day alone tells the order apart, and the checks take it."""
+    spec = _shop(
+        [
+            {"order_id": 100, "customer_id": 1, "order_date": "2024-05-27T21:40:34"},
+            {"order_id": 101, "customer_id": 1, "order_date": "2024-06-02T09:12:00"},
+            {"order_id": 102, "customer_id": 1, "order_date": "2024-06-02T17:30:00"},
+        ]
+    )
+    spec.seed["orders"] = [{**o, "status": "pending"} for o in spec.seed["orders"]]
+    cancel = next(t for t in spec.tools if t.name == "cancel_order")
+    customers = spec.schema_.table("customers")
+    with Environment(spec) as env:
+        chain = gold_chain(env, Purpose(cancel, "orders", 100, {"order_id": 100}), customers,
+                           owners(spec, customers))  # fmt: skip
+        # two orders on one day: the day tells neither apart, its moment does
+        later = gold_chain(env, Purpose(cancel, "orders", 102, {"order_id": 102}), customers,
+                           owners(spec, customers))  # fmt: skip
+    assert chain is not None and later is not None
+    assert ("order order_date", "2024-05-27") in chain.facts
+    assert ("order order_date", "2024-06-02T17:30:00") in later.facts
+
+    def task(day: str) -> Task:
+        return Task(
+            id=f"shop-{day}",
+            instruction=f"Please cancel my order from {day}.",
+            known_facts=["My email is c1@example.com", f"The order date is {day}"],
+            gold_calls=[GoldCall(name=c.name, arguments=c.arguments) for c in chain.calls],
+        )
+
+    with Verifier(spec) as verifier:
+        kept = verifier.verify(task("2024-05-27"))
+        wrong = verifier.verify(task("2024-05-28"))  # no order of that day picks none
+    assert kept.value is not None, kept.rejection
+    assert wrong.rejection is not None and wrong.rejection.reason == "unasked_target"
