@@ -32,10 +32,12 @@ from tests.generators.library import (
 )
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient
+from toolscale.rules import RuleCoverage
 from toolscale.task import Task
 from toolscale.testing.fakedomain import library
 
 PROMPTS = Path(generators.__file__).parent / "prompts"
+ENFORCED = RuleCoverage(rule="Suspended members cannot borrow.", enforced_by=[])
 
 
 @pytest.mark.parametrize("template", sorted(p.name for p in PROMPTS.glob("*.j2")))
@@ -93,6 +95,9 @@ def test_every_template_is_rendered_by_its_generator(
         "propose_tools": lambda llm: succeeded(propose_tools(llm, brief(), base)),
         "propose_pattern_tools": lambda llm: succeeded(propose_pattern_tools(llm, brief(), base)),
         "propose_policy": lambda llm: succeeded(propose_policy(llm, brief(), lib.spec.tools)),
+        "propose_policy, rules enforced": lambda llm: succeeded(
+            propose_policy(llm, brief(), lib.spec.tools, coverage=[ENFORCED])
+        ),
         "propose_llm_task": lambda llm: succeeded(
             propose_llm_task(llm, brief(), env, "t-0", random.Random(0), 0)
         ),
@@ -113,6 +118,7 @@ def test_every_template_is_rendered_by_its_generator(
         "propose_tools": ["tool.j2", "tool_plan.j2"],
         "propose_pattern_tools": ["catalogue.j2"],
         "propose_policy": ["policy.j2"],
+        "propose_policy, rules enforced": ["introduction.j2"],
         "propose_llm_task": ["task.j2"],
         "verbalize": ["verbalize.j2"],
         "evolve_task": ["verbalize.j2"],

@@ -356,6 +356,8 @@ def library(body: dict[str, Any]) -> Reply:
                 "Only lend a book with copies available.",
             ],
         }
+    elif name == "Introduction":
+        answer = {"introduction": "You help members of the public library."}
     elif name == "Words":
         answer = words_answer(first, body.get("seed", 0))
     elif name == "TaskProposal":
