@@ -58,12 +58,19 @@ ALWAYS = ("find", "status")
 # The example answer's description: a model that copies it (the 1.5B one did, for every
 # tool) gets the pattern's own description instead, as does one of under 20 characters.
 EXAMPLE_DESCRIPTION = "One sentence on what it does for the user."
+# At most as many picks as ToolScale has tools per domain, each described in a sentence: a
+# bound the server's grammar keeps. Movie's 1.5B listed every one of 40 candidates, some
+# twice, ran into the 2048-token cap, and its cut JSON cost a second answer (5 min each on
+# 2 cores). The deterministic top-up fills what a short answer leaves out.
+MAX_PICKS = 25
+MAX_DESCRIPTION = 160
+CHOICE_TOKENS = 3072  # 25 picks and the rules' conditions, with room to spare
 
 
 class ToolChoice(BaseModel):
     candidate: str = Field(description="a candidate id, exactly as listed")
     name: str = Field(default="", description="lower_snake_case verb, e.g. transfer_funds")
-    description: str = Field(default="", max_length=300)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION)
 
 
 class RuleChoice(BaseModel):
@@ -75,6 +82,14 @@ class RuleChoice(BaseModel):
 class CatalogueChoice(BaseModel):
     tools: list[ToolChoice] = Field(default_factory=list, max_length=40)
     rules: list[RuleChoice] = Field(default_factory=list, max_length=40)
+
+
+class CatalogueAnswer(CatalogueChoice):
+    """What the model may answer (the server's grammar holds it to this); the choice it
+    becomes is then topped up past it."""
+
+    tools: list[ToolChoice] = Field(default_factory=list, max_length=MAX_PICKS)
+    rules: list[RuleChoice] = Field(default_factory=list, max_length=20)
 
 
 class PatternTools(BaseModel):
@@ -400,14 +415,15 @@ async def choose_tools(
             brief=brief,
             candidates=candidates,
             example=example_choice(candidates),
-            n_tools=max(brief.n_tools, 14),
+            n_tools=min(max(brief.n_tools, 14), MAX_PICKS),
         ),
-        CatalogueChoice,
+        CatalogueAnswer,
         stage=STAGE,
         check=check if feedback else last,
         last_check=last,
         repairs=max(feedback, 1),
         sample=sample,
+        max_tokens=CHOICE_TOKENS,
     )
 
 

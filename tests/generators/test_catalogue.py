@@ -4,12 +4,16 @@ brief's seven rules end up enforced either way."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
 
 from generators.catalogue import (
+    CHOICE_TOKENS,
     EXAMPLE_DESCRIPTION,
+    MAX_DESCRIPTION,
+    MAX_PICKS,
     CatalogueChoice,
     RuleChoice,
     ToolChoice,
@@ -177,13 +181,13 @@ def test_the_library_model_maps_both_library_rules(tmp_path: Path, lib: Library)
     assert [c.tools() for c in out.rules] == [["lend_book"], ["lend_book"]]
     lend = next(t for t in out.tools if t.name == "lend_book")
     assert "A member with status suspended cannot borrow." in [r.error for r in lend.require]
-    choices = [b for b in asked.requests if stage_of(b) == "CatalogueChoice"]
+    choices = [b for b in asked.requests if stage_of(b) == "CatalogueAnswer"]
     assert len(choices) == 1 and asked.llm.ledger.stage("tool_choice").repairs == 0
     # with a round of feedback (`tool_choice_feedback`), the slip goes back first
     asked = ask(
         library, tmp_path / "fed", lambda llm: propose_pattern_tools(llm, brief(), spec, feedback=1)
     )
-    choices = [b for b in asked.requests if stage_of(b) == "CatalogueChoice"]
+    choices = [b for b in asked.requests if stage_of(b) == "CatalogueAnswer"]
     assert len(choices) == 2 and "unknown candidate 'no:such candidate'" in last_user(choices[1])
     assert [c.tools() for c in asked.value.rules] == [["lend_book"], ["lend_book"]]
 
@@ -407,3 +411,32 @@ def test_the_policy_identifies_the_user_only_with_lookups_of_people() -> None:
     said = set(re.findall(r"`(find_\w+)`", identify))
     assert "find_client_by_email" in said
     assert said == {f for f in finds if f.startswith("find_client")}
+
+
+def test_the_answer_is_bounded_so_it_ends_before_the_token_cap(tmp_path: Path) -> None:
+    """Movie's 1.5B listed all 40 candidates, some twice, ran into the 2048-token cap, and
+    its cut JSON cost a second 5-minute answer. The server's grammar now holds the answer to
+    25 picks of one sentence each, and the call gets the tokens that takes; a short answer
+    is topped up to the floors."""
+    asked = ask(
+        scripted(reply(SCRIPTED)),
+        tmp_path,
+        lambda llm: propose_pattern_tools(llm, finance_brief(), finance()),
+    )
+    body = asked.requests[0]
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert body["response_format"]["json_schema"]["name"] == "CatalogueAnswer"
+    pick = schema["$defs"]["ToolChoice"]["properties"]
+    assert schema["properties"]["tools"]["maxItems"] == MAX_PICKS == 25
+    assert pick["description"]["maxLength"] == MAX_DESCRIPTION
+    assert body["max_tokens"] == CHOICE_TOKENS > 2048
+    # the longest answer the grammar lets through, with finance's own ids, in the budget at
+    # a conservative 3 characters a token (Qwen's tokenizer averages about 4 on JSON)
+    ids = sorted((c.id for c in catalogue(finance().schema_, finance().seed)), key=len)
+    longest = [
+        {"candidate": i, "name": "x" * 40, "description": "y" * MAX_DESCRIPTION}
+        for i in ids[-MAX_PICKS:]
+    ]
+    # the rest of the budget is the rules' (7 rules of 2 conditions: about 700 tokens)
+    assert len(json.dumps({"tools": longest})) / 3 < CHOICE_TOKENS - 700
+    assert "Choose about 14 operations" in last_user(body)

@@ -345,7 +345,7 @@ def library(body: dict[str, Any]) -> Reply:
     elif name == "ToolProposal":
         tool = re.search(r'the tool "([a-z_0-9]+)"', first)
         answer = TOOLS[tool.group(1)] if tool else {"parameters": []}
-    elif name == "CatalogueChoice":
+    elif name == "CatalogueAnswer":
         answer = choice_answer(repaired=len(body["messages"]) > 2)
     elif name == "PolicyProposal":
         answer = {
