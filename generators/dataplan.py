@@ -453,6 +453,11 @@ def _names(column: str, noun: str) -> bool:
     return column in ("name", f"{noun}_name") and not PERSON_TABLES.search(noun)
 
 
+def _titles(column: str, noun: str) -> bool:
+    """The column is a work's title (`title`, `course_title`), not a person's job title."""
+    return column in ("title", f"{noun}_title") and not PERSON_TABLES.search(noun)
+
+
 def _window(name: str, table: str = "") -> tuple[str, str]:
     if re.search(r"birth|dob", name):
         return "1950-01-01", "2005-12-31"
@@ -722,6 +727,10 @@ def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
         return lambda r, row: r.choice(TIMES_OF_DAY)
     if named and plan.values:
         return _unique_names(tuple(str(v) for v in plan.values))
+    if kind == "text" and bool(noun) and _titles(plan.column.lower(), noun):
+        # movie's 13 films had 8 titles ("The Hobbit" twice): no lookup by title found
+        # either, and its users booked "showtime ID 34116". A repeat is a sequel.
+        return _unique_names(tuple(str(v) for v in plan.values) or p.phrases, ())
     if named:
         # a place or thing called by name: "Lake Andrea Station", never a catch phrase
         # (weather's stations were "Right-sized full-range forecast")
@@ -751,7 +760,7 @@ def _draw_text(plan: ColumnPlan, p: Pools, noun: str = "") -> Sampler:
 QUALIFIERS = ("House", "Special", "Classic", "Deluxe", "Grand", "Royal", "Golden", "Little")
 
 
-def _unique_names(pool: tuple[str, ...]) -> Sampler:
+def _unique_names(pool: tuple[str, ...], qualifiers: tuple[str, ...] = QUALIFIERS) -> Sampler:
     """Names from a pool, each given once: a repeat gets a qualifier ("House Sushi"), so a
     person can name the one they mean. Restaurant's menu had "Sushi" twice, no lookup by
     name found one item, and its users ordered "item 42317"."""
@@ -763,9 +772,9 @@ def _unique_names(pool: tuple[str, ...]) -> Sampler:
         given[base] = n + 1
         if n == 0:
             return base
-        if n <= len(QUALIFIERS):
-            return f"{QUALIFIERS[n - 1]} {base}"
-        return f"{base} {n - len(QUALIFIERS) + 1}"  # every qualifier taken: "Sushi 2"
+        if n <= len(qualifiers):
+            return f"{qualifiers[n - 1]} {base}"
+        return f"{base} {n - len(qualifiers) + 1}"  # every qualifier taken: "Sushi 2"
 
     return draw
 

@@ -434,6 +434,14 @@ def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
     names = [r["name"] for r in expand(pooled, Schema(tables=[menu]), 0, 40)["menu_items"]]
     assert len(names) == 40 and len(set(names)) == 40
     assert {"Sushi", "House Sushi"} <= set(names)
+    # movie's 13 films had 8 titles: no lookup by title found "The Hobbit", and its users
+    # booked "showtime ID 34116"; a repeated title is a sequel
+    films = ColumnPlan(column="title", kind="text", values=["The Hobbit", "Inception"])
+    movies = keyed_table("movies", title="text")
+    pooled = DataPlan(tables=[TablePlan(table="movies", rows=5, columns=[films])])
+    titles = [r["title"] for r in expand(pooled, Schema(tables=[movies]), 0, 13)["movies"]]
+    assert len(set(titles)) == len(titles) == 13
+    assert {"The Hobbit", "The Hobbit 2"} <= set(titles)
     assert all(re.fullmatch(r"\d\d:[03]0", r["time_slot"]) for r in drawn["reservations"])
     assert all(0 <= r["no_shows"] <= 4 for r in drawn["customers"])
     assert all(4 <= r["price"] <= 60 for r in drawn["menu_items"])
