@@ -212,6 +212,9 @@ _ASSISTANT = re.compile(
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
     r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"
+    # a greeting to the customer by their email: movie's "Hello there, mpeterson@outlook.com!
+    # Can you help me activate a booking" (a person says who they are, "I'm ...")
+    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear|welcome)(?: there)?,? [\w.+-]+@[\w-]+\.\w[\w.]*|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )

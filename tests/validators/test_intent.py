@@ -416,9 +416,18 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Freeze card K30001 and tell the customer that their card is frozen.",
         # basketball-intent-00020
         "Hi, can I help you freeze card K30001? Please let me know its status.",
+        # movie's "Hello there, mpeterson@outlook.com! Can you help me activate a booking"
+        "Hello there, maria.lopez@example.com! Can you freeze card K30001? Its status?",
+        "Hi, maria.lopez@example.com! Please freeze card K30001 and tell me its status.",
     ):
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
+    for own in (  # a person who says who they are
+        "Hi, I'm maria.lopez@example.com. Please freeze card K30001 and tell me its status.",
+        "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
+    ):
+        verdict = bank_verdict(banking_spec, own, gold_calls=[FREEZE], communicate=told)
+        assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
 
 
 def test_a_request_for_someone_elses_record_is_third_person(
