@@ -204,6 +204,9 @@ _ASSISTANT = re.compile(
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|(?:can|may) I help you\b|anything else I can (?:help|do)\b|"
+    # an offer to act on the customer's record: movie's "Can I confirm your booking with 9
+    # seats? I'd like to know the status of your booking."
+    r"(?:can|may|shall) I (?!ask |get |have |bother |trouble )\w+ your\b|"
     # ecommerce's "Sure, I'll suspend your account ... and let you know the status"
     r"I(?:'ll| will) \w+ your\b|"
     r"let you know\b|"

@@ -419,10 +419,13 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # movie's "Hello there, mpeterson@outlook.com! Can you help me activate a booking"
         "Hello there, maria.lopez@example.com! Can you freeze card K30001? Its status?",
         "Hi, maria.lopez@example.com! Please freeze card K30001 and tell me its status.",
+        # movie's "Can I confirm your booking with 9 seats? I'd like to know the status ..."
+        "Can I freeze your card K30001? I'd like to know the status of your card.",
     ):
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
-    for own in (  # a person who says who they are
+    for own in (  # a person who says who they are, or asks for help
+        "Can I get your help? Please freeze card K30001 and tell me its status.",
         "Hi, I'm maria.lopez@example.com. Please freeze card K30001 and tell me its status.",
         "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
     ):
