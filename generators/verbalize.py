@@ -116,7 +116,10 @@ def unaddressed(instruction: str) -> str:
 # simulator would repeat it as something known
 _WISH = re.compile(
     r"^\s*(?:I\s+(?:want|need|would like|wish|am asking)|I['’]d like|please|can you|could you)\b"
-    r"|\?\s*$|\bor not\b",
+    r"|\?\s*$|\bor not\b"
+    # and a verdict on a value is what the assistant finds out, not what the user knows
+    # (movie's "June 15 is a valid date", "2 seats is a reasonable number")
+    r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b",
     re.I,
 )
 

@@ -206,8 +206,9 @@ def test_someone_elses_record_goes_back(tmp_path: Path) -> None:
 
 def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -> None:
     """Basketball's known facts "I want to know the status of Nathan Wood's player" and
-    "Crystal Hatfield is currently active or not": what the user asks, not what they know.
-    A value only such a line held comes back as a plain fact."""
+    "Crystal Hatfield is currently active or not": what the user asks, not what they know;
+    movie's "June 15 is a valid date": what the assistant finds out. A value only such a
+    line held comes back as a plain fact."""
     wishes = reply(
         {
             "instruction": "I am member 104 and I would like to borrow a book.",
@@ -217,6 +218,9 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
                 "I'd like to know the current book status",
                 "Is the book available?",
                 "The book is available or not",
+                # movie's "June 15 is a valid date", "2 seats is a reasonable number"
+                "Book 203 is a valid book",
+                "104 is a reasonable member id",
             ],
         }
     )
