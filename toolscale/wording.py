@@ -117,6 +117,13 @@ INFO_CUES = frozenset(
         "share",
         "display",
         "verify",
+        # movie's "I'd appreciate knowing the booking ID", "I want to be told the booking
+        # status", "receive my booking id": each got the question appended again
+        "knowing",
+        "told",
+        "receive",
+        "inform",
+        "informed",
     ]
 )
 EACH_CUES = frozenset(["each", "every", "all", "both"])

@@ -118,6 +118,12 @@ def test_information_each_and_fields_asked_about() -> None:
     left = Request("Tell me how much is left in checking.")
     assert left.asks_about("balance") and left.asks_about("remaining_balance")
     assert not left.asks_about("status")
+    for said in (  # movie's, each of which got "Please tell me ..." appended again
+        "Once the booking is made, I'd appreciate knowing the booking ID and status.",
+        "Please book 7 seats. I want to be told the booking ID and the booking status.",
+        "Book 8 seats for The Hobbit and I'd like to receive my booking id and status.",
+    ):
+        assert Request(said).asks_about("booking_status"), said
 
 
 def test_field_names_and_entities() -> None:
