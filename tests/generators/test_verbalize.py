@@ -146,6 +146,10 @@ def test_a_greeting_to_someone_by_name_is_left_out(tmp_path: Path) -> None:
     assert unaddressed("Bruce, please freeze my card.") == "Please freeze my card."
     assert unaddressed("Chloe Chavez, please freeze my card.") == "Please freeze my card."
     assert unaddressed("Also, my card is lost.") == "Also, my card is lost."
+    # movie's "Hello, misty. I need to withdraw ..." and "Hello, T Smith. I need to book ..."
+    assert unaddressed("Hello, misty. I need a card.") == "I need a card."
+    assert unaddressed("Hello, T Smith. I need a card.") == "I need a card."
+    assert unaddressed("Hi I need a card.") == "Hi I need a card."
     assert (
         unaddressed("Hi, I'm Ann and I want to close it.") == "Hi, I'm Ann and I want to close it."
     )
