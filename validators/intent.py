@@ -492,6 +492,41 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
         return (
             f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write does it"
         )
+    return _unset_field(task, tools, schema)
+
+
+# "change my email to abecker@gmail.com": a field of a record, and what it becomes
+_CHANGE_TO = re.compile(
+    r"\b(?:change|update|set|modify|edit)\s+(?:my|the|our)\s+(?P<field>(?:\w+\s+){0,2}?\w+)\s+to\b",
+    re.I,
+)
+
+
+def _unset_field(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
+    """A field the user asks to have changed that no gold write sets: movie-intent-00043
+    said "I want to deactivate my customer profile and change my email to
+    abecker@gmail.com", and its gold only deactivated ("change" alone is served by any
+    write). A field is a column of the schema that is no key."""
+    written: set[str] = set()
+    for call in task.gold_calls:
+        tool = tools[call.name]
+        if tool.kind != "write":
+            continue
+        for table in schema.table_names:
+            written.update(w for c in tool.assigned(table) for w in words(c))
+        written.update(w for p in call.arguments for w in words(p))
+    for m in _CHANGE_TO.finditer(task.instruction):
+        said = set(tokens(m.group("field")))
+        for table in schema.tables:
+            keys = {*table.primary_key, *(c for fk in table.foreign_keys for c in fk.columns)}
+            for column in table.column_names:
+                wanted = set(words(column)) - GENERIC
+                if column in keys or not wanted or not wanted <= said or wanted & written:
+                    continue
+                return (
+                    f"the instruction asks to change the {column.replace('_', ' ')} "
+                    f"({m.group().strip()!r}), and no gold write sets it"
+                )
     return None
 
 

@@ -679,6 +679,21 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         "Please confirm whether my card K30001 is frozen, then freeze it. Its status?",
     )
     all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
+    # movie-intent-00043: "I want to deactivate my customer profile and change my email to
+    # abecker@gmail.com", whose gold only deactivated: "change" alone is served by any write
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please freeze my card K30001 and change my email to ann@example.com. Its status?",
+        gold_calls=[FREEZE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unserved_request")
+    assert detail.startswith("the instruction asks to change the email ('change my email to")
+    kept = (
+        "Could you change my card K30001 to frozen? Tell me its status.",  # a record, no field
+        "Please change the status of my card K30001 to frozen. Its status?",
+    )
+    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
 
 
 def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
