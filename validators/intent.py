@@ -512,8 +512,8 @@ def _unset_field(task: Task, tools: dict[str, Tool], schema: Schema) -> str | No
         tool = tools[call.name]
         if tool.kind != "write":
             continue
-        for table in schema.table_names:
-            written.update(w for c in tool.assigned(table) for w in words(c))
+        for name in schema.table_names:
+            written.update(w for c in tool.assigned(name) for w in words(c))
         written.update(w for p in call.arguments for w in words(p))
     for m in _CHANGE_TO.finditer(task.instruction):
         said = set(tokens(m.group("field")))

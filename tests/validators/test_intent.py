@@ -689,11 +689,11 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
     )
     assert (stage, reason) == ("intent", "unserved_request")
     assert detail.startswith("the instruction asks to change the email ('change my email to")
-    kept = (
+    fields_kept = (
         "Could you change my card K30001 to frozen? Tell me its status.",  # a record, no field
         "Please change the status of my card K30001 to frozen. Its status?",
     )
-    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
+    all_kept(banking_spec, fields_kept, gold_calls=[FREEZE], communicate=told)
 
 
 def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
