@@ -216,7 +216,9 @@ _ASSISTANT = re.compile(
     r"(?:can|may|shall) I (?!ask |get |have |bother |trouble )\w+ your\b|"
     # ecommerce's "Sure, I'll suspend your account ... and let you know the status"
     r"I(?:'ll| will) \w+ your\b|"
-    r"let you know\b|"
+    # not a customer's "I just wanted to let you know that my email is ..." (finance on
+    # bfbcde5: 2 of 21 drafts)
+    r"(?<!\bto )let you know\b|"
     r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
     r"tell the (?:customer|client|user)\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer

@@ -425,6 +425,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
     for own in (  # a person who says who they are, or asks for help
+        # finance's "I just wanted to let you know that my email is ..."
+        "I just wanted to let you know I lost card K30001. Please freeze it. Its status?",
         "Can I get your help? Please freeze card K30001 and tell me its status.",
         "Hi, I'm maria.lopez@example.com. Please freeze card K30001 and tell me its status.",
         "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
