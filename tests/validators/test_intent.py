@@ -663,39 +663,29 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
     booking for the id 56660?", whose gold only activated. The act is the verb that opens
     a request; a record's name ("my booking") is no act, and any change serves "change"."""
     told = [{"call": 0, "path": "status"}]
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        "I'd like to close my old account. Please freeze my card K30001 and tell me its status.",
-        gold_calls=[FREEZE],
-        communicate=told,
-    )
-    assert (stage, reason) == ("intent", "unserved_request")
-    assert detail == (
-        "the instruction asks to 'close' (\"I'd like to close my old account\"), and no gold "
-        "write does it"
-    )
+    unserved = {
+        "I'd like to close my old account. Please freeze my card K30001 and tell me its status.": (
+            "the instruction asks to 'close' (\"I'd like to close my old account\"), and no "
+            "gold write does it"
+        ),
+        # movie-intent-00043: "I want to deactivate my customer profile and change my email
+        # to abecker@gmail.com", whose gold only deactivated: any write serves "change"
+        "Please freeze my card K30001 and change my email to ann@example.com. Its status?": (
+            "the instruction asks to change the email ('change my email to'), and no gold "
+            "write sets it"
+        ),
+    }
+    for said, why in unserved.items():
+        verdict = bank_verdict(banking_spec, said, gold_calls=[FREEZE], communicate=told)
+        assert verdict == ("intent", "unserved_request", why), said
     kept = (
         "I'd like to block my card K30001. Please tell me its status.",  # a synonym
         "Could you please change my card K30001 to frozen and tell me its status?",
         "I want to know my card K30001's status. Please freeze it, and make it quick.",
         "Please confirm whether my card K30001 is frozen, then freeze it. Its status?",
+        "Please change the status of my card K30001 to frozen. Its status?",  # a field it sets
     )
     all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
-    # movie-intent-00043: "I want to deactivate my customer profile and change my email to
-    # abecker@gmail.com", whose gold only deactivated: "change" alone is served by any write
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        "Please freeze my card K30001 and change my email to ann@example.com. Its status?",
-        gold_calls=[FREEZE],
-        communicate=told,
-    )
-    assert (stage, reason) == ("intent", "unserved_request")
-    assert detail.startswith("the instruction asks to change the email ('change my email to")
-    fields_kept = (
-        "Could you change my card K30001 to frozen? Tell me its status.",  # a record, no field
-        "Please change the status of my card K30001 to frozen. Its status?",
-    )
-    all_kept(banking_spec, fields_kept, gold_calls=[FREEZE], communicate=told)
 
 
 def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
