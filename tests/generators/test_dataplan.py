@@ -445,3 +445,8 @@ def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
     assert all(re.fullmatch(r"\d\d:[03]0", r["time_slot"]) for r in drawn["reservations"])
     assert all(0 <= r["no_shows"] <= 4 for r in drawn["customers"])
     assert all(4 <= r["price"] <= 60 for r in drawn["menu_items"])
+    # finance's loans ran from 7.12 (median 259), and its users asked for "a loan of $7.59"
+    loans = keyed_table("loans", amount="real", outstanding_balance="real", principal="integer")
+    lent = expand(default_plan(Schema(tables=[loans])), Schema(tables=[loans]), 0, 200)["loans"]
+    for column in ("amount", "outstanding_balance", "principal"):
+        assert all(1000 <= r[column] <= 50000 for r in lent), column
