@@ -198,7 +198,11 @@ _ASKS_TO_ACT = re.compile(
 # a verb that also means to check a fact, and what follows it when it does: travel's gold
 # confirmed a booking for "I want to confirm that the hotel booking I made is still active"
 _ARTICLES = {"a", "an", "the"}
-_HOW = re.compile(r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|to)$")
+# "how can I activate ...", "what I should do next to withdraw ...": a way asked for
+_HOW = re.compile(
+    r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|to)$"
+    r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"
+)
 _VERIFY = {"confirm", "verify"}
 _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}
 # "if my profile is frozen", "if my transfer has failed", "has been closed": a state
@@ -322,7 +326,7 @@ class Request:
                 continue  # "a complete basketball game": a kind of game, not one to complete
             if stem(token) in _VERIFY and self._verifies(i):
                 continue  # "confirm that my booking is still active": checked, not done
-            if _HOW.search(" ".join(self.tokens[max(0, i - 4) : i])):
+            if _HOW.search(" ".join(self.tokens[max(0, i - 8) : i])):
                 continue  # "how can I activate my profile?": a way asked for, not the act
             before = self.tokens[max(0, i - 2) : i]
             if (

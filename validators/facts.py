@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from toolscale.dataflow import value_key
 from toolscale.environment import Replay
-from toolscale.matching import Text, leading_number, numbers, same_number, scalars, tokens
+from toolscale.matching import Text, day_of, leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar
@@ -131,10 +131,11 @@ def _keys(values: Iterable[Scalar]) -> set[object]:
             out.update(numbers(v.replace("-", " ")))
             out.update(tokens(v))
             out.update(value_key(clock(*m.groups())) for m in _TIME.finditer(v))
-            with contextlib.suppress(ValueError):  # a datetime's time of day, and its day
+            with contextlib.suppress(ValueError):  # a datetime's time of day
                 moment = dt.datetime.fromisoformat(v)
                 out.add(value_key(clock(str(moment.hour), f"{moment.minute:02d}", None)))
-                out.add(value_key(moment.date().isoformat()))  # "my order from 2024-05-27"
+            if day := day_of(v):  # and its day: "my order from 2024-05-27"
+                out.add(value_key(day))
     return out
 
 

@@ -87,9 +87,16 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "Hello. How can I activate my customer profile?",
         "Could you tell me how to activate my profile?",
         "How do I activate my profile?",
+        # movie-intent-00015 on a9d6cdb, whose gold tried the withdrawal
+        "Could you please tell me what I should do next to activate my profile?",
+        "What do I need to do to activate my profile?",
     ):
         assert not Request(how).requests("activate", entities), how
-    for done in ("Please activate my profile.", "How quickly can you activate my profile?"):
+    for done in (
+        "Please activate my profile.",
+        "How quickly can you activate my profile?",
+        "I know what to do: please activate my profile.",
+    ):
         assert Request(done).requests("activate", entities), done
 
 
