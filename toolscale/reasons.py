@@ -253,6 +253,11 @@ class FactsReason(Reason):
         "unrelated_fact",
         "the user states a value the seed holds, but no gold argument or output has it",
     )
+    DISOWNED_FACT = (
+        "disowned_fact",
+        "the user says they do not know a value ('I forgot the email and seat count') that "
+        "their known facts state",
+    )
 
 
 class PreferenceReason(Reason):

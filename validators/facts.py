@@ -227,6 +227,38 @@ class SeedFacts:
         )
 
 
+_DISOWNS = re.compile(
+    r"\b(?:forgot(?:ten)?|(?:do not|don't|can't|cannot|can not) (?:remember|recall|know|find)"
+    r"|lost)\s+(?:what\s+)?(?:my|the)\s+(?P<what>[\w' ,-]+?)(?=\s+(?:is|was|are)\b|[.;:!?(]|$)",
+    re.I,
+)
+_ATTRIBUTE = re.compile(r"^\s*(?:my|the|our)\s+(?P<what>[\w' -]+?)\s+(?:is|are|was)\b", re.I)
+
+
+def _parts(phrase: str) -> list[set[str]]:
+    """The words of each part of "the email and seat count": {email}, {seat, count}."""
+    parts = re.split(r",|\band\b|\bor\b", phrase.replace("'s", ""))
+    return [{singular(w) for w in tokens(part)} for part in parts]
+
+
+def disowned(task: Task) -> str:
+    """A known fact the request says the user does not know: movie-intent-00025's "I forgot
+    the email and seat count", with "My email is mmyers@yahoo.com" among its facts. An
+    agent learns nothing true from a user who both knows and does not know a value. A
+    fact's last word names it ("My booking seat count is 6": count); "I lost my card" says
+    nothing of "My card number is ...", whose last word is not among the lost."""
+    facts = {
+        singular(tokens(m.group("what"))[-1]): fact
+        for fact in task.known_facts
+        if (m := _ATTRIBUTE.match(fact)) and tokens(m.group("what"))
+    }
+    for said in _DISOWNS.finditer(task.instruction):
+        for words in _parts(said.group("what")):
+            if known := next((facts[w] for w in sorted(words) if w in facts), None):
+                return f"the request says {said.group().strip()!r}, yet a known fact is {known!r}"
+    return ""
+
+
 def check(
     task: Task, replay: Replay, seed: SeedFacts, tools: Mapping[str, Tool] | None = None
 ) -> Rejection | None:
@@ -255,6 +287,8 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _wrong_from_state(task, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := disowned(task):
+        return Rejection(stage=STAGE, reason=FactsReason.DISOWNED_FACT, detail=said)
     if hole := _PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
         return Rejection(
             stage=STAGE,

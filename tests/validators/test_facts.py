@@ -338,6 +338,22 @@ def test_an_id_the_gold_files_a_new_row_under_must_exist_too() -> None:
     assert unknown_id("The new player ID is 1000000.", seed, replay) == ""
 
 
+def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """movie-intent-00025: "I forgot the email and seat count", its facts giving both (kept
+    by the judge for a wrong reason). A lost card says nothing of a card number."""
+    for said in ("I forgot the email and my phone.", "I don't remember my email address."):
+        stage, reason, detail = bank_verdict(
+            banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD
+        )
+        assert (stage, reason) == ("facts", "disowned_fact"), said
+        assert "yet a known fact is 'My email is maria.lopez@example.com.'" in detail
+    for said in ("I lost my card last week.", "I don't know my outstanding amount."):
+        verdict = bank_verdict(banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD)
+        assert verdict == ("accepted", "ok", ""), said
+
+
 def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Travel's "As of now, my customer status is [current status]", kept by the judge."""
     for blank in ("[current status]", "<status>", "{status}"):
