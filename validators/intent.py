@@ -17,7 +17,7 @@ from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, numbers, scalars, tokens
 from toolscale.reasons import IntentReason
 from toolscale.report import Rejection
-from toolscale.schema import Schema
+from toolscale.schema import Scalar, Schema
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, finders, reads_from
 from toolscale.wording import (
@@ -34,12 +34,14 @@ from toolscale.wording import (
     same_field,
     schema_entities,
     singular,
+    stem,
     tables_of,
     third_person,
     variants,
     words,
 )
-from validators.facts import SeedFacts, literals, phrase
+from validators.facts import STATES, SeedFacts, literals, phrase
+from validators.replay import resolve_all
 from validators.stage import TaskContext
 
 STAGE = "intent"
@@ -94,6 +96,26 @@ def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]
     return None
 
 
+_WANTS_TO = re.compile(
+    r"\b(?:want|wanted|wants|like|need|needed|wish|trying|try|tried|help me|going|able)\s+to"
+    r"\s+(\w+)",
+    re.I,
+)
+_INSERTS = re.compile(r"\bINSERT\s+INTO\s+(\w+)", re.I)
+
+
+def said_as_verb(text: str, tool: Tool) -> str | None:
+    """The words wanting the new record's kind done as a verb, if the text has them: "an
+    order ... that I wanted to return" asks for a return (ecommerce-intent-00003, whose
+    `create_return` was rejected for never saying 'create'); "like to book" asks for a
+    booking."""
+    made = {
+        stem(singular(m.group(1).casefold())) for sql in tool.run for m in _INSERTS.finditer(sql)
+    }
+    said = next((m for m in _WANTS_TO.finditer(text) if stem(m.group(1).casefold()) in made), None)
+    return said.group() if said else None
+
+
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
     entities = schema_entities(schema)
@@ -116,6 +138,8 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         # of a new record is not enough, the act is asked for too
         named = words(tool.name)
         act = named[0] if named and named[0] not in GENERIC else "create"
+        if tool.creates and said_as_verb(task.instruction, tool):
+            continue
         if tool.creates and not request.requests(act, entities, describes=False):
             return (
                 f"gold call {i} {call.key()} creates a record the instruction does not ask "
@@ -393,15 +417,40 @@ _ASKS_NOW = re.compile(
 )
 
 
-def asked_before_told_after(task: Task, tools: dict[str, Tool]) -> str | None:
+_ASKS_IF_STATE = re.compile(
+    r"\b(?:if|whether)\b[^.?!]*?\b(?:is|are)\s+(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
+    re.I,
+)
+
+
+def _asks_state(text: str, told: Scalar, seed: SeedFacts) -> re.Match[str] | None:
+    """A question whether a record is in a state other than the one told: "cancel my
+    booking ... check if my booking's status is pending", told 'cancelled'."""
+    states = {
+        v.casefold() for columns in seed.states.values() for vs in columns.values() for v in vs
+    }
+    states |= STATES  # a common state word no record takes is still asked about
+    for m in _ASKS_IF_STATE.finditer(text):
+        said = m.group("state").casefold()
+        if said in states and said != str(told).casefold():
+            return m
+    return None
+
+
+def asked_before_told_after(
+    task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts
+) -> str | None:
     """A question about the state now ("tell me if Crystal Hatfield is currently active or
-    not", before activating her) answered from a write's own output, the state after it:
-    the user learns what they asked to have done, not what they asked."""
-    asked = _ASKS_NOW.search(task.instruction)
-    if asked is None:
-        return None
-    for ref in task.communicate:
+    not", before activating her; "check if my booking's status is pending", before
+    cancelling it) answered from a write's own output, the state after it: the user learns
+    what they asked to have done, not what they asked. "Cancel it and check that it is
+    cancelled" asks after the write, and is kept."""
+    values = resolve_all(task, replay)
+    for ref, told in zip(task.communicate, values, strict=True):
         call = task.gold_calls[ref.call]
+        asked = _ASKS_NOW.search(task.instruction) or _asks_state(task.instruction, told, seed)
+        if asked is None:
+            continue
         if call.name in tools and tools[call.name].kind == "write" and call.expect_error is None:
             return (
                 f"the instruction asks {asked.group()!r}, but {_field(ref) or 'the value'} is "
@@ -580,7 +629,7 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
     if detail := stale_value(task, tools, schema, replay):
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
-    if detail := asked_before_told_after(task, tools):
+    if detail := asked_before_told_after(task, tools, replay, seed):
         return Rejection(stage=STAGE, reason=IntentReason.ASKED_BEFORE_TOLD_AFTER, detail=detail)
     if detail := unmet_wish(task, replay, seed):
         return Rejection(stage=STAGE, reason=IntentReason.UNMET_WISH, detail=detail)

@@ -8,6 +8,7 @@ from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
+from validators.intent import said_as_verb
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
@@ -231,6 +232,22 @@ def test_a_create_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpe
         communicate=told,
     )
     assert other_kind[:2] == ("intent", "unasked_write") and "checking" in other_kind[2]
+
+
+def test_the_new_records_kind_wanted_as_a_verb_asks_for_the_create() -> None:
+    """ecommerce-intent-00003: "an order with 38 items that I wanted to return. Can you help
+    me with that?", whose `create_return` was rejected for never saying 'create'. The kind
+    must be wanted as a verb: "the return id" or "go to my returns" asks for nothing."""
+    base: dict[str, object] = {"name": "create_return", "description": "d", "kind": "write"}
+    base["parameters"] = {"type": "object", "properties": {}}
+    returns = Tool.model_validate(base | {"run": ["INSERT INTO returns (id) VALUES (1)"]})
+    bookings = Tool.model_validate(base | {"run": ["INSERT INTO bookings (id) VALUES (1)"]})
+    assert said_as_verb("38 items that I wanted to return. Can you help?", returns) == (
+        "wanted to return"
+    )
+    assert said_as_verb("I'd like to book two seats.", bookings) == "like to book"
+    for text in ("Tell me the return id.", "I want to see my returns.", "I need to go home."):
+        assert said_as_verb(text, returns) is None, text
 
 
 def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
@@ -535,6 +552,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
     for ask in (
         "Freeze my card K30001. Can you tell me if it is currently active or not?",
         "Freeze my card K30001, and tell me whether it is still active.",
+        # movie-intent-00002: "cancel my booking ... check if my booking's status is
+        # pending?", told 'cancelled' by the cancel (kept by the judge for a wrong reason)
+        "Freeze my card K30001. Can you check if my card's status is blocked?",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -542,9 +562,12 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         assert (stage, reason) == ("intent", "asked_before_told_after"), ask
         assert "told from the output of the write freeze_card" in detail
     # the same value asked for after the change is what the write's output tells
-    ask = "Freeze my card K30001 and tell me its status."
-    verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
-    assert verdict == ("accepted", "ok", "")
+    for ask in (
+        "Freeze my card K30001 and tell me its status.",
+        "Freeze my card K30001 and check if it is frozen now.",
+    ):
+        verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
+        assert verdict == ("accepted", "ok", ""), ask
     # "how much is still owed" asks for an amount, not whether a state holds (bank-004)
     ask = "Pay $100 of my loan L4001 from A20001, and tell me how much is still owed."
     pay = {
