@@ -86,6 +86,9 @@ RECORDED = ("completed", "posted", "done", "settled", "succeeded")
 NOW_DATES: tuple[str, ...] = ("opened", "created", "issued", "joined", "added", "posted")
 NOW_DATES += ("placed", "booked", "order", "purchase", "sale", "requested", "submitted")
 NOW_DATES += ("enrolled", "registered")
+# a record's last change is the change that makes it: ecommerce's `create_order` asked for
+# `updated_at`, and its users said "Updated at 2024-10-14T07:50:02"
+NOW_DATES += ("updated", "modified", "changed")
 # what a new row has done nothing of yet: basketball's users created games "with 344 tickets
 # sold and a capacity of 10"
 COUNTERS = ("sold", "used", "booked", "taken", "enrolled", "redeemed", "reserved", "filled")

@@ -1025,8 +1025,9 @@ def test_a_sum_reads_a_column_named_with_fewer_words_than_the_rule(engine: str) 
 def test_the_day_a_new_record_is_made_is_today_not_asked() -> None:
     """Ecommerce's `create_order` asked the user for the `order_date`, and the 1.5B's
     users created orders dated 2024-05-16 ("create an order for myself on
-    2024-08-27T13:45:38"): an order is placed now. A time a record is held for (a
-    reservation's) is still the user's to give."""
+    2024-08-27T13:45:38"): an order is placed now, and last changed now (its users also said
+    "Updated at 2024-10-14T07:50:02"). A time a record is held for (a reservation's) is
+    still the user's to give."""
     orders = {
         "name": "orders",
         "columns": [
@@ -1035,6 +1036,7 @@ def test_the_day_a_new_record_is_made_is_today_not_asked() -> None:
                 ("order_id", "integer"),
                 ("customer_id", "integer"),
                 ("order_date", "datetime"),
+                ("updated_at", "datetime"),
                 ("status", "text"),
             )
         ],
@@ -1064,5 +1066,6 @@ def test_the_day_a_new_record_is_made_is_today_not_asked() -> None:
     cands = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
     order = cands["create:orders under customers"]
     assert "order_date" not in order.param_types()
+    assert "updated_at" not in order.param_types()
     assert ":_now" in order.run[0]
     assert "reservation_date" in cands["create:reservations under customers"].param_types()
