@@ -66,7 +66,7 @@ OPERATIONS: tuple[frozenset[str], ...] = tuple(
         "repay pay payment settle payoff",
         "update change modify edit correct replace adjust",
         "topup top deposit credit increase raise",
-        "reduce decrease lower",
+        "reduce decrease lower subtract remove",  # "remove 10 from the quantity"
         "delete remove drop",
         "refund return",
         "approve approved accept accepted confirm confirmed",

@@ -185,6 +185,8 @@ def test_a_leading_verb_is_the_operation_even_where_a_table_shares_it() -> None:
     assert Request("Please top up my balance by 20.").says_any(["topup"])
     assert Request("Please change my max balance to 20.").says_any(["adjust"])
     assert not Request("Please increase my max balance.").says_any(["reduce"])
+    # ecommerce-intent-00011: "I need to remove 10 from the quantity of my order item"
+    assert Request("I need to remove 10 from the quantity of my item.").says_any(["decrease"])
     record = Tool(name="transfers", description="d", kind="write", run=["DELETE FROM t"])
     assert operation_words(record, {}, schema) == []
 
