@@ -252,6 +252,14 @@ _MY_PERSON = re.compile(
 )
 
 
+# the request told about its user instead of by them: ecommerce's "The customer wants to
+# know the order item quantity" (a brief's words, kept verified)
+_NARRATED = re.compile(
+    r"\bthe\s+(\w+)\s+(?:wants|would like|needs|wishes|asks|is asking|requests|expects)\b",
+    re.I,
+)
+
+
 def assistant_voiced(text: str) -> str | None:
     """Words only an assistant says ("I'm here to help you with your account. If you have
     any questions ..."), or None: a request is the customer's."""
@@ -261,7 +269,8 @@ def assistant_voiced(text: str) -> str | None:
 
 def third_person(text: str, entities: set[str]) -> str | None:
     """Words that ask for someone else's record ("activate her card ending 5035"), or None:
-    the agent acts only for the person who asks, on their own records. Money sent "to her
+    the agent acts only for the person who asks, on their own records; a request that
+    speaks of its user ("the customer wants to know") is about them. Money sent "to her
     account" is the user's own act."""
     for m in _THIRD_PERSON.finditer(text):
         if re.search(r"\b(?:in)?to\s+$", text[: m.start()]):
@@ -273,6 +282,9 @@ def third_person(text: str, entities: set[str]) -> str | None:
             return m.group()
     for m in _MY_PERSON.finditer(text):
         if m.group(1).lower() in entities:
+            return m.group()
+    for m in _NARRATED.finditer(text):
+        if m.group(1).lower() in PEOPLE:
             return m.group()
     return None
 

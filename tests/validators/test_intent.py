@@ -467,6 +467,8 @@ def test_a_request_for_someone_elses_record_is_third_person(
     for other in (  # finance N=300, finance-intent-00611 and -00526
         "Please freeze the card K30001 for my client and tell me its status.",
         "Please freeze card K30001. Could you tell me their card status?",
+        # ecommerce on 33ecf7a: "The customer wants to know the order item quantity"
+        "Please freeze card K30001. The client wants to know its status.",
     ):
         verdict = bank_verdict(banking_spec, other, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "third_person"), other
