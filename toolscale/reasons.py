@@ -212,6 +212,11 @@ class IntentReason(Reason):
         "the instruction says what only an assistant says ('I'm here to help ... if you have "
         "any questions'): it is the customer's request",
     )
+    DANGLING_REFERENCE = (
+        "dangling_reference",
+        "the instruction points at something it does not hold ('as indicated in the form "
+        "below'): the agent and the user simulator see no form",
+    )
     THIRD_PERSON = (
         "third_person",
         "the instruction asks for someone else's records ('activate her card'): the agent "

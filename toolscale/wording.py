@@ -260,6 +260,23 @@ _NARRATED = re.compile(
 )
 
 
+_POINTS_AT = re.compile(
+    r"\b(?:(?:form|details|information|info|list|table|data|fields?|document)\s+(?:below|above)"
+    r"|as (?:indicated|shown|listed|given|described|stated) (?:below|above)"
+    r"|see (?:below|above|attached)"
+    r"|(?:attached|enclosed) (?:form|file|document|details|screenshot)"
+    r"|as follows\W*$)",
+    re.I,
+)
+
+
+def dangling_reference(text: str) -> str | None:
+    """Words pointing at a form, a list or an attachment the text does not hold (movie's
+    "Please create a booking for myself, as indicated in the form below."), or None."""
+    m = _POINTS_AT.search(text)
+    return m.group() if m else None
+
+
 def assistant_voiced(text: str) -> str | None:
     """Words only an assistant says ("I'm here to help you with your account. If you have
     any questions ..."), or None: a request is the customer's."""

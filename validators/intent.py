@@ -28,6 +28,7 @@ from toolscale.wording import (
     Request,
     assistant_voiced,
     closed_choices,
+    dangling_reference,
     entity_words,
     names_operation,
     operation_words,
@@ -609,6 +610,9 @@ def check(
     if (said := assistant_voiced(task.instruction)) is not None:
         detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
         return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
+    if (said := dangling_reference(task.instruction)) is not None:
+        detail = f"the instruction says {said!r}, and holds no such thing"
+        return Rejection(stage=STAGE, reason=IntentReason.DANGLING_REFERENCE, detail=detail)
     entities = schema_entities(schema)
     if (said := third_person(task.instruction, entities)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"

@@ -452,6 +452,24 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
 
 
+def test_a_request_pointing_at_a_form_it_does_not_hold_is_dangling_reference(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """movie-intent-00011: "Please create a booking for myself, as indicated in the form
+    below." The agent and the user simulator see the words, not a form."""
+    told = [{"call": 0, "path": "status"}]
+    for said in ("as indicated in the form below", "with the details below"):
+        ask = f"Please freeze card K30001, {said}. Tell me its status."
+        stage, reason, detail = bank_verdict(
+            banking_spec, ask, gold_calls=[FREEZE], communicate=told
+        )
+        assert (stage, reason) == ("intent", "dangling_reference"), said
+        assert "holds no such thing" in detail
+    ask = "Please freeze card K30001 if its balance is above 0. Tell me its status below."
+    verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    assert verdict == ("accepted", "ok", "")
+
+
 def test_a_request_for_someone_elses_record_is_third_person(
     banking_spec: EnvironmentSpec,
 ) -> None:
