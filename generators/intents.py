@@ -524,9 +524,11 @@ def gold_chain(
         told = [OutputRef(call=source[0], path=f"{source[1]}{c}") for c in purpose.checked[:2]]
         wanted = [_field_of(table, c) for c in purpose.checked[:2]]
     seen: set[object] = set()
+    chosen = _chosen(purpose.write, spec.schema_)
     for i, (call, result) in enumerate(zip(plan, results, strict=True)):
         for name, value in call.arguments.items():
-            if value is not None and value not in seen:
+            mine = i == write_at and name in chosen and value not in [v for _, v in facts]
+            if value is not None and (value not in seen or mine):
                 facts.append((f"{named[i]} {name}" if i in named else name, value))
                 seen.add(value)
         seen.update(scalars(result.output))
@@ -662,6 +664,21 @@ def _by_name(spec: EnvironmentSpec, table: Table, row: dict) -> ToolCall | None:
         if len(same) == 1:
             return ToolCall(name=tool.name, arguments=wanted)
     return None
+
+
+def _chosen(tool: Tool, schema: Schema) -> set[str]:
+    """The write's parameters the user decides (a quantity, an amount, a new email), as
+    against a record's key: stated by the user even where an earlier output shows the same
+    value. Ecommerce's users added 27 of a product to an order without saying how many,
+    27 being the product's stock, which the lookup before it returned."""
+    keys = {c for t in schema.tables for c in t.primary_key}
+    keys |= {c for t in schema.tables for fk in t.foreign_keys for c in fk.columns}
+    kinds = tool.param_types()
+    return {
+        name
+        for name, kind in kinds.items()
+        if name not in keys and not name.endswith("_id") and kind != "boolean"
+    } - closed_choices(tool)
 
 
 def _inserted(tool: Tool, schema: Schema) -> Table | None:

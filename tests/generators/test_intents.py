@@ -820,3 +820,27 @@ def test_a_record_of_a_moment_is_named_by_its_day() -> None:
         wrong = verifier.verify(task("2024-05-28"))  # no order of that day picks none
     assert kept.value is not None, kept.rejection
     assert wrong.rejection is not None and wrong.rejection.reason == "unasked_target"
+
+
+def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_it(
+    banking: EnvironmentSpec,
+) -> None:
+    """Ecommerce's users added 27 of a product to an order without saying how many: 27 was
+    the product's stock, which the lookup before the write returned, so the amount was
+    taken as found, not said. Moving a whole balance is still an amount the user states."""
+    transfer = banking.tool_map()["transfer_funds"]
+    checking = next(a for a in banking.seed["accounts"] if a["account_id"] == "A20001")
+    arguments: dict[str, Scalar] = {
+        "client_id": "C1001",
+        "from_account_id": "A20001",
+        "to_account_id": "A20002",
+        "amount": checking["balance"],
+    }
+    clients = banking.schema_.table("clients")
+    with Environment(banking) as env:
+        purpose = Purpose(transfer, "accounts", "A20001", arguments)
+        chain = gold_chain(env, purpose, clients, owners(banking, clients))
+    assert chain is not None
+    assert ("amount", checking["balance"]) in chain.facts
+    assert "list_accounts" in [c.name for c in chain.calls]  # the lookup showed the balance
+    assert not any(name.endswith("_id") for name, _ in chain.facts)  # keys are looked up
