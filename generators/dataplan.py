@@ -952,6 +952,15 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _swapped(first: Scalar, second: Scalar) -> tuple[Scalar, Scalar]:
+    """Two moments put in order, each kept in its own column's form: a datetime and a date
+    (`created_at`, `delivered_date`) trade days, not strings, so a date stays a date."""
+    if isinstance(first, str) and isinstance(second, str) and len(first) != len(second):
+        day_first, day_second = first[:10], second[:10]
+        return day_second + first[10:], day_first + second[10:]
+    return second, first
+
+
 def _distribute(r: random.Random, n_parents: int, n: int, lo: int, hi: int) -> list[int]:
     """Children per parent: drawn in [lo, hi], then nudged until they add up to n (below lo
     only when n is too small for every parent to have lo)."""
@@ -1075,7 +1084,7 @@ def _table_rows(
             for a, b, _strict in pairs:
                 va, vb = row.get(a), row.get(b)
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
-                    row[a], row[b] = vb, va
+                    row[a], row[b] = _swapped(va, vb)
             if composite and tuple(row.get(c) for c in composite) in seen_keys:
                 continue
             values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]

@@ -445,14 +445,29 @@ def names_operation(field: str, operations: Iterable[str]) -> bool:
 SPANS = (("start", "end"), ("begin", "end"), ("check_in", "check_out"), ("departure", "arrival"))
 
 
+# a record's making comes before what happens to it: ecommerce's seed had orders updated
+# months before they were created, and delivered before either
+MADE = ("created", "placed", "ordered", "opened", "booked", "issued", "registered", "joined")
+LATER: tuple[str, ...] = ("updated", "modified", "changed", "delivered", "shipped", "closed")
+LATER += ("cancelled", "canceled", "completed", "resolved", "returned", "refunded", "paid")
+
+
+def _named(moment: str, word: str) -> bool:
+    return word in moment.split("_") or moment.startswith(word)
+
+
 def spans(moments: Iterable[str]) -> list[tuple[str, str]]:
     """(start, end) of the columns that name a span by their words (`check_in_date`,
-    `check_out_date`), among date and time columns."""
+    `check_out_date`; `created_at`, `delivered_date`), among date and time columns."""
     names = list(moments)
+    pairs = list(SPANS)
+    pairs += [
+        (made, later) for made in MADE if any(_named(m, made) for m in names) for later in LATER
+    ]
     out = []
-    for first, second in SPANS:
-        start = next((m for m in names if first in m.split("_") or m.startswith(first)), None)
-        end = next((m for m in names if second in m.split("_") or m.startswith(second)), None)
+    for first, second in pairs:
+        start = next((m for m in names if _named(m, first)), None)
+        end = next((m for m in names if _named(m, second)), None)
         if start and end and start != end and (start, end) not in out:
             out.append((start, end))
     return out

@@ -328,6 +328,15 @@ def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
     assert len(rows) == 300
     assert all(r["check_out_date"] >= r["check_in_date"] for r in rows)
     assert all(r["end_date"] >= r["start_date"] for r in rows)
+    # ecommerce's orders were updated before they were created, and delivered before either
+    orders = keyed_table(
+        "orders", created_at="datetime", updated_at="datetime", delivered_date="date"
+    )
+    schema = Schema(tables=[orders])
+    rows = expand(default_plan(schema), schema, seed=0, total_rows=300)["orders"]
+    assert all(r["updated_at"] >= r["created_at"] for r in rows)
+    assert all(r["delivered_date"] >= r["created_at"][:10] for r in rows)
+    assert all(len(r["delivered_date"]) == 10 and "T" in r["created_at"] for r in rows)
 
 
 def test_what_one_person_brings_is_counted_in_a_few() -> None:
