@@ -7,8 +7,10 @@ A small model's single yes/no is close to noise, so the verdict asks concrete qu
 first, one per gold call (asked for, or needed for what was asked?) and one per value told
 (asked for?), then whether everything asked is done, and only then the overall answer. A
 concrete "no" decides the reason even when the overall answer says yes: the per-item
-answers are the reliable part. The lists have exactly one entry per call and per value
-(the JSON schema says so, so a grammar-constrained server cannot miscount).
+answers are the reliable part. "Something asked is missing" must quote the user's words,
+and a quote the gold tells or does is overruled (`done_anyway`). The lists have exactly
+one entry per call and per value (the JSON schema says so, so a grammar-constrained
+server cannot miscount).
 
 The judge needs the LLM, so it does not run in the synchronous validator pipeline: the
 scheduler calls it in the work item, after the verifier accepts a task. When the judge
@@ -20,6 +22,8 @@ never accepted unjudged, never lost silently.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -30,10 +34,23 @@ from toolscale.environment import Replay
 from toolscale.llm.client import Invalid, LLMClient
 from toolscale.reasons import JudgeReason
 from toolscale.report import Rejection
-from toolscale.schema import Scalar
+from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.tool import Tool
 from toolscale.trajectory import Trajectory
+from toolscale.wording import (
+    FIELDS,
+    GENERIC,
+    INFO_CUES,
+    OPERATIONS,
+    Request,
+    operation_words,
+    schema_entities,
+    stem,
+    variants,
+    words,
+)
 from validators import replay
 
 STAGE = "judge"
@@ -44,6 +61,7 @@ SYSTEM = (
 OUTPUT_CHARS = 600  # of one call's output in the prompt: a small model reads little well
 POLICY_CHARS = 3000
 ARGUMENT_CHARS = 300
+MISSING_CHARS = 200
 
 
 class CallCheck(BaseModel):
@@ -61,6 +79,11 @@ class JudgeVerdict(BaseModel):
 
     calls: list[CallCheck]
     values: list[ValueCheck]
+    missing: str = Field(
+        max_length=MISSING_CHARS,
+        description="the user's own words asking for what is neither done nor told; empty "
+        "if nothing is missing",
+    )
     request_fully_done: bool
     reason: str = Field(max_length=400)
     careful_agent_does_exactly_this: bool
@@ -205,11 +228,69 @@ def aligned(verdict: JudgeVerdict, task: Task) -> JudgeVerdict:
     return verdict
 
 
-def rejection_of(verdict: JudgeVerdict, task: Task) -> Rejection | None:
+def _parts(quote: str) -> list[str]:
+    """Each part of a quoted request ("cancel my booking and tell me what is left": cancel
+    my booking / tell me what is left)."""
+    pieces = re.split(r"[,;!?]|\.(?!\w)|\band\b|\bthen\b|\balso\b", quote, flags=re.I)
+    return [piece.strip() for piece in pieces if words(piece)]
+
+
+_ACTS = frozenset(stem(w) for group in OPERATIONS for w in group)
+_ASKS = INFO_CUES - {"which", "who", "whom", "whose", "when", "where"}  # also relative
+_CUES = frozenset(stem(w) for w in INFO_CUES)
+
+
+def _names(part: set[str], field: str) -> bool:
+    """The part names the field, in its words or their like ("what is left", `balance`)."""
+    wanted = [w for w in words(field) if w not in GENERIC]
+    return bool(wanted) and all(variants(w, FIELDS) & part for w in wanted)
+
+
+def done_anyway(
+    missing: str, task: Task, told: list[Told], tools: Mapping[str, Tool], schema: Schema
+) -> bool:
+    """Whether every part of what the judge quotes as missing is told or done by the gold:
+    it names a told value ("the return ID and status", told `return_id` and `status`), or
+    asks for a write's operation ("cancel my booking", done by `cancel_booking`). The
+    embedded judge's "something is missing" was wrong for 12 of the 15 drafts of two runs
+    read by hand, each misreading an output ("the booking is not cancelled yet" beside a
+    cancel that returned `cancelled`): its quote is checked against the gold, not
+    trusted. An empty quote names nothing missing."""
+    entities = schema_entities(schema)
+    writes = [
+        operation_words(tools[c.name], c.arguments, schema)
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write" and c.expect_error is None
+    ]
+    fields = {stem(w) for t in schema.tables for c in t.columns for w in words(c.name)}
+    fields -= {stem(w) for w in GENERIC}
+    for part in _parts(missing):
+        said = {stem(w) for w in words(part)}
+        acts = said & _ACTS - _CUES  # "confirm" and "check" also ask to be told
+        if not (acts or _ASKS & set(words(part))):
+            continue  # "I'm Deb", "whose seat count is 6": asks for nothing
+        if any(_names(said, t.name) for t in told):
+            continue
+        asked = Request(part)
+        if any(asked.requests_any(ops, entities, describes=False) for ops in writes if ops):
+            continue
+        if told and not acts and not said & fields:
+            continue  # "could you please confirm this?", answered by what is told
+        return False
+    return True
+
+
+def rejection_of(
+    verdict: JudgeVerdict,
+    task: Task,
+    done: Callable[[str], bool] = lambda missing: False,
+) -> Rejection | None:
     """The verdict as a rejection, or None when the judge accepts. The first concrete "no"
     decides the reason: an unasked call, then an unasked value, then something asked and
-    not done; a plain overall "no" is `judge_rejected`. On a refusal, the refused call's
-    "not needed" and the whole-request answers are not taken (see below)."""
+    not done (unless `done` finds the judge's own quote of it told or done: then its
+    overall "no", the same misreading, is not taken either); a plain overall "no" is
+    `judge_rejected`. On a refusal, the refused call's "not needed" and
+    the whole-request answers are not taken (see below)."""
 
     def reject(reason: JudgeReason, what: str) -> Rejection:
         detail = f"{what}; the judge: {verdict.reason.strip() or '(no reason given)'}"
@@ -230,7 +311,13 @@ def rejection_of(verdict: JudgeVerdict, task: Task) -> Rejection | None:
     if refused:
         return None
     if not verdict.request_fully_done:
-        return reject(JudgeReason.JUDGE_MISSING_REQUEST, "something asked is neither done nor told")
+        if done(verdict.missing):  # its overall "no" is the same misreading
+            return None
+        said = verdict.missing.strip()
+        return reject(
+            JudgeReason.JUDGE_MISSING_REQUEST,
+            "something asked is neither done nor told" + (f" ({said!r})" if said else ""),
+        )
     if not verdict.careful_agent_does_exactly_this:
         return reject(JudgeReason.JUDGE_REJECTED, "a careful agent would not do exactly this")
     return None
@@ -261,7 +348,12 @@ async def judge(
         max_tokens=160 + 40 * (len(task.gold_calls) + n_values),
     )
     if outcome.value is not None:
-        found = rejection_of(outcome.value, task)
+        told = told_values(task, gold)
+        found = rejection_of(
+            outcome.value,
+            task,
+            lambda missing: done_anyway(missing, task, told, spec.tool_map(), spec.schema_),
+        )
     else:
         failed = outcome.rejection
         why = f"{failed.reason}: {failed.detail}" if failed else "no answer"

@@ -91,6 +91,7 @@ def answer(**changes: Any) -> Reply:
             {"tool": "transfer_funds", "needed": True},
         ],
         "values": [{"name": "from_balance", "asked": True}],
+        "missing": "",
         "request_fully_done": True,
         "reason": "she asks for the transfer and the balance left",
         "careful_agent_does_exactly_this": True,
@@ -149,6 +150,7 @@ def test_the_verdict_schema_has_one_entry_per_call_and_per_value() -> None:
     assert order.index("careful_agent_does_exactly_this") == len(order) - 1  # decided last
 
 
+CLOSE = "close my savings account"
 CALL_NO = [
     {"tool": "find_client_by_email", "needed": False},
     {"tool": "transfer_funds", "needed": True},
@@ -161,11 +163,12 @@ CALL_NO = [
         (answer(), None, ""),
         (answer(calls=CALL_NO), "judge_unasked_call", "1 find_client_by_email"),
         (answer(values=[{"name": "from_balance", "asked": False}]), "judge_unasked_value", "1 from_balance"),  # noqa: E501
-        (answer(request_fully_done=False), "judge_missing_request", "neither done nor told"),
+        (answer(request_fully_done=False, missing=CLOSE), "judge_missing_request",
+         "neither done nor told ('close my savings account')"),
         (answer(careful_agent_does_exactly_this=False), "judge_rejected", "not do exactly this"),
         # a concrete "no" decides, even under an overall yes (and before the overall no)
         (answer(calls=CALL_NO, careful_agent_does_exactly_this=True), "judge_unasked_call", ""),
-        (answer(request_fully_done=False, careful_agent_does_exactly_this=False),
+        (answer(request_fully_done=False, missing=CLOSE, careful_agent_does_exactly_this=False),
          "judge_missing_request", ""),
     ],
     ids=["accept", "unasked_call", "unasked_value", "missing", "plain_no", "call_over_yes",
@@ -183,6 +186,34 @@ def test_each_verdict_maps_to_its_reason(
     assert found is not None and (found.stage, found.reason) == (STAGE, reason)
     assert named in found.detail and "the judge:" in found.detail
     assert found.task_id == "bank-001" and found.item["expected"]  # the verified task, kept
+
+
+@pytest.mark.parametrize(
+    ("missing", "kept"),
+    [
+        ("", True),  # names nothing missing
+        ("Hi, I'm Maria. Tell me what is left.", True),  # a greeting asks for nothing
+        ("Could you please confirm this?", True),  # names nothing the gold does not tell
+        ("then tell me what is left in checking", True),  # told: from_balance
+        ("Please move $250 from my checking account A20001", True),  # done: transfer_funds
+        ("move $250 into savings, and tell me what is left", True),
+        (CLOSE, False),
+        ("move $250 into savings and close my savings account", False),
+        ("tell me my card's status", False),
+    ],
+)
+def test_what_the_judge_quotes_as_missing_is_checked_against_the_gold(
+    banking_spec: EnvironmentSpec, gold: Gold, missing: str, kept: bool
+) -> None:
+    """The embedded judge said "something is missing" of 15 drafts read by hand, wrongly
+    for 12 ("the booking is not cancelled yet" beside a cancel that returned `cancelled`).
+    Its own quote of what is missing decides: a part that names a told value or asks for a
+    write the gold makes is done."""
+    reply = answer(request_fully_done=False, missing=missing, careful_agent_does_exactly_this=False)
+    found = run_judge(banking_spec, gold, scripted(reply)).rejection
+    assert (found is None) == kept, found
+    if found is not None:
+        assert found.reason == "judge_missing_request" and repr(missing) in found.detail
 
 
 def test_the_request_is_deterministic_and_spent_on_the_judge_stage(
@@ -279,6 +310,7 @@ def test_on_a_refusal_only_the_per_item_answers_count(banking_tasks: list[Task])
                 CallCheck(tool=c.name, needed=i != unneeded) for i, c in enumerate(task.gold_calls)
             ],
             values=[ValueCheck(name="balance", asked=asked) for _ in task.communicate],
+            missing="",
             request_fully_done=False,
             reason="the transfer was refused",
             careful_agent_does_exactly_this=False,

@@ -311,6 +311,7 @@ def judge_answer(prompt: str, reject: str | None = None) -> dict[str, Any]:
     return {
         "calls": [{"tool": name, "needed": not (no and i == 0)} for i, name in enumerate(calls)],
         "values": [{"name": name, "asked": True} for name in values],
+        "missing": "",
         "request_fully_done": True,
         "reason": "the first call was not asked for" if no else "it does what was asked",
         "careful_agent_does_exactly_this": not no,
