@@ -253,6 +253,12 @@ def _plain(ident: str) -> str:
     return re.split("|".join(VARIANTS), ident)[0]
 
 
+def _plain_name(name: str) -> str:
+    """A variant tool's name as its plain form's: ecommerce's users asked to "create an
+    order item taking stock", the tool's name, for an order item."""
+    return re.split("|".join(v.strip() for v in VARIANTS).join(("_(?:", ")_")), name)[0]
+
+
 def _variant(cand: Candidate) -> bool:
     """An operation offered beside a plainer one, or one few domains want (a move)."""
     return cand.pattern == "move" or any(v in cand.id for v in VARIANTS)
@@ -306,9 +312,12 @@ def realise(
             steps.setdefault(m.candidate, []).append((m.rule, cond, step))
     out = PatternTools()
     coverage = [RuleCoverage(rule=r) for r in rules]
+    plain_picked = [by_id[i].tool.name for i in picks if _plain(i) == i]
     for ident, pick in picks.items():
         cand = by_id[ident]
         name = pick.name if keeps_verb(pick.name, cand.tool.name) else cand.tool.name
+        if name == cand.tool.name and _plain_name(name) not in taken | set(plain_picked):
+            name = _plain_name(name)  # `create_order_item`, not `..._taking_stock`
         if name in taken:
             if pick.name or cand.tool.kind == "read":
                 continue  # a derived tool already does it (or the name is the model's slip)

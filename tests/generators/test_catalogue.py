@@ -29,6 +29,7 @@ from generators.policy import tau2_policy
 from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import propose_tools
+from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.finance import SEED, finance_brief, finance_schema
 from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
 from tests.generators.railway import railway_rules, railway_spec
@@ -440,3 +441,23 @@ def test_the_answer_is_bounded_so_it_ends_before_the_token_cap(tmp_path: Path) -
     # the rest of the budget is the rules' (7 rules of 2 conditions: about 700 tokens)
     assert len(json.dumps({"tools": longest})) / 3 < CHOICE_TOKENS - 700
     assert "Choose about 14 operations" in last_user(body)
+
+
+def test_a_variant_picked_without_a_name_is_named_as_its_plain_operation() -> None:
+    """Ecommerce's users asked to "create an order item taking stock": the variant's own
+    name, `create_order_item_taking_stock`, was the tool's. A name is how an agent and a
+    user call the act; the stock it takes is in the description."""
+    spec = ecommerce_spec()
+    candidates = catalogue(spec.schema_, spec.seed)
+    taking = "create:order_items under orders taking products.stock"
+    plain = taking.split(" taking ")[0]
+    by_id = {c.id: c for c in candidates}
+    assert by_id[taking].tool.name == by_id[plain].tool.name + "_taking_stock"
+    alone = CatalogueChoice(tools=[ToolChoice(candidate=taking)])
+    made = realise(alone, candidates, [], spec).tools
+    assert [t.name for t in made] == [by_id[plain].tool.name]
+    assert "Takes its quantity from the product's stock." in made[0].description
+    # beside its plain form, each keeps its own name: one tool per name
+    both = CatalogueChoice(tools=[ToolChoice(candidate=taking), ToolChoice(candidate=plain)])
+    names = sorted(t.name for t in realise(both, candidates, [], spec).tools)
+    assert names == sorted([by_id[taking].tool.name, by_id[plain].tool.name])
