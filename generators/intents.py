@@ -473,8 +473,16 @@ def gold_chain(
             if c != key and row is not None and c in row and row[c] != seed_target.get(c)
         ]
         given = {value_key(v) for v in purpose.arguments.values() if v is not None}
-        if purpose.write.creates and row is not None:  # the new record: its key, and a field
-            changed = [c for c, v in row.items() if v is not None and value_key(v) not in given]
+        # the new record: its key, and a field; not the moment it was made, which is now.
+        # A write that adds a row and changes another (an order item taking stock) shows
+        # the new row too: ecommerce told its created_at as "the order created at"
+        made = _made(purpose.write, spec.schema_, row)
+        if made is not None and row is not None:
+            changed = [
+                c
+                for c, v in row.items()
+                if v is not None and value_key(v) not in given and not _now(v, spec.clock)
+            ]
         # what the user set is no news: "tell me the flight booking flight id" after moving
         # it to the flight they named sent the judge looking for another (travel's moves,
         # 28 proposed, none kept); such a change is checked by its end state alone
@@ -496,7 +504,6 @@ def gold_chain(
             if not changed:
                 return None
             told = [OutputRef(call=len(plan) - 1, path=c) for c in changed[:2]]
-        made = _inserted(purpose.write, spec.schema_) if purpose.write.creates else None
         # the new record's fields are its own: "the card id", not "the account card id";
         # the person's own fields are theirs: "my email", not "my client email"
         wanted = [
@@ -679,6 +686,18 @@ def _chosen(tool: Tool, schema: Schema) -> set[str]:
         for name, kind in kinds.items()
         if name not in keys and not name.endswith("_id") and kind != "boolean"
     } - closed_choices(tool)
+
+
+def _made(tool: Tool, schema: Schema, output: dict | None) -> Table | None:
+    """The table of the new row a write's output shows, or None."""
+    table = _inserted(tool, schema)
+    if table is None or output is None or not table.primary_key:
+        return None
+    return table if table.primary_key[0] in output else None
+
+
+def _now(value: Scalar, clock: str) -> bool:
+    return isinstance(value, str) and value in (clock, clock[:10])
 
 
 def _inserted(tool: Tool, schema: Schema) -> Table | None:

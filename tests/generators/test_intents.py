@@ -23,6 +23,7 @@ from generators.intents import (
     route,
 )
 from generators.patterns import catalogue
+from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
 from tests.generators.railway import bed, col, fk, railway_spec
 from tests.generators.travel import travel_spec
@@ -844,3 +845,24 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
     assert ("amount", checking["balance"]) in chain.facts
     assert "list_accounts" in [c.name for c in chain.calls]  # the lookup showed the balance
     assert not any(name.endswith("_id") for name, _ in chain.facts)  # keys are looked up
+
+
+def test_a_write_that_adds_a_row_under_its_target_tells_the_new_rows_fields() -> None:
+    """Ecommerce's order item taking stock adds a row and changes a product: its new row's
+    created_at was told as "the order created at", the order being its target. What is told
+    is the new row's own, named as its (and not the moment it was made, which is now)."""
+    spec = ecommerce_spec()
+    made = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
+    add = made["create:order_items under orders taking products.stock"]
+    assert not add.creates  # it also takes stock: an UPDATE beside the INSERT
+    spec = spec.model_copy(update={"tools": [*spec.tools, made["find:customers by email"], add]})
+    customers = spec.schema_.table("customers")
+    order = next(o for o in spec.seed["orders"] if o["status"] == "pending")
+    purpose = Purpose(add, "orders", order["order_id"], {"order_id": order["order_id"]} | {
+        "product_id": 11, "quantity": 2})  # fmt: skip
+    with Environment(spec) as env:
+        chain = gold_chain(env, purpose, customers, owners(spec, customers))
+    assert chain is not None
+    write = next(i for i, c in enumerate(chain.calls) if c.name == add.name)
+    assert [(r.call, r.path) for r in chain.communicate] == [(write, "order_item_id")]
+    assert chain.wanted == ["order_item_id"]
