@@ -23,6 +23,7 @@ from toolscale.tool import Tool, finders, reads_from
 from toolscale.wording import (
     FIELDS,
     GENERIC,
+    INFO_CUES,
     OPERATIONS,
     SUPERLATIVES,
     Request,
@@ -32,6 +33,7 @@ from toolscale.wording import (
     entity_words,
     names_operation,
     operation_words,
+    record_phrase,
     same_field,
     schema_entities,
     singular,
@@ -320,6 +322,43 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
                     f"communicate[{i}] is the {field} of {', '.join(mine) or tool.name}, but "
                     f"the instruction asks for the {field} of {others[0]}"
                 )
+        shown = _returned_table(tool, schema) if tool.kind == "write" else None
+        if field and shown and (other := _asked_of_other(task.instruction, field, shown, schema)):
+            return (
+                f"communicate[{i}] is the {field} of the {record_phrase(shown)} {tool.name} "
+                f"returns, but the instruction asks for the {field} of the {record_phrase(other)}"
+            )
+    return None
+
+
+def _returned_table(tool: Tool, schema: Schema) -> str | None:
+    """The table of the row a write returns (its `returns` query reads one table)."""
+    found = re.findall(r"\bFROM\s+(\w+)", tool.returns or "", re.I)
+    return found[0] if len(found) == 1 and found[0] in schema.table_names else None
+
+
+def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | None:
+    """The table another record is named by right before the field ("the order created
+    at"), where the row told is of `shown` (an order item): None when the field is named
+    with the shown row's own name ("the order item created at") or with none."""
+    phrase = r"[\s_]+".join(re.escape(w) for w in words(field))
+    for m in re.finditer(rf"((?:\w+\s+)?\w+)(?:'s)?\s+{phrase}\b", text, re.I):
+        start = max(text.rfind(p, 0, m.start()) for p in ".?!")
+        if not INFO_CUES & set(tokens(text[start + 1 : m.start()])):
+            continue  # "a return for my order item with order status 'delivered'": said of it
+        if re.match(r"\s*(?:is|was|are|were|of|=|:|')", text[m.end() :]):
+            continue  # "my account status is active": a fact, not a question
+        before = tokens(m.group(1))
+        said = {" ".join(before[-1:]), " ".join(before[-2:])}
+        if record_phrase(shown) in said:
+            continue
+        for table in schema.tables:
+            if (
+                table.name != shown
+                and field in table.column_names
+                and record_phrase(table.name) in said
+            ):
+                return table.name
     return None
 
 

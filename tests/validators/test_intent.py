@@ -250,6 +250,28 @@ def test_the_new_records_kind_wanted_as_a_verb_asks_for_the_create() -> None:
         assert said_as_verb(text, returns) is None, text
 
 
+def test_a_field_of_a_written_row_asked_of_another_record_is_unasked_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Ecommerce's "create an order item ... Please tell me the order created at", told
+    the new order item's created_at: the row a write returns is of one table, and a field
+    named with another record's name is that record's. Said of a record ("my card status
+    is active"), a field is no question."""
+    opened = {"name": "open_account", "arguments": {"client_id": "C1001", "kind": "checking"}}
+    told = [{"call": 0, "path": "account_id"}, {"call": 0, "path": "status"}]
+    ask = "Please open a new checking account for me and tell me its account id and card status."
+    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[opened], communicate=told)
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "the status of the account open_account returns" in detail and "of the card" in detail
+    for ask in (
+        "Please open a new checking account for me and tell me its account id and status.",
+        "My card status is active. Please open a new checking account for me and tell me its "
+        "account id and account status.",
+    ):
+        verdict = bank_verdict(banking_spec, ask, gold_calls=[opened], communicate=told)
+        assert verdict == ("accepted", "ok", ""), ask
+
+
 def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
     banking_spec: EnvironmentSpec,
 ) -> None:
