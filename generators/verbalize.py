@@ -121,7 +121,9 @@ _WISH = re.compile(
     r"|\?\s*$|\bor not\b"
     # and a verdict on a value is what the assistant finds out, not what the user knows
     # (movie's "June 15 is a valid date", "2 seats is a reasonable number")
-    r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b",
+    r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b"
+    # and what the user does not know is no fact (ecommerce's "The return id is unknown")
+    r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b",
     re.I,
 )
 

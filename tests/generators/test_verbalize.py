@@ -212,7 +212,7 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
     """Basketball's known facts "I want to know the status of Nathan Wood's player" and
     "Crystal Hatfield is currently active or not": what the user asks, not what they know;
     movie's "June 15 is a valid date": what the assistant finds out. A value only such a
-    line held comes back as a plain fact."""
+    line held comes back as a plain fact; what the user does not know is no fact."""
     wishes = reply(
         {
             "instruction": "I am member 104 and I would like to borrow a book.",
@@ -225,6 +225,8 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
                 # movie's "June 15 is a valid date", "2 seats is a reasonable number"
                 "Book 203 is a valid book",
                 "104 is a reasonable member id",
+                # ecommerce's "The return id is unknown": what the user does not know
+                "The loan id is unknown",
             ],
         }
     )
