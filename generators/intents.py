@@ -176,11 +176,14 @@ def draft_purpose(
     # 1 in 17 work items, and no booking task was ever kept
     # and the brief's operations (its rules' tools) before the catalogue's others: the 1.5B
     # shoppers of ecommerce set their own orders to paid and delivered, not cancelled
+    # a new record of the person's with nothing of theirs in it (an order of no items:
+    # ecommerce kept 9 "create an order for myself" of 24 tasks) is the short task too
     ruled = {name for coverage in spec.rules for name in coverage.tools()}
     weights = [
         (
             OWN_RECORDS
-            if tool.creates or any(k.table != people.name for k in keys if k.table in owned)
+            if (tool.creates and _chosen(tool, spec.schema_) | closed_choices(tool))
+            or any(k.table != people.name for k in keys if k.table in owned)
             else 1.0
         )
         * (RULED if tool.name in ruled else 1.0)
@@ -532,11 +535,16 @@ def gold_chain(
         wanted = [_field_of(table, c) for c in purpose.checked[:2]]
     seen: set[object] = set()
     chosen = _chosen(purpose.write, spec.schema_)
+    # a new record's field is its own: "the payee name is Sunrise Rentals", not "my name"
+    new = _inserted(purpose.write, spec.schema_) if purpose.write.creates else None
     for i, (call, result) in enumerate(zip(plan, results, strict=True)):
         for name, value in call.arguments.items():
             mine = i == write_at and name in chosen and value not in [v for _, v in facts]
             if value is not None and (value not in seen or mine):
-                facts.append((f"{named[i]} {name}" if i in named else name, value))
+                label = f"{named[i]} {name}" if i in named else name
+                if i == write_at and new is not None and name in chosen:
+                    label = _field_of(new, name).replace("_", " ")
+                facts.append((label, value))
                 seen.add(value)
         seen.update(scalars(result.output))
     listed = [lookup.listing for lookup in lookups if lookup.listing is not None]

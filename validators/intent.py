@@ -323,6 +323,8 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
                     f"the instruction asks for the {field} of {others[0]}"
                 )
         shown = _returned_table(tool, schema) if tool.kind == "write" else None
+        if shown and field not in schema.table(shown).column_names:
+            shown = None  # the output is not that table's row alone
         if field and shown and (other := _asked_of_other(task.instruction, field, shown, schema)):
             return (
                 f"communicate[{i}] is the {field} of the {record_phrase(shown)} {tool.name} "
@@ -333,7 +335,7 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
 
 def _returned_table(tool: Tool, schema: Schema) -> str | None:
     """The table of the row a write returns (its `returns` query reads one table)."""
-    found = re.findall(r"\bFROM\s+(\w+)", tool.returns or "", re.I)
+    found = re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", tool.returns or "", re.I)
     return found[0] if len(found) == 1 and found[0] in schema.table_names else None
 
 

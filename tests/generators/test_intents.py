@@ -828,7 +828,8 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
 ) -> None:
     """Ecommerce's users added 27 of a product to an order without saying how many: 27 was
     the product's stock, which the lookup before the write returned, so the amount was
-    taken as found, not said. Moving a whole balance is still an amount the user states."""
+    taken as found, not said. Moving a whole balance is still an amount the user states,
+    and a new record's field is named as its."""
     transfer = banking.tool_map()["transfer_funds"]
     checking = next(a for a in banking.seed["accounts"] if a["account_id"] == "A20001")
     arguments: dict[str, Scalar] = {
@@ -845,6 +846,17 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
     assert ("amount", checking["balance"]) in chain.facts
     assert "list_accounts" in [c.name for c in chain.calls]  # the lookup showed the balance
     assert not any(name.endswith("_id") for name, _ in chain.facts)  # keys are looked up
+    # a new record's field is its own: the bank's users said "my name is Sunrise Rentals"
+    add = banking.tool_map()["add_payee"]
+    payee = {
+        "client_id": "C1001",
+        "name": "Sunrise Rentals",
+        "external_account": "US48485886892113",
+    }
+    with Environment(banking) as env:
+        chain = gold_chain(env, Purpose(add, "clients", "C1001", payee), clients,
+                           owners(banking, clients))  # fmt: skip
+    assert chain is not None and ("payee name", "Sunrise Rentals") in chain.facts
 
 
 def test_a_write_that_adds_a_row_under_its_target_tells_the_new_rows_fields() -> None:
@@ -866,3 +878,30 @@ def test_a_write_that_adds_a_row_under_its_target_tells_the_new_rows_fields() ->
     write = next(i for i, c in enumerate(chain.calls) if c.name == add.name)
     assert [(r.call, r.path) for r in chain.communicate] == [(write, "order_item_id")]
     assert chain.wanted == ["order_item_id"]
+
+
+def test_a_new_record_with_nothing_of_the_users_in_it_is_drawn_as_the_short_task() -> None:
+    """Ecommerce kept 9 "create an order for myself" of 24 tasks: `create_order` takes the
+    customer alone, an order of nothing, yet it was weighed as a task on one's records."""
+    spec = _shop(
+        [
+            {"order_id": 100 + i, "customer_id": 1 + i % 4, "order_date": "2024-05-10T09:00:00"}
+            | {"status": "pending"}
+            for i in range(8)
+        ]
+    )
+    made = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
+    create = made["create:orders under customers"]
+    assert set(create.param_types()) == {"customer_id"}
+    spec = spec.model_copy(update={"tools": [*spec.tools, create]})
+    people = spec.schema_.table("customers")
+    weighed: list[dict[str, float]] = []
+
+    class Spy(random.Random):
+        def choices(self, population, weights=None, **kw):
+            weighed.append({t.name: w for (t, _), w in zip(population, weights, strict=True)})
+            return super().choices(population, weights, **kw)
+
+    with Environment(spec) as env:
+        draft_purpose(env, ArgumentSampler(spec), people, owners(spec, people), Spy(0), False)
+    assert weighed and weighed[0]["create_order"] < weighed[0]["cancel_order"]
