@@ -848,7 +848,7 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
     assert not any(name.endswith("_id") for name, _ in chain.facts)  # keys are looked up
     # a new record's field is its own: the bank's users said "my name is Sunrise Rentals"
     add = banking.tool_map()["add_payee"]
-    payee = {
+    payee: dict[str, Scalar] = {
         "client_id": "C1001",
         "name": "Sunrise Rentals",
         "external_account": "US48485886892113",
