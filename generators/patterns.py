@@ -1648,12 +1648,28 @@ def with_conditions(
     """The candidate's tool with extra require steps (after the built-ins, before any
     write), then its own checks, each once, and the chosen name and description."""
     require = list(cand.tool.require)
+    said = description
+    if _restates_transition(cand, steps):
+        # the rule says from which states: ecommerce's cancel kept its own "from pending,
+        # shipped or delivered" beside the brief's "only while pending or paid", so a paid
+        # order was refused against the policy, and only pending ones could be cancelled
+        del require[cand.guards["transition"]]
+        said = description or re.sub(r" \(allowed from [^)]*\)", "", cand.tool.description)
     for step in [*steps, *cand.checks]:
         if all(step.sql != r.sql for r in require):
             require.append(step)
     update: dict = {"require": require}
     if name:
         update["name"] = name
-    if description:
-        update["description"] = description
+    if said:
+        update["description"] = said
     return Tool.model_validate({**cand.tool.model_dump(), **update})
+
+
+def _restates_transition(cand: Candidate, steps: list[RequireStep]) -> bool:
+    """A rule's step names the states the change is allowed from, on the row it changes."""
+    if cand.sets is None or "transition" not in cand.guards:
+        return False
+    table, column, _ = cand.sets
+    states = re.compile(rf"^\s*SELECT\s+{column}\s+IN\s*\(.*\bFROM\s+{table}\b", re.I | re.S)
+    return any(states.search(step.sql) for step in steps)

@@ -880,6 +880,15 @@ def test_ecommerce_stock_moves_with_items_and_cancellations(engine: str) -> None
     cancel = _enforced(spec, cancelled, "cancel:orders restocking products.stock")
     assert _stock(spec, cancel, engine, order_id=300) == {"lamp": 5, "mug": 21}
     assert _on(spec, cancel, engine, order_id=301).error == cancelled  # shipped
+    # the rule's states replace the pattern's own (from pending, shipped or delivered): a
+    # paid order is cancelled, as the policy says (ecommerce on d0b7383 refused it)
+    paid = {**spec.seed["orders"][0], "order_id": 302, "status": "paid"}
+    with_paid = spec.model_copy(
+        update={"seed": {**spec.seed, "orders": [*spec.seed["orders"], paid]}}
+    )
+    assert _on(with_paid, cancel, engine, order_id=302).ok
+    assert "allowed from" not in cancel.description
+    assert [s.error for s in cancel.require].count(cancelled) == 1
     move = _enforced(spec, address, "update:orders.shipping_address")
     assert _on(spec, move, engine, order_id=300, new_shipping_address="2 Oak St").ok
     assert _on(spec, move, engine, order_id=301, new_shipping_address="2 Oak St").error == address
