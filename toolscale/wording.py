@@ -8,7 +8,7 @@ validators will read it (verbalize's repairs); what wording cannot settle is the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
 from toolscale.matching import tokens
@@ -311,6 +311,28 @@ def variants(word: str, groups: tuple[frozenset[str], ...] = OPERATIONS) -> froz
     return _variants(word.casefold(), groups)
 
 
+# cues that are also nouns: "my order list", "the status report", "a quick look"
+_NOUN_CUES = frozenset({"list", "report", "look", "check", "display", "show"})
+_DETERMINERS = frozenset({"my", "the", "a", "an", "your", "this", "that", "our", "their"})
+_NOT_DESCRIBING = frozenset(
+    {"and", "or", "then", "please", "to", "you", "me", "i", "can", "could", "will", "would"}
+)
+
+
+def _after_determiner(tokens: Sequence[str], i: int) -> bool:
+    """The token is a noun: it follows a determiner within three words ("my pending order
+    list"), and no "of" follows it ("the list of my bookings" asks for one)."""
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if after == "of":
+        return False
+    for t in reversed(tokens[max(0, i - 3) : i]):  # back over the words that describe it
+        if t in _DETERMINERS:
+            return True
+        if t in _NOT_DESCRIBING:
+            return False
+    return False
+
+
 class Request:
     """An instruction (or a whole user text) stemmed once, asked about many words."""
 
@@ -395,9 +417,13 @@ class Request:
     @property
     def asks_for_information(self) -> bool:
         """A cue ("tell", "what", "check") or a question that is no request to act: "can
-        you top up my balance? I want to add $26 to it" asks to be told nothing."""
-        if INFO_CUES & set(self.tokens):
-            return True
+        you top up my balance? I want to add $26 to it" asks to be told nothing. A cue
+        that is a noun after "my" or "the" ("it's on my pending order list") is none."""
+        for i, token in enumerate(self.tokens):
+            if token in INFO_CUES and not (
+                token in _NOUN_CUES and _after_determiner(self.tokens, i)
+            ):
+                return True
         clauses = re.split(r"(?<=[.?!;])\s+|\n+", self.text)
         return any(c.rstrip().endswith("?") and not _ASKS_TO_ACT.search(c) for c in clauses)
 

@@ -122,6 +122,12 @@ def test_information_each_and_fields_asked_about() -> None:
     assert request.asks_for_information and request.asks_for_each
     assert request.asks_about("daily_transfer_limit") and not request.asks_about("balance")
     assert not Request("Lock my card and move $5 to savings.").asks_for_information
+    # a cue that is a noun asks nothing: ecommerce-intent-00011's "It's on my pending order
+    # list. Can you help me create the order item?" was told two values
+    said = "It's on my pending order list. Can you help me create the order item?"
+    assert not Request(said).asks_for_information
+    for asks in ("I'd like the list of my bookings.", "Lock my card and show me its status."):
+        assert Request(asks).asks_for_information, asks
     left = Request("Tell me how much is left in checking.")
     assert left.asks_about("balance") and left.asks_about("remaining_balance")
     assert not left.asks_about("status")
