@@ -319,6 +319,23 @@ _NOT_DESCRIBING = frozenset(
 )
 
 
+# "the order item whose quantity is 12" describes; "tell me whose card it is" asks
+_RELATIVE = frozenset({"which", "who", "whom", "whose", "where", "when"})
+_ASKING_BEFORE = frozenset({"me", "know", "wonder", "wondering", "and", "or", "see", "check"})
+_UNABLE = frozenset({"t", "cannot", "not", "unable"})  # "I can't find the order number"
+
+
+def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
+    """The cue at `i` asks nothing here: a noun ("my order list"), a relative word after
+    a noun ("my order item whose quantity is 12"), or a search the user failed at."""
+    token, before = tokens[i], tokens[i - 1] if i else ""
+    if token in _NOUN_CUES and _after_determiner(tokens, i):
+        return True
+    if token in _RELATIVE and before and before not in _ASKING_BEFORE:
+        return True
+    return token == "find" and before in _UNABLE
+
+
 def _after_determiner(tokens: Sequence[str], i: int) -> bool:
     """The token is a noun: it follows a determiner within three words ("my pending order
     list"), and no "of" follows it ("the list of my bookings" asks for one)."""
@@ -418,12 +435,12 @@ class Request:
     def asks_for_information(self) -> bool:
         """A cue ("tell", "what", "check") or a question that is no request to act: "can
         you top up my balance? I want to add $26 to it" asks to be told nothing. A cue
-        that is a noun after "my" or "the" ("it's on my pending order list") is none."""
-        for i, token in enumerate(self.tokens):
-            if token in INFO_CUES and not (
-                token in _NOUN_CUES and _after_determiner(self.tokens, i)
-            ):
-                return True
+        that asks nothing where it stands ("it's on my pending order list", "my item whose
+        quantity is 12", "I can't find the order number") is none."""
+        for sentence in self.sentences:
+            for i, token in enumerate(sentence):
+                if token in INFO_CUES and not _not_a_cue(sentence, i):
+                    return True
         clauses = re.split(r"(?<=[.?!;])\s+|\n+", self.text)
         return any(c.rstrip().endswith("?") and not _ASKS_TO_ACT.search(c) for c in clauses)
 

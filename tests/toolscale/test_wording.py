@@ -128,6 +128,11 @@ def test_information_each_and_fields_asked_about() -> None:
     assert not Request(said).asks_for_information
     for asks in ("I'd like the list of my bookings.", "Lock my card and show me its status."):
         assert Request(asks).asks_for_information, asks
+    # a relative word describes, a failed search asks nothing (ecommerce-intent-00018 and
+    # -00030, each told a value); a question word opening a sentence still asks
+    for said in ("Take 9 off my item whose quantity is 12.", "I can't find the order number."):
+        assert not Request(said).asks_for_information, said
+    assert Request("Freeze my card. When will it be unfrozen").asks_for_information
     left = Request("Tell me how much is left in checking.")
     assert left.asks_about("balance") and left.asks_about("remaining_balance")
     assert not left.asks_about("status")
