@@ -214,7 +214,9 @@ _ASSISTANT = re.compile(
     r"if you have any (?:other )?questions|let me know if you need|"
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
-    r"I can help you\b|(?:can|may) I help you\b|anything else I can (?:help|do)\b|"
+    r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do)\b|"
+    # railway's "I noticed you're trying to deactivate your passenger account"
+    r"I (?:noticed|notice|see|understand) (?:that )?you(?:'re| are)\b|"
     # an offer to act on the customer's record: movie's "Can I confirm your booking with 9
     # seats? I'd like to know the status of your booking."
     r"(?:can|may|shall) I (?!ask |get |have |bother |trouble )\w+ your\b|"

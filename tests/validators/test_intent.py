@@ -460,6 +460,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hi, maria.lopez@example.com! Please freeze card K30001 and tell me its status.",
         # movie's "Can I confirm your booking with 9 seats? I'd like to know the status ..."
         "Can I freeze your card K30001? I'd like to know the status of your card.",
+        # railway on c08d396: "Hi there, can I help with something? I'd like to book a
+        # ticket" and "I noticed you're trying to deactivate your passenger account"
+        "Hi there, can I help with something? Freeze card K30001 and tell me its status.",
+        "I noticed you're trying to freeze card K30001. Tell me its status.",
     ):
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
