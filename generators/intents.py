@@ -177,7 +177,7 @@ def draft_purpose(
     # and the brief's operations (its rules' tools) before the catalogue's others: the 1.5B
     # shoppers of ecommerce set their own orders to paid and delivered, not cancelled
     # a new record of the person's with nothing of theirs in it (an order of no items:
-    # ecommerce kept 9 "create an order for myself" of 24 tasks) is the short task too
+    # ecommerce kept 9 "create an order for myself" of 16 tasks) is the short task too
     ruled = {name for coverage in spec.rules for name in coverage.tools()}
     weights = [
         (

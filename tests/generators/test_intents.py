@@ -881,7 +881,7 @@ def test_a_write_that_adds_a_row_under_its_target_tells_the_new_rows_fields() ->
 
 
 def test_a_new_record_with_nothing_of_the_users_in_it_is_drawn_as_the_short_task() -> None:
-    """Ecommerce kept 9 "create an order for myself" of 24 tasks: `create_order` takes the
+    """Ecommerce kept 9 "create an order for myself" of 16 tasks: `create_order` takes the
     customer alone, an order of nothing, yet it was weighed as a task on one's records."""
     spec = _shop(
         [
