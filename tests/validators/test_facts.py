@@ -134,7 +134,8 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     assert detail == (
         "the user states 'outstanding of 9,000'; the records the gold reads hold outstanding 8400"
     )
-    which = "My loan L4001's outstanding, which is 9,000, is too much. Pay $9,000 from A20001."
+    which = "My loan L4001's outstanding, which is 9,000, is too much. Pay $9,000 from A20001. "
+    which += ASK  # "which" after a noun asks nothing (a4d72f2): the question is the ask
     verdict = bank_verdict(banking_spec, which, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact")  # "my account balance, which is $247.52"
     # the field of a named record: finance's "The balance of my active account is $72.61",
