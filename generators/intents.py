@@ -710,11 +710,8 @@ def _now(value: Scalar, clock: str) -> bool:
 
 def _inserted(tool: Tool, schema: Schema) -> Table | None:
     """The table a create inserts into."""
-    for sql in tool.run:
-        m = re.match(r"\s*INSERT\s+INTO\s+(\w+)", sql, re.I)
-        if m and m.group(1) in schema.table_names:
-            return schema.table(m.group(1))
-    return None
+    name = next((t for t in tool.inserts() if t in schema.table_names), None)
+    return schema.table(name) if name else None
 
 
 def _field_of(table: Table, column: str) -> str:

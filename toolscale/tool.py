@@ -37,6 +37,7 @@ class RequireStep(BaseModel):
     error: str = Field(min_length=1)
 
 
+_INSERT = re.compile(r"\s*INSERT\s+INTO\s+(\w+)", re.I)
 _ADJUSTS = re.compile(r"\bSET\s+(\w+)\s*=\s*(?:round\(\s*)?\1\s*([-+])\s*:(\w+)", re.I)
 
 
@@ -119,6 +120,10 @@ class Tool(BaseModel):
         if self.returns:
             out.append(("returns", self.returns))
         return out
+
+    def inserts(self) -> list[str]:
+        """The tables its statements insert rows into, in order."""
+        return [m.group(1) for sql in self.run if (m := _INSERT.match(sql))]
 
     @property
     def creates(self) -> bool:

@@ -322,7 +322,7 @@ _NOT_DESCRIBING = frozenset(
 
 
 # "the order item whose quantity is 12" describes; "tell me whose card it is" asks
-_RELATIVE = frozenset({"which", "who", "whom", "whose", "where", "when"})
+RELATIVE = frozenset({"which", "who", "whom", "whose", "where", "when"})
 _ASKING_BEFORE = frozenset({"me", "know", "wonder", "wondering", "and", "or", "see", "check"})
 _UNABLE = frozenset({"t", "cannot", "not", "unable"})  # "I can't find the order number"
 
@@ -333,7 +333,7 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     token, before = tokens[i], tokens[i - 1] if i else ""
     if token in _NOUN_CUES and _after_determiner(tokens, i):
         return True
-    if token in _RELATIVE and before and before not in _ASKING_BEFORE:
+    if token in RELATIVE and before and before not in _ASKING_BEFORE:
         return True
     return token == "find" and before in _UNABLE
 

@@ -104,7 +104,6 @@ _WANTS_TO = re.compile(
     r"\s+(\w+)",
     re.I,
 )
-_INSERTS = re.compile(r"\bINSERT\s+INTO\s+(\w+)", re.I)
 
 
 def said_as_verb(text: str, tool: Tool) -> str | None:
@@ -112,9 +111,7 @@ def said_as_verb(text: str, tool: Tool) -> str | None:
     order ... that I wanted to return" asks for a return (ecommerce-intent-00003, whose
     `create_return` was rejected for never saying 'create'); "like to book" asks for a
     booking."""
-    made = {
-        stem(singular(m.group(1).casefold())) for sql in tool.run for m in _INSERTS.finditer(sql)
-    }
+    made = {stem(singular(table.casefold())) for table in tool.inserts()}
     said = next((m for m in _WANTS_TO.finditer(text) if stem(m.group(1).casefold()) in made), None)
     return said.group() if said else None
 
@@ -488,9 +485,10 @@ def asked_before_told_after(
     what they asked to have done, not what they asked. "Cancel it and check that it is
     cancelled" asks after the write, and is kept."""
     values = resolve_all(task, replay)
+    now = _ASKS_NOW.search(task.instruction)
     for ref, told in zip(task.communicate, values, strict=True):
         call = task.gold_calls[ref.call]
-        asked = _ASKS_NOW.search(task.instruction) or _asks_state(task.instruction, told, seed)
+        asked = now or _asks_state(task.instruction, told, seed)
         if asked is None:
             continue
         if call.name in tools and tools[call.name].kind == "write" and call.expect_error is None:

@@ -44,6 +44,7 @@ from toolscale.wording import (
     GENERIC,
     INFO_CUES,
     OPERATIONS,
+    RELATIVE,
     Request,
     operation_words,
     schema_entities,
@@ -236,7 +237,7 @@ def _parts(quote: str) -> list[str]:
 
 
 _ACTS = frozenset(stem(w) for group in OPERATIONS for w in group)
-_ASKS = INFO_CUES - {"which", "who", "whom", "whose", "when", "where"}  # also relative
+_ASKS = INFO_CUES - RELATIVE  # "whose seat count is 6" describes
 _CUES = frozenset(stem(w) for w in INFO_CUES)
 
 
