@@ -215,6 +215,10 @@ _ASSISTANT = re.compile(
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do)\b|"
+    # school's "Sure, Katherine! I'd be happy to activate the course ...": a reply, and the
+    # customer's message is the first one
+    r"(?:^|(?<=[.!?] ))(?:sure|certainly|absolutely)(?:,\s*[a-z]+)?\s*[,!]|"
+    r"I'?d be (?:happy|glad|delighted) to (?:help|assist)\b|"
     # railway's "I noticed you're trying to deactivate your passenger account"
     r"I (?:noticed|notice|see|understand) (?:that )?you(?:'re| are)\b|"
     # an offer to act on the customer's record: movie's "Can I confirm your booking with 9
@@ -286,11 +290,12 @@ def assistant_voiced(text: str) -> str | None:
     return m.group() if m else None
 
 
-def third_person(text: str, entities: set[str]) -> str | None:
+def third_person(text: str, entities: set[str], user: str | None = None) -> str | None:
     """Words that ask for someone else's record ("activate her card ending 5035"), or None:
     the agent acts only for the person who asks, on their own records; a request that
     speaks of its user ("the customer wants to know") is about them. Money sent "to her
-    account" is the user's own act."""
+    account" is the user's own act, and where the user is of another kind (`user`, a
+    teacher) "my student" is a record of the school's they deal with."""
     for m in _THIRD_PERSON.finditer(text):
         if re.search(r"\b(?:in)?to\s+$", text[: m.start()]):
             continue
@@ -300,7 +305,8 @@ def third_person(text: str, entities: set[str]) -> str | None:
         if second and second.lower() in entities:
             return m.group()
     for m in _MY_PERSON.finditer(text):
-        if m.group(1).lower() in entities:
+        kind = m.group(1).lower()
+        if kind in entities and user in (None, kind):
             return m.group()
     for m in _NARRATED.finditer(text):
         if m.group(1).lower() in PEOPLE:
@@ -329,13 +335,27 @@ _UNABLE = frozenset({"t", "cannot", "not", "unable"})  # "I can't find the order
 
 def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     """The cue at `i` asks nothing here: a noun ("my order list"), a relative word after
-    a noun ("my order item whose quantity is 12"), or a search the user failed at."""
+    a noun ("my order item whose quantity is 12"), an act granted ("provide me with a
+    refund"), or a search the user failed at."""
     token, before = tokens[i], tokens[i - 1] if i else ""
     if token in _NOUN_CUES and _after_determiner(tokens, i):
         return True
     if token in RELATIVE and before and before not in _ASKING_BEFORE:
         return True
+    if token in _GRANTS and _grants_an_act(tokens[i + 1 : i + 5]):
+        return True
     return token == "find" and before in _UNABLE
+
+
+_GRANTS = frozenset({"give", "provide"})
+_ACTS = frozenset(w for group in OPERATIONS for w in group)
+
+
+def _grants_an_act(after: Sequence[str]) -> bool:
+    """An act asked for, not a value: "provide me with a refund", "give me a cancellation"
+    (railway-intent-00018 kept a told status on those words alone)."""
+    rest = [t for t in after if t not in ("me", "with", "a", "an")]
+    return bool(rest) and rest[0] in _ACTS and any(t in ("a", "an") for t in after[:3])
 
 
 def _after_determiner(tokens: Sequence[str], i: int) -> bool:

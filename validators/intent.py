@@ -77,6 +77,87 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
     return None
 
 
+def asker(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> dict | None:
+    """The row of the person who asks: what the gold's first find of the people returns."""
+    people = schema.people()
+    if people is None:
+        return None
+    finds = {t.name for t in finders(list(tools.values())) if reads_from(t) == people.name}
+    for call, result in zip(task.gold_calls, replay.results, strict=False):
+        if call.name in finds and result.ok:
+            out = result.output
+            row = out[0] if isinstance(out, list) and len(out) == 1 else out
+            return row if isinstance(row, dict) else None
+    return None
+
+
+# how a person says who they are: "I'm Katherine", "this is Katherine Schmidt"
+_INTRODUCES = re.compile(r"\b(?:I'm|I am|this is|my name is|name's|it's|it is)\s+$", re.I)
+# ... or "Katherine here", "Daniel Okafor speaking", "Kenji Sato, kenji.sato@example.com"
+_INTRODUCED = re.compile(r"\s+(?:here|speaking)\b|,?\s*\(?[\w.+-]+@")
+# the user's name opening a message and calling on someone: "Katherine, please ..."
+_CALLED_ON = re.compile(r",\s+(?:please|can|could|would|will|I)\b", re.I)
+
+
+def named_self(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
+    """The user called by their own first name as someone else would: school's "Sure,
+    Katherine! I'd be happy to activate the course" (an assistant's reply) and "deactivate
+    the New Melissaberg Course for Katherine" from Katherine herself. A person names
+    themselves to say who they are, in a header ("Kenji Sato, kenji.sato@example.com.") or
+    a signature ("Thanks, Katherine"). A name inside another one (the user Marcus and the
+    "North Marcus Course") is that record's."""
+    people = schema.people()
+    row = asker(task, tools, schema, replay)
+    if people is None or people.email_column() is None or row is None:
+        return None  # basketball's teams ask through a manager, and a team's name is no one's
+    own = {w for k, v in row.items() if "name" in k and isinstance(v, str) for w in v.split()}
+    first = next((row[k].split()[0] for k in _PERSON_NAMES if _names(row.get(k))), None)
+    if first is None or len(first) < 3:
+        return None
+    text = task.instruction
+    for m in re.finditer(rf"\b{re.escape(first)}\b", text):
+        span = _name_span(text, m.start(), m.end(), own)
+        if span is None:  # "North Marcus Course"
+            continue
+        before, after = text[: span[0]], text[span[1] :]
+        if _INTRODUCES.search(before) or _INTRODUCED.match(after):
+            continue
+        if not before.strip() and not _CALLED_ON.match(after):
+            continue  # a header: "Kenji Sato. I lost my card"
+        if re.match(r"\s*[.!]?\s*$", after) and re.search(r"[,-]\s*$", before):
+            continue  # a signature: "... Thank you, Katherine."
+        said = text[max(0, span[0] - 20) : span[1] + 1].strip()
+        return f"the instruction calls the user by their own name ({said!r}), as someone else would"
+    return None
+
+
+_PERSON_NAMES = ("first_name", "given_name", "name", "full_name")
+# capitalised words that open a sentence or greet, beside a name
+_NOT_NAMES = {"Hi", "Hello", "Hey", "Dear", "Sure", "Thanks", "Please", "I", "The", "For"}
+
+
+def _names(value: object) -> bool:
+    return isinstance(value, str) and bool(value.split())
+
+
+def _name_span(text: str, start: int, end: int, own: set[str]) -> tuple[int, int] | None:
+    """Where the user's name around text[start:end] begins and ends, or None where the word
+    is part of another capitalised name."""
+    while m := re.search(r"([A-Z][\w-]*)\s+$", text[:start]):
+        if m.group(1) in _NOT_NAMES:
+            break
+        if m.group(1) not in own:
+            return None
+        start = m.start()
+    while m := re.match(r"\s+([A-Z][\w-]*)", text[end:]):
+        if m.group(1) in _NOT_NAMES:
+            break
+        if m.group(1) not in own:
+            return None
+        end += m.end()
+    return start, end
+
+
 _TO_NUMBER = re.compile(r"(?<!\bup )\bto\s+\$?(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%)", re.I)
 
 
@@ -653,8 +734,12 @@ def check(
         detail = f"the instruction says {said!r}, and holds no such thing"
         return Rejection(stage=STAGE, reason=IntentReason.DANGLING_REFERENCE, detail=detail)
     entities = schema_entities(schema)
-    if (said := third_person(task.instruction, entities)) is not None:
+    people = schema.people()
+    user = singular(people.name) if people is not None else None
+    if (said := third_person(task.instruction, entities, user)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"
+        return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
+    if (detail := named_self(task, tools, schema, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (detail := unidentified_user(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNIDENTIFIED_USER, detail=detail)

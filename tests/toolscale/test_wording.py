@@ -133,6 +133,12 @@ def test_information_each_and_fields_asked_about() -> None:
     for said in ("Take 9 off my item whose quantity is 12.", "I can't find the order number."):
         assert not Request(said).asks_for_information, said
     assert Request("Freeze my card. When will it be unfrozen").asks_for_information
+    # an act granted asks for the act (railway-intent-00018, "Could you please provide me with
+    # a refund for my ticket for seat number 201?", was told the ticket's status)
+    for said in ("Please provide me with a refund for my ticket.", "Give me a refund, please."):
+        assert not Request(said).asks_for_information, said
+    for asks in ("Please provide me with a list of my tickets.", "Give me the refund amount."):
+        assert Request(asks).asks_for_information, asks
     left = Request("Tell me how much is left in checking.")
     assert left.asks_about("balance") and left.asks_about("remaining_balance")
     assert not left.asks_about("status")
@@ -222,3 +228,9 @@ def test_someone_elses_records_are_told_from_the_users_own() -> None:
         "Freeze my cards and tell me their status.",
     ):
         assert third_person(mine, people) is None, mine
+    # a teacher's students are the school's records the teacher deals with (school on
+    # 8198d98); a client's client is still someone else's
+    school = {"teacher", "student", "course"}
+    assert third_person("Please enroll my student Pamela Dominguez.", school, "teacher") is None
+    assert third_person("Please enroll my student Pamela.", school) == "my student"
+    assert third_person("Create a loan for my client.", people, "client") == "my client"

@@ -429,7 +429,7 @@ def test_a_request_to_act_put_as_a_question_asks_for_no_information(
     told = [{"call": 0, "path": "status"}]
     stage, reason, detail = bank_verdict(
         banking_spec,
-        "Maria, could you freeze my card K30001?",
+        "Swells, could you freeze my card K30001?",
         gold_calls=[FREEZE],
         communicate=told,
     )
@@ -464,6 +464,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # ticket" and "I noticed you're trying to deactivate your passenger account"
         "Hi there, can I help with something? Freeze card K30001 and tell me its status.",
         "I noticed you're trying to freeze card K30001. Tell me its status.",
+        # school on 8198d98: "Sure, Katherine! I'd be happy to activate the course ..."
+        "Sure, Maria! Freeze card K30001 and tell me its status.",
+        "I'd be happy to help. Freeze card K30001 and tell me its status.",
     ):
         verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
@@ -523,6 +526,37 @@ def test_a_request_for_someone_elses_record_is_third_person(
         "ok",
         "",
     )
+
+
+def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """School's "I want to deactivate the New Melissaberg Course for Katherine", from
+    Katherine: a request about its user, as the assistant or a colleague would put it. A
+    person names themselves to say who they are, or signs with their name."""
+    told = [{"call": 0, "path": "status"}]
+    for other, said in (
+        ("Please freeze card K30001 for Maria and tell me its status.", "for Maria"),
+        ("Please freeze Maria's card K30001 and tell me its status.", "freeze Maria"),
+        ("Hello Maria Lopez, freeze card K30001 and tell me its status.", "Hello Maria"),
+        ("Maria, could you freeze card K30001 and tell me its status?", "Maria,"),
+    ):
+        stage, reason, detail = bank_verdict(
+            banking_spec, other, gold_calls=[FREEZE], communicate=told
+        )
+        assert (stage, reason) == ("intent", "third_person"), other
+        assert said in detail and "by their own name" in detail, detail
+    for own in (
+        "I'm Maria. Please freeze card K30001 and tell me its status.",
+        "Maria here: please freeze card K30001 and tell me its status.",
+        "Maria Lopez speaking. Please freeze card K30001 and tell me its status.",
+        "Maria Lopez, maria.lopez@example.com: freeze card K30001; its status?",
+        "Please freeze card K30001 and tell me its status. Thanks, Maria.",
+        # a name inside another record's: the user Maria and "Santa Maria Street"
+        "Please freeze card K30001, the one I use on Santa Maria Street. Its status?",
+    ):
+        verdict = bank_verdict(banking_spec, own, gold_calls=[FREEZE], communicate=told)
+        assert verdict[:2] != ("intent", "third_person"), (own, verdict)
 
 
 def test_one_record_named_at_both_ends_of_a_move_between_two_is_unasked_target(
