@@ -107,6 +107,33 @@ def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
     return ""
 
 
+_KIN = re.compile(
+    r"\bmy\s+(child|children|kids?|sons?|daughters?|wife|husband|spouse|mother|father|mom|"
+    r"mum|dad|parents?|brothers?|sisters?|siblings?|grand(?:son|daughter|child|mother|father)s?|"
+    r"nephews?|nieces?|guardian|ward)\b",
+    re.I,
+)
+# a schema that records family ties names them: a guardian, a parent, a dependant
+_TIES = re.compile(
+    r"(?:^|_)(?:child(?:ren)?|kids?|sons?|daughters?|spouses?|parents?|mothers?|fathers?|"
+    r"guardians?|dependa?nts?|famil(?:y|ies)|relatives?|siblings?|next_of_kin)(?:_|$)",
+    re.I,
+)
+
+
+def claimed_kin(text: str, seed: SeedFacts) -> str:
+    """A family tie the records do not hold: school's teachers wrote "I want to enroll my
+    child, Pamela Dominguez" of a student the seed ties to nobody. Where a table or column
+    names such ties (a guardian, a parent), the claim could be true and is left alone."""
+    m = _KIN.search(text)
+    if m is None:
+        return ""
+    named = [*seed.columns, *(c for cols in seed.columns.values() for c in cols)]
+    if any(_TIES.search(n) for n in named):
+        return ""
+    return f"the user says {m.group()!r}: no record holds a family tie between people"
+
+
 def literals(text: str) -> list[Scalar]:
     """Emails, dates, phone numbers, codes mixing letters and digits, then numbers other than
     small counts, each taken out of the text before the next kind is looked for."""
@@ -296,6 +323,8 @@ def check(
             detail=f"the user states {hole.group()!r}, a template's blank, not a value",
         )
     if said := _not_my_name(task, replay, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := claimed_kin(text, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     for name in names(text):  # "a hotel booking for my trip to New York", read nowhere
         if _states(name, known):

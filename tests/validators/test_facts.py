@@ -355,6 +355,29 @@ def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
         assert verdict == ("accepted", "ok", ""), said
 
 
+def test_a_family_tie_the_records_do_not_hold_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """School on 8198d98 kept "I want to enroll my child, Pamela Dominguez, in West
+    Stephaniesport Course" from a teacher: the seed ties no student to anyone. A schema
+    that records such ties (a guardian's id) could hold it, and is left to its own checks."""
+    from validators.facts import SeedFacts, claimed_kin
+
+    for said in ("I'm asking for my daughter.", "My son needs it. "):
+        stage, reason, detail = bank_verdict(
+            banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD
+        )
+        assert (stage, reason) == ("facts", "false_fact"), said
+        assert "no record holds a family tie between people" in detail
+    for said in ("I'm asking for my own loan.", "My personal loan, please."):
+        verdict = bank_verdict(banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD)
+        assert verdict == ("accepted", "ok", ""), said
+    ties = SeedFacts(columns={"students": ("student_id", "guardian_id")})
+    assert claimed_kin("Enroll my child Pamela.", ties) == ""
+    seasons = SeedFacts(columns={"games": ("game_id", "season", "person_count")})
+    assert claimed_kin("Enroll my child Pamela.", seasons) != ""
+
+
 def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Travel's "As of now, my customer status is [current status]", kept by the judge."""
     for blank in ("[current status]", "<status>", "{status}"):
