@@ -541,7 +541,7 @@ def gold_chain(
         for name, value in call.arguments.items():
             mine = i == write_at and name in chosen and value not in [v for _, v in facts]
             if value is not None and (value not in seen or mine):
-                label = f"{named[i]} {name}" if i in named else name
+                label = _possessed(named[i], name) if i in named else name
                 if i == write_at and new is not None and name in chosen:
                     label = _field_of(new, name).replace("_", " ")
                 facts.append((label, value))
@@ -559,7 +559,8 @@ def gold_chain(
     to = _destination(purpose, spec, people, person, others)
     words = purpose_words(purpose, table, steps, own=own, to=to)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
-    return Chain(plan, results, facts, told, wanted, 0, errors, words, saying)
+    speaker = singular(people.name).replace("_", " ") if people.email_column() else "customer"
+    return Chain(plan, results, facts, told, wanted, 0, errors, words, saying, speaker)
 
 
 def _destination(
@@ -712,6 +713,14 @@ def _inserted(tool: Tool, schema: Schema) -> Table | None:
     """The table a create inserts into."""
     name = next((t for t in tool.inserts() if t in schema.table_names), None)
     return schema.table(name) if name else None
+
+
+def _possessed(noun: str, field: str) -> str:
+    """Another record's field, said as that record's: "student's first name", "course's
+    name". School's "student first name" came back as "My student first name is Pamela", and
+    its teachers went on to call the student "my child"."""
+    prefix = noun.replace(" ", "_") + "_"
+    return f"{noun}'s {field.removeprefix(prefix)}"
 
 
 def _field_of(table: Table, column: str) -> str:

@@ -31,6 +31,9 @@ class Chain:
     errors: dict[int, str] = field(default_factory=dict)  # call -> the refusal it must meet
     purpose: str | None = None  # what the user wants, in words: shown instead of the steps
     operations: list[str] = field(default_factory=list)  # words naming the write: one is said
+    # who speaks: the people's kind where they have an email ("teacher"): school's teachers,
+    # told they were customers, wrote "enroll my child"
+    speaker: str = "customer"
 
     def lean(self, tools: dict[str, Tool]) -> bool:
         """No call a user who wants it cheap would call avoidable."""

@@ -77,7 +77,7 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
         problems.append(
             f"{voiced!r} is what the assistant says; write only the customer's own request"
         )
-    if other := third_person(instruction, records):
+    if other := third_person(instruction, records, chain.speaker):
         problems.append(f"{other!r} is someone else's; the customer asks about their own ('my')")
     if chain.errors and (after := request.asks_after()):
         problems.append(
@@ -129,7 +129,10 @@ _WISH = re.compile(
 
 
 def fact_text(name: str, value: Scalar) -> str:
-    return f"My {name.replace('_', ' ')} is {value}."
+    """A value the model left out, as a fact: "My email is ...", "The course's name is ..."
+    (another record's field is not the user's own)."""
+    said = name.replace("_", " ")
+    return f"The {said} is {value}." if "'s " in said else f"My {said} is {value}."
 
 
 def missing_facts(text: str, facts: list[tuple[str, Scalar]]) -> list[tuple[str, Scalar]]:
@@ -177,6 +180,7 @@ async def verbalize(
     prompt = messages(
         "verbalize.j2",
         domain=domain,
+        speaker=chain.speaker,
         steps=describe(chain),
         purpose=chain.purpose,
         refusal=bool(chain.errors),

@@ -343,7 +343,10 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
         book.name,
     ]
     assert chain.calls[1].arguments == {"name": "Harbor Inn"}
-    assert ("hotel name", "Harbor Inn") in chain.facts
+    # another record's field is said as that record's ("hotel's name"): school's "student
+    # first name" came back as "My student first name is Pamela", then as "my child"
+    assert ("hotel's name", "Harbor Inn") in chain.facts
+    assert chain.speaker == "customer"
     assert 20 not in [v for _, v in chain.facts]  # the id comes from the lookup's output
 
 
@@ -632,7 +635,8 @@ def test_a_record_without_a_name_is_named_by_what_it_belongs_to_and_looked_up() 
         book.name,
     ]
     assert chain.calls[1].arguments == {"name": "Valley"}
-    assert ("train name", "Valley") in chain.facts
+    assert ("train's name", "Valley") in chain.facts
+    assert chain.speaker == "passenger"  # who speaks is of the people's kind
     assert ("trip departure_time", "2025-01-16") in chain.facts  # its one trip that day
     assert 11 not in [v for _, v in chain.facts]  # the trip's id comes from the listing
     assert chain.purpose == "create ticket, for themselves."  # not "for their own profile"

@@ -68,6 +68,24 @@ def test_verbalize_adds_the_values_a_model_never_states(tmp_path: Path) -> None:
     assert all(mentions(text, v) for _, v in CHAIN.facts)
 
 
+def test_the_speaker_is_of_the_peoples_kind_and_anothers_field_is_not_theirs(
+    tmp_path: Path,
+) -> None:
+    """School's teachers, told they were customers and given "student first name: Pamela",
+    wrote "My student first name is Pamela" and "I want to enroll my child". The prompt
+    names who speaks, and a value of another record added as a fact is that record's."""
+    chain = dataclasses.replace(
+        CHAIN, facts=[("member_id", 104), ("book's title", "Dune")], speaker="teacher"
+    )
+    asked = ask(scripted(WITHOUT), tmp_path, lambda llm: verbalize(llm, "library", chain))
+    assert asked.value.ok and asked.value.value is not None
+    assert asked.value.value.known_facts == ["My member id is 104.", "The book's title is Dune."]
+    prompt = last_user(asked.requests[0])
+    assert prompt.startswith("Write what a teacher of a library service says")
+    assert "customer" not in prompt
+    assert "- book's title: Dune" in prompt
+
+
 def test_verbalize_rejects_json_for_words(tmp_path: Path) -> None:
     asked = verbalized(
         tmp_path, reply({"instruction": '{"member_id": 104, "book_id": 203}', "known_facts": []})
