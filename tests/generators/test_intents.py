@@ -15,6 +15,7 @@ from generators.intents import (
     Purpose,
     _asks_what_is,
     _rule_columns,
+    capped,
     draft_purpose,
     gold_chain,
     owners,
@@ -909,3 +910,37 @@ def test_a_new_record_with_nothing_of_the_users_in_it_is_drawn_as_the_short_task
     with Environment(spec) as env:
         draft_purpose(env, ArgumentSampler(spec), people, owners(spec, people), Spy(0), False)
     assert weighed and weighed[0]["create_order"] < weighed[0]["cancel_order"]
+
+
+def test_no_write_takes_more_than_a_third_of_the_draws_where_others_can_be_drawn() -> None:
+    """Railway's weights were 12 for cancel_ticket (a ruled write on the person's tickets)
+    against 3, 4, 1 and 1: it was drawn for 25 of 44 drafts and kept in 19 of 30 tasks.
+    The heaviest are cut to a third of the sum; the others keep theirs."""
+    shares = capped([3.0, 1.0, 1.0, 12.0, 4.0], 1 / 3)
+    total = sum(shares)
+    assert [round(w / total, 3) for w in shares] == [0.222, 0.074, 0.074, 0.333, 0.296]
+    assert capped([4.0, 3.0, 3.0, 2.0], 1 / 3) == [4.0, 3.0, 3.0, 2.0]  # none too heavy
+    # three writes or fewer cannot each stay under a third: the weights stand (an order of
+    # nothing is still drawn less than a cancel)
+    assert capped([12.0, 1.0, 1.0], 1 / 3) == [12.0, 1.0, 1.0]
+    assert capped([], 1 / 3) == []
+
+
+def test_a_record_no_read_leads_to_from_its_person_makes_no_gold() -> None:
+    """Ecommerce drafted close_return by the return's id alone (returns sit three tables
+    below their customer, and no read leads there): the gold wrote before finding the
+    user, and the intent stage rejected both drafts as unidentified_user after the model
+    had worded them. Such a purpose is dropped before any words are asked for."""
+    orders = [{"order_id": 100, "customer_id": 1, "order_date": "2024-05-27T21:40:34"}]
+    spec = _shop([{**o, "status": "pending"} for o in orders])
+    cancel = next(t for t in spec.tools if t.name == "cancel_order")
+    customers = spec.schema_.table("customers")
+    purpose = Purpose(cancel, "orders", 100, {"order_id": 100})
+    with Environment(spec) as env:
+        reached = gold_chain(env, purpose, customers, owners(spec, customers))
+    assert reached is not None and reached.calls[0].name == "find_customer_by_email"
+    unlisted = spec.model_copy(
+        update={"tools": [t for t in spec.tools if not t.name.startswith(("list_", "get_"))]}
+    )
+    with Environment(unlisted) as env:
+        assert gold_chain(env, purpose, customers, owners(unlisted, customers)) is None
