@@ -6,12 +6,15 @@ contract and its OpenAI function schema.
 
 from __future__ import annotations
 
+import functools
 import json
-import re
 from typing import Any, Literal
 
 import jsonschema
+import sqlglot
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from sqlglot import exp
+from sqlglot.errors import ParseError
 
 from toolscale.names import check_identifier
 from toolscale.schema import Scalar
@@ -35,10 +38,6 @@ class RequireStep(BaseModel):
 
     sql: str
     error: str = Field(min_length=1)
-
-
-_INSERT = re.compile(r"\s*INSERT\s+INTO\s+(\w+)", re.I)
-_ADJUSTS = re.compile(r"\bSET\s+(\w+)\s*=\s*(?:round\(\s*)?\1\s*([-+])\s*:(\w+)", re.I)
 
 
 class Tool(BaseModel):
@@ -123,7 +122,19 @@ class Tool(BaseModel):
 
     def inserts(self) -> list[str]:
         """The tables its statements insert rows into, in order."""
-        return [m.group(1) for sql in self.run if (m := _INSERT.match(sql))]
+        out = []
+        for sql in self.run:
+            tree = parsed(sql)
+            if isinstance(tree, exp.Insert):
+                target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+                out.append(target.name)
+        return out
+
+    def returned_table(self) -> str | None:
+        """The one table its `returns` query reads, or None (none, a join, no query)."""
+        tree = parsed(self.returns) if self.returns else None
+        tables = {t.name for t in tree.find_all(exp.Table)} if tree is not None else set()
+        return tables.pop() if len(tables) == 1 else None
 
     @property
     def creates(self) -> bool:
@@ -136,16 +147,32 @@ class Tool(BaseModel):
     def adjustments(self) -> list[tuple[str, str, str]]:
         """(column, parameter, sign) of each statement that adds a parameter to a column or
         takes it off (`SET balance = balance - :amount`, also inside `round(...)`)."""
-        found = (_ADJUSTS.search(sql) for sql in self.run)
-        return [(m.group(1), m.group(3), m.group(2)) for m in found if m]
+        out = []
+        for _, column, value in self._assignments():
+            if isinstance(value, exp.Round):
+                value = value.this
+            if not isinstance(value, exp.Add | exp.Sub):
+                continue
+            left, right = value.this, value.expression
+            named = isinstance(left, exp.Column) and left.name == column
+            if named and isinstance(right, exp.Placeholder):
+                out.append((column, right.name, "+" if isinstance(value, exp.Add) else "-"))
+        return out
 
     def assigned(self, table: str) -> list[str]:
         """The columns of `table` its UPDATE statements assign."""
-        out: list[str] = []
+        return [column for name, column, _ in self._assignments() if name == table]
+
+    def _assignments(self) -> list[tuple[str, str, exp.Expr]]:
+        """(table, column, value) of each `SET column = value` of its UPDATE statements."""
+        out = []
         for sql in self.run:
-            m = re.match(r"\s*UPDATE\s+(\w+)\s+SET\s+(.+?)\s+WHERE\b", sql, re.I | re.S)
-            if m and m.group(1) == table:
-                out += re.findall(r"(?:^|,)\s*(\w+)\s*=", m.group(2))
+            tree = parsed(sql)
+            if not isinstance(tree, exp.Update):
+                continue
+            for eq in tree.expressions:
+                if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column):
+                    out.append((tree.this.name, eq.this.name, eq.expression))
         return out
 
     def openai_schema(self) -> dict[str, Any]:
@@ -192,8 +219,9 @@ class ToolResult(BaseModel):
 
 def reads_from(tool: Tool) -> str | None:
     """The table a lookup's rows come from."""
-    found = re.search(r"\bFROM\s+(\w+)", tool.returns or "", re.I)
-    return found.group(1) if found else None
+    tree = parsed(tool.returns) if tool.returns else None
+    source = tree.args.get("from_") if isinstance(tree, exp.Select) else None
+    return source.this.name if isinstance(source, exp.From) and source.this.name else None
 
 
 def finders(tools: list[Tool]) -> list[Tool]:
@@ -204,3 +232,13 @@ def finders(tools: list[Tool]) -> list[Tool]:
     finds = [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
     people = {reads_from(t) for t in finds if "email" in t.name} - {None}
     return [t for t in finds if reads_from(t) in people] if people else finds
+
+
+@functools.lru_cache(maxsize=4096)
+def parsed(sql: str) -> exp.Expr | None:
+    """A statement's tree (SQLite's dialect, `:name` parameters), or None when it does not
+    parse: the sandbox's checks reject such a tool, so a reader here only sees nothing."""
+    try:
+        return sqlglot.parse_one(sql, read="sqlite")
+    except ParseError:
+        return None

@@ -413,8 +413,8 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
 
 def _returned_table(tool: Tool, schema: Schema) -> str | None:
     """The table of the row a write returns (its `returns` query reads one table)."""
-    found = re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", tool.returns or "", re.I)
-    return found[0] if len(found) == 1 and found[0] in schema.table_names else None
+    found = tool.returned_table()
+    return found if found in schema.table_names else None
 
 
 def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | None:

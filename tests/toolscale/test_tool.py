@@ -134,3 +134,35 @@ def test_a_result_is_what_the_agent_reads() -> None:
     assert ToolResult(ok=True, output=None).content() == "null"
     failed = ToolResult(ok=False, error="account is frozen", code="policy")
     assert failed.content() == '{"error": "account is frozen"}'
+
+
+def test_what_a_tool_writes_and_reads_is_read_from_its_parsed_sql() -> None:
+    """The tables and columns a tool touches come from sqlglot's tree, not from patterns
+    over the text: a statement that moves two columns at once, an INSERT of a SELECT and a
+    lowercase `update` are each read whole."""
+    from toolscale.tool import reads_from
+
+    pay = Tool(
+        name="pay_bill",
+        description="d",
+        kind="write",
+        parameters={
+            "type": "object",
+            "properties": {"account_id": {"type": "integer"}, "amount": {"type": "number"}},
+        },
+        run=[
+            "update accounts SET balance = round(balance - :amount, 2), "
+            "spent = spent + :amount, status = 'open' WHERE account_id = :account_id",
+            "INSERT INTO ledger (account_id, amount) SELECT account_id, :amount FROM accounts "
+            "WHERE account_id = :account_id",
+        ],
+        returns="SELECT a.balance, l.amount FROM accounts a JOIN ledger l USING (account_id)",
+    )
+    assert pay.inserts() == ["ledger"]
+    assert pay.assigned("accounts") == ["balance", "spent", "status"]
+    assert pay.assigned("ledger") == []
+    assert pay.adjustments() == [("balance", "amount", "-"), ("spent", "amount", "+")]
+    assert reads_from(pay) == "accounts"
+    assert pay.returned_table() is None  # two tables: no one row's
+    one = pay.model_copy(update={"returns": "SELECT * FROM ledger WHERE amount = :amount"})
+    assert one.returned_table() == "ledger"
