@@ -8,11 +8,16 @@ from typing import Any
 from tests.validators.verdicts import MARIA, all_kept, bank_verdict
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
-from validators.facts import SeedFacts, literals, names, unknown_id
+from validators.facts import SeedFacts, claimed_kin, literals, names, unknown_id
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
 ASK = "How much is still outstanding on my loan?"
 TOLD = [{"call": 0, "path": "0.outstanding"}]
+
+
+def loan_verdict(spec: EnvironmentSpec, ask: str) -> tuple[str, str, str]:
+    """The verdict on Maria's `ask` whose gold reads her loan and tells what is left."""
+    return bank_verdict(spec, ask, gold_calls=[LOAN], communicate=TOLD)
 
 
 def test_literals_are_the_values_a_person_states() -> None:
@@ -25,7 +30,7 @@ def test_literals_are_the_values_a_person_states() -> None:
 
 
 def test_the_true_task_is_kept(banking_spec: EnvironmentSpec) -> None:
-    assert bank_verdict(banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD) == (
+    assert loan_verdict(banking_spec, ASK) == (
         "accepted",
         "ok",
         "",
@@ -168,9 +173,7 @@ def test_a_time_of_day_no_record_holds_is_false_fact(banking_spec: EnvironmentSp
         "time 22:00",
         "time 22:30",
     ]
-    stage, reason, detail = bank_verdict(
-        banking_spec, ASK + " I will call back at 10:00 PM.", gold_calls=[LOAN], communicate=TOLD
-    )
+    stage, reason, detail = loan_verdict(banking_spec, ASK + " I will call back at 10:00 PM.")
     assert (stage, reason) == ("facts", "false_fact")
     assert "time 22:00" in detail
 
@@ -304,7 +307,7 @@ def test_a_name_no_gold_record_holds_is_unrelated_or_false_fact(
     someone = f"{other['first_name']} {other['last_name']}"
     for place, reason in ((someone, "unrelated_fact"), ("Port Nowhere", "false_fact")):
         ask = f"I owe money to {place}. " + ASK
-        stage, why, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
+        stage, why, detail = loan_verdict(banking_spec, ask)
         assert (stage, why) == ("facts", reason), (place, detail)
         assert repr(place) in detail
     # a name the gold reads is stated as it is: Maria Lopez finds herself
@@ -345,13 +348,11 @@ def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
     """movie-intent-00025: "I forgot the email and seat count", its facts giving both (kept
     by the judge for a wrong reason). A lost card says nothing of a card number."""
     for said in ("I forgot the email and my phone.", "I don't remember my email address."):
-        stage, reason, detail = bank_verdict(
-            banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD
-        )
+        stage, reason, detail = loan_verdict(banking_spec, f"{said} {ASK}")
         assert (stage, reason) == ("facts", "disowned_fact"), said
         assert "yet a known fact is 'My email is maria.lopez@example.com.'" in detail
     for said in ("I lost my card last week.", "I don't know my outstanding amount."):
-        verdict = bank_verdict(banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD)
+        verdict = loan_verdict(banking_spec, f"{said} {ASK}")
         assert verdict == ("accepted", "ok", ""), said
 
 
@@ -361,16 +362,12 @@ def test_a_family_tie_the_records_do_not_hold_is_false_fact(
     """School on 8198d98 kept "I want to enroll my child, Pamela Dominguez, in West
     Stephaniesport Course" from a teacher: the seed ties no student to anyone. A schema
     that records such ties (a guardian's id) could hold it, and is left to its own checks."""
-    from validators.facts import SeedFacts, claimed_kin
-
     for said in ("I'm asking for my daughter.", "My son needs it. "):
-        stage, reason, detail = bank_verdict(
-            banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD
-        )
+        stage, reason, detail = loan_verdict(banking_spec, f"{said} {ASK}")
         assert (stage, reason) == ("facts", "false_fact"), said
         assert "no record holds a family tie between people" in detail
     for said in ("I'm asking for my own loan.", "My personal loan, please."):
-        verdict = bank_verdict(banking_spec, f"{said} {ASK}", gold_calls=[LOAN], communicate=TOLD)
+        verdict = loan_verdict(banking_spec, f"{said} {ASK}")
         assert verdict == ("accepted", "ok", ""), said
     ties = SeedFacts(columns={"students": ("student_id", "guardian_id")})
     assert claimed_kin("Enroll my child Pamela.", ties) == ""
@@ -382,7 +379,7 @@ def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Travel's "As of now, my customer status is [current status]", kept by the judge."""
     for blank in ("[current status]", "<status>", "{status}"):
         ask = f"My loan is {blank}. " + ASK
-        stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
+        stage, reason, detail = loan_verdict(banking_spec, ask)
         assert (stage, reason) == ("facts", "false_fact"), blank
         assert detail == f"the user states {blank!r}, a template's blank, not a value"
 
@@ -393,14 +390,14 @@ def test_a_name_the_user_gives_as_their_own_must_be_the_persons_found(
     """Travel's "My name is Secured leadingedge focus group" (a flight booking's name, a
     Faker catchphrase) from the customer Jeffery Johnson."""
     ask = "My name is Secured leadingedge focus group. " + ASK
-    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[LOAN], communicate=TOLD)
+    stage, reason, detail = loan_verdict(banking_spec, ask)
     assert (stage, reason) == ("facts", "false_fact")
     assert detail == (
         "the user says 'My name is Secured leadingedge focus group'; the person the gold "
         "finds them as is 'Maria Lopez'"
     )
     for own in ("My name is Maria Lopez. ", "I'm Maria and I want to know. "):
-        verdict = bank_verdict(banking_spec, own + ASK, gold_calls=[LOAN], communicate=TOLD)
+        verdict = loan_verdict(banking_spec, own + ASK)
         assert verdict == ("accepted", "ok", ""), own
 
 

@@ -12,6 +12,14 @@ from validators.intent import said_as_verb
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+STATUS = [{"call": 0, "path": "status"}]
+
+
+def freeze_verdict(spec: EnvironmentSpec, ask: str) -> tuple[str, str, str]:
+    """The verdict on Maria's `ask` whose gold freezes card K30001 and tells its status."""
+    return bank_verdict(spec, ask, gold_calls=[FREEZE], communicate=STATUS)
+
+
 BALANCE = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
 CARD = {"name": "get_card", "arguments": {"card_id": "K30001"}}
 
@@ -402,7 +410,6 @@ def test_a_question_about_a_state_asks_for_no_change(banking_spec: EnvironmentSp
     """Finance's "please let me know if my client profile is frozen" whose gold froze the
     client, and "I want to know if my transfer with ID 44554 has failed" whose gold set it
     failed: a state asked about is no request to make it so."""
-    told = [{"call": 0, "path": "status"}]
     for asked in (
         "Please let me know if my card K30001 is frozen.",
         "Please let me know if my card K30001 is currently frozen.",
@@ -410,10 +417,10 @@ def test_a_question_about_a_state_asks_for_no_change(banking_spec: EnvironmentSp
         "I want to know if my card K30001 has been frozen.",
         "Can you check and let me know if my card K30001's frozen?",
     ):
-        verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
+        verdict = freeze_verdict(banking_spec, asked)
         assert verdict[:2] == ("intent", "unasked_write"), asked
     wanted = "Please freeze my card K30001 and tell me its status."
-    assert bank_verdict(banking_spec, wanted, gold_calls=[FREEZE], communicate=told) == (
+    assert freeze_verdict(banking_spec, wanted) == (
         "accepted",
         "ok",
         "",
@@ -426,17 +433,11 @@ def test_a_request_to_act_put_as_a_question_asks_for_no_information(
     """Finance's "Swells, can you top up my ACC-30058 account balance? I want to add $26.54
     to my current balance." told the new balance: its "?" asks for an operation, and
     nobody asked to be told the balance. A real question still asks."""
-    told = [{"call": 0, "path": "status"}]
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        "Swells, could you freeze my card K30001?",
-        gold_calls=[FREEZE],
-        communicate=told,
-    )
+    stage, reason, detail = freeze_verdict(banking_spec, "Swells, could you freeze my card K30001?")
     assert (stage, reason) == ("intent", "unasked_value")
     assert "asks for no information" in detail
     asked = "Could you freeze my card K30001? Is it frozen now?"
-    assert bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told) == (
+    assert freeze_verdict(banking_spec, asked) == (
         "accepted",
         "ok",
         "",
@@ -448,7 +449,6 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
 ) -> None:
     """Finance's N=300 kept "Hi! I'm a finance tool-assistant. I can help you top up your
     balance. What's your email address? ...": the assistant's side, again."""
-    told = [{"call": 0, "path": "status"}]
     for voiced in (
         "I'm a banking assistant. Freeze card K30001 and tell me its status.",
         "I can help you freeze card K30001. What's your email address?",
@@ -468,7 +468,7 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Sure, Maria! Freeze card K30001 and tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
     ):
-        verdict = bank_verdict(banking_spec, voiced, gold_calls=[FREEZE], communicate=told)
+        verdict = freeze_verdict(banking_spec, voiced)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
     for own in (  # a person who says who they are, or asks for help
         # finance's "I just wanted to let you know that my email is ..."
@@ -477,7 +477,7 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hi, I'm maria.lopez@example.com. Please freeze card K30001 and tell me its status.",
         "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
     ):
-        verdict = bank_verdict(banking_spec, own, gold_calls=[FREEZE], communicate=told)
+        verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
 
 
@@ -486,16 +486,13 @@ def test_a_request_pointing_at_a_form_it_does_not_hold_is_dangling_reference(
 ) -> None:
     """movie-intent-00011: "Please create a booking for myself, as indicated in the form
     below." The agent and the user simulator see the words, not a form."""
-    told = [{"call": 0, "path": "status"}]
     for said in ("as indicated in the form below", "with the details below"):
         ask = f"Please freeze card K30001, {said}. Tell me its status."
-        stage, reason, detail = bank_verdict(
-            banking_spec, ask, gold_calls=[FREEZE], communicate=told
-        )
+        stage, reason, detail = freeze_verdict(banking_spec, ask)
         assert (stage, reason) == ("intent", "dangling_reference"), said
         assert "holds no such thing" in detail
     ask = "Please freeze card K30001 if its balance is above 0. Tell me its status below."
-    verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    verdict = freeze_verdict(banking_spec, ask)
     assert verdict == ("accepted", "ok", "")
 
 
@@ -504,11 +501,8 @@ def test_a_request_for_someone_elses_record_is_third_person(
 ) -> None:
     """Finance's N=300 kept "Please activate her card ending 5035 on her account
     ACC-49441": the agent acts for the person who asks, on their own records."""
-    told = [{"call": 0, "path": "status"}]
     theirs = "Please freeze her card K30001 and tell me its status."
-    stage, reason, detail = bank_verdict(
-        banking_spec, theirs, gold_calls=[FREEZE], communicate=told
-    )
+    stage, reason, detail = freeze_verdict(banking_spec, theirs)
     assert (stage, reason) == ("intent", "third_person")
     assert "her card" in detail
     for other in (  # finance N=300, finance-intent-00611 and -00526
@@ -517,11 +511,11 @@ def test_a_request_for_someone_elses_record_is_third_person(
         # ecommerce on 33ecf7a: "The customer wants to know the order item quantity"
         "Please freeze card K30001. The client wants to know its status.",
     ):
-        verdict = bank_verdict(banking_spec, other, gold_calls=[FREEZE], communicate=told)
+        verdict = freeze_verdict(banking_spec, other)
         assert verdict[:2] == ("intent", "third_person"), other
     mine = "Please freeze my card K30001; her birthday is today. Tell me its status."
     # money sent to her account is the user's own act (bank-017 sends $60 to a friend's)
-    assert bank_verdict(banking_spec, mine, gold_calls=[FREEZE], communicate=told) == (
+    assert freeze_verdict(banking_spec, mine) == (
         "accepted",
         "ok",
         "",
@@ -534,16 +528,13 @@ def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
     """School's "I want to deactivate the New Melissaberg Course for Katherine", from
     Katherine: a request about its user, as the assistant or a colleague would put it. A
     person names themselves to say who they are, or signs with their name."""
-    told = [{"call": 0, "path": "status"}]
     for other, said in (
         ("Please freeze card K30001 for Maria and tell me its status.", "for Maria"),
         ("Please freeze Maria's card K30001 and tell me its status.", "freeze Maria"),
         ("Hello Maria Lopez, freeze card K30001 and tell me its status.", "Hello Maria"),
         ("Maria, could you freeze card K30001 and tell me its status?", "Maria,"),
     ):
-        stage, reason, detail = bank_verdict(
-            banking_spec, other, gold_calls=[FREEZE], communicate=told
-        )
+        stage, reason, detail = freeze_verdict(banking_spec, other)
         assert (stage, reason) == ("intent", "third_person"), other
         assert said in detail and "by their own name" in detail, detail
     for own in (
@@ -555,7 +546,7 @@ def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
         # a name inside another record's: the user Maria and "Santa Maria Street"
         "Please freeze card K30001, the one I use on Santa Maria Street. Its status?",
     ):
-        verdict = bank_verdict(banking_spec, own, gold_calls=[FREEZE], communicate=told)
+        verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "third_person"), (own, verdict)
 
 
@@ -711,13 +702,12 @@ def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
 ) -> None:
     """Finance's "I need to activate my loan and make sure it's repaid", whose gold
     activated a repaid loan: the state the user wants is not the one they get."""
-    told = [{"call": 0, "path": "status"}]
     ask = "Please block my card K30001, make sure it's still active, and tell me its status."
-    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    stage, reason, detail = freeze_verdict(banking_spec, ask)
     assert (stage, reason) == ("intent", "unmet_wish")
     assert 'says "make sure it\'s still active", but the gold leaves the card frozen' in detail
     ask = "Please block my card K30001, make sure it is frozen, and tell me its status."
-    verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told)
+    verdict = freeze_verdict(banking_spec, ask)
     assert verdict == ("accepted", "ok", "")
 
 
@@ -779,7 +769,7 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         ),
     }
     for said, why in unserved.items():
-        verdict = bank_verdict(banking_spec, said, gold_calls=[FREEZE], communicate=told)
+        verdict = freeze_verdict(banking_spec, said)
         assert verdict == ("intent", "unserved_request", why), said
     kept = (
         "I'd like to block my card K30001. Please tell me its status.",  # a synonym
