@@ -17,7 +17,16 @@ from toolscale.llm.client import Invalid, LLMClient, Outcome
 from toolscale.matching import leading_number, mentions, same_number
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
-from toolscale.wording import Request, assistant_voiced, singular, third_person, words
+from toolscale.wording import (
+    NOT_LEFT,
+    Request,
+    asks_left_of_count,
+    assistant_voiced,
+    said_left,
+    singular,
+    third_person,
+    words,
+)
 
 STAGE = "verbalize"
 
@@ -73,6 +82,18 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
                         f"'to {instruction[m.end() :].split()[0].rstrip('.,')}' reads as the new "
                         f"total; the amount is what changes: say 'by {amount}' or 'add {amount}'"
                     )
+    # "how many refills I have left" to be told refills_used; "44 refills left" of the
+    # refills allowed (medicine on 8295448): what is left is neither
+    for field in chain.wanted:
+        if sentence := asks_left_of_count(instruction, field):
+            told = field.replace("_", " ")
+            problems.append(f"{sentence!r} asks what is left; the value told is the {told}")
+    for said, phrase in said_left(instruction):
+        for name, value in chain.facts:
+            is_count = NOT_LEFT.search(name.replace(" ", "_"))
+            if is_count and isinstance(value, int | float) and same_number(said, value):
+                held = name.replace("_", " ")
+                problems.append(f"{phrase!r}: {value} is the {held}, not what is left")
     if voiced := assistant_voiced(instruction):
         problems.append(
             f"{voiced!r} is what the assistant says; write only the customer's own request"

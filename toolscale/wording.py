@@ -258,6 +258,39 @@ _MY_PERSON = re.compile(
 )
 
 
+# a column that counts no remainder: medicine's users said "I've only got 44 refills left"
+# of refills_allowed and asked "how many refills I have left" to be told refills_used
+NOT_LEFT = re.compile(
+    r"(?:^|_)(?:used|allowed|limit|max|maximum|total|capacity|spent|taken|consumed|principal|"
+    r"original|initial)(?:_|$)",
+    re.I,
+)
+LEFT_WORDS = frozenset({"left", "remaining", "remain", "remains"})
+_SAID_LEFT = re.compile(r"\$?(\d[\d,]*(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:left|remaining)\b", re.I)
+
+
+def said_left(text: str) -> list[tuple[float, str]]:
+    """Each number the text says is what is left ("44 refills left"), with its words."""
+    return [(float(m.group(1).replace(",", "")), m.group()) for m in _SAID_LEFT.finditer(text)]
+
+
+def asks_left_of_count(text: str, field: str) -> str | None:
+    """The sentence that asks what is left of the thing `field` counts, where `field` counts
+    something else ("how many refills I have left" of refills_used), or None. A sentence
+    that says the count's own word ("how many refills I have used") asks for it."""
+    named = words(field)
+    counts = {w for w in named if NOT_LEFT.fullmatch(w)}
+    thing = set(named) - counts - GENERIC
+    if not counts or not thing:
+        return None
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        said = set(tokens(sentence))
+        said |= {singular(w) for w in said}
+        if said & LEFT_WORDS and said & INFO_CUES and thing & said and not counts & said:
+            return sentence.strip()
+    return None
+
+
 # the request told about its user instead of by them: ecommerce's "The customer wants to
 # know the order item quantity" (a brief's words, kept verified)
 _NARRATED = re.compile(

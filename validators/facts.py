@@ -25,7 +25,7 @@ from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
-from toolscale.wording import PEOPLE, singular
+from toolscale.wording import NOT_LEFT, PEOPLE, said_left, singular
 from validators.stage import TaskContext
 
 STAGE = "facts"
@@ -355,6 +355,8 @@ def check(
     }
     if said := _misstated(text, replay, given):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := misread_remainder(text, replay):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := unknown_id(text, seed, replay):
@@ -451,6 +453,28 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                     f"the user states {m.group().strip()!r}; the records the gold reads hold "
                     f"{name} {shown}"
                 )
+    return ""
+
+
+def misread_remainder(text: str, replay: Replay) -> str:
+    """A number said to be what is left that the records hold only as a count of something
+    else: medicine's "I've only got 44 refills left", 44 being the prescription's
+    refills_allowed (what is left is allowed less used)."""
+    for said, words in said_left(text):
+        columns = {
+            name
+            for result in replay.results
+            if result.ok
+            for row in (result.output if isinstance(result.output, list) else [result.output])
+            if isinstance(row, dict)
+            for name, value in row.items()
+            if isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and same_number(said, value)
+        }
+        if columns and all(NOT_LEFT.search(c) for c in columns):
+            held = " or ".join(sorted(columns))
+            return f"the user says {words.strip()!r}; {said:g} is the {held}, not what is left"
     return ""
 
 

@@ -27,6 +27,7 @@ from toolscale.wording import (
     OPERATIONS,
     SUPERLATIVES,
     Request,
+    asks_left_of_count,
     assistant_voiced,
     closed_choices,
     dangling_reference,
@@ -372,6 +373,8 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
     request = Request(task.instruction)
     if task.communicate and not request.asks_for_information:
         return "the user is told values, but the instruction asks for no information"
+    if detail := _left_told_as_count(task):
+        return detail
     for i, ref in enumerate(task.communicate):
         tool = tools[task.gold_calls[ref.call].name]
         field = _field(ref)
@@ -439,6 +442,18 @@ def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | 
                 and record_phrase(table.name) in said
             ):
                 return table.name
+    return None
+
+
+def _left_told_as_count(task: Task) -> str | None:
+    """A question about what is left answered with a count of something else: medicine's
+    "please tell me how many refills I have left", told refills_used."""
+    for ref in task.communicate:
+        if sentence := asks_left_of_count(task.instruction, _field(ref)):
+            return (
+                f"the instruction asks {sentence!r}; the gold tells {_field(ref)}, which counts "
+                "something else than what is left"
+            )
     return None
 
 

@@ -226,6 +226,33 @@ def test_someone_elses_record_goes_back(tmp_path: Path) -> None:
     assert "'her balance' is someone else's" in last_user(asked.requests[1])
 
 
+def test_a_count_said_or_asked_as_what_is_left_goes_back(tmp_path: Path) -> None:
+    """Medicine's "I've only got 44 refills left" (44: refills allowed) and "tell me how
+    many refills I have left" (told: refills used): what is left is neither."""
+    refill = ToolCall(name="use_refill", arguments={"prescription_id": 7})
+    chain = dataclasses.replace(
+        CHAIN,
+        calls=[refill],
+        facts=[("prescription refills_allowed", 44)],
+        wanted=["prescription_refills_used"],
+    )
+    wrong = reply(
+        {"instruction": "I have 44 refills left. How many refills have I left?", "known_facts": []}
+    )
+    right = reply(
+        {
+            "instruction": "My prescription allows 44 refills. How many refills have I used?",
+            "known_facts": [],
+        }
+    )
+    asked = ask(scripted(wrong, right), tmp_path, lambda llm: verbalize(llm, "medicine", chain))
+    assert asked.value.ok and asked.value.value is not None
+    assert asked.value.value.instruction.startswith("My prescription allows 44")
+    feedback = last_user(asked.requests[1])
+    assert "'44 refills left': 44 is the prescription refills allowed, not what is left" in feedback
+    assert "asks what is left; the value told is the prescription refills used" in feedback
+
+
 def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -> None:
     """Basketball's known facts "I want to know the status of Nathan Wood's player" and
     "Crystal Hatfield is currently active or not": what the user asks, not what they know;

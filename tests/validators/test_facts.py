@@ -375,6 +375,17 @@ def test_a_family_tie_the_records_do_not_hold_is_false_fact(
     assert claimed_kin("Enroll my child Pamela.", seasons) != ""
 
 
+def test_a_count_said_to_be_what_is_left_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Medicine on 8295448 kept "I've only got 44 refills left", 44 being the prescription's
+    refills_allowed: what is left is allowed less used. A remainder's own column (a loan's
+    outstanding amount) is what is left."""
+    stage, reason, detail = loan_verdict(banking_spec, "I only have 18000 left on my loan. " + ASK)
+    assert (stage, reason) == ("facts", "false_fact")
+    assert detail == "the user says '18000 left'; 18000 is the principal, not what is left"
+    kept = loan_verdict(banking_spec, "I think 8400 remaining on my loan. " + ASK)
+    assert kept == ("accepted", "ok", "")
+
+
 def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Travel's "As of now, my customer status is [current status]", kept by the judge."""
     for blank in ("[current status]", "<status>", "{status}"):

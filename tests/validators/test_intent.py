@@ -801,3 +801,19 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
         "Please transfer $250 from A20001 to my account A20002. My balance?",
     )
     all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)
+
+
+def test_what_is_left_told_as_a_count_of_something_else_is_unasked_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Medicine on 8295448 kept "Please tell me how many refills I have left", told the
+    prescription's refills_used: a count of what is used answers no question about what is
+    left. Asked by its own words, the count is what was asked."""
+    told = [{"call": 0, "path": "daily_spend_limit"}]
+    left = "Please freeze card K30001 and tell me how much daily spend I have left on it."
+    stage, reason, detail = bank_verdict(banking_spec, left, gold_calls=[FREEZE], communicate=told)
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "the gold tells daily_spend_limit, which counts something else than what is" in detail
+    asked = "Please freeze card K30001 and tell me its daily spend limit."
+    verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
+    assert verdict == ("accepted", "ok", "")
