@@ -141,7 +141,11 @@ def _rule_columns(tool: Tool, error: str, table: Table) -> list[str] | None:
         for c in table.column_names
         if c not in table.primary_key and re.search(rf"\b{re.escape(c)}\b", sql, re.IGNORECASE)
     ]
-    return cols or None
+    # what the rule reads of the row itself before whom it points to: medicine's users asked
+    # for "the current appointment patient id and appointment doctor id", the ids the rule
+    # compared, while its status went untold
+    keys = {c for fk in table.foreign_keys for c in fk.columns}
+    return [c for c in cols if c not in keys] or cols or None
 
 
 def _rows_by_key(spec: EnvironmentSpec, table: Table) -> dict[Scalar, dict]:

@@ -720,6 +720,40 @@ def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_tar
     assert _rule_columns(tool, error, reservations) is None
     alone = tool.model_copy(update={"require": tool.require[:1]})
     assert _rule_columns(alone, error, reservations) == ["status"]
+    # the row's own columns before the ids it points by: medicine asked for "the current
+    # appointment patient id and appointment doctor id" while the status went untold
+    appointments = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": n,
+                    "columns": [col(f"{n[:-1]}_id", "integer")],
+                    "primary_key": [f"{n[:-1]}_id"],
+                }
+                for n in ("patients", "doctors")
+            ]
+            + [
+                {
+                    "name": "appointments",
+                    "columns": [
+                        col("appointment_id", "integer"),
+                        col("patient_id", "integer"),
+                        col("doctor_id", "integer"),
+                        col("status", "text"),
+                    ],
+                    "primary_key": ["appointment_id"],
+                    "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
+                }
+            ]
+        }
+    ).table("appointments")
+    check = "SELECT COUNT(*) > 0 AS ok FROM appointments WHERE appointment_id = :appointment_id "
+    both = {"sql": check + "AND patient_id = :patient_id AND status = 'completed'", "error": error}
+    ids = {"sql": check + "AND patient_id = :patient_id AND doctor_id = :doctor_id", "error": error}
+    rule = Tool.model_validate(tool.model_dump() | {"require": [both]})
+    assert _rule_columns(rule, error, appointments) == ["status"]
+    by_ids = Tool.model_validate(tool.model_dump() | {"require": [ids]})
+    assert _rule_columns(by_ids, error, appointments) == ["patient_id", "doctor_id"]
 
 
 def _shop(orders: list[dict]) -> EnvironmentSpec:
