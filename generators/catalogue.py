@@ -33,6 +33,7 @@ from generators.rulemap import (
     guess_conditions,
     says_other_operation,
 )
+from generators.schema import states_named
 from generators.tools import priced, smoke_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
@@ -346,8 +347,26 @@ def realise(
         out.tools.append(priced(tool))
         for number, cond, step in mine:
             coverage[number - 1].enforced_by.append(_enforcement(tool, cand, cond, step))
-    out.rules = coverage
+    out.rules = [unchecked_states(c, out.tools) for c in coverage]
     return out
+
+
+def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
+    """The rule with the states it names that no step enforcing it reads: medicine's "a
+    prescription requires a completed appointment between the same patient and the
+    prescribing doctor" was mapped onto the patient and the doctor alone, so any
+    appointment did, and the rule was counted as enforced."""
+    by_name = {t.name: t for t in tools}
+    sqls = []
+    for e in coverage.enforced_by:
+        tool = by_name.get(e.tool)
+        if e.step is None or tool is None:
+            return coverage  # the write itself enforces it: nothing to read here
+        sqls.append(tool.require[e.step].sql.lower())
+    if not sqls:
+        return coverage
+    missing = [s for s in states_named(coverage.rule) if not any(f"'{s}'" in q for q in sqls)]
+    return coverage.model_copy(update={"unchecked": missing}) if missing else coverage
 
 
 def keeps_verb(name: str, default: str) -> bool:

@@ -162,7 +162,10 @@ async def _tools(
         row.reject(rejection.reason)
         warn(f"tool_choice: {rejection.reason}", rejection.detail[:SHOWN_CHARS])
     for rule in chosen.rules:
-        if not rule.enforced:
+        if rule.unchecked:
+            unread = ", ".join(rule.unchecked)
+            warn(f"tool_choice: rule enforced in part ({unread} checked by no step)", rule.rule)
+        elif not rule.enforced:
             warn("tool_choice: rule not enforced by any tool", rule.rule)
     row.seconds += time.perf_counter() - started
     tools = _replaced(base.tools, chosen.tools) + chosen.tools

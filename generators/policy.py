@@ -93,6 +93,9 @@ def tau2_policy(
         "## Operations",
         "",
     ]
+    # a rule enforced in part says what its tool does not check: the policy states only
+    # what a tool enforces
+    partly = {c.rule.strip(): c.unchecked for c in coverage if c.unchecked}
     by_tool: dict[str, list[str]] = {}
     for c in enforced:
         for name in c.tools():
@@ -103,7 +106,7 @@ def tau2_policy(
         checks += [r for r in by_tool.get(tool.name, []) if r not in checks]
         if checks:
             lines += ["It refuses unless every rule holds:", ""]
-            lines += [f"- {c}" for c in checks]
+            lines += [f"- {c}{_in_part(c, partly)}" for c in checks]
             lines.append("")
     reads = [t for t in tools if t.kind == "read"]
     if reads:
@@ -116,6 +119,11 @@ def tau2_policy(
             lines.append(f"- {c.rule.strip()} (enforced by {', '.join(c.tools())})")
         lines.append("")
     return "\n".join([*lines, *_costs(tools)]) + "\n"
+
+
+def _in_part(check: str, partly: dict[str, list[str]]) -> str:
+    unread = partly.get(check)
+    return f" (the tool does not check that it is {' or '.join(unread)})" if unread else ""
 
 
 def brief_policy(

@@ -220,6 +220,14 @@ def statuses_named(rule: str) -> list[str]:
     return found
 
 
+def states_named(rule: str) -> list[str]:
+    """The states a rule names, as a status ("with status scheduled") or as what a record
+    has become ("a completed appointment", "the cancelled trip")."""
+    said = rule.lower()
+    made = re.finditer(r"\b(?:a|an|the|its|their)\s+([a-z]+)\s+[a-z]+", said)
+    return list(dict.fromkeys([*statuses_named(rule), *(m[1] for m in made if m[1] in _STATES)]))
+
+
 def to_schema(proposal: SchemaProposal, min_tables: int = 2) -> Schema:
     """Our schema from the proposal: the first column is the key; a column named like
     another table's key is a foreign key to it. Raises Invalid with every problem found."""

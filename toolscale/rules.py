@@ -32,10 +32,16 @@ class RuleCoverage(BaseModel):
 
     rule: str = Field(min_length=1)
     enforced_by: list[Enforcement] = Field(default_factory=list)
+    unchecked: list[str] = Field(
+        default_factory=list,
+        description="states the rule names that none of its steps checks (medicine's 'a "
+        "completed appointment' with no step reading the appointment's status): the rule "
+        "is then enforced in part, which is not enforced",
+    )
 
     @property
     def enforced(self) -> bool:
-        return bool(self.enforced_by)
+        return bool(self.enforced_by) and not self.unchecked
 
     def tools(self) -> list[str]:
         """The tools enforcing it, each once, in order."""

@@ -23,6 +23,7 @@ from generators.catalogue import (
     propose_pattern_tools,
     realise,
     salvage,
+    unchecked_states,
 )
 from generators.patterns import Condition, catalogue, condition_problems
 from generators.policy import tau2_policy
@@ -36,11 +37,11 @@ from tests.generators.railway import railway_rules, railway_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
 from toolscale.figures import environment_figures
-from toolscale.rules import RuleCoverage
+from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.spec import EnvironmentSpec
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import FakeLLM, Reply, scripted
-from toolscale.tool import ToolCall
+from toolscale.tool import RequireStep, Tool, ToolCall
 
 SCRIPTED = {  # what a model that follows the menu answers for the finance brief
     "tools": [
@@ -461,3 +462,37 @@ def test_a_variant_picked_without_a_name_is_named_as_its_plain_operation() -> No
     both = CatalogueChoice(tools=[ToolChoice(candidate=taking), ToolChoice(candidate=plain)])
     names = sorted(t.name for t in realise(both, candidates, [], spec).tools)
     assert names == sorted([by_id[taking].tool.name, by_id[plain].tool.name])
+
+
+def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
+    """Medicine's "A prescription requires a completed appointment between the same patient
+    and the prescribing doctor" was mapped onto the patient and the doctor alone: counted as
+    enforced, while any appointment did. The state no step reads makes it enforced in part,
+    which the figures count as not enforced and the policy says."""
+    rule = "A prescription requires a completed appointment with the same doctor."
+    same = "SELECT doctor_id = :doctor_id AS ok FROM appointments WHERE appointment_id = :a"
+    write = Tool.model_validate(
+        {
+            "name": "create_prescription",
+            "description": "Create a prescription for an appointment.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {}},
+            "require": [{"sql": same, "error": rule}],
+            "run": ["DELETE FROM appointments WHERE 0"],
+        }
+    )
+    coverage = RuleCoverage(
+        rule=rule, enforced_by=[Enforcement(tool=write.name, step=0, check=rule)]
+    )
+    partly = unchecked_states(coverage, [write])
+    assert partly.unchecked == ["completed"] and not partly.enforced
+    policy = tau2_policy(finance_brief(), "You help patients.", [write], [partly])
+    assert f"- {rule} (the tool does not check that it is completed)" in policy
+    done = "SELECT status = 'completed' AS ok FROM appointments WHERE appointment_id = :a"
+    both = write.model_copy(update={"require": [*write.require, RequireStep(sql=done, error=rule)]})
+    whole = coverage.model_copy(
+        update={
+            "enforced_by": [*coverage.enforced_by, Enforcement(tool=write.name, step=1, check=rule)]
+        }
+    )
+    assert unchecked_states(whole, [both]).enforced
