@@ -20,6 +20,7 @@ from generators.catalogue import (
     choice_problems,
     fallback_choice,
     keeps_verb,
+    names_its_records,
     propose_pattern_tools,
     realise,
     salvage,
@@ -270,6 +271,24 @@ def test_a_model_name_that_drops_the_patterns_verb_is_not_used() -> None:
     # movie's model named a status change by the field it sets: no act for a user to ask
     assert not keeps_verb("status_active_bookings", "set_active_booking")
     assert keeps_verb("activate_booking", "set_active_booking")
+
+
+def test_a_model_name_that_drops_the_record_it_acts_on_is_not_used() -> None:
+    """Medicine's model named the move of a prescription to another appointment
+    `move_appointment` and the move of an appointment to another patient `move_patient`:
+    its users then asked to "move this appointment". A name says the row's kind, and a
+    move says where to."""
+    spec = finance()
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    move = next(c for i, c in cands.items() if i.startswith("move:cards."))
+    status = next(c for i, c in cands.items() if i.startswith("status:cards."))
+    assert not names_its_records("move_account", move)  # the card is not said
+    assert not names_its_records("move_card", move)  # nor where to
+    assert names_its_records(move.tool.name, move)
+    assert not names_its_records("freeze", status)
+    assert names_its_records("freeze_card", status)
+    create = next(c for i, c in cands.items() if i.startswith("create:"))
+    assert names_its_records("open_new", create)  # a create is checked by its verb alone
 
 
 def test_a_mapping_onto_another_operation_or_a_condition_no_row_passes_is_refused() -> None:
