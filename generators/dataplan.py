@@ -952,6 +952,22 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _lasting(start: Scalar, end: Scalar, r: random.Random) -> Scalar:
+    """The end of a span as long as such a thing lasts: 15 minutes to 12 hours between two
+    times (an appointment, an alert, a train's run), 1 to 30 days between two days (a stay,
+    a rental). Medicine's appointments ran from January to the next December, and its users
+    asked for one "from 2:15 PM to 2:45 PM" that ended a year later."""
+    if not isinstance(start, str) or not isinstance(end, str) or len(start) != len(end):
+        return end
+    try:
+        begun = dt.datetime.fromisoformat(start)
+    except ValueError:
+        return end
+    if len(start) == 10:
+        return (begun + dt.timedelta(days=r.randint(1, 30))).date().isoformat()
+    return (begun + dt.timedelta(minutes=15 * r.randint(1, 48))).isoformat(timespec="seconds")
+
+
 def _swapped(first: Scalar, second: Scalar) -> tuple[Scalar, Scalar]:
     """Two moments put in order, each kept in its own column's form: a datetime and a date
     (`created_at`, `delivered_date`) trade days, not strings, so a date stays a date."""
@@ -1056,6 +1072,7 @@ def _table_rows(
     seen: dict[str, set[Scalar]] = {c: set() for c in unique}
     seen_keys: set[tuple[Scalar, ...]] = set()
     pairs = _order_pairs(table)
+    lasting = spans((c.name for c in table.columns if c.type in ("date", "datetime")), made=False)
     columns = table.column_names
     insert = (
         f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
@@ -1085,6 +1102,8 @@ def _table_rows(
                 va, vb = row.get(a), row.get(b)
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
                     row[a], row[b] = _swapped(va, vb)
+            for a, b in lasting:
+                row[b] = _lasting(row.get(a), row.get(b), rng)
             if composite and tuple(row.get(c) for c in composite) in seen_keys:
                 continue
             values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]

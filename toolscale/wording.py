@@ -554,13 +554,17 @@ def _named(moment: str, word: str) -> bool:
     return word in moment.split("_") or moment.startswith(word)
 
 
-def spans(moments: Iterable[str]) -> list[tuple[str, str]]:
+def spans(moments: Iterable[str], made: bool = True) -> list[tuple[str, str]]:
     """(start, end) of the columns that name a span by their words (`check_in_date`,
-    `check_out_date`; `created_at`, `delivered_date`), among date and time columns."""
+    `check_out_date`; and unless `made` is false, `created_at`, `delivered_date`), among
+    date and time columns."""
     names = list(moments)
     pairs = list(SPANS)
     pairs += [
-        (made, later) for made in MADE if any(_named(m, made) for m in names) for later in LATER
+        (first, later)
+        for first in (MADE if made else ())
+        if any(_named(m, first) for m in names)
+        for later in LATER
     ]
     out = []
     for first, second in pairs:

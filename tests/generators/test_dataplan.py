@@ -3,6 +3,7 @@ rows that keep keys, foreign keys, CHECKs and uniqueness, and load on both engin
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 import time
@@ -328,6 +329,21 @@ def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
     assert len(rows) == 300
     assert all(r["check_out_date"] >= r["check_in_date"] for r in rows)
     assert all(r["end_date"] >= r["start_date"] for r in rows)
+    # ... and lasts what such a thing lasts: medicine's appointments ran for a year
+    hours = [
+        (
+            dt.datetime.fromisoformat(r["check_out_date"])
+            - dt.datetime.fromisoformat(r["check_in_date"])
+        )
+        / dt.timedelta(hours=1)
+        for r in rows
+    ]
+    assert min(hours) >= 0.25 and max(hours) <= 12
+    days = [
+        (dt.date.fromisoformat(r["end_date"]) - dt.date.fromisoformat(r["start_date"])).days
+        for r in rows
+    ]
+    assert min(days) >= 1 and max(days) <= 30
     # ecommerce's orders were updated before they were created, and delivered before either
     orders = keyed_table(
         "orders", created_at="datetime", updated_at="datetime", delivered_date="date"
