@@ -198,6 +198,34 @@ def said_as_verb(text: str, tool: Tool) -> str | None:
     return said.group() if said else None
 
 
+_MAKING = next(group for group in OPERATIONS if "create" in group)
+
+
+def other_kind_asked(text: str, tool: Tool, tools: dict[str, Tool], schema: Schema) -> str | None:
+    """A new record of another kind asked for, one another tool makes, and this kind never
+    named: medicine's "I need to schedule an appointment for Royal Migraine Pills" whose
+    gold made a prescription (create_appointment makes appointments)."""
+    made = set(tool.inserts())
+    said = set(tokens(text))
+    if any(entity_words(t) & (said | {singular(w) for w in said}) for t in made):
+        return None
+    others = {t for other in tools.values() if other.creates for t in other.inserts()} - made
+    toks = tokens(text)
+    for k, word in enumerate(toks):
+        if word not in _MAKING:
+            continue
+        for after in toks[k + 1 : k + 4]:
+            kind = next((t for t in others if after in entity_words(t)), None)
+            if kind is not None:
+                maker = next(o.name for o in tools.values() if o.creates and kind in o.inserts())
+                kind_made = record_phrase(sorted(made)[0]) if made else "record"
+                return (
+                    f"creates a new {kind_made}; the instruction asks to {word} a {after}, "
+                    f"which {maker} makes"
+                )
+    return None
+
+
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
     entities = schema_entities(schema)
@@ -220,6 +248,8 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         # of a new record is not enough, the act is asked for too
         named = words(tool.name)
         act = named[0] if named and named[0] not in GENERIC else "create"
+        if tool.creates and (other := other_kind_asked(task.instruction, tool, tools, schema)):
+            return f"gold call {i} {call.key()} {other}"
         if tool.creates and said_as_verb(task.instruction, tool):
             continue
         if tool.creates and not request.requests(act, entities, describes=False):

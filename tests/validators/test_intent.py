@@ -817,3 +817,20 @@ def test_what_is_left_told_as_a_count_of_something_else_is_unasked_value(
     asked = "Please freeze card K30001 and tell me its daily spend limit."
     verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
     assert verdict == ("accepted", "ok", "")
+
+
+def test_a_new_record_of_another_kind_asked_for_is_unasked_write(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Medicine on 8295448 kept "I need to schedule an appointment for Royal Migraine Pills"
+    whose gold made a prescription: another tool makes appointments, and the request never
+    named a prescription."""
+    opened = {"name": "open_account", "arguments": {"client_id": "C1001", "kind": "savings"}}
+    told = [{"call": 0, "path": "status"}]
+    payee = "Please add a new payee for me, savings kind, and tell me its status."
+    stage, reason, detail = bank_verdict(banking_spec, payee, gold_calls=[opened], communicate=told)
+    assert (stage, reason) == ("intent", "unasked_write")
+    assert "creates a new account; the instruction asks to add a payee, which add_payee" in detail
+    asked = "Please open a new savings account for me and tell me its status."
+    verdict = bank_verdict(banking_spec, asked, gold_calls=[opened], communicate=told)
+    assert verdict == ("accepted", "ok", "")
