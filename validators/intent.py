@@ -226,8 +226,13 @@ def other_kind_asked(text: str, tool: Tool, tools: dict[str, Tool], schema: Sche
     return None
 
 
+# thanks for an act is no request for it: medicine's "Thank you for creating an appointment
+# for March 20, 2025 ..." opened a conversation as if the booking were made
+_THANKED = re.compile(r"\bthank(?:s| you)(?: so much| very much)? for [^.!?]*", re.I)
+
+
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
-    request = Request(task.instruction)
+    request = Request(_THANKED.sub(" ", task.instruction))
     entities = schema_entities(schema)
     for i, call in enumerate(task.gold_calls):
         tool = tools[call.name]

@@ -834,3 +834,13 @@ def test_a_new_record_of_another_kind_asked_for_is_unasked_write(
     asked = "Please open a new savings account for me and tell me its status."
     verdict = bank_verdict(banking_spec, asked, gold_calls=[opened], communicate=told)
     assert verdict == ("accepted", "ok", "")
+
+
+def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
+    """Medicine's "Thank you for creating an appointment for March 20, 2025 ... I would like
+    to know the appointment ID and status." thanked for a booking as if it were made."""
+    thanked = "Thank you for freezing my card K30001. Please tell me its status."
+    stage, reason, _ = freeze_verdict(banking_spec, thanked)
+    assert (stage, reason) == ("intent", "unasked_write")
+    asked = "Please freeze my card K30001 and tell me its status. Thank you for your help."
+    assert freeze_verdict(banking_spec, asked) == ("accepted", "ok", "")
