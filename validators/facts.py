@@ -444,7 +444,10 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                     held.setdefault(name, set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
         field = re.escape(name.replace("_", " "))
-        pattern = rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%])"
+        # not the 4 of "4.85%" (weather's humidity): a number is read whole or not at all
+        pattern = (
+            rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%]|\.\d)"
+        )
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))
             if (name, said) not in given and not any(same_number(said, v) for v in held[name]):
@@ -696,11 +699,16 @@ def _misdescribed_target(
                         f"{text.strip()!r} says {said!r}, but the {singular(table)} the gold "
                         f"acts on is {value} ({column})"
                     )
+            # a value inside the row's own ("Antarctica" in its name "House Antarctica",
+            # weather's region) is that one
+            own = text
+            for value in now:
+                own = re.sub(rf"\b{_spelled(value)}\b", lambda m: " " * len(m[0]), own, flags=re.I)
             for value in sorted(seed.states[table][column]):
                 if value.casefold() in sets | now or _of_another(value, table, words, seed):
                     continue
                 phrase = _spelled(value)
-                for m in re.finditer(rf"\b{phrase}\b", text, re.I):
+                for m in re.finditer(rf"\b{phrase}\b", own, re.I):
                     if _NO_CLAIM_BEFORE.search(text[: m.start()]) or _NO_CLAIM_AFTER.match(
                         text[m.end() :]
                     ):

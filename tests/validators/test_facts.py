@@ -386,6 +386,22 @@ def test_a_count_said_to_be_what_is_left_is_false_fact(banking_spec: Environment
     assert kept == ("accepted", "ok", "")
 
 
+def test_a_number_is_read_whole_or_not_at_all() -> None:
+    """Weather's "a humidity of 4.85%" was read as a humidity of 4 (the pattern gave up the
+    decimals to get past the per cent sign), and rejected against the 4.85 the gold read."""
+    from toolscale.environment import Replay
+    from toolscale.tool import ToolResult
+    from validators.facts import _misstated
+
+    read = Replay(results=[ToolResult(ok=True, output={"humidity": 4.85})], changes={})
+    assert _misstated("with a humidity of 4.85%, please", read, set()) == ""
+    assert _misstated("with a humidity of 4.85, please", read, set()) == ""
+    wrong = _misstated("with a humidity of 5.5, please", read, set())
+    assert (
+        wrong == "the user states 'humidity of 5.5'; the records the gold reads hold humidity 4.85"
+    )
+
+
 def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Travel's "As of now, my customer status is [current status]", kept by the judge."""
     for blank in ("[current status]", "<status>", "{status}"):
