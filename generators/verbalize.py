@@ -144,7 +144,9 @@ _WISH = re.compile(
     # (movie's "June 15 is a valid date", "2 seats is a reasonable number")
     r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b"
     # and what the user does not know is no fact (ecommerce's "The return id is unknown")
-    r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b",
+    r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b"
+    # weather's "My reading id is not specified"
+    r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b",
     re.I,
 )
 

@@ -272,6 +272,8 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
                 "104 is a reasonable member id",
                 # ecommerce's "The return id is unknown": what the user does not know
                 "The loan id is unknown",
+                # weather's "My reading id is not specified"
+                "My loan id is not specified",
             ],
         }
     )
