@@ -27,6 +27,7 @@ from generators.patterns import catalogue
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
 from tests.generators.railway import bed, col, fk, railway_spec
+from tests.generators.test_patterns import clinic
 from tests.generators.travel import travel_spec
 from toolscale.brief import load_brief
 from toolscale.environment import Environment
@@ -722,31 +723,7 @@ def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_tar
     assert _rule_columns(alone, error, reservations) == ["status"]
     # the row's own columns before the ids it points by: medicine asked for "the current
     # appointment patient id and appointment doctor id" while the status went untold
-    appointments = Schema.model_validate(
-        {
-            "tables": [
-                {
-                    "name": n,
-                    "columns": [col(f"{n[:-1]}_id", "integer")],
-                    "primary_key": [f"{n[:-1]}_id"],
-                }
-                for n in ("patients", "doctors")
-            ]
-            + [
-                {
-                    "name": "appointments",
-                    "columns": [
-                        col("appointment_id", "integer"),
-                        col("patient_id", "integer"),
-                        col("doctor_id", "integer"),
-                        col("status", "text"),
-                    ],
-                    "primary_key": ["appointment_id"],
-                    "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
-                }
-            ]
-        }
-    ).table("appointments")
+    appointments = Schema.model_validate(clinic()).table("appointments")
     check = "SELECT COUNT(*) > 0 AS ok FROM appointments WHERE appointment_id = :appointment_id "
     both = {"sql": check + "AND patient_id = :patient_id AND status = 'completed'", "error": error}
     ids = {"sql": check + "AND patient_id = :patient_id AND doctor_id = :doctor_id", "error": error}

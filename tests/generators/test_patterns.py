@@ -758,14 +758,10 @@ def test_a_refill_uses_one_of_an_allowance_while_it_lasts_and_has_not_expired(
     assert _on(spec, refill, engine, prescription_id=3).error == rule  # expired
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
-def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
-    engine: str,
-) -> None:
-    """Medicine's "a prescription requires a completed appointment between the same patient
-    and the prescribing doctor": appointment 40 is Ana's with Dr Roe, completed; 41 is
-    Ana's with Dr Roe, still scheduled."""
-    schema = {
+def clinic() -> dict:
+    """Medicine's patients, doctors, appointments (scheduled or completed) and
+    prescriptions, each pointing to the parties it is between."""
+    return {
         "tables": [
             {
                 "name": name,
@@ -804,6 +800,16 @@ def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
             },
         ]
     }
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_record_required_between_the_same_parties_points_to_the_rows_named(
+    engine: str,
+) -> None:
+    """Medicine's "a prescription requires a completed appointment between the same patient
+    and the prescribing doctor": appointment 40 is Ana's with Dr Roe, completed; 41 is
+    Ana's with Dr Roe, still scheduled."""
+    schema = clinic()
     seed = {
         "patients": [{"patient_id": 1, "name": "Ana"}, {"patient_id": 2, "name": "Ben"}],
         "doctors": [{"doctor_id": 7, "name": "Dr Roe"}],
