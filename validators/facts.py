@@ -427,7 +427,7 @@ def _wrong_from_state(task: Task, seed: SeedFacts) -> str:
 
 _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
 # "the balance of my active account is $72.61": the field of a record, then its value
-_OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,2}?\w+(?=\s+(?:is|was)\b))?"
+_OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,4}?\w+(?=\s+(?:is|was)\b))?"
 
 
 def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:

@@ -149,6 +149,11 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     record += ASK
     verdict = bank_verdict(banking_spec, record, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact"), verdict
+    # finance-00000's "the outstanding balance of my loan with ID 58926 is 603.19": four
+    # words between "my" and "is" were past the reach of the record's name
+    named = "The outstanding of my loan with ID L4001 is 9,000. Pay $9,000 from A20001. " + ASK
+    verdict = bank_verdict(banking_spec, named, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact"), verdict
     assert bank_verdict(
         banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
     ) == ("accepted", "ok", "")
