@@ -231,6 +231,11 @@ _ASSISTANT = re.compile(
     r"(?<!\bto )let you know\b|"
     r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
     r"tell the (?:customer|client|user)\b|"
+    # weather's "As an assistant, I am unable to create a reading ...": the reply's voice
+    r"\bas (?:an?|your) (?:[\w-]+ ){0,2}assistant(?=\s*[,.;:!?]|\s+I\b)|"
+    # weather's "Please inform the assistant to cancel ...", "... and tell the assistant the
+    # alert id": a narrator's note to whoever plays the customer, not a customer's words
+    r"(?:inform|tell|ask|instruct|remind) the (?:ai |virtual )?assistant\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
     r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"
@@ -405,14 +410,29 @@ def _after_determiner(tokens: Sequence[str], i: int) -> bool:
     return False
 
 
+# "New" opening a capitalised name inside a sentence ("activate the New Ryanville
+# Station", "the course 'New Elizabethtown Course'") is part of a place's name
+_NEW_IN_NAME = re.compile(r"\bNew(?= [A-Z][a-z])")
+_SENTENCE_END = re.compile(r"(?:^|[.!?:\n])[\s'\"“‘(]*$")
+
+
+def without_name_new(text: str) -> str:
+    """The text with the "New" of place names left out, so that it asks to create nothing;
+    at a sentence's start ("New booking for ...") it stays, as there it may be the word."""
+    return _NEW_IN_NAME.sub(
+        lambda m: m.group() if _SENTENCE_END.search(text[: m.start()]) else "", text
+    )
+
+
 class Request:
     """An instruction (or a whole user text) stemmed once, asked about many words."""
 
     def __init__(self, text: str):
         self.text = text
-        self.tokens = tokens(text)
+        plain = without_name_new(text)
+        self.tokens = tokens(plain)
         self.stems = {stem(t) for t in self.tokens}
-        self.sentences = [tokens(s) for s in re.split(r"[.?!;\n]+", text) if s.strip()]
+        self.sentences = [tokens(s) for s in re.split(r"[.?!;\n]+", plain) if s.strip()]
 
     def says(self, word: str, groups: tuple[frozenset[str], ...] = OPERATIONS) -> bool:
         """The word, a form of it, or a synonym is in the text."""

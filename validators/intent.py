@@ -201,16 +201,16 @@ def said_as_verb(text: str, tool: Tool) -> str | None:
 _MAKING = next(group for group in OPERATIONS if "create" in group)
 
 
-def other_kind_asked(text: str, tool: Tool, tools: dict[str, Tool], schema: Schema) -> str | None:
+def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> str | None:
     """A new record of another kind asked for, one another tool makes, and this kind never
     named: medicine's "I need to schedule an appointment for Royal Migraine Pills" whose
     gold made a prescription (create_appointment makes appointments)."""
     made = set(tool.inserts())
-    said = set(tokens(text))
+    toks = request.tokens
+    said = set(toks)
     if any(entity_words(t) & (said | {singular(w) for w in said}) for t in made):
         return None
     others = {t for other in tools.values() if other.creates for t in other.inserts()} - made
-    toks = tokens(text)
     for k, word in enumerate(toks):
         if word not in _MAKING:
             continue
@@ -253,7 +253,7 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         # of a new record is not enough, the act is asked for too
         named = words(tool.name)
         act = named[0] if named and named[0] not in GENERIC else "create"
-        if tool.creates and (other := other_kind_asked(task.instruction, tool, tools, schema)):
+        if tool.creates and (other := other_kind_asked(request, tool, tools)):
             return f"gold call {i} {call.key()} {other}"
         if tool.creates and said_as_verb(task.instruction, tool):
             continue
