@@ -467,6 +467,11 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # school on 8198d98: "Sure, Katherine! I'd be happy to activate the course ..."
         "Sure, Maria! Freeze card K30001 and tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
+        # weather on 2abff72: "As an assistant, I am unable to create a reading ...",
+        # "Please inform the assistant to cancel ...", "... and tell the assistant the id"
+        "As an assistant, I am unable to freeze card K30001. Tell me its status.",
+        "Please inform the assistant to freeze card K30001 and tell me its status.",
+        "Freeze card K30001 and tell the assistant its status.",
     ):
         verdict = freeze_verdict(banking_spec, voiced)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
@@ -476,6 +481,7 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Can I get your help? Please freeze card K30001 and tell me its status.",
         "Hi, I'm maria.lopez@example.com. Please freeze card K30001 and tell me its status.",
         "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
+        "As an assistant manager I travel a lot. Freeze card K30001; its status?",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
@@ -844,3 +850,19 @@ def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
     assert (stage, reason) == ("intent", "unasked_write")
     asked = "Please freeze my card K30001 and tell me its status. Thank you for your help."
     assert freeze_verdict(banking_spec, asked) == ("accepted", "ok", "")
+
+
+def test_new_opening_a_place_name_asks_to_create_nothing(banking_spec: EnvironmentSpec) -> None:
+    """Railway's and weather's places are "New Ryanville Station", "New Melissaberg
+    Station": their "New" is a name's, and asks for no new record."""
+    opened = {"name": "open_account", "arguments": {"client_id": "C1001", "kind": "savings"}}
+    told = [{"call": 0, "path": "status"}]
+    named = "I bank at the New Harbor branch. Please tell me the status of my savings account."
+    stage, reason, detail = bank_verdict(banking_spec, named, gold_calls=[opened], communicate=told)
+    assert (stage, reason) == ("intent", "unasked_write")
+    assert "creates a record the instruction does not ask for" in detail
+    said = "New savings account, please: open one for me and tell me its status."
+    assert bank_verdict(banking_spec, said, gold_calls=[opened], communicate=told)[:2] == (
+        "accepted",
+        "ok",
+    )
