@@ -202,6 +202,9 @@ _ARTICLES = {"a", "an", "the"}
 _HOW = re.compile(
     r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|to)$"
     r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"
+    # finance's "I just need to know if I can fail the pending transfer": whether it may
+    # be done, asked by the one who would do it ("if you can" is a polite request)
+    r"|\b(?:if|whether) (?:i|we) (?:can|could|may|am able to|am allowed to|are allowed to)$"
 )
 _VERIFY = {"confirm", "verify"}
 _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}

@@ -81,7 +81,8 @@ def test_a_write_named_by_a_field_is_asked_for_by_its_state_not_the_field() -> N
 
 def test_asking_how_to_do_it_asks_for_no_act() -> None:
     """Movie's gold activated a profile for "Hello. How can I activate my customer
-    profile?" (movie-intent-00001 on 6acfe43): a way to do it asked for, not the act."""
+    profile?" (movie-intent-00001 on 6acfe43): a way to do it asked for, not the act; so is
+    whether the user may do it."""
     entities = {"customer", "customers", "profile"}
     for how in (
         "Hello. How can I activate my customer profile?",
@@ -90,12 +91,17 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         # movie-intent-00015 on a9d6cdb, whose gold tried the withdrawal
         "Could you please tell me what I should do next to activate my profile?",
         "What do I need to do to activate my profile?",
+        # finance-intent-00011 on 2054a46, whose gold failed the transfer
+        "I just need to know if I can activate my profile.",
+        "I wonder whether we are allowed to activate my profile.",
     ):
         assert not Request(how).requests("activate", entities), how
     for done in (
         "Please activate my profile.",
         "How quickly can you activate my profile?",
         "I know what to do: please activate my profile.",
+        "Could you let me know if you can activate my profile?",
+        "Please activate my profile if I can still have it.",
     ):
         assert Request(done).requests("activate", entities), done
 
