@@ -430,6 +430,10 @@ _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
 _OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,4}?\w+(?=\s+(?:is|was)\b))?"
 
 
+# finance's "My outstanding balance is currently 31842.3": a word of time between the two
+_NOW = r"(?:\s+(?:currently|now|still|presently|at present|right now|today))?"
+
+
 def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
     """A number the user gives as a field's value that no record the gold reads has in that
     field: "a closed loan with an outstanding balance of 1700.55" when the loan read shows
@@ -446,7 +450,8 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
         field = re.escape(name.replace("_", " "))
         # not the 4 of "4.85%" (weather's humidity): a number is read whole or not at all
         pattern = (
-            rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?\s+{_NUMBER}(?![\d%]|\.\d)"
+            rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?{_NOW}\s+{_NUMBER}"
+            r"(?![\d%]|\.\d)"
         )
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))

@@ -405,6 +405,10 @@ def test_a_number_is_read_whole_or_not_at_all() -> None:
     assert (
         wrong == "the user states 'humidity of 5.5'; the records the gold reads hold humidity 4.85"
     )
+    # finance-intent-00027 on 2054a46: "My outstanding balance is currently 31842.3"
+    now = _misstated("My humidity is currently 5.5.", read, set())
+    assert now.startswith("the user states 'humidity is currently 5.5'; the records the gold")
+    assert _misstated("My humidity is currently 4.85.", read, set()) == ""
 
 
 def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
