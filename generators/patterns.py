@@ -570,6 +570,11 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
     return out
 
 
+def _a(noun: str) -> str:
+    """The noun with its article: refusals read "Only an account whose ...", not "a account"."""
+    return f"{'an' if noun[:1].casefold() in 'aeiou' else 'a'} {noun}"
+
+
 def _status_change(
     table: Table, column: str, target: str, allowed: list[str], pattern: Pattern, verb: str
 ) -> Candidate:
@@ -595,7 +600,7 @@ def _status_change(
         RequireStep(
             sql=f"SELECT {column} IN ({', '.join(map(literal, allowed))}) AS allowed "
             f"FROM {table.name} WHERE {key} = :{key}",
-            error=f"Only a {noun} whose {column} is {' or '.join(allowed)} can be {target}.",
+            error=f"Only {_a(noun)} whose {column} is {' or '.join(allowed)} can be {target}.",
         ),
     ]
     tool = _tool(

@@ -110,6 +110,10 @@ def test_a_status_change_refuses_a_disallowed_transition() -> None:
     assert call(spec, freeze, card_id=100, frozen_reason="stolen")[0].ok
     refused, _ = call(spec, freeze, card_id=102, frozen_reason="lost")  # already frozen
     assert refused.error == "Only a card whose status is active can be frozen."
+    # finance's refusal on 2054a46 read "Only a account whose status is inactive can be active."
+    activate = by_id(spec)["status:accounts.status=active"].tool
+    again, _ = call(spec, activate, account_id=10)  # active already
+    assert again.error == "Only an account whose status is frozen can be active."
 
 
 def test_a_column_of_one_state_is_set_by_the_move_into_it_and_never_asked_at_creation() -> None:
