@@ -825,21 +825,28 @@ def test_what_is_left_told_as_a_count_of_something_else_is_unasked_value(
     assert verdict == ("accepted", "ok", "")
 
 
+_OPENED = {"name": "open_account", "arguments": {"client_id": "C1001", "kind": "savings"}}
+
+
+def open_verdict(spec: EnvironmentSpec, ask: str) -> tuple[str, str, str]:
+    """The verdict on a request whose gold opens a savings account and tells its status."""
+    return bank_verdict(
+        spec, ask, gold_calls=[_OPENED], communicate=[{"call": 0, "path": "status"}]
+    )
+
+
 def test_a_new_record_of_another_kind_asked_for_is_unasked_write(
     banking_spec: EnvironmentSpec,
 ) -> None:
     """Medicine on 8295448 kept "I need to schedule an appointment for Royal Migraine Pills"
     whose gold made a prescription: another tool makes appointments, and the request never
     named a prescription."""
-    opened = {"name": "open_account", "arguments": {"client_id": "C1001", "kind": "savings"}}
-    told = [{"call": 0, "path": "status"}]
     payee = "Please add a new payee for me, savings kind, and tell me its status."
-    stage, reason, detail = bank_verdict(banking_spec, payee, gold_calls=[opened], communicate=told)
+    stage, reason, detail = open_verdict(banking_spec, payee)
     assert (stage, reason) == ("intent", "unasked_write")
     assert "creates a new account; the instruction asks to add a payee, which add_payee" in detail
     asked = "Please open a new savings account for me and tell me its status."
-    verdict = bank_verdict(banking_spec, asked, gold_calls=[opened], communicate=told)
-    assert verdict == ("accepted", "ok", "")
+    assert open_verdict(banking_spec, asked) == ("accepted", "ok", "")
 
 
 def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
@@ -855,14 +862,9 @@ def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
 def test_new_opening_a_place_name_asks_to_create_nothing(banking_spec: EnvironmentSpec) -> None:
     """Railway's and weather's places are "New Ryanville Station", "New Melissaberg
     Station": their "New" is a name's, and asks for no new record."""
-    opened = {"name": "open_account", "arguments": {"client_id": "C1001", "kind": "savings"}}
-    told = [{"call": 0, "path": "status"}]
     named = "I bank at the New Harbor branch. Please tell me the status of my savings account."
-    stage, reason, detail = bank_verdict(banking_spec, named, gold_calls=[opened], communicate=told)
+    stage, reason, detail = open_verdict(banking_spec, named)
     assert (stage, reason) == ("intent", "unasked_write")
     assert "creates a record the instruction does not ask for" in detail
     said = "New savings account, please: open one for me and tell me its status."
-    assert bank_verdict(banking_spec, said, gold_calls=[opened], communicate=told)[:2] == (
-        "accepted",
-        "ok",
-    )
+    assert open_verdict(banking_spec, said)[:2] == ("accepted", "ok")
