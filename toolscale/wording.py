@@ -62,7 +62,7 @@ OPERATIONS: tuple[frozenset[str], ...] = tuple(
         "close closed shut terminate deactivate inactive",
         "cancel cancelled canceled cancellation void revoke",
         "open create new issue add apply register book make start place request schedule "
-        "enroll order reserve",
+        "enroll order reserve setup signup",
         "repay pay payment settle payoff",
         "update change modify edit correct replace adjust",
         "topup top deposit credit increase raise",
@@ -419,9 +419,15 @@ _NEW_IN_NAME = re.compile(r"\bNew(?= [A-Z][a-z])")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:\n])[\s'\"“‘(]*$")
 
 
+# finance's "I need to set up a loan for myself": two words for one act
+_PHRASAL = re.compile(r"\b(set|sign)(?:ting|ing|s)?[ -]up\b", re.I)
+
+
 def without_name_new(text: str) -> str:
     """The text with the "New" of place names left out, so that it asks to create nothing;
-    at a sentence's start ("New booking for ...") it stays, as there it may be the word."""
+    at a sentence's start ("New booking for ...") it stays, as there it may be the word.
+    A two-word verb is made one ("set up" is "setup")."""
+    text = _PHRASAL.sub(lambda m: m.group(1) + "up", text)
     return _NEW_IN_NAME.sub(
         lambda m: m.group() if _SENTENCE_END.search(text[: m.start()]) else "", text
     )

@@ -240,3 +240,17 @@ def test_someone_elses_records_are_told_from_the_users_own() -> None:
     assert third_person("Please enroll my student Pamela Dominguez.", school, "teacher") is None
     assert third_person("Please enroll my student Pamela.", school) == "my student"
     assert third_person("Create a loan for my client.", people, "client") == "my client"
+
+
+def test_a_two_word_verb_asks_for_its_act() -> None:
+    """Finance on 2054a46 rejected "I need to set up a loan for myself" whose gold made the
+    loan: "set up" was read as neither word of a create."""
+    entities = {"loan", "loans", "card", "cards"}
+    for made in (
+        "I need to set up a loan for myself.",
+        "Setting up a card, please.",
+        "Can I sign up for a card?",
+    ):
+        assert Request(made).requests("create", entities), made
+    for other in ("I set the loan's limit up high.", "Please sign the loan form."):
+        assert not Request(other).requests("create", entities), other
