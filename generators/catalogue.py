@@ -328,6 +328,8 @@ def realise(
         extra = [s for _, _, s in mine if s is not None]
         said = pick.description.strip()
         described = said if len(said) >= 20 and said != EXAMPLE_DESCRIPTION else ""
+        if not describes_its_states(described, cand, spec.schema_):
+            described = ""
         tool = with_conditions(cand, extra, name, described)
         problems = tool_sql_problems(tool, spec.schema_)
         reason = GeneratorReason.SQL_REJECTED
@@ -381,6 +383,30 @@ def keeps_verb(name: str, default: str) -> bool:
     if name.split("_")[0] in FIELD_WORDS:  # movie's `status_active_bookings`: no verb
         return False
     return bool(name) and (not said or Request(name.replace("_", " ")).says(said[0]))
+
+
+# where a description states what a row must be: "Repay a loan if it is active"
+_CONDITION = re.compile(r"\b(?:if|when|unless|only|while|whose|once)\b(.*)", re.I | re.S)
+
+
+def describes_its_states(description: str, cand: Candidate, schema: Schema) -> bool:
+    """A model's description of a status change names only the states the tool moves a row
+    from, and, outside its condition, the one it moves it into: finance's model described
+    `set_repaid_loan` as "Repay a loan if it is active or closed" (only an active loan can
+    be) and `set_pending_transfer` as "Start a transfer if it is pending" (only a failed
+    one can be), and the policy told agents so."""
+    if cand.sets is None or not description:
+        return True
+    table, column, target = cand.sets
+    known = schema.table(table).enum_values(column) or [*cand.moves_from, target]
+
+    def named(text: str) -> set[str]:
+        spelled = {v: r"[\s_-]+".join(map(re.escape, v.split("_"))) for v in known}
+        return {v for v, p in spelled.items() if re.search(rf"\b{p}\b", text, re.I)}
+
+    condition = _CONDITION.search(description)
+    stated = named(condition.group(1)) if condition else set()
+    return named(description) <= {*cand.moves_from, target} and stated <= set(cand.moves_from)
 
 
 # patterns whose tool acts on a row the user names: its name says which kind of row

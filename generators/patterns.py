@@ -198,6 +198,9 @@ class Candidate(BaseModel):
     sets: tuple[str, str, str] | None = Field(
         default=None, description="(table, column, value) it moves a row into"
     )
+    moves_from: list[str] = Field(
+        default_factory=list, description="the values of that column it moves a row from"
+    )
     checks: list[RequireStep] = Field(
         default_factory=list,
         description="checks every such operation needs whatever the rules (two references "
@@ -625,6 +628,7 @@ def _status_change(
         main=key,
         guards={"exists": 0, "transition": 1},
         sets=(table.name, column, target),
+        moves_from=allowed,
         tool=tool,
     )
 

@@ -18,6 +18,7 @@ from generators.catalogue import (
     RuleChoice,
     ToolChoice,
     choice_problems,
+    describes_its_states,
     fallback_choice,
     keeps_verb,
     names_its_records,
@@ -229,6 +230,27 @@ def test_a_copied_or_empty_description_gives_way_to_the_patterns() -> None:
     picks = [ToolChoice(candidate=transfer.id, name="transfer_funds", description=said)]
     out = realise(CatalogueChoice(tools=picks, rules=[]), cands, [], spec)
     assert [t.description for t in out.tools] == [said]
+
+
+def test_a_description_that_misstates_the_states_gives_way_to_the_patterns() -> None:
+    """Finance's model described `set_repaid_loan` as "Repay a loan if it is active or
+    closed" (only an active loan can be) and `set_pending_transfer` as "Start a transfer if
+    it is pending" (only a failed one can be); the policy told agents both."""
+    spec = finance()
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    close = cands["status:accounts.status=closed"]  # from active or frozen
+    activate = cands["status:accounts.status=active"]  # from frozen
+    schema = spec.schema_
+    assert describes_its_states("Close an account if it is active or frozen.", close, schema)
+    assert describes_its_states("Close an account for good: it ends closed.", close, schema)
+    assert not describes_its_states("Close an account when it is closed.", close, schema)
+    assert not describes_its_states(
+        "Activate an account if it is frozen or closed.", activate, schema
+    )
+    said = "Activate an account only if it is active."
+    picks = [ToolChoice(candidate=activate.id, name="activate_account", description=said)]
+    out = realise(CatalogueChoice(tools=picks, rules=[]), list(cands.values()), [], spec)
+    assert [t.description for t in out.tools] == [activate.tool.description]
 
 
 def test_the_free_sql_stage_stops_within_its_budget(tmp_path: Path, lib: Library) -> None:
