@@ -25,9 +25,12 @@ def sample_preference(
     if rng.random() >= share:
         return None
     used = {c.name for c in calls}
+    # a lookup of what the task is about: finance's transfer task said "don't use the get
+    # loans service", a service no agent would reach for there
+    about = {t.returned_table() for t in tools if t.name in used} - {None}
     avoidable = sorted(
         (t for t in tools if t.kind == "read" and t.name not in used),
-        key=lambda t: (-t.price, t.name),
+        key=lambda t: (t.returned_table() not in about, -t.price, t.name),
     )
     profiles = (["cost", "latency"] if lean else []) + (["avoid"] if avoidable else [])
     if not profiles:

@@ -48,3 +48,19 @@ def test_an_avoid_profile_never_avoids_a_used_tool(lib: Library) -> None:
     for s in range(20):
         p = sample_preference(random.Random(s), tools, everything, 1.0)
         assert p is not None and p.avoid_tools == []
+
+
+def test_the_tool_to_avoid_is_a_lookup_of_what_the_task_is_about(lib: Library) -> None:
+    """Finance's transfer task said "Please don't use the get loans service": no agent
+    would reach for it there. The avoided lookup reads a table the gold's calls return."""
+    tools = lib.spec.tools
+    reads = [t for t in tools if t.kind == "read" and t.returned_table()]
+    used = next(
+        t for t in reads if sum(u.returned_table() == t.returned_table() for u in reads) > 1
+    )
+    same = [t.name for t in reads if t is not used and t.returned_table() == used.returned_table()]
+    assert len(same) < len(reads) - 1  # others there are, of other tables
+    for s in range(40):
+        p = sample_preference(random.Random(s), tools, [ToolCall(name=used.name)], 1.0)
+        assert p is not None
+        assert not p.avoid_tools or p.avoid_tools[0] in same, p.avoid_tools
