@@ -37,7 +37,6 @@ REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule f
 PREFERENCE_SHARE = 0.2
 TRIES = 40  # (write, record, arguments) drafts per work item
 PER_WRITE = 8  # of them on one write before drawing another
-DEPTH = 3  # foreign-key hops from a record to the user who owns it
 OWN_RECORDS = 4.0  # weight of a write on a record the person owns against one on their row
 RULED = 3.0  # and of a write that enforces a rule of the brief against one that does not
 SHARE_CAP = 1 / 3  # of the draws one write may take where others can be drawn
@@ -77,31 +76,6 @@ def key_params(tool: Tool, spec: EnvironmentSpec) -> list[KeyParam]:
             if fk.columns == [column]:
                 out.append(KeyParam(param, fk.ref_table))
     return out
-
-
-def owners(spec: EnvironmentSpec, people: Table) -> dict[str, dict[Scalar, Scalar]]:
-    """Per table, record key -> the key of the person who owns it (through up to DEPTH
-    foreign keys); the people table owns itself."""
-    schema = spec.schema_
-    pk = people.primary_key[0]
-    owner: dict[str, dict[Scalar, Scalar]] = {
-        people.name: {r[pk]: r[pk] for r in spec.seed.get(people.name, [])}
-    }
-    for _ in range(DEPTH):
-        for table in schema.tables:
-            if table.name in owner or len(table.primary_key) != 1:
-                continue
-            key = table.primary_key[0]
-            for fk in table.foreign_keys:
-                if len(fk.columns) == 1 and fk.ref_table in owner:
-                    parent = owner[fk.ref_table]
-                    owner[table.name] = {
-                        r[key]: parent[r[fk.columns[0]]]
-                        for r in spec.seed.get(table.name, [])
-                        if r.get(fk.columns[0]) in parent
-                    }
-                    break
-    return owner
 
 
 @dataclass
@@ -880,7 +854,7 @@ async def propose_intent_task(
     people = env.spec.schema_.people()
     if people is None:
         return no_chain(llm, STAGE)
-    owned = owners(env.spec, people)
+    owned = env.spec.owners(people)
     refusal = rng.random() < REFUSAL_SHARE
     purpose = draft_purpose(env, sampler, people, owned, rng, refusal)
     chain = gold_chain(env, purpose, people, owned) if purpose is not None else None

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from toolscale.rules import RuleCoverage
-from toolscale.schema import Scalar, Schema
+from toolscale.schema import Scalar, Schema, Table
 from toolscale.tool import Tool
 
 
@@ -60,6 +60,27 @@ class EnvironmentSpec(BaseModel):
 
     def openai_tools(self) -> list[dict[str, Any]]:
         return [t.openai_schema() for t in self.tools]
+
+    def owners(self, people: Table, depth: int = 3) -> dict[str, dict[Scalar, Scalar]]:
+        """Per table, record key -> the key of the person who owns it (through up to `depth`
+        foreign keys); the people table owns itself."""
+        pk = people.primary_key[0]
+        owner = {people.name: {r[pk]: r[pk] for r in self.seed.get(people.name, [])}}
+        for _ in range(depth):
+            for table in self.schema_.tables:
+                if table.name in owner or len(table.primary_key) != 1:
+                    continue
+                key = table.primary_key[0]
+                for fk in table.foreign_keys:
+                    if len(fk.columns) == 1 and fk.ref_table in owner:
+                        parent = owner[fk.ref_table]
+                        owner[table.name] = {
+                            r[key]: parent[r[fk.columns[0]]]
+                            for r in self.seed.get(table.name, [])
+                            if r.get(fk.columns[0]) in parent
+                        }
+                        break
+        return owner
 
     def seed_rows(self, table: str) -> list[tuple[Scalar, ...]]:
         """Seed rows of a table as tuples in column order; missing columns are NULL."""

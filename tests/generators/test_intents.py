@@ -18,7 +18,6 @@ from generators.intents import (
     capped,
     draft_purpose,
     gold_chain,
-    owners,
     propose_intent_task,
     purpose_words,
     route,
@@ -79,7 +78,7 @@ def test_the_people_are_the_table_with_an_email_and_own_what_points_to_them(
 ) -> None:
     people = banking.schema_.people()
     assert people is not None and people.name == "clients"
-    owned = owners(banking, people)
+    owned = banking.owners(people)
     account = banking.seed["accounts"][0]
     assert owned["accounts"][account["account_id"]] == account["client_id"]
     card = next(c for c in banking.seed["cards"] if c["account_id"] == account["account_id"])
@@ -288,21 +287,21 @@ def test_what_the_user_wants_told_names_its_record(
     args = {"client_id": account["client_id"], "card_id": card["card_id"]}
     people = banking.schema_.table("clients")
     chain = gold_chain(bank_env, Purpose(freeze, "cards", card["card_id"], args), people,
-                       owners(banking, people))  # fmt: skip
+                       banking.owners(people))  # fmt: skip
     assert chain is not None and chain.wanted and all(w.startswith("card") for w in chain.wanted)
     # a new record's fields are its own: "the account card id" was asked for a new card
     opened = next(t for t in banking.tools if t.name == "open_account")
     verified = next(c for c in banking.seed["clients"] if c["kyc_verified"])
     wanted = Purpose(opened, "clients", verified["client_id"],
                      {"client_id": verified["client_id"], "kind": "savings"})  # fmt: skip
-    made = gold_chain(bank_env, wanted, people, owners(banking, people))
+    made = gold_chain(bank_env, wanted, people, banking.owners(people))
     assert made is not None and made.wanted
     assert all(w.startswith("account_") for w in made.wanted), made.wanted
     # what the user sets is no news: the change is checked by its end state alone
     email = next(t for t in banking.tools if t.name == "update_client_email")
     client = banking.seed["clients"][0]["client_id"]
     mine = Purpose(email, "clients", client, {"client_id": client, "new_email": "n@example.com"})
-    changed = gold_chain(bank_env, mine, people, owners(banking, people))
+    changed = gold_chain(bank_env, mine, people, banking.owners(people))
     assert changed is not None and changed.wanted == [] and changed.communicate == []
     # what the write makes besides is news, and the person's own field is theirs: "tell me
     # my tier", not "my client tier"
@@ -314,7 +313,7 @@ def test_what_the_user_wants_told_names_its_record(
     client = next(c for c in banking.seed["clients"] if c["tier"] != "premium")["client_id"]
     mine = Purpose(tiered, "clients", client, {"client_id": client, "new_email": "n@example.com"})
     with Environment(spec) as env:
-        changed = gold_chain(env, mine, people, owners(spec, people))
+        changed = gold_chain(env, mine, people, spec.owners(people))
     assert changed is not None and changed.wanted == ["tier"]
 
 
@@ -336,7 +335,7 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
     people = spec.schema_.table("customers")
     with Environment(spec) as env:
         chain = gold_chain(
-            env, Purpose(book, "customers", 1, arguments), people, owners(spec, people)
+            env, Purpose(book, "customers", 1, arguments), people, spec.owners(people)
         )
     assert chain is not None
     assert [c.name for c in chain.calls] == [
@@ -447,7 +446,7 @@ def test_the_writes_other_records_of_the_person_are_named_and_listed() -> None:
     teams = spec.schema_.table("teams")
     purpose = Purpose(sell, "games", 21, {"game_id": 21, "player_id": 11, "price": 40.0})
     with Environment(spec) as env:
-        chain = gold_chain(env, purpose, teams, owners(spec, teams))
+        chain = gold_chain(env, purpose, teams, spec.owners(teams))
     assert chain is not None
     names = [c.name for c in chain.calls]
     assert names[0] == "find_team_by_email" and names[-1] == sell.name
@@ -484,7 +483,7 @@ def test_a_refusal_on_the_persons_own_row_tells_from_the_find(banking: Environme
     clients = spec.schema_.table("clients")
     purpose = Purpose(upgrade, "clients", "C1001", {"client_id": "C1001"}, error, ["tier"])
     with Environment(spec) as env:
-        chain = gold_chain(env, purpose, clients, owners(spec, clients))
+        chain = gold_chain(env, purpose, clients, spec.owners(clients))
     assert chain is not None
     assert [c.name for c in chain.calls] == ["find_client_by_email", "upgrade_client"]
     assert [(r.call, r.path) for r in chain.communicate] == [(0, "tier")]
@@ -498,7 +497,7 @@ def test_a_write_that_works_on_few_records_still_gets_its_share(
     failure gave the writes that rarely fail most tasks (travel: 56 of 120 drafts moved a
     booking, none cancelled a flight booking). Unfreezing works only on a frozen card."""
     people = banking.schema_.table("clients")
-    owned = owners(banking, people)
+    owned = banking.owners(people)
     sampler = ArgumentSampler(banking)
     drafted = [
         draft_purpose(bank_env, sampler, people, owned, random.Random(i), False) for i in range(60)
@@ -554,7 +553,7 @@ def test_a_record_nothing_but_its_id_tells_apart_is_still_found_among_the_person
     with Environment(spec) as env:
         assert route(env, loans, clients, 1, 71) == []  # nothing the user would say picks it
         chain = gold_chain(env, Purpose(close, "loans", 71, {"loan_id": 71}), clients,
-                           owners(spec, clients))  # fmt: skip
+                           spec.owners(clients))  # fmt: skip
     assert chain is not None
     assert [c.name for c in chain.calls] == [
         "find_client_by_email",
@@ -602,7 +601,7 @@ def test_a_move_says_where_the_record_goes() -> None:
     find = cands["find:teams by email"].tool
     spec = spec.model_copy(update={"tools": [*spec.tools, find, to_team, to_player]})
     teams = spec.schema_.table("teams")
-    owned = owners(spec, teams)
+    owned = spec.owners(teams)
     person = owned["contracts"][30]
     assert person == 1, person  # through its player: the team the user is
     moves: list[tuple[Tool, dict[str, Scalar], str]] = [
@@ -628,7 +627,7 @@ def test_a_record_without_a_name_is_named_by_what_it_belongs_to_and_looked_up() 
     people = spec.schema_.table("passengers")
     purpose = Purpose(book, "passengers", 50, {"passenger_id": 50, "trip_id": 11, "price": 40.0})
     with Environment(spec) as env:
-        chain = gold_chain(env, purpose, people, owners(spec, people))
+        chain = gold_chain(env, purpose, people, spec.owners(people))
     assert chain is not None
     assert [c.name for c in chain.calls] == [
         "find_passenger_by_email",
@@ -671,7 +670,7 @@ def test_the_briefs_operations_are_drawn_before_the_catalogues_others(
     )
     spec = banking.model_copy(update={"rules": [rule]})
     people = spec.schema_.table("clients")
-    owned = owners(spec, people)
+    owned = spec.owners(people)
     sampler = ArgumentSampler(spec)
     with Environment(spec) as env:
         drafted = [
@@ -784,7 +783,7 @@ def test_a_move_into_a_state_only_the_business_reaches_is_not_drafted() -> None:
     moves = {t.name for t in spec.tools if t.kind == "write"}
     assert moves >= {"cancel_order", "deliver_order", "ship_order"}
     people = spec.schema_.table("customers")
-    owned = owners(spec, people)
+    owned = spec.owners(people)
     sampler = ArgumentSampler(spec)
     with Environment(spec) as env:
         drafted = [
@@ -816,10 +815,10 @@ def test_a_record_of_a_moment_is_named_by_its_day() -> None:
     customers = spec.schema_.table("customers")
     with Environment(spec) as env:
         chain = gold_chain(env, Purpose(cancel, "orders", 100, {"order_id": 100}), customers,
-                           owners(spec, customers))  # fmt: skip
+                           spec.owners(customers))  # fmt: skip
         # two orders on one day: the day tells neither apart, its moment does
         later = gold_chain(env, Purpose(cancel, "orders", 102, {"order_id": 102}), customers,
-                           owners(spec, customers))  # fmt: skip
+                           spec.owners(customers))  # fmt: skip
     assert chain is not None and later is not None
     assert ("order order_date", "2024-05-27") in chain.facts
     assert ("order order_date", "2024-06-02T17:30:00") in later.facts
@@ -857,7 +856,7 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
     clients = banking.schema_.table("clients")
     with Environment(banking) as env:
         purpose = Purpose(transfer, "accounts", "A20001", arguments)
-        chain = gold_chain(env, purpose, clients, owners(banking, clients))
+        chain = gold_chain(env, purpose, clients, banking.owners(clients))
     assert chain is not None
     assert ("amount", checking["balance"]) in chain.facts
     assert "list_accounts" in [c.name for c in chain.calls]  # the lookup showed the balance
@@ -871,7 +870,7 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
     }
     with Environment(banking) as env:
         chain = gold_chain(env, Purpose(add, "clients", "C1001", payee), clients,
-                           owners(banking, clients))  # fmt: skip
+                           banking.owners(clients))  # fmt: skip
     assert chain is not None and ("payee name", "Sunrise Rentals") in chain.facts
 
 
@@ -889,7 +888,7 @@ def test_a_write_that_adds_a_row_under_its_target_tells_the_new_rows_fields() ->
     purpose = Purpose(add, "orders", order["order_id"], {"order_id": order["order_id"]} | {
         "product_id": 11, "quantity": 2})  # fmt: skip
     with Environment(spec) as env:
-        chain = gold_chain(env, purpose, customers, owners(spec, customers))
+        chain = gold_chain(env, purpose, customers, spec.owners(customers))
     assert chain is not None
     write = next(i for i, c in enumerate(chain.calls) if c.name == add.name)
     assert [(r.call, r.path) for r in chain.communicate] == [(write, "order_item_id")]
@@ -919,7 +918,7 @@ def test_a_new_record_with_nothing_of_the_users_in_it_is_drawn_as_the_short_task
             return super().choices(population, weights, **kw)
 
     with Environment(spec) as env:
-        draft_purpose(env, ArgumentSampler(spec), people, owners(spec, people), Spy(0), False)
+        draft_purpose(env, ArgumentSampler(spec), people, spec.owners(people), Spy(0), False)
     assert weighed and weighed[0]["create_order"] < weighed[0]["cancel_order"]
 
 
@@ -948,10 +947,10 @@ def test_a_record_no_read_leads_to_from_its_person_makes_no_gold() -> None:
     customers = spec.schema_.table("customers")
     purpose = Purpose(cancel, "orders", 100, {"order_id": 100})
     with Environment(spec) as env:
-        reached = gold_chain(env, purpose, customers, owners(spec, customers))
+        reached = gold_chain(env, purpose, customers, spec.owners(customers))
     assert reached is not None and reached.calls[0].name == "find_customer_by_email"
     unlisted = spec.model_copy(
         update={"tools": [t for t in spec.tools if not t.name.startswith(("list_", "get_"))]}
     )
     with Environment(unlisted) as env:
-        assert gold_chain(env, purpose, customers, owners(unlisted, customers)) is None
+        assert gold_chain(env, purpose, customers, unlisted.owners(customers)) is None
