@@ -25,7 +25,7 @@ from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
-from toolscale.wording import NOT_LEFT, PEOPLE, said_left, singular
+from toolscale.wording import NOT_LEFT, PEOPLE, entity_words, said_left, singular
 from validators.stage import TaskContext
 
 STAGE = "facts"
@@ -104,6 +104,43 @@ def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
                     f"the user says {m.group().strip()!r}; the person the gold finds them as "
                     f"is {held!r}"
                 )
+    return ""
+
+
+# "my active account id is 27546", "my inactive account with ID 27534": a record the user
+# calls theirs, by its key, with nothing between that makes it another's ("my transfer to
+# account 27534", "my friend's account 27534")
+_MINE = re.compile(
+    r"\bmy[ \t]+((?:(?!(?:to|from|for|of|into|onto|and|or|than|friend|\w+'s)\b)[\w-]+[ \t]+){1,5}?)"
+    r"(?:(?:id|number|no|is|:|#)[ \t]*)*([A-Za-z]*-?\d[\w-]*)\b",
+    re.I,
+)
+
+
+def not_theirs(text: str, replay: Replay, seed: SeedFacts) -> str:
+    """A record the user calls their own that belongs to someone else: finance's "I'd like
+    to transfer $56.84 from my inactive account with ID 27534", where 27534 was the
+    account the money went to, another client's. The user is the person the gold's first
+    call finds."""
+    first = replay.results[0].output if replay.results and replay.results[0].ok else None
+    row = first[0] if isinstance(first, list) and len(first) == 1 else first
+    if not isinstance(row, dict):
+        return ""
+    keys = [value_key(v) for v in row.values()]
+    user = [k for k in keys if seed.owner.get(k, ("", None))[1] == k]
+    if len(user) != 1:
+        return ""  # not a person the seed holds
+    for m in _MINE.finditer(text):
+        said = m.group(2)
+        table, person = seed.owner.get(value_key(int(said) if said.isdigit() else said), ("", None))
+        if person is None or person == user[0]:
+            continue
+        if not entity_words(table) & {singular(w) for w in tokens(m.group(1))}:
+            continue  # "my 2 cards": a count, not a record named
+        return (
+            f"the user calls {singular(table)} {m.group(2)} theirs ({m.group().strip()!r}); "
+            "it is another person's"
+        )
     return ""
 
 
@@ -189,6 +226,8 @@ class SeedFacts:
     states: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table, in order
     primary: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table
+    # per record key of a table a person owns (through its foreign keys), that person's key
+    owner: dict[object, tuple[str, object]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
@@ -242,6 +281,13 @@ class SeedFacts:
                 value_key(row[k]) for row in rows for k in keys if row.get(k) is not None
             )
         names = frozenset(c.name.casefold() for t in spec.schema_.tables for c in t.columns)
+        people = spec.schema_.people()
+        owned = spec.owners(people) if people is not None and people.primary_key else {}
+        owner = {
+            value_key(k): (table, value_key(person))
+            for table, keys in owned.items()
+            for k, person in keys.items()
+        }
         return cls(
             values=frozenset(values),
             records=records,
@@ -251,6 +297,7 @@ class SeedFacts:
             states=states,
             columns={t.name: tuple(t.column_names) for t in spec.schema_.tables},
             primary={t.name: tuple(t.primary_key) for t in spec.schema_.tables},
+            owner=owner,
         )
 
 
@@ -325,6 +372,8 @@ def check(
     if said := _not_my_name(task, replay, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := claimed_kin(text, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := not_theirs(text, replay, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     for name in names(text):  # "a hotel booking for my trip to New York", read nowhere
         if _states(name, known):

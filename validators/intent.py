@@ -394,7 +394,9 @@ _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
 
 
 _SAME_ENDS = re.compile(
-    r"\bfrom (?:my |the |account )*(\S+?)(?: account)? (?:in)?to (?:my |the |account )*\1\b", re.I
+    r"\bfrom (?:my |the |account )*(?!(?:my|the|account)\b)(\S+?)(?: account)? (?:in)?to "
+    r"(?:my |the |account )*\1\b",
+    re.I,
 )
 
 

@@ -497,3 +497,51 @@ def test_a_state_no_record_of_the_kind_takes_is_false_fact(banking_spec: Environ
         listed=True,
     )
     assert "says 'expired', which no card is (they are active, blocked, frozen)" in detail
+
+
+def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: EnvironmentSpec) -> None:
+    """Finance's "I'd like to transfer $56.84 from my inactive account with ID 27534 to the
+    same account" and the fact "My active account id is 27546": each id was the account the
+    money went to, another client's."""
+    send = {
+        "name": "transfer_funds",
+        "arguments": {
+            "client_id": "C1001",
+            "from_account_id": "A20001",
+            "to_account_id": "A20003",  # Ahmed's (C1002)
+            "amount": 25,
+        },
+    }
+    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 1, "path": "from_balance"}]
+    ask = "Please send $25 {} and tell me my balance after."
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        ask.format("from my checking account with ID A20003 to account A20003"),
+        gold_calls=[mine, send],
+        communicate=told,
+    )
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert detail == (
+        "the user calls account A20003 theirs ('my checking account with ID A20003'); "
+        "it is another person's"
+    )
+    facts = [*MARIA["known_facts"], "My checking account id is A20003."]
+    stage, reason, _ = bank_verdict(
+        banking_spec,
+        ask.format("from my checking account to account A20003"),
+        gold_calls=[mine, send],
+        communicate=told,
+        known_facts=facts,
+    )
+    assert (stage, reason) == ("facts", "false_fact")
+    all_kept(
+        banking_spec,
+        (
+            ask.format("from my checking account A20001 to account A20003"),
+            ask.format("from my checking account to my friend's account A20003"),
+            ask.format("from my checking account to account A20003 (my transfer to A20003)"),
+        ),
+        gold_calls=[mine, send],
+        communicate=told,
+    )

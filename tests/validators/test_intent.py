@@ -578,6 +578,10 @@ def test_one_record_named_at_both_ends_of_a_move_between_two_is_unasked_target(
     )
     assert (stage, reason) == ("intent", "unasked_target")
     assert "names A20001 at both ends" in detail
+    # "my" at both ends is no record named twice
+    from validators.intent import _SAME_ENDS
+
+    assert _SAME_ENDS.search("from my checking account to my friend's account") is None
     two = "Please transfer $5 from my account A20001 to my account A20002; what is left?"
     assert bank_verdict(
         banking_spec, two, gold_calls=[move], communicate=told, known_facts=facts
