@@ -584,7 +584,10 @@ def stale_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Repl
 
 _ASKS_NOW = re.compile(
     r"\b(?:if|whether)\b[^.?!]*\b(?:currently|right now|at the moment|still)\b"
-    r"|\bor not\b",
+    r"|\bor not\b"
+    # finance's "I need to know the balance of my inactive account before I can withdraw"
+    r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:I|we) "
+    r"(?:can |could |do |may |will |go ahead and )?\w+",
     re.I,
 )
 

@@ -636,6 +636,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # movie-intent-00002: "cancel my booking ... check if my booking's status is
         # pending?", told 'cancelled' by the cancel (kept by the judge for a wrong reason)
         "Freeze my card K30001. Can you check if my card's status is blocked?",
+        # finance-intent-00130 on 03eaeac: "I need to know the balance of my inactive
+        # account before I can withdraw 1923.6", told the balance the withdrawal left
+        "I need to know the status of my card K30001 before I can freeze it.",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -646,6 +649,7 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
     for ask in (
         "Freeze my card K30001 and tell me its status.",
         "Freeze my card K30001 and check if it is frozen now.",
+        "Freeze my card K30001 before I lose it again, and tell me its status.",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
         assert verdict == ("accepted", "ok", ""), ask
