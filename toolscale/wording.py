@@ -203,8 +203,12 @@ _HOW = re.compile(
     r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|to)$"
     r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"
     # finance's "I just need to know if I can fail the pending transfer": whether it may
-    # be done, asked by the one who would do it ("if you can" is a polite request)
-    r"|\b(?:if|whether) (?:i|we) (?:can|could|may|am able to|am allowed to|are allowed to)$"
+    # be done, asked to be told by the one who would do it ("if you can" is a polite
+    # request, and so is railway's "I was just wondering if I could cancel my ticket")
+    r"|\b(?:know|check|see|find out|tell me|sure|confirm) (?:\w+ )?(?:if|whether) (?:i|we) "
+    r"(?:can|could|may|am able to|am allowed to|are allowed to)$"
+    # finance's "I'm looking for a way to deactivate my active account"
+    r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
 )
 _VERIFY = {"confirm", "verify"}
 _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}

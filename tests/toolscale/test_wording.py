@@ -93,7 +93,10 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "What do I need to do to activate my profile?",
         # finance-intent-00011 on 2054a46, whose gold failed the transfer
         "I just need to know if I can activate my profile.",
-        "I wonder whether we are allowed to activate my profile.",
+        "Please check whether we are allowed to activate my profile.",
+        # finance-intent-00161 on 03eaeac, whose gold deactivated the account
+        "I'm looking for a way to activate my profile.",
+        "Is there an easy way to activate my profile?",
     ):
         assert not Request(how).requests("activate", entities), how
     for done in (
@@ -102,6 +105,8 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "I know what to do: please activate my profile.",
         "Could you let me know if you can activate my profile?",
         "Please activate my profile if I can still have it.",
+        # railway-intent-00008: a polite request
+        "I was just wondering if I could activate my profile.",
     ):
         assert Request(done).requests("activate", entities), done
 
