@@ -587,7 +587,12 @@ _ASKS_NOW = re.compile(
     r"|\bor not\b"
     # finance's "I need to know the balance of my inactive account before I can withdraw"
     r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:I|we) "
-    r"(?:can |could |do |may |will |go ahead and )?\w+",
+    r"(?:can |could |do |may |will |go ahead and )?\w+"
+    # finance's "Can you please tell me the current balance so I can proceed?" beside a
+    # withdrawal: the balance the user decides on is the one before it
+    # ("the return ID to proceed with the return process" needs the new record's id)
+    r"|\b(?:so (?:that )?(?:I|we) can|to|before (?:I|we)|in order to) "
+    r"(?:proceed|continue|decide)\s*(?:[.?!]|$)",
     re.I,
 )
 

@@ -639,6 +639,8 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # finance-intent-00130 on 03eaeac: "I need to know the balance of my inactive
         # account before I can withdraw 1923.6", told the balance the withdrawal left
         "I need to know the status of my card K30001 before I can freeze it.",
+        # finance-intent-00194 on aad42ce, told the balance its withdrawal left
+        "Freeze my card K30001. Can you tell me its current status so I can proceed?",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -650,6 +652,7 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001 and tell me its status.",
         "Freeze my card K30001 and check if it is frozen now.",
         "Freeze my card K30001 before I lose it again, and tell me its status.",
+        "Freeze my card K30001 and tell me its status to proceed with my claim.",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
         assert verdict == ("accepted", "ok", ""), ask
