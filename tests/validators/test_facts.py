@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.validators.verdicts import MARIA, all_kept, bank_verdict
+from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
 from validators.facts import SeedFacts, claimed_kin, literals, names, unknown_id
@@ -503,15 +503,7 @@ def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: Environment
     """Finance's "I'd like to transfer $56.84 from my inactive account with ID 27534 to the
     same account" and the fact "My active account id is 27546": each id was the account the
     money went to, another client's."""
-    send = {
-        "name": "transfer_funds",
-        "arguments": {
-            "client_id": "C1001",
-            "from_account_id": "A20001",
-            "to_account_id": "A20003",  # Ahmed's (C1002)
-            "amount": 25,
-        },
-    }
+    send = transfer("A20003", 25)  # A20003 is Ahmed's (C1002)
     mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
     told = [{"call": 1, "path": "from_balance"}]
     ask = "Please send $25 {} and tell me my balance after."

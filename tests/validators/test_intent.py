@@ -5,7 +5,7 @@ the banking environment."""
 from __future__ import annotations
 
 from tests.conftest import mini_task
-from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict
+from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict, transfer
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
 from validators.intent import said_as_verb
@@ -333,16 +333,7 @@ def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
     """Finance's "I need to transfer $886.4 ... I want to know the balance of my new account
     after this transfer": the transfer is refused, so there is no balance after it, and the
     one told is the balance before."""
-    too_much = {
-        "name": "transfer_funds",
-        "arguments": {
-            "client_id": "C1001",
-            "from_account_id": "A20001",
-            "to_account_id": "A20002",
-            "amount": 9000,
-        },
-        "expect_error": "",
-    }
+    too_much = transfer("A20002", 9000) | {"expect_error": ""}
     read = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
     told = [{"call": 0, "path": "balance"}]
     ask = "Please move $9000 from A20001 to A20002. I want to know the balance of A20001 {}."

@@ -59,15 +59,15 @@ def bank_verdict(
 
 
 ACCEPTED = ("accepted", "ok", "")
-MOVE = {  # Maria moves 250 from her checking account to her savings account
-    "name": "transfer_funds",
-    "arguments": {
-        "client_id": "C1001",
-        "from_account_id": "A20001",
-        "to_account_id": "A20002",
-        "amount": 250,
-    },
-}
+
+
+def transfer(to_account: str, amount: float) -> dict[str, Any]:
+    """Maria's transfer of `amount` from her checking account A20001."""
+    arguments = {"client_id": "C1001", "from_account_id": "A20001", "to_account_id": to_account}
+    return {"name": "transfer_funds", "arguments": arguments | {"amount": amount}}
+
+
+MOVE = transfer("A20002", 250)  # from her checking account to her savings account
 
 
 def all_kept(spec: EnvironmentSpec, asks: tuple[str, ...], **overrides: Any) -> None:
