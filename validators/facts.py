@@ -476,7 +476,7 @@ def _wrong_from_state(task: Task, seed: SeedFacts) -> str:
 
 _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
 # "the balance of my active account is $72.61": the field of a record, then its value
-_OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,4}?\w+(?=\s+(?:is|was)\b))?"
+_OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,4}?\w+(?=,?\s+(?:which\s+)?(?:is|was)\b))?"
 
 
 # finance's "My outstanding balance is currently 31842.3": a word of time between the two

@@ -154,6 +154,11 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     named = "The outstanding of my loan with ID L4001 is 9,000. Pay $9,000 from A20001. " + ASK
     verdict = bank_verdict(banking_spec, named, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact"), verdict
+    # finance-intent-00208 on d57e00e: "the outstanding balance of my loan, which is
+    # currently 58950.0", the loan's id
+    which = "Pay $9,000 from A20001 to the outstanding of my loan L4001, which is now 9,000. "
+    verdict = bank_verdict(banking_spec, which + ASK, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact"), verdict
     assert bank_verdict(
         banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
     ) == ("accepted", "ok", "")
