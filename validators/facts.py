@@ -88,9 +88,8 @@ def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
     """A name the user gives as their own that is not the name of the person the gold finds
     them as: travel's "My name is Secured leadingedge focus group" (a flight booking's
     name, a Faker catchphrase) from a customer named otherwise."""
-    first = replay.results[0].output if replay.results and replay.results[0].ok else None
-    row = first[0] if isinstance(first, list) and first else first
-    if not isinstance(row, dict) or not any(p in (_table_of(row, seed) or "") for p in PEOPLE):
+    row = asker(replay, seed)
+    if row is None or not any(p in (seed.people or "") for p in PEOPLE):
         return ""  # basketball finds a team, whose name is no manager's
     named = {w for k, v in row.items() if "name" in k and isinstance(v, str) for w in tokens(v)}
     if not named:
@@ -120,28 +119,35 @@ _MINE = re.compile(
 def not_theirs(text: str, replay: Replay, seed: SeedFacts) -> str:
     """A record the user calls their own that belongs to someone else: finance's "I'd like
     to transfer $56.84 from my inactive account with ID 27534", where 27534 was the
-    account the money went to, another client's. The user is the person the gold's first
-    call finds."""
-    first = replay.results[0].output if replay.results and replay.results[0].ok else None
-    row = first[0] if isinstance(first, list) and len(first) == 1 else first
-    if not isinstance(row, dict):
+    account the money went to, another client's."""
+    row = asker(replay, seed)
+    key = seed.primary.get(seed.people or "", ())
+    if row is None or len(key) != 1:
         return ""
-    keys = [value_key(v) for v in row.values()]
-    user = [k for k in keys if seed.owner.get(k, ("", None))[1] == k]
-    if len(user) != 1:
-        return ""  # not a person the seed holds
+    user = value_key(row[key[0]])
     for m in _MINE.finditer(text):
-        said = m.group(2)
-        table, person = seed.owner.get(value_key(int(said) if said.isdigit() else said), ("", None))
-        if person is None or person == user[0]:
-            continue
-        if not entity_words(table) & {singular(w) for w in tokens(m.group(1))}:
-            continue  # "my 2 cards": a count, not a record named
-        return (
-            f"the user calls {singular(table)} {m.group(2)} theirs ({m.group().strip()!r}); "
-            "it is another person's"
-        )
+        said = next(iter(literals(m.group(2))), m.group(2))  # "27534" is the number
+        kinds = {singular(w) for w in tokens(m.group(1))}
+        for table, owned in seed.owner.items():
+            person = owned.get(value_key(said))
+            if person is None or person == user or not entity_words(table) & kinds:
+                continue  # "my 2 cards": a count, not a record named
+            return (
+                f"the user calls {singular(table)} {m.group(2)} theirs ({m.group().strip()!r}); "
+                "it is another person's"
+            )
     return ""
+
+
+def asker(replay: Replay, seed: SeedFacts) -> dict | None:
+    """The row of the person who asks: the first gold output that is one row of the people's
+    table (the gold finds the user before it acts for them)."""
+    for result in replay.results:
+        out = result.output if result.ok else None
+        row = out[0] if isinstance(out, list) and len(out) == 1 else out
+        if isinstance(row, dict) and seed.people and _table_of(row, seed) == seed.people:
+            return row
+    return None
 
 
 _KIN = re.compile(
@@ -226,8 +232,9 @@ class SeedFacts:
     states: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table, in order
     primary: dict[str, tuple[str, ...]] = field(default_factory=dict)  # per table
-    # per record key of a table a person owns (through its foreign keys), that person's key
-    owner: dict[object, tuple[str, object]] = field(default_factory=dict)
+    people: str | None = None  # the table of the people who ask
+    # per table a person owns (through its foreign keys), per record key, that person's key
+    owner: dict[str, dict[object, object]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
@@ -284,9 +291,8 @@ class SeedFacts:
         people = spec.schema_.people()
         owned = spec.owners(people) if people is not None and people.primary_key else {}
         owner = {
-            value_key(k): (table, value_key(person))
+            table: {value_key(k): value_key(person) for k, person in keys.items()}
             for table, keys in owned.items()
-            for k, person in keys.items()
         }
         return cls(
             values=frozenset(values),
@@ -297,6 +303,7 @@ class SeedFacts:
             states=states,
             columns={t.name: tuple(t.column_names) for t in spec.schema_.tables},
             primary={t.name: tuple(t.primary_key) for t in spec.schema_.tables},
+            people=people.name if people is not None else None,
             owner=owner,
         )
 

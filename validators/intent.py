@@ -44,7 +44,7 @@ from toolscale.wording import (
     variants,
     words,
 )
-from validators.facts import STATES, SeedFacts, literals, phrase
+from validators.facts import STATES, SeedFacts, asker, literals, phrase
 from validators.replay import resolve_all
 from validators.stage import TaskContext
 
@@ -78,20 +78,6 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
     return None
 
 
-def asker(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> dict | None:
-    """The row of the person who asks: what the gold's first find of the people returns."""
-    people = schema.people()
-    if people is None:
-        return None
-    finds = {t.name for t in finders(list(tools.values())) if reads_from(t) == people.name}
-    for call, result in zip(task.gold_calls, replay.results, strict=False):
-        if call.name in finds and result.ok:
-            out = result.output
-            row = out[0] if isinstance(out, list) and len(out) == 1 else out
-            return row if isinstance(row, dict) else None
-    return None
-
-
 # how a person says who they are: "I'm Katherine", "this is Katherine Schmidt"
 _INTRODUCES = re.compile(r"\b(?:I'm|I am|this is|my name is|name's|it's|it is)\s+$", re.I)
 # ... or "Katherine here", "Daniel Okafor speaking", "Kenji Sato, kenji.sato@example.com"
@@ -100,7 +86,7 @@ _INTRODUCED = re.compile(r"\s+(?:here|speaking)\b|,?\s*\(?[\w.+-]+@")
 _CALLED_ON = re.compile(r",\s+(?:please|can|could|would|will|I)\b", re.I)
 
 
-def named_self(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
+def named_self(task: Task, schema: Schema, replay: Replay, seed: SeedFacts) -> str | None:
     """The user called by their own first name as someone else would: school's "Sure,
     Katherine! I'd be happy to activate the course" (an assistant's reply) and "deactivate
     the New Melissaberg Course for Katherine" from Katherine herself. A person names
@@ -108,7 +94,7 @@ def named_self(task: Task, tools: dict[str, Tool], schema: Schema, replay: Repla
     a signature ("Thanks, Katherine"). A name inside another one (the user Marcus and the
     "North Marcus Course") is that record's."""
     people = schema.people()
-    row = asker(task, tools, schema, replay)
+    row = asker(replay, seed)
     if people is None or people.email_column() is None or row is None:
         return None  # basketball's teams ask through a manager, and a team's name is no one's
     own = {w for k, v in row.items() if "name" in k and isinstance(v, str) for w in v.split()}
@@ -799,7 +785,7 @@ def check(
     if (said := third_person(task.instruction, entities, user)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
-    if (detail := named_self(task, tools, schema, replay)) is not None:
+    if (detail := named_self(task, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (detail := unidentified_user(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNIDENTIFIED_USER, detail=detail)

@@ -542,3 +542,28 @@ def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: Environment
         gold_calls=[mine, send],
         communicate=told,
     )
+
+
+def test_a_key_two_tables_share_is_read_in_the_table_the_user_names(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance draws each table's ids from a range of its own, so a card and an account can
+    share one. "my checking account with ID A20003" names Ahmed's account even where Maria
+    holds a card of that id: the card must not hide the account."""
+    seed = banking_spec.model_copy(deep=True).seed
+    renamed: dict[Any, Any] = {"K30001": "A20003"}  # Maria's card takes Ahmed's account's id
+    for table, column in (("cards", "card_id"), ("cards", "replaces"), ("transactions", "card_id")):
+        for row in seed[table]:
+            row[column] = renamed.get(row[column], row[column])
+    stage, reason, detail = bank_verdict(
+        banking_spec.model_copy(update={"seed": seed}),
+        "Please send $25 from my checking account with ID A20003 to account A20003 and tell "
+        "me my balance after.",
+        gold_calls=[
+            {"name": "list_accounts", "arguments": {"client_id": "C1001"}},
+            transfer("A20003", 25),
+        ],
+        communicate=[{"call": 1, "path": "from_balance"}],
+    )
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert detail.startswith("the user calls account A20003 theirs"), detail
