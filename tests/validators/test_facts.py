@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
@@ -567,3 +568,42 @@ def test_a_key_two_tables_share_is_read_in_the_table_the_user_names(
     )
     assert (stage, reason) == ("facts", "false_fact"), detail
     assert detail.startswith("the user calls account A20003 theirs"), detail
+
+
+def test_a_state_inside_the_records_own_is_that_one() -> None:
+    """Weather's region "House Antarctica" holds the region "Antarctica" of other stations:
+    "my House Antarctica station" names the station's own region, no other."""
+    from toolscale.tool import Tool, ToolResult
+    from validators.facts import _misdescribed_target
+
+    seed = SeedFacts(
+        states={"stations": {"region": frozenset({"Antarctica", "House Antarctica", "Arctic"})}},
+        columns={"stations": ("station_id", "name", "region")},
+        primary={"stations": ("station_id",)},
+    )
+    find = "SELECT * FROM stations WHERE station_id = :station_id"
+    close = "UPDATE stations SET status = 'closed' WHERE station_id = :station_id"
+    tools = {
+        "get_station": Tool(name="get_station", description="Find it.", kind="read", returns=find),
+        "close_station": Tool(
+            name="close_station", description="Close.", kind="write", run=[close]
+        ),
+    }
+    station = {"station_id": 36443, "name": "Ryan Station", "region": "House Antarctica"}
+    read = Replay(
+        results=[ToolResult(ok=True, output=station), ToolResult(ok=True, output=[])], changes={}
+    )
+    calls = [
+        {"name": "get_station", "arguments": {"station_id": 36443}},
+        {"name": "close_station", "arguments": {"station_id": 36443}},
+    ]
+
+    def said(region: str) -> str:
+        ask = f"Please close station 36443, my station in the {region} region."
+        return _misdescribed_target(mini_task(instruction=ask, gold_calls=calls), read, tools, seed)
+
+    assert said("House Antarctica") == ""
+    assert said("Arctic") == (
+        "'Please close station 36443, my station in the Arctic region.' says Arctic, but the "
+        "station the gold acts on is house antarctica (region)"
+    )
