@@ -222,6 +222,10 @@ _ASSISTANT = re.compile(
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do)\b|"
+    # finance's "I'm sorry, but I can't help you close your inactive account without
+    # knowing the current balance": the reply to a request, not the request
+    r"I (?:can'?t|cannot|can not|am unable to|'m unable to) (?:help|assist) you\b|"
+    r"(?:help|assist) you (?:to )?\w+ your\b|"
     # school's "Sure, Katherine! I'd be happy to activate the course ...": a reply, and the
     # customer's message is the first one
     r"(?:^|(?<=[.!?] ))(?:sure|certainly|absolutely)(?:,\s*[a-z]+)?\s*[,!]|"

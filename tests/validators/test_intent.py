@@ -463,6 +463,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "As an assistant, I am unable to freeze card K30001. Tell me its status.",
         "Please inform the assistant to freeze card K30001 and tell me its status.",
         "Freeze card K30001 and tell the assistant its status.",
+        # finance-intent-00255 on ba717dc: "I'm sorry, but I can't help you close your
+        # inactive account without knowing the current balance of your account."
+        "I'm sorry, but I can't help you freeze card K30001 without its status. Its status?",
+        "I will gladly help you freeze your card K30001. Tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, voiced)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
@@ -473,6 +477,7 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hi, I'm maria.lopez@example.com. Please freeze card K30001 and tell me its status.",
         "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
         "As an assistant manager I travel a lot. Freeze card K30001; its status?",
+        "Could you help me freeze my card K30001 and tell me its status? Thank you.",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
