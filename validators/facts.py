@@ -503,7 +503,9 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     held.setdefault(name, set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
-        field = re.escape(name.replace("_", " "))
+        # finance's "My outstanding loan balance is $10,806.64": the record's kind may sit
+        # inside the field's name
+        field = r"\s+(?:[a-z]+\s+)?".join(re.escape(part) for part in name.split("_") if part)
         # not the 4 of "4.85%" (weather's humidity): a number is read whole or not at all
         pattern = (
             rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?{_NOW}\s+{_NUMBER}"

@@ -160,9 +160,18 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     which = "Pay $9,000 from A20001 to the outstanding of my loan L4001, which is now 9,000. "
     verdict = bank_verdict(banking_spec, which + ASK, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact"), verdict
+    # finance-intent-00254 on ba717dc: "My outstanding loan balance is $10,806.64", the
+    # amount pushed past a balance of 0
+    inside = "My monthly loan payment is 9,000. Please pay $9,000 of L4001 from A20001. " + ASK
+    verdict = bank_verdict(banking_spec, inside, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact"), verdict
+    assert "monthly_payment 350" in verdict[2]
     assert bank_verdict(
         banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
     ) == ("accepted", "ok", "")
+    truly = "My monthly loan payment is 350. Please pay $9,000 of L4001 from A20001. " + ASK
+    verdict = bank_verdict(banking_spec, truly, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] != ("facts", "false_fact"), verdict
     # the value of an argument of the field's name is what the user asks for, though the
     # transactions read hold other amounts
     paid = {**pay, "arguments": {**pay["arguments"], "amount": 100}, "expect_error": None}
