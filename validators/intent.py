@@ -583,9 +583,19 @@ _ASKS_NOW = re.compile(
 )
 
 
-_ASKS_IF_STATE = re.compile(
-    r"\b(?:if|whether)\b[^.?!]*?\b(?:is|are)\s+(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
-    re.I,
+_ASKS_IF_STATE = (
+    # finance's "I would like to know if the loan has been repaid" beside its activation
+    re.compile(
+        r"\b(?:if|whether)\b[^.?!]*?\b(?:is|are|has been|have been)\s+"
+        r"(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
+        re.I,
+    ),
+    # finance's "Can you please activate my loan to confirm it's still repaid?"
+    re.compile(
+        r"\b(?:confirm|verify|make sure)\s+(?:that\s+)?[^.?!,]{0,30}?(?:'s|\u2019s|\s+is|\s+are)"
+        r"\s+(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
+        re.I,
+    ),
 )
 
 
@@ -596,9 +606,9 @@ def _asks_state(text: str, told: Scalar, seed: SeedFacts) -> re.Match[str] | Non
         v.casefold() for columns in seed.states.values() for vs in columns.values() for v in vs
     }
     states |= STATES  # a common state word no record takes is still asked about
-    for m in _ASKS_IF_STATE.finditer(text):
+    for m in (m for pattern in _ASKS_IF_STATE for m in pattern.finditer(text)):
         said = m.group("state").casefold()
-        if said in states and said != str(told).casefold():
+        if said in states and stem(said) != stem(str(told)):  # "canceled" is "cancelled"
             return m
     return None
 

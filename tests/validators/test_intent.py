@@ -8,7 +8,8 @@ from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict, transfer
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
-from validators.intent import said_as_verb
+from validators.facts import SeedFacts
+from validators.intent import _asks_state, said_as_verb
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
@@ -637,6 +638,10 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "I need to know the status of my card K30001 before I can freeze it.",
         # finance-intent-00194 on aad42ce, told the balance its withdrawal left
         "Freeze my card K30001. Can you tell me its current status so I can proceed?",
+        # finance-intent-00301 and 00386 on a2d4b44, told 'active' by the activation: "I
+        # would like to know if the loan has been repaid", "... to confirm it's still repaid"
+        "Freeze my card K30001. I would like to know if it has been blocked.",
+        "Can you please freeze my card K30001 to confirm it's still active?",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -649,9 +654,17 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001 and check if it is frozen now.",
         "Freeze my card K30001 before I lose it again, and tell me its status.",
         "Freeze my card K30001 and tell me its status to proceed with my claim.",
+        "Freeze my card K30001 and confirm that it is frozen.",
+        "Freeze my card K30001, then check if it has been frozen. Its status?",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
         assert verdict == ("accepted", "ok", ""), ask
+    # movie-intent-00025's "tell me if my booking has been canceled", told 'cancelled': one
+    # state, spelled two ways
+    seed = SeedFacts(states={"bookings": {"status": frozenset({"confirmed", "cancelled"})}})
+    ask = "Cancel my booking, then tell me if my booking has been canceled."
+    assert _asks_state(ask, "cancelled", seed) is None
+    assert _asks_state(ask, "confirmed", seed) is not None
     # "how much is still owed" asks for an amount, not whether a state holds (bank-004)
     ask = "Pay $100 of my loan L4001 from A20001, and tell me how much is still owed."
     pay = {
