@@ -483,7 +483,12 @@ def _wrong_from_state(task: Task, seed: SeedFacts) -> str:
 
 _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
 # "the balance of my active account is $72.61": the field of a record, then its value
-_OF_RECORD = r"(?:\s+of\s+(?:my|the|your)\s+(?:\w+\s+){0,4}?\w+(?=,?\s+(?:which\s+)?(?:is|was)\b))?"
+# ... or "of this account" (finance-intent-00392: "The current balance of this account is
+# $1039.48", the amount of a transfer refused for want of it)
+_OF_RECORD = (
+    r"(?:\s+of\s+(?:my|the|your|this|that|our)\s+(?:\w+\s+){0,4}?\w+"
+    r"(?=,?\s+(?:which\s+)?(?:is|was)\b))?"
+)
 
 
 # finance's "My outstanding balance is currently 31842.3": a word of time between the two

@@ -152,6 +152,9 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     assert verdict[:2] == ("facts", "false_fact"), verdict
     # finance-00000's "the outstanding balance of my loan with ID 58926 is 603.19": four
     # words between "my" and "is" were past the reach of the record's name
+    this = "The outstanding of this loan L4001 is 9,000. Pay $9,000 of it from A20001. " + ASK
+    verdict = bank_verdict(banking_spec, this, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact"), verdict  # finance-intent-00392
     named = "The outstanding of my loan with ID L4001 is 9,000. Pay $9,000 from A20001. " + ASK
     verdict = bank_verdict(banking_spec, named, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact"), verdict
