@@ -590,9 +590,10 @@ _ASKS_IF_STATE = (
         r"(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
         re.I,
     ),
-    # finance's "Can you please activate my loan to confirm it's still repaid?"
+    # finance's "Can you please activate my loan to confirm it's still repaid?" ("make sure
+    # it's active" is a wish about the state after: unmet_wish)
     re.compile(
-        r"\b(?:confirm|verify|make sure)\s+(?:that\s+)?[^.?!,]{0,30}?(?:'s|\u2019s|\s+is|\s+are)"
+        r"\b(?:confirm|verify)\s+(?:that\s+)?[^.?!,]{0,30}?(?:'s|\u2019s|\s+is|\s+are)"
         r"\s+(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
         re.I,
     ),
