@@ -668,8 +668,13 @@ def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
 
 # "make sure it's repaid", "ensure that my card is still active": the state wanted after
 _WISH = re.compile(
-    r"\b(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|it['’]s|it\s+is|its\s+\w+\s+is|"
-    r"(?:my|the)\s+\w+(?:\s+\w+)?\s+is)\s+(?:still\s+|now\s+)?(?P<state>[a-z][\w -]*)",
+    r"\b(?:(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|it['’]s|it\s+is|its\s+\w+\s+is|"
+    r"(?:my|the)\s+\w+(?:\s+\w+)?\s+is)"
+    # finance-intent-00399: "I want to update my loan status to repaid. Please set the loan
+    # status to active", whose gold leaves it repaid
+    r"|(?:set|change|update|switch|put)\s+(?:[\w'’]+\s+){0,3}?(?:status|state)\s+"
+    r"(?:from\s+[\w-]+\s+)?to(?:\s+be)?)"
+    r"\s+(?:still\s+|now\s+)?(?P<state>[a-z][\w -]*)",
     re.I,
 )
 

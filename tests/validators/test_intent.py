@@ -732,9 +732,18 @@ def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
     stage, reason, detail = freeze_verdict(banking_spec, ask)
     assert (stage, reason) == ("intent", "unmet_wish")
     assert 'says "make sure it\'s still active", but the gold leaves the card frozen' in detail
-    ask = "Please block my card K30001, make sure it is frozen, and tell me its status."
-    verdict = freeze_verdict(banking_spec, ask)
-    assert verdict == ("accepted", "ok", "")
+    # finance-intent-00399 on fcae1f3: "I want to update my loan status to repaid. Please
+    # set the loan status to active", whose gold leaves it repaid
+    ask = "I want to freeze my card K30001. Please set the card status to active; its status?"
+    stage, reason, detail = freeze_verdict(banking_spec, ask)
+    assert (stage, reason) == ("intent", "unmet_wish"), detail
+    assert "but the gold leaves the card frozen" in detail
+    for ask in (
+        "Please block my card K30001, make sure it is frozen, and tell me its status.",
+        "Please change my card K30001's status from active to frozen; its status after?",
+    ):
+        verdict = freeze_verdict(banking_spec, ask)
+        assert verdict == ("accepted", "ok", ""), ask
 
 
 def test_the_persons_own_record_is_named_by_what_the_write_changes_on_it(
