@@ -411,6 +411,8 @@ def check(
     }
     if said := _misstated(text, replay, given):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := id_as_quantity(text, task):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misread_remainder(text, replay):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
@@ -524,6 +526,32 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                     f"the user states {m.group().strip()!r}; the records the gold reads hold "
                     f"{name} {shown}"
                 )
+    return ""
+
+
+_QUANTITY = re.compile(
+    rf"\b(?:balance|amount|total|price|cost|limit|fee)\s+(?:of|is|was|:)\s*{_NUMBER}(?!\d|\.\d)",
+    re.I,
+)
+
+
+def id_as_quantity(text: str, task: Task) -> str:
+    """An id the gold passes, given as an amount: finance's "I want to repay 527.87 from my
+    loan balance of 58952", 58952 being the loan's id."""
+    ids = {
+        float(v): (i, name)
+        for i, c in enumerate(task.gold_calls)
+        for name, v in c.arguments.items()
+        if name.endswith("id") and isinstance(v, int) and not isinstance(v, bool)
+    }
+    for m in _QUANTITY.finditer(text):
+        said = float(m.group(1).replace(",", ""))
+        if said in ids:
+            call, name = ids[said]
+            return (
+                f"the user gives {m.group(1)}, the {name} of gold call {call}, as a quantity "
+                f"({m.group().strip()!r})"
+            )
     return ""
 
 

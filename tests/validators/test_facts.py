@@ -619,3 +619,18 @@ def test_a_state_inside_the_records_own_is_that_one() -> None:
         "'Please close station 36443, my station in the Arctic region.' says Arctic, but the "
         "station the gold acts on is house antarctica (region)"
     )
+
+
+def test_an_id_given_as_an_amount_is_false_fact() -> None:
+    """Finance-intent-00409 on fcae1f3: "I want to repay 527.87 from my loan balance of
+    58952", 58952 being the id of the loan repaid."""
+    from validators.facts import id_as_quantity
+
+    calls = [{"name": "repay_loan", "arguments": {"loan_id": 58952, "amount": 527.87}}]
+    task = mini_task(gold_calls=calls, communicate=[])
+    said = id_as_quantity("I want to repay 527.87 from my loan balance of 58952.", task)
+    assert said == (
+        "the user gives 58952, the loan_id of gold call 0, as a quantity ('balance of 58952')"
+    )
+    for kept in ("I want to repay 527.87 of loan 58952.", "My balance is 58952.5 now."):
+        assert id_as_quantity(kept, task) == "", kept
