@@ -411,6 +411,8 @@ def check(
     }
     if said := _misstated(text, replay, given):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := same_record(text, task):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := id_as_quantity(text, task):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misread_remainder(text, replay):
@@ -520,12 +522,37 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
         )
         for m in re.finditer(pattern, text, re.I):
             said = float(m.group(1).replace(",", ""))
-            if (name, said) not in given and not any(same_number(said, v) for v in held[name]):
+            # "The to account id is 27570": the transfer's `to_account_id`, the word before
+            # the field naming which ("from the account with ID 27551" of a `to_` is false)
+            before = set(tokens(text[max(0, m.start() - 12) : m.start()]))
+            passed = any(
+                n == name or (n.endswith(f"_{name}") and n.split("_")[0] in before)
+                for n, v in given
+                if v == said
+            )
+            if not passed and not any(same_number(said, v) for v in held[name]):
                 shown = ", ".join(f"{v:g}" for v in sorted(held[name])[:3])
                 return (
                     f"the user states {m.group().strip()!r}; the records the gold reads hold "
                     f"{name} {shown}"
                 )
+    return ""
+
+
+_SAME = re.compile(r"\b(?:to|into|with) the (?:very )?same (\w+)", re.I)
+
+
+def same_record(text: str, task: Task) -> str:
+    """ "The same account" for two different ones: finance's "I would like to transfer
+    balance from my inactive account to the same account", whose gold moved money from
+    27544 to 27604."""
+    for m in _SAME.finditer(text):
+        kind = singular(m.group(1).casefold())
+        for c in task.gold_calls:
+            ends = {v for k, v in c.arguments.items() if k.endswith(f"_{kind}_id")}
+            if len(ends) >= 2:
+                shown = " and ".join(str(v) for v in sorted(ends, key=str))
+                return f"the user says {m.group()!r}; the gold's {c.name} names {shown}"
     return ""
 
 
@@ -601,8 +628,11 @@ def _miscategorised(text: str, seed: SeedFacts, outcome: set[str]) -> str:
 
 # what keeps a status word from being a claim: a negation, a question ("if it is active"),
 # or a choice ("active or not")
+# ... nor a time to come: finance's "Please notify me when the loan status is updated"
 _NO_CLAIM_BEFORE = re.compile(
-    r"(?:\bnot|n't|\bnever|\bno longer|\bif|\bwhether)\W+(?:\w+\W+)?$", re.I
+    r"(?:\bnot|n't|\bnever|\bno longer|\bif|\bwhether|\bwhen|\bonce|\buntil|\bas soon as)"
+    r"\W+(?:\w+\W+)?$",
+    re.I,
 )
 _NO_CLAIM_AFTER = re.compile(r"^\W*or\b", re.I)
 _LITERAL = re.compile(r"'([^']*)'")
@@ -697,6 +727,8 @@ def _not_a_value(text: str, column: str, values: Iterable[str], others: Set[str]
         if (said.group(1) or "").casefold() in others:
             continue
         if re.match(r"(?:not|unknown|the|a|an|what|which)\b", said.group(2), re.I):
+            continue
+        if _NO_CLAIM_BEFORE.search(text[: said.start()]):  # "notify me when the ..."
             continue
         stated = " ".join(tokens(said.group(2).replace("_", " "))[:3])
         if not any(stated.startswith(" ".join(tokens(v.replace("_", " ")))) for v in values):

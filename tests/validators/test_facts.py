@@ -274,6 +274,10 @@ def test_a_status_no_record_of_the_kind_has_is_false_fact(banking_spec: Environm
     facts = [*MARIA["known_facts"], "My visa card status is active."]
     verdict = bank_verdict(banking_spec, ask, gold_calls=gold, known_facts=facts, communicate=told)
     assert verdict == ("accepted", "ok", "")
+    # a time to come is no claim: finance's "Please notify me when the loan status is updated"
+    when = "Please unfreeze my visa card, and tell me once the card status is lost."
+    verdict = bank_verdict(banking_spec, when, gold_calls=gold, communicate=told)
+    assert verdict == ("accepted", "ok", "")
     # another record's field of the same name is that record's: "My account kind is
     # savings" beside a loan payment is no loan kind
     pay = {"client_id": "C1001", "loan_id": "L4001", "from_account_id": "A20002", "amount": 100}
@@ -419,6 +423,13 @@ def test_a_number_is_read_whole_or_not_at_all() -> None:
     read = Replay(results=[ToolResult(ok=True, output={"humidity": 4.85})], changes={})
     assert _misstated("with a humidity of 4.85%, please", read, set()) == ""
     assert _misstated("with a humidity of 4.85, please", read, set()) == ""
+    # finance's "The to account id is 27570": the read holds the user's own account, the
+    # number is the transfer's `to_account_id`
+    mine = Replay(results=[ToolResult(ok=True, output=[{"account_id": 27562}])], changes={})
+    to = {("to_account_id", 27570.0)}
+    assert _misstated("The to account id is 27570.", mine, to) == ""
+    assert _misstated("The to account id is 27570.", mine, set()) != ""
+    assert _misstated("Move it from the account with ID 27570.", mine, to) != ""
     wrong = _misstated("with a humidity of 5.5, please", read, set())
     assert (
         wrong == "the user states 'humidity of 5.5'; the records the gold reads hold humidity 4.85"
@@ -634,3 +645,32 @@ def test_an_id_given_as_an_amount_is_false_fact() -> None:
     )
     for kept in ("I want to repay 527.87 of loan 58952.", "My balance is 58952.5 now."):
         assert id_as_quantity(kept, task) == "", kept
+
+
+def test_the_same_record_for_two_is_false_fact(banking_spec: EnvironmentSpec) -> None:
+    """Finance-intent-00124: "I would like to transfer balance from my inactive account to
+    the same account", whose gold moved money from 27544 to 27604."""
+    ask = "Please send $25 from my checking account to the same account. My balance after?"
+    told = [{"call": 1, "path": "from_balance"}]
+    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    facts = [*MARIA["known_facts"], "The account to send to is A20002."]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        ask,
+        gold_calls=[mine, transfer("A20002", 25)],
+        communicate=told,
+        known_facts=facts,
+    )
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert detail == (
+        "the user says 'to the same account'; the gold's transfer_funds names A20001 and A20002"
+    )
+    ask = "Please send $25 from my checking account to my savings account. My balance after?"
+    verdict = bank_verdict(
+        banking_spec,
+        ask,
+        gold_calls=[mine, transfer("A20002", 25)],
+        communicate=told,
+        known_facts=facts,
+    )
+    assert verdict == ("accepted", "ok", "")
