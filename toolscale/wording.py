@@ -222,6 +222,9 @@ _ASSISTANT = re.compile(
     r"need (?:any )?further assistance|happy to help you|glad to assist|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do)\b|"
+    # finance-intent-00535 on 3b9f36e: "Do you have any questions or updates you'd like to
+    # share?", the agent's closing line
+    r"do you have any (?:other |more |further )?questions\b|you(?:'d| would) like to share\b|"
     # finance's "I'm sorry, but I can't help you close your inactive account without
     # knowing the current balance": the reply to a request, not the request
     r"I (?:can'?t|cannot|can not|am unable to|'m unable to) (?:help|assist) you\b|"

@@ -614,8 +614,32 @@ def _asks_state(text: str, told: Scalar, seed: SeedFacts) -> re.Match[str] | Non
     return None
 
 
+# finance-intent-00518: "I need to know the outstanding balance of my active loan so I can
+# repay 1930.06", told the balance the repayment left
+_SO_I_CAN = re.compile(
+    r"\b(?:know|see|check|tell me|find out)\b[^.?!]*?\bso (?:that )?(?:I|we) (?:can|could|may) "
+    r"(?P<act>\w+)",
+    re.I,
+)
+
+
+def _asks_to_act(task: Task, tools: dict[str, Tool], schema: Schema) -> re.Match[str] | None:
+    """A value asked for so that the user can do the gold's own write: the value before it.
+    "Tell me its status so I can relax" asks nothing of the kind."""
+    acts = {
+        stem(w)
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write"
+        for w in operation_words(tools[c.name], c.arguments, schema)
+    }
+    for m in _SO_I_CAN.finditer(task.instruction):
+        if stem(m.group("act")) in acts:
+            return m
+    return None
+
+
 def asked_before_told_after(
-    task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> str | None:
     """A question about the state now ("tell me if Crystal Hatfield is currently active or
     not", before activating her; "check if my booking's status is pending", before
@@ -623,7 +647,7 @@ def asked_before_told_after(
     what they asked to have done, not what they asked. "Cancel it and check that it is
     cancelled" asks after the write, and is kept."""
     values = resolve_all(task, replay)
-    now = _ASKS_NOW.search(task.instruction)
+    now = _ASKS_NOW.search(task.instruction) or _asks_to_act(task, tools, schema)
     for ref, told in zip(task.communicate, values, strict=True):
         call = task.gold_calls[ref.call]
         asked = now or _asks_state(task.instruction, told, seed)
@@ -819,7 +843,7 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
     if detail := stale_value(task, tools, schema, replay):
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
-    if detail := asked_before_told_after(task, tools, replay, seed):
+    if detail := asked_before_told_after(task, tools, schema, replay, seed):
         return Rejection(stage=STAGE, reason=IntentReason.ASKED_BEFORE_TOLD_AFTER, detail=detail)
     if detail := unmet_wish(task, replay, seed):
         return Rejection(stage=STAGE, reason=IntentReason.UNMET_WISH, detail=detail)

@@ -468,6 +468,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # inactive account without knowing the current balance of your account."
         "I'm sorry, but I can't help you freeze card K30001 without its status. Its status?",
         "I will gladly help you freeze your card K30001. Tell me its status.",
+        # finance-intent-00535 on 3b9f36e
+        "Freeze my card K30001; its status? Do you have any questions you'd like to share?",
     ):
         verdict = freeze_verdict(banking_spec, voiced)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
@@ -638,6 +640,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "I need to know the status of my card K30001 before I can freeze it.",
         # finance-intent-00194 on aad42ce, told the balance its withdrawal left
         "Freeze my card K30001. Can you tell me its current status so I can proceed?",
+        # finance-intent-00518 on 2dfae7a: "I need to know the outstanding balance of my
+        # active loan so I can repay 1930.06", told what the repayment left
+        "I need to know the status of my card K30001 so I can freeze it.",
         # finance-intent-00301 and 00386 on a2d4b44, told 'active' by the activation: "I
         # would like to know if the loan has been repaid", "... to confirm it's still repaid"
         "Freeze my card K30001. I would like to know if it has been blocked.",
@@ -655,6 +660,7 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001 before I lose it again, and tell me its status.",
         "Freeze my card K30001 and tell me its status to proceed with my claim.",
         "Freeze my card K30001 and confirm that it is frozen.",
+        "Freeze my card K30001 and tell me its status so I can relax.",
         "Freeze my card K30001, then check if it has been frozen. Its status?",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
