@@ -480,6 +480,16 @@ def _left_told_as_count(task: Task) -> str | None:
     return None
 
 
+def gold_operations(task: Task, tools: dict[str, Tool], schema: Schema) -> set[str]:
+    """The words that name what the gold's writes do ("repay", "frozen")."""
+    return {
+        w
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write"
+        for w in operation_words(tools[c.name], c.arguments, schema)
+    }
+
+
 def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
     request = Request(task.instruction)
     said = Text(task.user_text())
@@ -493,12 +503,7 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
     told_fields = {f for fields in told.values() for f in fields}
     written = {name for c in task.gold_calls for name in c.arguments}
     # "close my account" names an operation, not a question about `closed_on`
-    operations = {
-        w
-        for c in task.gold_calls
-        if tools[c.name].kind == "write"
-        for w in operation_words(tools[c.name], c.arguments, schema)
-    }
+    operations = gold_operations(task, tools, schema)
     # asked about a field of rows the gold read, and never told it
     for i, (call, result) in enumerate(zip(task.gold_calls, replay.results, strict=True)):
         if not result.ok or tools[call.name].kind != "read":
@@ -626,12 +631,7 @@ _SO_I_CAN = re.compile(
 def _asks_to_act(task: Task, tools: dict[str, Tool], schema: Schema) -> re.Match[str] | None:
     """A value asked for so that the user can do the gold's own write: the value before it.
     "Tell me its status so I can relax" asks nothing of the kind."""
-    acts = {
-        stem(w)
-        for c in task.gold_calls
-        if c.name in tools and tools[c.name].kind == "write"
-        for w in operation_words(tools[c.name], c.arguments, schema)
-    }
+    acts = {stem(w) for w in gold_operations(task, tools, schema)}
     for m in _SO_I_CAN.finditer(task.instruction):
         if stem(m.group("act")) in acts:
             return m
