@@ -61,8 +61,12 @@ brief = load_brief(brief_path("domains", domain))
 schema = Schema.model_validate_json(Path(stages, "schema.json").read_text())
 seed = json.loads(Path(stages, "rows.json").read_text())
 tools = [priced(t) for t in schema_tools(schema) + status_tools(schema, seed)]
+try:  # the key's sequence since it took the schema; a tree before that: a round start
+    start = id_start(seed, schema)
+except TypeError:
+    start = id_start(seed)
 base = EnvironmentSpec(name=brief.name, description=brief.description, schema_=schema,
-                       seed=seed, tools=tools, id_start=id_start(seed))
+                       seed=seed, tools=tools, id_start=start)
 config = LLMConfig(base_url=url, model=model, concurrency=1, timeout_s=1800)
 
 async def main():

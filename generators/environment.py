@@ -236,7 +236,7 @@ async def build_environment(
         schema_=schema,
         seed=seed,
         tools=derived,
-        id_start=rows_stage.id_start(seed),
+        id_start=rows_stage.id_start(seed, schema),
     )
     tools: list[Tool] | None = store.load_stage("tools", list[Tool])
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []

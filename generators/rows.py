@@ -9,6 +9,7 @@ rest; the stage never dies for lack of rows."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -146,17 +147,26 @@ async def propose_plan(
     return dataplan.complete(DataPlan(tables=tables), schema), fell_back
 
 
-def id_start(seed: dict[str, list[dict[str, Scalar]]]) -> int:
-    """The first :_new_id above every integer key of the seed (1,000,000 unless the seed's
-    ids reach it): a new row never takes a seed row's id."""
-    top = max(
-        (v for rows in seed.values() for r in rows for v in r.values() if type(v) is int),
-        default=0,
-    )
-    start = DEFAULT_ID_START
-    while start <= top:
-        start *= 10
-    return start
+def id_start(seed: dict[str, list[dict[str, Scalar]]], schema: Schema) -> int:
+    """The first :_new_id: one above the largest key number of the seed, so a new row's id
+    continues the seed's own sequence (a new loan 58991 after loan 58990, not 1000000)
+    and never takes a seed row's key. A text key counts by its digits ('AC10234' is
+    10234), as `patterns.key_expression` prefixes the new id with the seed's letters."""
+    numbers = [
+        _key_number(row.get(table.primary_key[0]))
+        for table in schema.tables
+        if len(table.primary_key) == 1
+        for row in seed.get(table.name, [])
+    ]
+    top = max((n for n in numbers if n is not None), default=None)
+    return DEFAULT_ID_START if top is None else top + 1
+
+
+def _key_number(value: Scalar) -> int | None:
+    if type(value) is int:
+        return value
+    digits = re.search(r"\d+$", value) if isinstance(value, str) else None
+    return int(digits.group(0)) if digits else None
 
 
 async def propose_rows(

@@ -22,6 +22,7 @@ from tests.generators.library import (
 )
 from toolscale.environment import Environment
 from toolscale.reasons import GeneratorReason
+from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import Reply
@@ -122,6 +123,20 @@ def test_a_model_that_never_plans_falls_back_to_the_default_plan(tmp_path: Path)
     assert failures[GeneratorReason.FELL_BACK_TO_DEFAULT_PLAN] == 3  # one per table
 
 
-def test_new_ids_start_above_every_seed_id() -> None:
-    assert id_start({"a": [{"a_id": 12_345}]}) == 1_000_000
-    assert id_start({"a": [{"a_id": 1_736_632, "name": "x"}]}) == 10_000_000
+def test_new_ids_continue_the_seeds_key_sequence() -> None:
+    schema = library_schema()
+    seed: dict[str, list[dict[str, Scalar]]] = {
+        "members": [{"member_id": 12_115, "name": "Ann"}, {"member_id": 12_171, "name": "Bo"}],
+        "books": [{"book_id": 36_072, "copies_available": 99_999}],
+        "loans": [{"loan_id": 58_990, "member_id": 12_115, "book_id": 36_072}],
+    }
+    # above every key of every table (a quantity, though larger, is no key)
+    assert id_start(seed, schema) == 58_991
+    # a text key counts by its digits, as patterns.key_expression prefixes the new id
+    orders = Table(
+        name="orders", primary_key=["order_id"], columns=[Column(name="order_id", type="text")]
+    )
+    text = Schema(tables=[orders])
+    assert id_start({"orders": [{"order_id": "ORD10234"}, {"order_id": "ORD977"}]}, text) == 10_235
+    # no numbered key at all: the round default
+    assert id_start({"orders": [{"order_id": "NYC"}]}, text) == 1_000_000
