@@ -29,9 +29,12 @@ from generators.prompting import messages
 from generators.realise import tool_sql_problems
 from generators.rulemap import (
     candidates_for,
+    changes,
     either_case,
     guess_conditions,
+    rule_verb,
     says_other_operation,
+    verb_parts,
 )
 from generators.schema import states_named
 from generators.tools import priced, smoke_problems
@@ -203,14 +206,25 @@ def fallback_choice(
     writes = [c for c in candidates if c.tool.kind == "write"]
     reads = [c for c in candidates if c.tool.kind == "read"]
     finds = [c for c in reads if c.pattern == "find"]
-    mapped = []
+    mapped: list[RuleChoice] = []
     for i, rule in enumerate(rules, start=1):
-        for cand in candidates_for(rule, writes):
-            conditions = guess_conditions(rule, cand, schema, seed)
-            conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
-            if conditions:
-                mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
-                break
+        for part in verb_parts(rule):
+            # a change is every move of the record ("changed": to another table, another
+            # customer); any other operation is the one the wording ranks first
+            every = changes(rule_verb(part))
+            for cand in candidates_for(part, writes):
+                if any(m.rule == i and m.candidate == cand.id for m in mapped):
+                    continue
+                moved = every and cand.pattern == "move"
+                # the record's state before the move, not the row it moves to: "a flight
+                # booking with fare_class basic_economy" is the booked flight's class
+                read = cand.model_copy(update={"rows": {cand.main: cand.rows[cand.main]}})
+                conditions = guess_conditions(part, read if moved else cand, schema, seed)
+                conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
+                if conditions:
+                    mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
+                    if not moved:
+                        break
     used = {m.candidate for m in mapped}
     # a variant (a create that takes stock, a move) only where a rule asks for it; its plain
     # form's pick then goes to it (`onto_variants`)

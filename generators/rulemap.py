@@ -77,6 +77,10 @@ def _stems(cand: Candidate) -> tuple[str, ...]:
 def _score(cand: Candidate, text: str, verb: str) -> int:
     if cand.tool.kind != "write":
         return 0
+    if cand.pattern == "move" and changes(verb):
+        # "a reservation can be changed only while ...": moving the reservation to another
+        # table changes it (the rule need not name the table it moves to)
+        return 5 if _is_subject(cand.rows.get(cand.main, ""), text) else 0
     if cand.pattern == "move" and not all(
         re.search(rf"\b{singular(t).replace('_', ' ')}", text) for t in cand.rows.values()
     ):
@@ -129,6 +133,34 @@ def _verbs(text: str, verb: str) -> list[str]:
     """The rule's verb and the one it offers beside it: "can be changed or cancelled"."""
     other = re.search(rf"\b{re.escape(verb)} or (\w+)", text)
     return [verb, other.group(1)] if other else [verb]
+
+
+_CHANGE = ("chang", "modif", "alter", "edit", "amend")
+
+
+def changes(verb: str) -> bool:
+    """The rule's verb is a change of the record as a whole ("can be changed")."""
+    return verb.startswith(_CHANGE)
+
+
+def _is_subject(table: str, text: str) -> bool:
+    """The rule is about a record of this table itself ("a reservation can be changed"),
+    not about one of its fields ("the shipping address of an order can be changed")."""
+    return bool(table) and bool(
+        re.match(rf"(?:an? |the |each |every )?{record_phrase(table)}s?\b", _subject(text))
+    )
+
+
+def verb_parts(rule: str) -> list[str]:
+    """The rule once per operation it names: "a reservation can be changed or cancelled
+    only while ..." restricts a change and a cancellation alike, so each is mapped on its
+    own (as one rule it went to the cancellation alone, and a move of a seated
+    reservation to another table broke it)."""
+    text, verb = rule.strip(), rule_verb(rule)
+    m = re.search(rf"\b({re.escape(verb)}) or (\w+)", text, re.IGNORECASE) if verb else None
+    if m is None or m.group(2).lower() in _NO_OPERATION:
+        return [rule]
+    return [text[: m.start()] + m.group(i) + text[m.end() :] for i in (1, 2)]
 
 
 def _subject(text: str) -> str:

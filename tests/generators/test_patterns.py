@@ -865,6 +865,52 @@ def test_restaurants_reservation_rules_are_mapped_and_enforced(engine: str) -> N
     assert _on(years_on, cancel, engine, reservation_id=90).ok
 
 
+def _built(spec: EnvironmentSpec, rule: str) -> dict[str, Tool]:
+    """The deterministic choice's tools for one rule, by candidate pattern and table."""
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [rule], spec.schema_, spec.seed)
+    mapped = {m.candidate for m in choice.rules}
+    built = realise(choice, candidates, [rule], spec)
+    enforcing = {e.tool for e in built.rules[0].enforced_by}
+    tools = {by_id(spec)[m].tool.name: m for m in mapped}
+    return {tools[t.name]: t for t in built.tools if t.name in enforcing and t.name in tools}
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_change_rule_guards_every_move_of_its_record(engine: str) -> None:
+    """Restaurant's "a reservation can be changed or cancelled only while its status is
+    booked" went to the cancellation alone: the run's `move_reservation_table` moved a
+    seated reservation to another table. A change is every move of the record, and the
+    state read is the record's own: travel's "a flight booking with fare_class
+    basic_economy cannot be changed" reads the booked flight, not the one it moves to."""
+    spec = restaurant_spec()
+    seed = {
+        **spec.seed,
+        "customers": [*spec.seed["customers"], {**spec.seed["customers"][0], "customer_id": 2}],
+        "dining_tables": [*spec.seed["dining_tables"], {"table_id": 4, "seats": 4}],
+    }
+    spec = spec.model_copy(update={"seed": seed})
+    booked = restaurant_rules()[4]
+    tools = _built(spec, booked)
+    assert set(tools) == {
+        "cancel:reservations",
+        "move:reservations.table_id",
+        "move:reservations.customer_id",
+    }
+    table = tools["move:reservations.table_id"]
+    assert _on(spec, table, engine, reservation_id=90, new_table_id=4).ok
+    assert _on(spec, table, engine, reservation_id=91, new_table_id=4).error == booked  # seated
+    owner = tools["move:reservations.customer_id"]
+    assert _on(spec, owner, engine, reservation_id=91, new_customer_id=2).error == booked
+    assert _on(spec, tools["cancel:reservations"], engine, reservation_id=91).error == booked
+    flights = flights_spec()
+    fixed = flights_rules()[1]
+    assert fixed.startswith("A flight booking with fare_class basic_economy cannot be changed")
+    move = _built(flights, fixed)["move:flight_bookings.flight_id"]
+    assert _on(flights, move, engine, flight_booking_id=30, new_flight_id=21).error == fixed
+    assert _on(flights, move, engine, flight_booking_id=31, new_flight_id=20).ok
+
+
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
     """The products' stock after the call."""
     env_spec = spec.model_copy(update={"tools": [*spec.tools, tool]})
