@@ -303,6 +303,35 @@ def topped_up(
     return choice.model_copy(update={"tools": tools})
 
 
+def onto_moves(
+    rules: list[RuleChoice], picked: set[str], by_id: dict[str, Candidate], schema: Schema
+) -> list[RuleChoice]:
+    """What a rule asks of the row a record is made under, it asks of the row a picked move
+    takes the record to: restaurant's "an order can only be placed for a reservation with
+    status seated and for a menu item whose is_available is true" held for a new order,
+    while `move_order_menu_item` moved one onto an unavailable dish. Only conditions on
+    that row alone (a status, a value) carry over; a bound on the call's own parameters
+    has none to read in a move."""
+    out: list[RuleChoice] = []
+    for m in rules:
+        cand = by_id[m.candidate]
+        for param in cand.rows if cand.creates else []:
+            move = by_id.get(f"move:{cand.creates}.{param}")
+            if move is None or move.id not in picked:
+                continue
+            carried = [
+                c.model_copy(update={"row": f"new_{c.row}"})
+                for c in m.conditions
+                if c.kind in ("value", "in")
+                and not (c.if_parameter or c.if_row)
+                and (c.row == param or c.row.startswith(f"{param}."))
+            ]
+            carried = [c for c in carried if not condition_problems(move, c, schema)]
+            if carried and not any(r.rule == m.rule and r.candidate == move.id for r in rules):
+                out.append(RuleChoice(rule=m.rule, candidate=move.id, conditions=carried))
+    return out
+
+
 def realise(
     choice: CatalogueChoice,
     candidates: list[Candidate],
@@ -316,6 +345,8 @@ def realise(
     picks = {p.candidate: p for p in choice.tools}
     for m in choice.rules:  # a rule's candidate is a tool even if the answer forgot it
         picks.setdefault(m.candidate, ToolChoice(candidate=m.candidate))
+    moved = onto_moves(choice.rules, set(picks), by_id, spec.schema_)
+    choice = choice.model_copy(update={"rules": [*choice.rules, *moved]})
     taken = {t.name for t in spec.tools}
     steps: dict[str, list[tuple[int, Condition, RequireStep | None]]] = {}
     for m in choice.rules:

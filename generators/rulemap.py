@@ -1049,9 +1049,11 @@ def _cross_row(
 
 
 _OPS = "|".join(sorted(COMPARE_OPS, key=len, reverse=True))
+# "the full price more than 24 hours before departure" bounds a time, not the price
+_SPAN = r"(?:minutes?|hours?|days?|weeks?|months?|years?)\b"
 _BOUND = re.compile(
     rf"\b([a-z][a-z_]*) (?:is |stays |must be |to be |of )?({_OPS}) "
-    rf"(?:(-?[\d.]+)(?![\d.]| times)|([a-z][a-z_]*)\b(?!'))"
+    rf"(?:(-?[\d.]+)(?![\d.]| times| {_SPAN})|([a-z][a-z_]*)\b(?!'))"
 )
 _AT_LEAST = re.compile(rf"\bwith {NUMBER} or more (?:\w+ )?([a-z][a-z_]*)")
 

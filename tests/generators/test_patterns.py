@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.catalogue import fallback_choice, realise
+from generators.catalogue import ToolChoice, fallback_choice, realise
 from generators.patterns import (
     DEBTS,
     DECREASABLE,
@@ -318,6 +318,19 @@ def test_rules_reading_rows_across_foreign_keys_are_mapped_and_enforced() -> Non
     back = enforced(refund, "status:tickets.status=refunded")
     assert call(spec, back, ticket_id=904)[0].ok  # the trip leaves tomorrow
     assert call(spec, back, ticket_id=905)[0].error == refund  # the trip has left
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_number_of_hours_bounds_no_column(engine: str) -> None:
+    """Railway's "the refund is the full price more than 24 hours before departure" was
+    read as price > 24 as well: a ticket of 20 on a trip leaving tomorrow was refused."""
+    spec = railway_spec()
+    cheap = [{**t, "price": 20.0} if t["ticket_id"] == 904 else t for t in spec.seed["tickets"]]
+    spec = spec.model_copy(update={"seed": {**spec.seed, "tickets": cheap}})
+    refund = railway_rules()[3]
+    back = _enforced(spec, refund, "status:tickets.status=refunded")
+    assert _on(spec, back, engine, ticket_id=904).ok  # 20, the trip leaves tomorrow
+    assert _on(spec, back, engine, ticket_id=905).error == refund  # the trip has left
 
 
 def test_a_row_across_a_key_that_is_no_foreign_key_is_named() -> None:
@@ -909,6 +922,26 @@ def test_a_change_rule_guards_every_move_of_its_record(engine: str) -> None:
     move = _built(flights, fixed)["move:flight_bookings.flight_id"]
     assert _on(flights, move, engine, flight_booking_id=30, new_flight_id=21).error == fixed
     assert _on(flights, move, engine, flight_booking_id=31, new_flight_id=20).ok
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_move_keeps_what_a_rule_asks_of_the_row_a_record_is_made_under(engine: str) -> None:
+    """Restaurant's "an order can only be placed for a reservation with status seated and
+    for a menu item whose is_available is true" held for a new order only; the picked
+    `move_order_to_menu_item` took an order to any dish. Here: a ticket is sold only on a
+    scheduled or delayed trip, so it is moved only onto one."""
+    spec = railway_spec()
+    sold = railway_rules()[0]
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [sold], spec.schema_, spec.seed)
+    assert "move:tickets.trip_id" not in {p.candidate for p in choice.tools}  # no rule asks
+    moving = ToolChoice(candidate="move:tickets.trip_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    built = realise(choice, candidates, [sold], spec)
+    move = next(t for t in built.tools if t.name == by_id(spec)[moving.candidate].tool.name)
+    assert move.name in built.rules[0].tools()
+    assert _on(spec, move, engine, ticket_id=904, new_trip_id=12).error == sold  # cancelled
+    assert _on(spec, move, engine, ticket_id=904, new_trip_id=13).ok  # scheduled
 
 
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
