@@ -451,6 +451,13 @@ UPCOMING = re.compile(
     r"concert|performance|meeting|visit|forecast|slot|pickup|delivery"
 )
 AHEAD = 180  # days an upcoming window reaches past the clock
+# the states of something held at a time that say whether it is still to come or already
+# held: restaurant's seed had booked reservations last March and seated ones next month
+AWAITED = {"booked", "scheduled", "pending", "confirmed", "upcoming", "reserved", "planned"}
+HELD = {
+    *("completed", "finished", "attended", "seated", "played", "departed", "arrived"),
+    *("fulfilled", "delivered", "no_show", "missed", "checked_in", "checked_out", "done"),
+}
 
 
 def _names(column: str, noun: str) -> bool:
@@ -478,6 +485,23 @@ def _upcoming(name: str, table: str) -> bool:
     own history (`created_at`, `opened_on`)."""
     own = re.search(r"creat|open|join|regist|issu|post|updat|paid|birth|dob", name)
     return not own and bool(UPCOMING.search(name) or UPCOMING.search(table))
+
+
+def event_moment(table: Table) -> str | None:
+    """The date or time a record of the table is held at, when its status says whether
+    that is still to come (`AWAITED`) or past (`HELD`): a reservation's `date`, a trip's
+    `departure_time`."""
+    found = table.status()
+    if found is None or not set(found[1]) & (AWAITED | HELD):
+        return None
+    for col in table.columns:
+        if col.type not in ("date", "datetime"):
+            continue
+        named = re.search(r"departure|start|scheduled_(?:at|for|time|date)", col.name)
+        own = re.search(r"creat|open|join|regist|issu|post|updat|paid|birth|dob", col.name)
+        if _upcoming(col.name, table.name) or (named and not own):
+            return col.name
+    return None
 
 
 def _ahead() -> dt.date:
@@ -837,11 +861,19 @@ def _numeric(plan: ColumnPlan, bounds: Bounds | None, integer: bool) -> Sampler:
     return lambda r, row: round(raw(r), places)
 
 
-def _moment(plan: ColumnPlan, bounds: Bounds | None, kind: str, table: str = "") -> Sampler:
+def _moment(
+    plan: ColumnPlan,
+    bounds: Bounds | None,
+    kind: str,
+    table: str = "",
+    window: tuple[dt.date, dt.date] | None = None,
+) -> Sampler:
     start_text, end_text = _window(plan.column.lower(), table.lower())
     start = dt.date.fromisoformat((plan.start or start_text)[:10])
     end = dt.date.fromisoformat((plan.end or end_text)[:10])
-    if _upcoming(plan.column.lower(), table.lower()) and end < CLOCK:
+    if window is not None:  # still to come, or already held (`event_moment`)
+        start, end = window
+    elif _upcoming(plan.column.lower(), table.lower()) and end < CLOCK:
         # the model's window kept none to come (movie's ran 2022 to 2024): the last year
         # and the next half year, a third of them ahead
         start, end = max(start, CLOCK - dt.timedelta(days=365)), _ahead()
@@ -930,6 +962,23 @@ def _sampler(
     if found is not None and _owed(table, col.name):  # a repaid loan owes nothing
         status, owed = found[0], draw
         return lambda r, row: 0 if row.get(status) in SETTLED else owed(r, row)
+    if found is not None and kind in ("date", "datetime") and col.name == event_moment(table):
+        form = "date" if col.type == "date" else kind
+        ahead = _moment(plan, bounds, form, window=(CLOCK + dt.timedelta(days=1), _ahead()))
+        year = (CLOCK - dt.timedelta(days=365), CLOCK - dt.timedelta(days=1))
+        past, status, either = _moment(plan, bounds, form, window=year), found[0], draw
+
+        def held(r: random.Random, row: dict[str, Scalar]) -> Scalar:
+            state = row.get(status)
+            return (
+                ahead(r, row)
+                if state in AWAITED
+                else past(r, row)
+                if state in HELD
+                else either(r, row)
+            )
+
+        return held
     if plan.nulls and col.nullable:
         share, inner = plan.nulls, draw
         return lambda r, row: None if r.random() < share else inner(r, row)
@@ -1044,7 +1093,12 @@ def _table_rows(
 ) -> tuple[list[dict[str, Scalar]], int]:
     bounds = check_bounds(table)
     plans = {c.column: c for c in tp.columns}
-    derived = [c for c in plans if plans[c].kind == "email" or table.state_of(c) or _owed(table, c)]
+    moment = event_moment(table)
+    derived = [
+        c
+        for c in plans
+        if plans[c].kind == "email" or table.state_of(c) or _owed(table, c) or c == moment
+    ]
     ordered = [c for c in plans if plans[c].kind != "reference" and c not in derived] + derived
     samplers = {c: _sampler(table, plans[c], tp, p, bounds.get(c)) for c in ordered}
     parents: dict[str, list[Scalar]] = {}

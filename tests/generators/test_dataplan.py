@@ -426,6 +426,33 @@ def test_what_is_held_at_a_time_is_partly_still_to_come() -> None:
     assert min(capacities) >= 40
 
 
+def test_what_is_still_to_come_lies_ahead_and_what_was_held_behind() -> None:
+    """Restaurant's seed had booked reservations last March and seated ones next month (a
+    task then moved an order to a "seated" reservation of 2025-03-06), and trips depart
+    only ahead of the clock whatever their status."""
+    reservations = keyed_table("reservations", date="date", created_at="datetime")
+    reservations.checks.append("status IN ('booked', 'seated', 'cancelled')")
+    reservations.columns.append(Column(name="status", type="text"))
+    trips = keyed_table("trips", departure_time="datetime", arrival_time="datetime")
+    trips.checks.append("status IN ('scheduled', 'delayed', 'completed')")
+    trips.columns.append(Column(name="status", type="text"))
+    schema = Schema(tables=[reservations, trips])
+    clock = "2025-01-15"
+    rows = expand(default_plan(schema), schema, seed=0, total_rows=600)
+    by = {
+        state: [r["date"] for r in rows["reservations"] if r["status"] == state]
+        for state in ("booked", "seated", "cancelled")
+    }
+    assert by["booked"] and all(d > clock for d in by["booked"])
+    assert by["seated"] and all(d < clock for d in by["seated"])
+    assert any(d < clock for d in by["cancelled"]) and any(d > clock for d in by["cancelled"])
+    assert all(r["created_at"] < clock for r in rows["reservations"])  # its own history
+    done = [r for r in rows["trips"] if r["status"] == "completed"]
+    assert done and all(r["departure_time"] < clock for r in done)
+    assert all(r["departure_time"] > clock for r in rows["trips"] if r["status"] == "scheduled")
+    assert all(r["departure_time"] <= r["arrival_time"] for r in rows["trips"])
+
+
 def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
     """Weather's stations were named "Right-sized full-range forecast" (a Faker catch
     phrase), its humidity ran to 927.75 and its alert severity to 497."""
