@@ -320,16 +320,42 @@ def onto_moves(
             if move is None or move.id not in picked:
                 continue
             carried = [
-                c.model_copy(update={"row": f"new_{c.row}"})
+                _carried(c, param, move, schema)
                 for c in m.conditions
-                if c.kind in ("value", "in")
-                and not (c.if_parameter or c.if_row)
+                if not (c.if_parameter or c.if_row)
                 and (c.row == param or c.row.startswith(f"{param}."))
             ]
-            carried = [c for c in carried if not condition_problems(move, c, schema)]
+            carried = [
+                c for c in carried if c is not None and not condition_problems(move, c, schema)
+            ]
             if carried and not any(r.rule == m.rule and r.candidate == move.id for r in rules):
                 out.append(RuleChoice(rule=m.rule, candidate=move.id, conditions=carried))
     return out
+
+
+def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Condition | None:
+    """A create's condition on its parent row, as the move's on the row it moves to: a
+    status or value of that row as it is, and "a party_size no larger than the table's
+    seats" (the call's own number then) as the moved record's own column against it."""
+    row = f"new_{cond.row}"
+    if cond.kind in ("value", "in"):
+        return cond.model_copy(update={"row": row})
+    moved = schema.table(move.rows[move.main])
+    if (
+        cond.kind == "amount"
+        and cond.column
+        and cond.parameter in moved.column_names
+        and cond.factor in (None, 1.0)
+    ):
+        return Condition(
+            kind="compare",
+            row=move.main,
+            column=cond.parameter,
+            op=cond.op,
+            other=row,
+            other_column=cond.column,
+        )
+    return None
 
 
 def realise(

@@ -454,9 +454,10 @@ AHEAD = 180  # days an upcoming window reaches past the clock
 # the states of something held at a time that say whether it is still to come or already
 # held: restaurant's seed had booked reservations last March and seated ones next month
 AWAITED = {"booked", "scheduled", "pending", "confirmed", "upcoming", "reserved", "planned"}
+NOW = {"seated", "checked_in", "in_progress", "ongoing", "boarding"}  # today
 HELD = {
-    *("completed", "finished", "attended", "seated", "played", "departed", "arrived"),
-    *("fulfilled", "delivered", "no_show", "missed", "checked_in", "checked_out", "done"),
+    *("completed", "finished", "attended", "played", "departed", "arrived"),
+    *("fulfilled", "delivered", "no_show", "missed", "checked_out", "done"),
 }
 
 
@@ -489,10 +490,10 @@ def _upcoming(name: str, table: str) -> bool:
 
 def event_moment(table: Table) -> str | None:
     """The date or time a record of the table is held at, when its status says whether
-    that is still to come (`AWAITED`) or past (`HELD`): a reservation's `date`, a trip's
-    `departure_time`."""
+    that is still to come (`AWAITED`), today (`NOW`) or past (`HELD`): a reservation's
+    `date`, a trip's `departure_time`."""
     found = table.status()
-    if found is None or not set(found[1]) & (AWAITED | HELD):
+    if found is None or not set(found[1]) & (AWAITED | NOW | HELD):
         return None
     for col in table.columns:
         if col.type not in ("date", "datetime"):
@@ -966,17 +967,17 @@ def _sampler(
         form = "date" if col.type == "date" else kind
         ahead = _moment(plan, bounds, form, window=(CLOCK + dt.timedelta(days=1), _ahead()))
         year = (CLOCK - dt.timedelta(days=365), CLOCK - dt.timedelta(days=1))
-        past, status, either = _moment(plan, bounds, form, window=year), found[0], draw
+        past = _moment(plan, bounds, form, window=year)
+        today = _moment(plan, bounds, form, window=(CLOCK, CLOCK))
+        status, either = found[0], draw
 
         def held(r: random.Random, row: dict[str, Scalar]) -> Scalar:
             state = row.get(status)
-            return (
-                ahead(r, row)
-                if state in AWAITED
-                else past(r, row)
-                if state in HELD
-                else either(r, row)
-            )
+            if state in NOW:  # a party seated now sits today
+                return today(r, row)
+            if state in AWAITED:
+                return ahead(r, row)
+            return past(r, row) if state in HELD else either(r, row)
 
         return held
     if plan.nulls and col.nullable:

@@ -944,6 +944,26 @@ def test_a_move_keeps_what_a_rule_asks_of_the_row_a_record_is_made_under(engine:
     assert _on(spec, move, engine, ticket_id=904, new_trip_id=13).ok  # scheduled
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_move_to_another_table_keeps_the_party_within_its_seats(engine: str) -> None:
+    """Restaurant's "a reservation's party_size must be ... no larger than the table's
+    seats" bounded the new reservation's parameter; a move to another table has no such
+    parameter, so the reservation's own party_size is read against the new table."""
+    spec = restaurant_spec()
+    small = [*spec.seed["dining_tables"], {"table_id": 4, "seats": 1}, {"table_id": 5, "seats": 2}]
+    spec = spec.model_copy(update={"seed": {**spec.seed, "dining_tables": small}})
+    size = restaurant_rules()[0]
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [size], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:reservations.table_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    built = realise(choice, candidates, [size], spec)
+    move = next(t for t in built.tools if t.name == by_id(spec)[moving.candidate].tool.name)
+    assert move.name in built.rules[0].tools()
+    assert _on(spec, move, engine, reservation_id=90, new_table_id=4).error == size  # 2 > 1
+    assert _on(spec, move, engine, reservation_id=90, new_table_id=5).ok
+
+
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
     """The products' stock after the call."""
     env_spec = spec.model_copy(update={"tools": [*spec.tools, tool]})
