@@ -145,13 +145,19 @@ def _name_span(text: str, start: int, end: int, own: set[str]) -> tuple[int, int
     return start, end
 
 
-_TO_NUMBER = re.compile(r"(?<!\bup )\bto\s+\$?(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%)", re.I)
+# "to 29", "to the amount of 39" (restaurant's "top up my order to the amount of 39")
+_TO_NUMBER = re.compile(
+    r"(?<!\bup )\bto\s+(?:(?:the|a|an) (?:amount|total|quantity) of\s+)?\$?"
+    r"(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%)",
+    re.I,
+)
 
 
 def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]) -> str | None:
     """A write that changes a column by an amount, asked for as a change to that amount:
     ecommerce-intent-00017 "reduce the quantity of my order item from 4 to 29", whose gold
-    reduced it by 29. An amount another write of the gold sets is that write's."""
+    reduced it by 29, and restaurant's "top up my order to the amount of 39". An amount
+    another write of the gold sets is that write's."""
     for column, param, _ in tool.adjustments():
         amount = arguments.get(param)
         if not isinstance(amount, int | float) or isinstance(amount, bool):
@@ -377,6 +383,54 @@ def unasked_target(
 
 
 _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
+
+
+# "to" as a direction, not the infinitive of "I need to move the House Table 9 ..."
+_ACTS = r"move|change|switch|transfer|put|shift|swap|reassign|relocate|book|get|have|make"
+_TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+\s+){{0,2}}?"
+
+
+def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
+    """A move whose destination was found by its name must be asked to go there: "move my
+    reservation to Special Table 7". Restaurant's 1.5B wrote "move the reservation table
+    named Classic Table 5 from the current seating arrangement to the next available
+    table", and "the Special Table 7 reservation", each for a move onto that table."""
+    for index, call in enumerate(task.gold_calls):
+        if call.name not in tools or tools[call.name].kind != "write":
+            continue
+        for param, value in call.arguments.items():
+            if not param.startswith("new_") or isinstance(value, bool):
+                continue
+            name = _found_by(value, task, replay, index)
+            if name is None:
+                continue
+            if not re.search(rf"{_TOWARD}{re.escape(name)}\b", task.instruction, re.I):
+                return (
+                    f"gold call {index} {call.key()}: the instruction names {name!r}, but not "
+                    f"as where it moves to ({param})"
+                )
+    return None
+
+
+def _found_by(value: object, task: Task, replay: Replay, before: int) -> str | None:
+    """The text argument the instruction says that an earlier lookup found `value` by."""
+    for index in range(min(before, len(replay.results))):
+        result = replay.results[index]
+        rows = result.output if isinstance(result.output, list) else [result.output]
+        found = any(
+            isinstance(r, dict) and any(value_key(v) == value_key(value) for v in r.values())
+            for r in rows
+        )
+        if not found:
+            continue
+        for said in task.gold_calls[index].arguments.values():
+            if (
+                isinstance(said, str)
+                and not said.isdigit()
+                and said.lower() in task.instruction.lower()
+            ):
+                return said
+    return None
 
 
 _SAME_ENDS = re.compile(
@@ -836,6 +890,8 @@ def check(
     if (detail := unserved_request(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNSERVED_REQUEST, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := unsaid_destination(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unasked_value(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict, transfer
+from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
-from toolscale.tool import Tool
+from toolscale.tool import Tool, ToolResult
 from validators.facts import SeedFacts
-from validators.intent import _asks_state, said_as_verb
+from validators.intent import _asks_state, said_as_verb, unsaid_destination
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
@@ -837,6 +838,15 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
     )
     assert (stage, reason) == ("intent", "unasked_write")
     assert detail.endswith("changes balance by 250; the instruction asks for it 'to 250'")
+    # restaurant-intent-00009 on ec28a14: "top up my order to the amount of 39" (27 + 39)
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please move money into A20002 to bring my account A20001 to the amount of 250.",
+        gold_calls=[MOVE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unasked_write"), detail
+    assert detail.endswith("asks for it 'to the amount of 250'")
     kept = (
         "Please transfer 250 from A20001 to A20002. What is my balance then?",
         "Please transfer $250 from A20001 to my account A20002. My balance?",
@@ -903,3 +913,38 @@ def test_new_opening_a_place_name_asks_to_create_nothing(banking_spec: Environme
     assert "creates a record the instruction does not ask for" in detail
     said = "New savings account, please: open one for me and tell me its status."
     assert open_verdict(banking_spec, said)[:2] == ("accepted", "ok")
+
+
+def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
+    """Restaurant on ec28a14 kept "move the reservation table named Classic Table 5 from the
+    current seating arrangement to the next available table" and "move the Special Table 7
+    reservation", each for a move onto that table: where a move goes, found by a name,
+    must be said as where it goes."""
+    base: dict[str, object] = {"description": "d", "parameters": {"type": "object"}}
+    find = Tool.model_validate(base | {"name": "find_table", "kind": "read", "returns": "SELECT 1"})
+    move = Tool.model_validate(
+        base | {"name": "move_reservation", "kind": "write", "run": ["UPDATE t SET a = 1"]}
+    )
+    tools = {t.name: t for t in (find, move)}
+    calls = [
+        {"name": "find_table", "arguments": {"name": "Special Table 7"}},
+        {"name": "move_reservation", "arguments": {"reservation_id": 36104, "new_table_id": 29499}},
+    ]
+    found = ToolResult(ok=True, output=[{"table_id": 29499, "name": "Special Table 7"}])
+    replay = Replay(results=[found, ToolResult(ok=True, output={})], changes={})
+
+    def moved(ask: str) -> str | None:
+        return unsaid_destination(mini_task(instruction=ask, gold_calls=calls), tools, replay)
+
+    for ask in (
+        "I just wanted to move the Special Table 7 reservation for a group of two.",
+        "Please move my table, which is Special Table 7, to fit a party of two.",
+        "Move the reservation table named Special Table 7 to the next available table.",
+    ):
+        detail = moved(ask)
+        assert detail is not None and "names 'Special Table 7', but not as where" in detail, ask
+    for ask in (
+        "Please move my reservation for two to Special Table 7.",
+        "I need to move my booking onto the Special Table 7, please.",
+    ):
+        assert moved(ask) is None, ask
