@@ -65,7 +65,7 @@ OPERATIONS: tuple[frozenset[str], ...] = tuple(
         "enroll order reserve setup signup",
         "repay pay payment settle payoff",
         "update change modify edit correct replace adjust",
-        "topup top deposit credit increase raise",
+        "topup top deposit credit increase raise add",  # "add 12 to my order"
         "reduce decrease lower subtract remove",  # "remove 10 from the quantity"
         "delete remove drop",
         "refund return",

@@ -31,6 +31,9 @@ def test_a_request_says_a_synonym_of_the_operation() -> None:
     assert request.says("transfer") and request.says("freeze")
     assert not request.says("close") and not request.says("refund")
     assert request.says_any(["close", "move"]) and not request.says_any(["close", "open"])
+    # restaurant-intent-00059 on ec28a14: "I want to add 12 to my order for 10 items" was
+    # rejected as unasked_write: adding to a quantity tops it up
+    assert Request("I want to add 12 to my order for 10 items.").says("topup")
 
 
 def test_confirming_a_fact_asks_for_no_confirmation() -> None:
