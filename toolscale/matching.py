@@ -24,8 +24,15 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.casefold())
 
 
+# a day or a time of day states no number of its own: "2022-11-02" says no 2 extra bags
+_DAY_OR_TIME = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b"
+)
+
+
 def numbers(text: str) -> list[float]:
-    return [float(m.group().replace(",", "")) for m in _NUMBER.finditer(text.replace("$", " "))]
+    text = _DAY_OR_TIME.sub(" ", text.replace("$", " "))
+    return [float(m.group().replace(",", "")) for m in _NUMBER.finditer(text)]
 
 
 def leading_number(text: str) -> float | None:

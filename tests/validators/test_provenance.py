@@ -98,3 +98,57 @@ def test_a_failed_call_supports_nothing() -> None:
     failed = Replay([ToolResult(ok=False, error="no savings account"), ToolResult(ok=True)], {})
     found = check(task, TOOLS, failed)
     assert found is not None and "to_account='SAV-9'" in found.detail
+
+
+BOOK = Tool(
+    name="book",
+    description="Book a room.",
+    kind="write",
+    parameters={
+        "type": "object",
+        "properties": {
+            "hotel_id": {"type": "integer"},
+            "check_in": {"type": "string"},
+            "additional_bags": {"type": "integer"},
+        },
+        "required": ["hotel_id", "check_in", "additional_bags"],
+    },
+    run=["UPDATE hotels SET rooms_available = rooms_available - 1"],
+)
+
+
+def book(instruction: str, hotel: dict[str, Any], bags: int) -> tuple[Task, Replay]:
+    task = mini_task(
+        instruction=instruction,
+        gold_calls=[
+            {"name": "lookup", "arguments": {}},
+            {
+                "name": "book",
+                "arguments": {"hotel_id": 7, "check_in": "2025-02-02", "additional_bags": bags},
+            },
+        ],
+        communicate=[],
+    )
+    return task, Replay([ToolResult(ok=True, output=[hotel]), ToolResult(ok=True)], {})
+
+
+def test_a_number_said_only_as_part_of_a_day_or_found_as_another_measure_is_unsupported() -> None:
+    """travel-intent-00002 on b8ec214 booked 2 extra bags nobody asked for: "2022-11-02"
+    counted as saying 2. A measure an earlier call returned must be returned as that
+    measure: the hotel's 2 rooms available are no 2 bags."""
+    tools = {"book": BOOK, "lookup": LOOKUP}
+    task, replay = book("Book the Harbor Inn for 2025-02-02 at 14:02.", {"hotel_id": 7}, 2)
+    found = check(task, tools, replay)
+    assert found is not None and "additional_bags=2 is not in the instruction" in found.detail
+    hotel = {"hotel_id": 7, "rooms_available": 2}
+    task, replay = book("Book the Harbor Inn for 2025-02-02.", hotel, 2)
+    found = check(task, tools, replay)
+    assert found is not None and found.detail.endswith(
+        "holds it only as rooms_available, not as additional_bags"
+    )
+    for said, hotel in (
+        ("Book the Harbor Inn for 2025-02-02 with 2 extra bags.", {"hotel_id": 7}),
+        ("Book the Harbor Inn for 2025-02-02 with my usual bags.", {"hotel_id": 7, "bags": 2}),
+    ):
+        task, replay = book(said, hotel, 2)
+        assert check(task, tools, replay) is None, said
