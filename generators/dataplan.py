@@ -498,7 +498,7 @@ def event_moment(table: Table) -> str | None:
     for col in table.columns:
         if col.type not in ("date", "datetime"):
             continue
-        named = re.search(r"departure|start|scheduled_(?:at|for|time|date)", col.name)
+        named = re.search(r"departure|start|check_?in|scheduled_(?:at|for|time|date)", col.name)
         own = re.search(r"creat|open|join|regist|issu|post|updat|paid|birth|dob", col.name)
         if _upcoming(col.name, table.name) or (named and not own):
             return col.name
@@ -1002,11 +1002,17 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
     return out
 
 
-def _lasting(start: Scalar, end: Scalar, r: random.Random) -> Scalar:
+# a span its columns name in days even where they hold times: travel's hotel stays (typed
+# datetime) checked in at 11:15 and out at 20:45 the same day
+DAYS = re.compile(r"date|day|check_?in|check_?out|stay|nights?\b")
+
+
+def _lasting(start: Scalar, end: Scalar, r: random.Random, days: bool = False) -> Scalar:
     """The end of a span as long as such a thing lasts: 15 minutes to 12 hours between two
     times (an appointment, an alert, a train's run), 1 to 30 days between two days (a stay,
-    a rental). Medicine's appointments ran from January to the next December, and its users
-    asked for one "from 2:15 PM to 2:45 PM" that ended a year later."""
+    a rental; a stay's checkout keeps its own time of day). Medicine's appointments ran
+    from January to the next December, and its users asked for one "from 2:15 PM to 2:45
+    PM" that ended a year later."""
     if not isinstance(start, str) or not isinstance(end, str) or len(start) != len(end):
         return end
     try:
@@ -1015,6 +1021,9 @@ def _lasting(start: Scalar, end: Scalar, r: random.Random) -> Scalar:
         return end
     if len(start) == 10:
         return (begun + dt.timedelta(days=r.randint(1, 30))).date().isoformat()
+    if days:
+        later = (begun + dt.timedelta(days=r.randint(1, 14))).date().isoformat()
+        return later + end[10:]
     return (begun + dt.timedelta(minutes=15 * r.randint(1, 48))).isoformat(timespec="seconds")
 
 
@@ -1155,10 +1164,12 @@ def _table_rows(
                 row[column] = value
             for a, b, _strict in pairs:
                 va, vb = row.get(a), row.get(b)
+                if (a, b) in lasting and isinstance(va, str) and len(va) == len(str(vb)):
+                    continue  # its end is drawn from its start below (a stay still to come)
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
                     row[a], row[b] = _swapped(va, vb)
             for a, b in lasting:
-                row[b] = _lasting(row.get(a), row.get(b), rng)
+                row[b] = _lasting(row.get(a), row.get(b), rng, bool(DAYS.search(a + " " + b)))
             if composite and tuple(row.get(c) for c in composite) in seen_keys:
                 continue
             values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]

@@ -329,21 +329,32 @@ def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
     assert len(rows) == 300
     assert all(r["check_out_date"] >= r["check_in_date"] for r in rows)
     assert all(r["end_date"] >= r["start_date"] for r in rows)
-    # ... and lasts what such a thing lasts: medicine's appointments ran for a year
-    hours = [
+    # ... and lasts what such a thing lasts: a stay days, even held as times (travel's
+    # checked in at 11:15 and out at 20:45 the same day)
+    nights = [
         (
             dt.datetime.fromisoformat(r["check_out_date"])
             - dt.datetime.fromisoformat(r["check_in_date"])
         )
-        / dt.timedelta(hours=1)
+        / dt.timedelta(days=1)
         for r in rows
     ]
-    assert min(hours) >= 0.25 and max(hours) <= 12
+    assert min(nights) > 0.5 and max(nights) <= 15
     days = [
         (dt.date.fromisoformat(r["end_date"]) - dt.date.fromisoformat(r["start_date"])).days
         for r in rows
     ]
     assert min(days) >= 1 and max(days) <= 30
+    # medicine's appointments ran for a year
+    visits = keyed_table("appointments", start_time="datetime", end_time="datetime")
+    schema = Schema(tables=[visits])
+    rows = expand(default_plan(schema), schema, seed=0, total_rows=300)["appointments"]
+    hours = [
+        (dt.datetime.fromisoformat(r["end_time"]) - dt.datetime.fromisoformat(r["start_time"]))
+        / dt.timedelta(hours=1)
+        for r in rows
+    ]
+    assert min(hours) >= 0.25 and max(hours) <= 12
     # ecommerce's orders were updated before they were created, and delivered before either
     orders = keyed_table(
         "orders", created_at="datetime", updated_at="datetime", delivered_date="date"
@@ -449,6 +460,12 @@ def test_what_is_still_to_come_lies_ahead_and_what_was_held_behind() -> None:
     assert any(d < clock for d in by["cancelled"]) and any(d > clock for d in by["cancelled"])
     assert all(r["created_at"] < clock for r in rows["reservations"])  # its own history
     done = [r for r in rows["trips"] if r["status"] == "completed"]
+    stays = keyed_table("hotel_bookings", check_in_date="datetime", check_out_date="datetime")
+    stays.checks.append("status IN ('pending', 'confirmed', 'cancelled')")
+    stays.columns.append(Column(name="status", type="text"))
+    booked = expand(default_plan(Schema(tables=[stays])), Schema(tables=[stays]), 0, 300)
+    waiting = [r for r in booked["hotel_bookings"] if r["status"] != "cancelled"]
+    assert waiting and all(r["check_in_date"] > clock for r in waiting)  # travel's were 2023
     assert done and all(r["departure_time"] < clock for r in done)
     assert all(r["departure_time"] > clock for r in rows["trips"] if r["status"] == "scheduled")
     assert all(r["departure_time"] <= r["arrival_time"] for r in rows["trips"])
