@@ -557,9 +557,12 @@ class Request:
         wanted = [w for w in words(field) if w not in GENERIC]
         if not wanted:
             return False
+        own = set(words(field))
         for sentence in self.sentences:
             stems = {stem(t) for t in sentence}
-            if INFO_CUES & set(sentence) and all(_variants(w, FIELDS) & stems for w in wanted):
+            # "The check-in date is 2022-04-18": the field's own "check" asks nothing
+            cued = any(t in INFO_CUES and (t not in own or sentence.count(t) > 1) for t in sentence)
+            if cued and all(_variants(w, FIELDS) & stems for w in wanted):
                 return True
         return False
 

@@ -544,6 +544,15 @@ def gold_operations(task: Task, tools: dict[str, Tool], schema: Schema) -> set[s
     }
 
 
+def _names_a_record(field: str, schema: Schema) -> bool:
+    """Every word of `field` is a form of a record's kind (`booked_at` of "booking"): "the
+    status of my booking" asks about the booking, not when it was booked (travel on
+    b8ec214)."""
+    wanted = [w for w in words(field) if w not in GENERIC]
+    kinds = {stem(w) for w in schema_entities(schema)}
+    return bool(wanted) and all(stem(w) in kinds for w in wanted)
+
+
 def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
     request = Request(task.instruction)
     said = Text(task.user_text())
@@ -571,7 +580,7 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
                 isinstance(row, dict) and said.mentions(row.get(field)) for row in rows
             ):
                 continue
-            if names_operation(field, operations):
+            if names_operation(field, operations) or _names_a_record(field, schema):
                 continue
             if request.asks_about(field):
                 return f"the instruction asks about {field!r} (gold call {i}), nobody tells it"

@@ -262,3 +262,12 @@ def test_a_two_word_verb_asks_for_its_act() -> None:
         assert Request(made).requests("create", entities), made
     for other in ("I set the loan's limit up high.", "Please sign the loan form."):
         assert not Request(other).requests("create", entities), other
+
+
+def test_a_fields_own_word_is_no_question() -> None:
+    """Travel on b8ec214: "The check-in date is 2022-04-18. Can you help me with that?" was
+    read as asking for the check-in date, its "check" a cue to be told."""
+    said = "I'd like to move this hotel booking. The check-in date is 2022-04-18. Can you help?"
+    assert not Request(said).asks_about("check_in_date")
+    for asked in ("Please check the check-in date of my stay.", "What is my check-in date?"):
+        assert Request(asked).asks_about("check_in_date"), asked

@@ -5,12 +5,13 @@ the banking environment."""
 from __future__ import annotations
 
 from tests.conftest import mini_task
+from tests.generators.flights import flights_spec
 from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolResult
 from validators.facts import SeedFacts
-from validators.intent import _asks_state, said_as_verb, unsaid_destination
+from validators.intent import _asks_state, _names_a_record, said_as_verb, unsaid_destination
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
@@ -948,3 +949,11 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
         "I need to move my booking onto the Special Table 7, please.",
     ):
         assert moved(ask) is None, ask
+
+
+def test_a_field_named_by_the_records_kind_is_not_asked_about() -> None:
+    """travel-intent-00010 on b8ec214: "cancel my active flight booking ... let me know the
+    status of my booking" was rejected as asking for `booked_at`, nobody telling it."""
+    schema = flights_spec().schema_
+    assert _names_a_record("booked_at", schema)
+    assert not _names_a_record("status", schema) and not _names_a_record("seats_available", schema)
