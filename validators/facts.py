@@ -671,6 +671,7 @@ def _spelled(name: str) -> str:
 
 
 _IS = r"(?:is\s+|:\s*|of\s+|=\s*)?"
+_BEFORE_A_THING = r"(?:my|the|this|that|for|on|from|of|in|with)"
 
 
 def unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
@@ -684,10 +685,17 @@ def unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
         made = _written(replay, seed, table, key[0])
         noun = _spelled(singular(table))
         pattern = rf"\b{noun}[\s_-]*(?:id|number|no\.?|#)\s*{_IS}#?([A-Za-z0-9][\w-]*)"
-        for m in re.finditer(pattern, text, re.I):
+        # "the booking is for Flight 10": a record named by its kind and a number alone,
+        # after a word that makes it a thing ("to order 12 tacos" orders)
+        bare = rf"\b{_BEFORE_A_THING}\s+{noun}\s+#?(\d[\d-]*)\b(?![.,:]\d)"
+        found = [*re.finditer(pattern, text, re.I), *re.finditer(bare, text, re.I)]
+        for m in found:
             said = m.group(1)
             if not any(ch.isdigit() for ch in said):
                 continue
+            named = re.sub(rf"^{_BEFORE_A_THING}\s+", "", m.group().strip(), flags=re.I)
+            if value_key(named) in texts:
+                continue  # a name: restaurant's "Table 3"
             number = leading_number(said)
             candidates = {value_key(said)} | ({value_key(number)} if number is not None else set())
             # a number the user may have for it (a card number) names a record too

@@ -367,6 +367,20 @@ def test_an_id_the_gold_files_a_new_row_under_must_exist_too() -> None:
     )
     assert unknown_id("My contract ID is 32375.", seed, replay) == ""
     assert unknown_id("The new player ID is 1000000.", seed, replay) == ""
+    # travel-intent-00024 on b8ec214: "The booking is for Flight 10", no flight 10; a
+    # record named by its kind and a number alone, not an order of 12 or a name
+    assert unknown_id("I'm on the contract 402 still.", seed, replay) == (
+        "the user states 'the contract 402'; no contract has that id"
+    )
+    assert unknown_id("Move me to my contract 32375.", seed, replay) == ""
+    assert unknown_id("I want to contract 402 workers.", seed, replay) == ""
+    named = SeedFacts(
+        keys={"contracts": frozenset({32375.0})},
+        columns={"contracts": ("contract_id", "name")},
+        primary={"contracts": ("contract_id",)},
+        records={"contract 7": ("contracts", frozenset())},
+    )
+    assert unknown_id("Renew the Contract 7, please.", named, replay) == ""
 
 
 def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
