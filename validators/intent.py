@@ -390,6 +390,9 @@ _ACTS = r"move|change|switch|transfer|put|shift|swap|reassign|relocate|book|get|
 _TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+\s+){{0,2}}?"
 
 
+_AWAY = r"\bfrom\s+(?:(?:the|a|an|my)\s+)?(?:\w+\s+){0,2}?"
+
+
 def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
     """A move whose destination was found by its name must be asked to go there: "move my
     reservation to Special Table 7". Restaurant's 1.5B wrote "move the reservation table
@@ -408,6 +411,12 @@ def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> st
                 return (
                     f"gold call {index} {call.key()}: the instruction names {name!r}, but not "
                     f"as where it moves to ({param})"
+                )
+            if re.search(rf"{_AWAY}{re.escape(name)}\b", task.instruction, re.I):
+                # "from Barron-Fleming to Barron-Fleming": it was somewhere else
+                return (
+                    f"gold call {index} {call.key()}: the instruction names {name!r} as where "
+                    f"it moves from too, and it moves there ({param})"
                 )
     return None
 
