@@ -13,22 +13,24 @@ from toolscale.task import Task
 from toolscale.tool import Tool, ToolResult
 from validators.provenance import check
 
-TRANSFER = Tool(
-    name="transfer",
-    description="Move money.",
-    kind="write",
-    parameters={
-        "type": "object",
-        "properties": {
-            "to_account": {"type": "string"},
-            "amount": {"type": "number"},
-            "speed": {"type": "string", "enum": ["normal", "express"]},
-            "notify": {"type": "boolean"},
-            "memo": {"type": "string", "default": "transfer"},
-        },
-        "required": ["to_account", "amount"],
+
+def writer(name: str, properties: dict[str, Any], required: list[str], run: str) -> Tool:
+    """A write tool taking `properties`, of which `required` must be given."""
+    parameters = {"type": "object", "properties": properties, "required": required}
+    return Tool(name=name, description=f"{name}.", kind="write", parameters=parameters, run=[run])
+
+
+TRANSFER = writer(
+    "transfer",
+    {
+        "to_account": {"type": "string"},
+        "amount": {"type": "number"},
+        "speed": {"type": "string", "enum": ["normal", "express"]},
+        "notify": {"type": "boolean"},
+        "memo": {"type": "string", "default": "transfer"},
     },
-    run=["UPDATE accounts SET balance = balance - :amount"],
+    ["to_account", "amount"],
+    "UPDATE accounts SET balance = balance - :amount",
 )
 LOOKUP = Tool(
     name="lookup", description="Find the savings account.", kind="read", returns="SELECT 1"
@@ -100,20 +102,15 @@ def test_a_failed_call_supports_nothing() -> None:
     assert found is not None and "to_account='SAV-9'" in found.detail
 
 
-BOOK = Tool(
-    name="book",
-    description="Book a room.",
-    kind="write",
-    parameters={
-        "type": "object",
-        "properties": {
-            "hotel_id": {"type": "integer"},
-            "check_in": {"type": "string"},
-            "additional_bags": {"type": "integer"},
-        },
-        "required": ["hotel_id", "check_in", "additional_bags"],
+BOOK = writer(
+    "book",
+    {
+        "hotel_id": {"type": "integer"},
+        "check_in": {"type": "string"},
+        "additional_bags": {"type": "integer"},
     },
-    run=["UPDATE hotels SET rooms_available = rooms_available - 1"],
+    ["hotel_id", "check_in", "additional_bags"],
+    "UPDATE hotels SET rooms_available = rooms_available - 1",
 )
 
 
