@@ -387,7 +387,7 @@ _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
 
 # "to" as a direction, not the infinitive of "I need to move the House Table 9 ..."
 _ACTS = r"move|change|switch|transfer|put|shift|swap|reassign|relocate|book|get|have|make"
-_TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+\s+){{0,2}}?"
+_TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+\s+){{0,4}}?"
 
 
 _AWAY = r"\bfrom\s+(?:(?:the|a|an|my)\s+)?(?:\w+\s+){0,2}?"
@@ -405,6 +405,8 @@ def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> st
             if not param.startswith("new_") or isinstance(value, bool):
                 continue
             name = _found_by(value, task, replay, index)
+            if name is None and Text(task.instruction).mentions(value):
+                name = str(value)  # "from flight 26187 to flight", a move onto 26187
             if name is None:
                 continue
             if not re.search(rf"{_TOWARD}{re.escape(name)}\b", task.instruction, re.I):

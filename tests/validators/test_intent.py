@@ -951,6 +951,15 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
         "I need to move my booking onto the Special Table 7, please.",
     ):
         assert moved(ask) is None, ask
+    # travel-intent-00043 on b8ec214: "from flight 26187 to flight.", a move onto 26187
+    stated = [calls[1]]
+    for ask, wrong in (
+        ("Move my reservation from table 29499 to another table.", True),
+        ("Move my reservation to table 29499.", False),
+    ):
+        task = mini_task(instruction=ask, gold_calls=stated)
+        detail = unsaid_destination(task, tools, Replay(results=[], changes={}))
+        assert (detail is not None) == wrong, ask
 
 
 def test_a_field_named_by_the_records_kind_is_not_asked_about() -> None:
