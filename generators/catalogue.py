@@ -218,8 +218,12 @@ def fallback_choice(
                 moved = every and cand.pattern == "move"
                 # the record's state before the move, not the row it moves to: "a flight
                 # booking with fare_class basic_economy" is the booked flight's class
-                read = cand.model_copy(update={"rows": {cand.main: cand.rows[cand.main]}})
-                conditions = guess_conditions(part, read if moved else cand, schema, seed)
+                read = (
+                    cand.model_copy(update={"rows": {cand.main: cand.rows[cand.main]}})
+                    if moved
+                    else cand
+                )
+                conditions = guess_conditions(part, read, schema, seed)
                 conditions = [c for c in conditions if not condition_problems(cand, c, schema)]
                 if conditions:
                     mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))

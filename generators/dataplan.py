@@ -1137,6 +1137,7 @@ def _table_rows(
     seen_keys: set[tuple[Scalar, ...]] = set()
     pairs = _order_pairs(table)
     lasting = spans((c.name for c in table.columns if c.type in ("date", "datetime")), made=False)
+    in_days = {(a, b): bool(DAYS.search(f"{a} {b}")) for a, b in lasting}  # once, not per row
     columns = table.column_names
     insert = (
         f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
@@ -1169,7 +1170,7 @@ def _table_rows(
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
                     row[a], row[b] = _swapped(va, vb)
             for a, b in lasting:
-                row[b] = _lasting(row.get(a), row.get(b), rng, bool(DAYS.search(a + " " + b)))
+                row[b] = _lasting(row.get(a), row.get(b), rng, in_days[a, b])
             if composite and tuple(row.get(c) for c in composite) in seen_keys:
                 continue
             values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]
