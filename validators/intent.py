@@ -173,6 +173,52 @@ def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]
     return None
 
 
+_NUMBER = re.compile(r"(?<![\w.])\$?(\d(?:[\d,]*\d)?(?:\.\d+)?)(?![\w%]|\.\d)")
+
+
+def _as_column(text: str, start: int, end: int, column: str) -> bool:
+    """The number at text[start:end] is said as the column's value: "the quantity of my
+    order is 27", "27, which is the quantity of my order", "the current quantity of 38";
+    "a quantity of 5" is an amount."""
+    col = r"[\s_]+".join(re.escape(w) for w in words(column))
+    before = re.compile(
+        rf"(?<!\ba )(?<!\ban )\b{col}(?:\s+of\s+(?:\w+\s+){{0,3}}?\w+)?\s*"
+        rf"(?:is|was|stands at|of|:|=)\s*(?:currently\s+|now\s+)?\$?$",
+        re.I,
+    )
+    after = re.compile(
+        rf"^\s*,?\s*(?:which|that)\s+(?:is|was)\s+(?:the|my|its|their|our)\s+"
+        rf"(?:\w+\s+){{0,2}}?{col}\b",
+        re.I,
+    )
+    return bool(before.search(text[:start]) or after.search(text[end:]))
+
+
+def _amount_as_column(texts: list[str], tool: Tool, arguments: dict) -> str | None:
+    """A write that changes a column by an amount said only as that column's value:
+    restaurant-intent-00068 on ec28a14, "top up my reservation for 27, which is the
+    quantity of my order" (fact: "The quantity of my order is 27"), whose gold added 27 to
+    the 27. What to add is never said; what the order holds is."""
+    for column, param, _ in tool.adjustments():
+        amount = arguments.get(param)
+        if not isinstance(amount, int | float) or isinstance(amount, bool):
+            continue
+        said = [
+            (text, m)
+            for text in texts
+            for m in _NUMBER.finditer(text)
+            if float(m.group(1).replace(",", "")) == float(amount)
+        ]
+        if said and all(_as_column(text, m.start(), m.end(), column) for text, m in said):
+            text, m = said[0]
+            around = text[max(0, m.start() - 40) : m.end() + 40].strip()
+            return (
+                f"changes {column} by {amount:g}; {amount:g} is said only as the {column} "
+                f"it holds ({around!r}), never as what to add or take off"
+            )
+    return None
+
+
 _WANTS_TO = re.compile(
     r"\b(?:want|wanted|wants|like|need|needed|wish|trying|try|tried|help me|going|able)\s+to"
     r"\s+(\w+)",
@@ -239,6 +285,9 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         }
         if (by := _by_as_to(task.instruction, tool, call.arguments, others)) is not None:
             return f"gold call {i} {call.key()} {by}"
+        texts = [task.instruction, *task.known_facts]
+        if (own := _amount_as_column(texts, tool, call.arguments)) is not None:
+            return f"gold call {i} {call.key()} {own}"
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing
         # one is not changed by saying what it already is ("my pending transfer"); the kind

@@ -855,6 +855,37 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
     all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)
 
 
+def test_an_amount_said_only_as_what_the_column_holds_is_unasked_write(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """restaurant-intent-00068 on ec28a14: "top up my reservation for 27, which is the
+    quantity of my order" (fact: "The quantity of my order is 27"), whose gold added 27.
+    The amount to move is never said, only a balance that equals it."""
+    told = [{"call": 0, "path": "from_balance"}]
+    unsaid = (
+        "Please move money from A20001 to A20002, whose balance is 250. My balance?",
+        "Please top up A20002 from A20001 for 250, which is the balance of my savings.",
+    )
+    for ask in unsaid:
+        stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[MOVE], communicate=told)
+        assert (stage, reason) == ("intent", "unasked_write"), (ask, detail)
+        assert "250 is said only as the balance it holds" in detail
+    facts = [*MARIA["known_facts"], "The balance of my savings account A20002 is 250."]
+    stage, reason, _ = bank_verdict(
+        banking_spec,
+        "Please move money from A20001 to A20002. My balance?",
+        gold_calls=[MOVE],
+        communicate=told,
+        known_facts=facts,
+    )
+    assert (stage, reason) == ("intent", "unasked_write")
+    kept = (
+        "Please transfer 250 from A20001 to A20002, whose balance is 250. My balance?",
+        "Please transfer a balance of 250 from A20001 to A20002. My balance then?",
+    )
+    all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)
+
+
 def test_what_is_left_told_as_a_count_of_something_else_is_unasked_value(
     banking_spec: EnvironmentSpec,
 ) -> None:
