@@ -363,6 +363,33 @@ def _picked(rows: list[dict], value: object, said: Text) -> bool:
     return False
 
 
+def _named(target: Target, replay: Replay, asked: Text, seed: SeedFacts) -> bool:
+    """The record is named by a text of its own row that no category holds: basketball's
+    "Can you please suspend Gary Gallegos?" names the player whose row (listed by an
+    earlier call) has that name, though it never says "player". Not the asker's own record:
+    their email identifies them, it names no record to change."""
+    source = _first_output(target.value, replay, target.call)
+    if source is None:
+        return False
+    key = value_key(target.value)
+    output = replay.results[source].output
+    rows = output if isinstance(output, list) else [output]
+    row = next(
+        (r for r in rows if isinstance(r, dict) and any(value_key(v) == key for v in r.values())),
+        None,
+    )
+    if row is None:
+        return False
+    kinds = seed.categories.get(target.table, frozenset())
+    return any(
+        isinstance(cell, str)
+        and any(ch.isalpha() for ch in cell)
+        and phrase(cell) not in kinds
+        and asked.mentions(cell)
+        for cell in row.values()
+    )
+
+
 def unasked_target(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> str | None:
@@ -404,6 +431,7 @@ def unasked_target(
             request.says_any(entity_words(target.table) | setting, FIELDS)
             or asked.mentions(target.value)
             or any(asked.mentions(c) for c in categories)
+            or (not person and _named(target, replay, asked, seed))
         ):
             return f"{where}: the instruction never names the {singular(target.table)} it changes"
         if said.mentions(target.value):

@@ -188,6 +188,31 @@ def test_a_write_on_a_kind_of_record_never_named_is_unasked_target(
     assert "never names the account" in detail
 
 
+def test_a_record_named_by_its_own_name_is_named(banking_spec: EnvironmentSpec) -> None:
+    """Basketball on 277c846 rejected "Can you please suspend Gary Gallegos?" as never
+    naming the player: a record is named by its name as well as by its kind."""
+    listed = {"name": "list_payees", "arguments": {"client_id": "C1001"}}
+    pay = {
+        "name": "pay_payee",
+        "arguments": {
+            "client_id": "C1001",
+            "payee_id": "P5003",
+            "from_account_id": "A20001",
+            "amount": 40,
+        },
+    }
+    told = [{"call": 1, "path": "new_balance"}]
+    named = "Please pay Northside Water 40 from my checking account A20001. My new balance?"
+    verdict = bank_verdict(banking_spec, named, gold_calls=[listed, pay], communicate=told)
+    assert verdict == ("accepted", "ok", "")
+    unnamed = "Please pay 40 from my checking account A20001. What is my new balance?"
+    stage, reason, detail = bank_verdict(
+        banking_spec, unnamed, gold_calls=[listed, pay], communicate=told
+    )
+    assert (stage, reason) == ("intent", "unasked_target")
+    assert "never names the payee it changes" in detail
+
+
 def test_a_record_picked_from_a_listing_must_be_told_apart(
     banking_spec: EnvironmentSpec,
 ) -> None:
