@@ -78,6 +78,27 @@ def names(text: str) -> list[str]:
     return out
 
 
+# one capitalised word where a place or a party goes ("my trip to Paris", "against the
+# Lakers"), not the first of a name of two words (`names` has those) nor a kind with its
+# number ("to Flight 26139")
+_LONE_NAME = re.compile(
+    r"\b(?:to|in|at|from|against|near|versus|vs\.?)\s+(?:the\s+)?([A-Z][a-z]{2,})\b"
+    r"(?![ -][A-Z]|\s*#?\d)"
+)
+
+
+def lone_names(text: str, seed: SeedFacts) -> list[str]:
+    """Names of one word said as a place or a party, other than the calendar's or a word of
+    the schema's ("to Reservation" is a kind): basketball's "my active game against the
+    Lakers", of teams named "Cristinaborough Team"."""
+    schema = {w for n in [*seed.columns, *seed.names] for w in tokens(n)}
+    return [
+        m.group(1)
+        for m in _LONE_NAME.finditer(text)
+        if m.group(1) not in _NOT_NAMES and m.group(1).casefold() not in schema
+    ]
+
+
 _MY_NAME = re.compile(
     r"\b(?i:my name is)\s+([A-Za-z][\w'-]*(?:[ -][A-Za-z][\w'-]*){0,5})"  # to the stop
     r"|\b(?:I am|I'm)\s+([A-Z][\w'-]*(?:[ -][A-Z][\w'-]*){0,3})"  # capitalised words only
@@ -382,7 +403,8 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := not_theirs(text, replay, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    for name in names(text):  # "a hotel booking for my trip to New York", read nowhere
+    # "a hotel booking for my trip to New York", read nowhere
+    for name in [*names(text), *lone_names(text, seed)]:
         if _states(name, known):
             continue
         reason = FactsReason.UNRELATED_FACT if _states(name, set(seed.values)) else None

@@ -9,7 +9,7 @@ from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
-from validators.facts import SeedFacts, claimed_kin, literals, names, unknown_id
+from validators.facts import SeedFacts, claimed_kin, literals, lone_names, names, unknown_id
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
 ASK = "How much is still outstanding on my loan?"
@@ -334,6 +334,18 @@ def test_a_name_no_gold_record_holds_is_unrelated_or_false_fact(
     someone = f"{other['first_name']} {other['last_name']}"
     for place, reason in ((someone, "unrelated_fact"), ("Port Nowhere", "false_fact")):
         ask = f"I owe money to {place}. " + ASK
+        stage, why, detail = loan_verdict(banking_spec, ask)
+        assert (stage, why) == ("facts", reason), (place, detail)
+        assert repr(place) in detail
+    # one word where a place or a party goes: basketball's "my game against the Lakers"
+    assert lone_names(
+        "My game against the Lakers, then to Flight 26139 in Paris.", SeedFacts.of(banking_spec)
+    ) == [
+        "Lakers",
+        "Paris",
+    ]
+    for place, reason in (("Boston", "unrelated_fact"), ("Paris", "false_fact")):
+        ask = f"I owe money from my trip to {place}. " + ASK
         stage, why, detail = loan_verdict(banking_spec, ask)
         assert (stage, why) == ("facts", reason), (place, detail)
         assert repr(place) in detail
