@@ -46,6 +46,7 @@ from toolscale.wording import (
     OPERATIONS,
     RELATIVE,
     Request,
+    entity_words,
     operation_words,
     schema_entities,
     stem,
@@ -281,17 +282,38 @@ def done_anyway(
     return True
 
 
+def asked_anyway(value: Told, task: Task, tools: Mapping[str, Tool], schema: Schema) -> bool:
+    """Whether a part of the user's words asks for the told value: it has a question's cue,
+    names the value's field and the kind of record it is read from ("I want to know the
+    current status of the game", told a game's status). The embedded judge answered "not
+    asked" of that value in 3 of basketball's refusals on 277c846, its own reason saying
+    "The user asks for the status of the game, but ...": a judge's "no" on a value the
+    words ask for is not taken. A status of another kind of record still is."""
+    tool = tools.get(task.gold_calls[value.call - 1].name)
+    table = tool.returned_table() if tool is not None else None
+    if table is None or table not in schema.table_names:
+        return False
+    kind = {stem(w) for w in entity_words(table)}
+    for part in _parts(task.instruction):
+        said = {stem(w) for w in words(part)}
+        if _ASKS & set(words(part)) and _names(said, value.name) and kind & said:
+            return True
+    return False
+
+
 def rejection_of(
     verdict: JudgeVerdict,
     task: Task,
     done: Callable[[str], bool] = lambda missing: False,
+    asked: Callable[[int], bool] = lambda value: False,
 ) -> Rejection | None:
     """The verdict as a rejection, or None when the judge accepts. The first concrete "no"
     decides the reason: an unasked call, then an unasked value, then something asked and
     not done (unless `done` finds the judge's own quote of it told or done: then its
     overall "no", the same misreading, is not taken either); a plain overall "no" is
-    `judge_rejected`. On a refusal, the refused call's "not needed" and
-    the whole-request answers are not taken (see below)."""
+    `judge_rejected`. A value `asked` finds asked for is not taken as unasked. On a
+    refusal, the refused call's "not needed" and the whole-request answers are not taken
+    (see below)."""
 
     def reject(reason: JudgeReason, what: str) -> Rejection:
         detail = f"{what}; the judge: {verdict.reason.strip() or '(no reason given)'}"
@@ -305,7 +327,7 @@ def rejection_of(
     if unasked:
         names = ", ".join(f"{i + 1} {task.gold_calls[i].name}" for i in unasked)
         return reject(JudgeReason.JUDGE_UNASKED_CALL, f"call(s) neither asked nor needed: {names}")
-    untold = [i for i, v in enumerate(verdict.values) if not v.asked]
+    untold = [i for i, v in enumerate(verdict.values) if not v.asked and not asked(i)]
     if untold:
         names = ", ".join(f"{i + 1} {verdict.values[i].name}" for i in untold)
         return reject(JudgeReason.JUDGE_UNASKED_VALUE, f"value(s) not asked for: {names}")
@@ -354,6 +376,7 @@ async def judge(
             outcome.value,
             task,
             lambda missing: done_anyway(missing, task, told, spec.tool_map(), spec.schema_),
+            lambda i: asked_anyway(told[i], task, spec.tool_map(), spec.schema_),
         )
     else:
         failed = outcome.rejection

@@ -27,7 +27,9 @@ from validators.judge import (
     STAGE,
     CallCheck,
     JudgeVerdict,
+    Told,
     ValueCheck,
+    asked_anyway,
     judge,
     prompt,
     rejection_of,
@@ -214,6 +216,36 @@ def test_what_the_judge_quotes_as_missing_is_checked_against_the_gold(
     assert (found is None) == kept, found
     if found is not None:
         assert found.reason == "judge_missing_request" and repr(missing) in found.detail
+
+
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("What balance is left in the checking account?", True),  # the field, of an account
+        ("Then tell me my card's status.", False),  # never asks for a balance
+        ("What is my loan's balance?", False),  # a balance of another kind of record
+    ],
+)
+def test_a_value_the_users_words_ask_for_is_not_taken_as_unasked(
+    banking_spec: EnvironmentSpec, gold: Gold, question: str, kept: bool
+) -> None:
+    """Basketball on 277c846: the embedded judge said "not asked" of a game's status told
+    to "I want to know the current status of the game", in 3 refusals ("The user asks for
+    the status of the game, but ..."). Words that ask for the field of that kind of record
+    overrule it; anything less leaves the judge's "no" standing."""
+    words = "Hi, this is Maria. Please move $250 from my checking account A20001 into savings."
+    task = gold.task.model_copy(update={"instruction": f"{words} {question}"})
+    ref = task.communicate[0]
+    told = Told(ref.path, 0.0, ref.call + 1)
+    tools, schema = banking_spec.tool_map(), banking_spec.schema_
+    assert asked_anyway(told, task, tools, schema) == kept
+    verdict = JudgeVerdict.model_validate_json(
+        answer(values=[{"name": ref.path, "asked": False}]).content or ""
+    )
+    found = rejection_of(verdict, task, asked=lambda i: asked_anyway(told, task, tools, schema))
+    assert (found is None) == kept, found
+    if found is not None:
+        assert found.reason == "judge_unasked_value"
 
 
 def test_the_request_is_deterministic_and_spent_on_the_judge_stage(
