@@ -959,6 +959,30 @@ def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
     return None
 
 
+_YOUR = re.compile(r"\byour((?:\s+[\w-]+){1,3})", re.I)
+_MODIFIERS = frozenset({"own", "current", "new", "old", "next", "last", "upcoming", "recent"})
+
+
+def owned_as_yours(text: str, seed: SeedFacts) -> str | None:
+    """The user's own record called the assistant's: basketball-intent-00019 on 277c846,
+    "move the ticket player from your active ticket on your game on June 26", a team's
+    ticket of its own game. A record of the business ("one of your tables") is its own;
+    only a kind the asker owns, after nothing but a state or "own", "current" and the like."""
+    owned = {*seed.owner, *([seed.people] if seed.people else [])}
+    kinds = set().union(set(), *(entity_words(t) for t in owned))
+    states = {
+        w for t in owned for vals in seed.states.get(t, {}).values() for v in vals for w in words(v)
+    }
+    for m in _YOUR.finditer(text):
+        said = words(m.group(1))
+        for k, word in enumerate(said):
+            if word in kinds or singular(word) in kinds:
+                return " ".join(["your", *said[: k + 1]])
+            if word not in _MODIFIERS | states:
+                break
+    return None
+
+
 def check(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> Rejection | None:
@@ -966,6 +990,9 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
     if (said := assistant_voiced(task.instruction)) is not None:
         detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
+        return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
+    if (said := owned_as_yours(task.instruction, seed)) is not None:
+        detail = f"the instruction says {said!r} of the user's own record: an assistant's words"
         return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
     if (said := dangling_reference(task.instruction)) is not None:
         detail = f"the instruction says {said!r}, and holds no such thing"

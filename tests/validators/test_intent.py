@@ -880,6 +880,28 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
     all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)
 
 
+def test_the_users_own_record_called_yours_is_assistant_voice(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00019 on 277c846: "move the ticket player from your active ticket
+    on your game on June 26", the team's own ticket and game, in an assistant's words. Help,
+    or a record that is no client's, is the assistant's to have."""
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please freeze your active card K30001 and tell me its status.",
+        gold_calls=[FREEZE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "assistant_voice")
+    assert "'your active card'" in detail
+    kept = (
+        "I need your help: please freeze my card K30001 and tell me its status.",
+        "With your new app down, please freeze my card K30001 and tell me its status.",
+    )
+    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
+
+
 def test_an_amount_said_only_as_what_the_column_holds_is_unasked_write(
     banking_spec: EnvironmentSpec,
 ) -> None:
