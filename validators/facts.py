@@ -105,6 +105,11 @@ _MY_NAME = re.compile(
 )
 
 
+def without_own_name(text: str) -> str:
+    """The text without the name the user gives as their own ("I'm Shannon Sparks")."""
+    return _MY_NAME.sub(" ", text)
+
+
 def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
     """A name the user gives as their own that is not the name of the person the gold finds
     them as: travel's "My name is Secured leadingedge focus group" (a flight booking's

@@ -44,7 +44,7 @@ from toolscale.wording import (
     variants,
     words,
 )
-from validators.facts import STATES, SeedFacts, asker, literals, phrase
+from validators.facts import STATES, SeedFacts, asker, literals, phrase, without_own_name
 from validators.replay import resolve_all
 from validators.stage import TaskContext
 
@@ -367,7 +367,9 @@ def _named(target: Target, replay: Replay, asked: Text, seed: SeedFacts) -> bool
     """The record is named by a text of its own row that no category holds: basketball's
     "Can you please suspend Gary Gallegos?" names the player whose row (listed by an
     earlier call) has that name, though it never says "player". Not the asker's own record:
-    their email identifies them, it names no record to change."""
+    their email identifies them, it names no record to change; nor the name they give as
+    their own ("Hi! I'm Shannon Sparks. I want to deactivate my account", from a team's
+    email, of its player Shannon Sparks: basketball-intent-00044 on 277c846)."""
     source = _first_output(target.value, replay, target.call)
     if source is None:
         return False
@@ -431,7 +433,10 @@ def unasked_target(
             request.says_any(entity_words(target.table) | setting, FIELDS)
             or asked.mentions(target.value)
             or any(asked.mentions(c) for c in categories)
-            or (not person and _named(target, replay, asked, seed))
+            or (
+                not person
+                and _named(target, replay, Text(without_own_name(task.instruction)), seed)
+            )
         ):
             return f"{where}: the instruction never names the {singular(target.table)} it changes"
         if said.mentions(target.value):

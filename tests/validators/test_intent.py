@@ -205,12 +205,17 @@ def test_a_record_named_by_its_own_name_is_named(banking_spec: EnvironmentSpec) 
     named = "Please pay Northside Water 40 from my checking account A20001. My new balance?"
     verdict = bank_verdict(banking_spec, named, gold_calls=[listed, pay], communicate=told)
     assert verdict == ("accepted", "ok", "")
-    unnamed = "Please pay 40 from my checking account A20001. What is my new balance?"
-    stage, reason, detail = bank_verdict(
-        banking_spec, unnamed, gold_calls=[listed, pay], communicate=told
-    )
-    assert (stage, reason) == ("intent", "unasked_target")
-    assert "never names the payee it changes" in detail
+    # basketball-intent-00044: "Hi! I'm Shannon Sparks. I want to deactivate my account"
+    # from the team's email: a name given as one's own names no record to change
+    for unnamed in (
+        "Please pay 40 from my checking account A20001. What is my new balance?",
+        "I'm Northside Water. Please pay 40 from my checking account A20001. New balance?",
+    ):
+        stage, reason, detail = bank_verdict(
+            banking_spec, unnamed, gold_calls=[listed, pay], communicate=told
+        )
+        assert (stage, reason) == ("intent", "unasked_target"), unnamed
+        assert "never names the payee it changes" in detail
 
 
 def test_a_record_picked_from_a_listing_must_be_told_apart(
