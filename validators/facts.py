@@ -589,14 +589,27 @@ _QUANTITY = re.compile(
 )
 
 
+_CODED = re.compile(r"[A-Za-z]+[-_]?(\d+)")
+
+
+def _id_number(value: object) -> float | None:
+    """The number an id is said by: itself, or the digits of a code (ACC-53486)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and (m := _CODED.fullmatch(value)):
+        return float(m.group(1))
+    return None
+
+
 def id_as_quantity(text: str, task: Task) -> str:
     """An id the gold passes, given as an amount: finance's "I want to repay 527.87 from my
-    loan balance of 58952", 58952 being the loan's id."""
+    loan balance of 58952", 58952 being the loan's id. A code's number counts
+    too ("a balance of 53486" beside account ACC-53486)."""
     ids = {
-        float(v): (i, name)
+        number: (i, name)
         for i, c in enumerate(task.gold_calls)
         for name, v in c.arguments.items()
-        if name.endswith("id") and isinstance(v, int) and not isinstance(v, bool)
+        if name.endswith("id") and (number := _id_number(v)) is not None
     }
     for m in _QUANTITY.finditer(text):
         said = float(m.group(1).replace(",", ""))

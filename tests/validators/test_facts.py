@@ -671,6 +671,12 @@ def test_an_id_given_as_an_amount_is_false_fact() -> None:
     )
     for kept in ("I want to repay 527.87 of loan 58952.", "My balance is 58952.5 now."):
         assert id_as_quantity(kept, task) == "", kept
+    # a code's number: "a balance of 53486" beside account ACC-53486
+    calls = [{"name": "deposit", "arguments": {"account_id": "ACC-53486", "amount": 20}}]
+    coded = mini_task(gold_calls=calls, communicate=[])
+    said = id_as_quantity("Please deposit 20 into my account with a balance of 53486.", coded)
+    assert said.startswith("the user gives 53486, the account_id of gold call 0")
+    assert id_as_quantity("Please deposit 20 into my account ACC-53486.", coded) == ""
 
 
 def test_the_same_record_for_two_is_false_fact(banking_spec: EnvironmentSpec) -> None:
