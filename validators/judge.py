@@ -91,6 +91,13 @@ class JudgeVerdict(BaseModel):
     careful_agent_does_exactly_this: bool
 
 
+def answer_budget(n_calls: int, n_values: int) -> int:
+    """Tokens for a verdict at its longest, laid out as a server may lay it out (one field a
+    line, indented): 160 + 40 per entry cut 4 verdicts of restaurant and travel short
+    inside their reason ("Unterminated string ... line 24"), judge_unavailable twice."""
+    return 320 + 48 * (n_calls + n_values)
+
+
 @cache
 def verdict_format(n_calls: int, n_values: int) -> type[JudgeVerdict]:
     """The verdict with exactly one entry per call and per value (the schema's name stays
@@ -248,6 +255,14 @@ def _names(part: set[str], field: str) -> bool:
     return bool(wanted) and all(variants(w, FIELDS) & part for w in wanted)
 
 
+_DETERMINED = re.compile(r"\b(?:the|my|our|your|this|that|an?|his|her|their|its)\s+(\w+)", re.I)
+
+
+def _kinds_named(part: str, entities: set[str]) -> set[str]:
+    """Stems of the record kinds the part names after a determiner ("the order")."""
+    return {stem(w.casefold()) for w in _DETERMINED.findall(part) if w.casefold() in entities}
+
+
 def done_anyway(
     missing: str, task: Task, told: list[Told], tools: Mapping[str, Tool], schema: Schema
 ) -> bool:
@@ -268,7 +283,9 @@ def done_anyway(
     fields -= {stem(w) for w in GENERIC}
     for part in _parts(missing):
         said = {stem(w) for w in words(part)}
-        acts = said & _ACTS - _CUES  # "confirm" and "check" also ask to be told
+        # "confirm" and "check" also ask to be told; "the order quantity is 40" names an
+        # order, it does not order (restaurant-intent-00011 on 277c846)
+        acts = said & _ACTS - _CUES - _kinds_named(part, entities)
         if not (acts or _ASKS & set(words(part))):
             continue  # "I'm Deb", "whose seat count is 6": asks for nothing
         if any(_names(said, t.name) for t in told):
@@ -368,7 +385,7 @@ async def judge(
         repairs=repairs,
         sample=sample,
         temperature=0.0,
-        max_tokens=160 + 40 * (len(task.gold_calls) + n_values),
+        max_tokens=answer_budget(len(task.gold_calls), n_values),
     )
     if outcome.value is not None:
         told = told_values(task, gold)

@@ -24,11 +24,13 @@ from toolscale.testing.fakedomain import judge_answer
 from toolscale.testing.fakellm import FakeLLM, Reply, Responder, scripted
 from toolscale.trajectory import Trajectory
 from validators.judge import (
+    MISSING_CHARS,
     STAGE,
     CallCheck,
     JudgeVerdict,
     Told,
     ValueCheck,
+    answer_budget,
     asked_anyway,
     judge,
     prompt,
@@ -202,6 +204,9 @@ def test_each_verdict_maps_to_its_reason(
         (CLOSE, False),
         ("move $250 into savings and close my savings account", False),
         ("tell me my card's status", False),
+        # restaurant-intent-00011: "the order quantity is 40" names an order, orders none
+        ("Please move $250 into savings. The transaction limit is 500.", True),
+        ("Please open an account", False),
     ],
 )
 def test_what_the_judge_quotes_as_missing_is_checked_against_the_gold(
@@ -257,6 +262,28 @@ def test_the_request_is_deterministic_and_spent_on_the_judge_stage(
     assert body["response_format"]["json_schema"]["name"] == "JudgeVerdict"
     usage = judged.llm.ledger.stages[STAGE]
     assert usage.calls == 1 and usage.tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("n_calls", "n_values", "old_fits"), [(1, 0, False), (4, 1, False), (8, 4, True)]
+)
+def test_the_answer_budget_holds_the_longest_verdict_laid_out(
+    n_calls: int, n_values: int, old_fits: bool
+) -> None:
+    """The longest verdict (every text at its limit), indented a field a line as the
+    embedded server wrote it, fits the budget at 3 characters a token (English and JSON
+    run about 4): 4 verdicts were cut short inside their reason at 160 + 40 per entry."""
+    verdict = JudgeVerdict(
+        calls=[CallCheck(tool="list_reservations_by_customer_id", needed=True)] * n_calls,
+        values=[ValueCheck(name="reservation_status", asked=True)] * n_values,
+        missing="x" * MISSING_CHARS,
+        request_fully_done=False,
+        reason="x" * 400,
+        careful_agent_does_exactly_this=False,
+    )
+    laid_out = json.dumps(verdict.model_dump(), indent=2)
+    assert len(laid_out) <= 3 * answer_budget(n_calls, n_values)
+    assert (len(laid_out) <= 3 * (160 + 40 * (n_calls + n_values))) == old_fits
 
 
 def test_a_misaligned_answer_goes_back_and_the_repaired_one_decides(
