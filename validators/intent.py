@@ -194,11 +194,37 @@ def _as_column(text: str, start: int, end: int, column: str) -> bool:
     return bool(before.search(text[:start]) or after.search(text[end:]))
 
 
-def _amount_as_column(texts: list[str], tool: Tool, arguments: dict) -> str | None:
+# words of a column that holds money: anything else (a quantity, seats, points) counts
+_MONEY = frozenset(
+    {
+        *("price", "cost", "amount", "balance", "fee", "fare", "salary", "total", "budget"),
+        *("credit", "funds", "payment", "charge", "spend", "limit", "deposit", "refund"),
+        *("wage", "pay", "revenue", "value", "money"),
+    }
+)
+
+
+def _counts(column: str, schema: Schema) -> bool:
+    """The column counts things, not money: whole numbers, named by no word of money."""
+    kinds = {c.type for t in schema.tables for c in t.columns if c.name == column}
+    return kinds == {"integer"} and not set(words(column)) & _MONEY
+
+
+def _as_money(text: str, number: re.Match[str]) -> bool:
+    """The number is said as money: "$27", "27 dollars", "27 USD"."""
+    after = text[number.end() : number.end() + 12]
+    return number.group().startswith("$") or bool(
+        re.match(r"\s*(?:dollars?|usd|bucks|euros?|eur)\b", after, re.I)
+    )
+
+
+def _amount_as_column(texts: list[str], tool: Tool, arguments: dict, schema: Schema) -> str | None:
     """A write that changes a column by an amount said only as that column's value:
     restaurant-intent-00068 on ec28a14, "top up my reservation for 27, which is the
     quantity of my order" (fact: "The quantity of my order is 27"), whose gold added 27 to
-    the 27. What to add is never said; what the order holds is."""
+    the 27. What to add is never said; what the order holds is. Nor is a count topped up
+    by money: "top up $27 to my order" added 27 to its quantity (restaurant-intent-00068
+    on 277c846)."""
     for column, param, _ in tool.adjustments():
         amount = arguments.get(param)
         if not isinstance(amount, int | float) or isinstance(amount, bool):
@@ -209,6 +235,13 @@ def _amount_as_column(texts: list[str], tool: Tool, arguments: dict) -> str | No
             for m in _NUMBER.finditer(text)
             if float(m.group(1).replace(",", "")) == float(amount)
         ]
+        counted = _counts(column, schema)
+        if said and counted and all(_as_money(text, m) for text, m in said):
+            text, m = said[0]
+            return (
+                f"changes {column} by {amount:g}; the instruction asks for money "
+                f"({m.group().strip()!r}), and {column} counts no money"
+            )
         if said and all(_as_column(text, m.start(), m.end(), column) for text, m in said):
             text, m = said[0]
             around = text[max(0, m.start() - 40) : m.end() + 40].strip()
@@ -286,7 +319,7 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         if (by := _by_as_to(task.instruction, tool, call.arguments, others)) is not None:
             return f"gold call {i} {call.key()} {by}"
         texts = [task.instruction, *task.known_facts]
-        if (own := _amount_as_column(texts, tool, call.arguments)) is not None:
+        if (own := _amount_as_column(texts, tool, call.arguments, schema)) is not None:
             return f"gold call {i} {call.key()} {own}"
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing
@@ -389,6 +422,22 @@ def _named(target: Target, replay: Replay, asked: Text, seed: SeedFacts) -> bool
         and phrase(cell) not in kinds
         and asked.mentions(cell)
         for cell in row.values()
+    ) or any(
+        _described(asked.text, column, cell)
+        for column, cell in row.items()
+        if value_key(cell) != key and isinstance(cell, int | float) and not isinstance(cell, bool)
+    )
+
+
+def _described(text: str, column: str, value: int | float) -> bool:
+    """A word of the column just before its value: "from a party of 2 to a party of 5"
+    describes the reservations by `party_size` (restaurant-intent-00060 on 277c846, whose
+    move was rejected as never naming the reservation it goes to)."""
+    own = [w for w in words(column) if w not in GENERIC]
+    number = re.escape(f"{value:g}")
+    return any(
+        re.search(rf"\b{re.escape(w)}\w*(?:\s+\w+){{0,2}}?\s+{number}(?!\d|\.\d)", text, re.I)
+        for w in own
     )
 
 

@@ -8,10 +8,17 @@ from tests.conftest import mini_task
 from tests.generators.flights import flights_spec
 from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
+from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolResult
 from validators.facts import SeedFacts
-from validators.intent import _asks_state, _names_a_record, said_as_verb, unsaid_destination
+from validators.intent import (
+    _amount_as_column,
+    _asks_state,
+    _names_a_record,
+    said_as_verb,
+    unsaid_destination,
+)
 from validators.pipeline import verify
 
 FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
@@ -216,6 +223,26 @@ def test_a_record_named_by_its_own_name_is_named(banking_spec: EnvironmentSpec) 
         )
         assert (stage, reason) == ("intent", "unasked_target"), unnamed
         assert "never names the payee it changes" in detail
+
+
+def test_a_record_described_by_a_column_and_its_value_is_named(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """restaurant-intent-00060 on 277c846, "Move my order for 36 items from a party of 2 to
+    a party of 5", was rejected as never naming the reservation: `party_size` 5 names it.
+    Maria's savings account is the one with a transfer limit of 2000."""
+    listed = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 1, "path": "from_balance"}]
+    ask = "Please send 250 from A20001 to the one with a transfer limit of {}. What is left?"
+    verdict = bank_verdict(
+        banking_spec, ask.format(2000), gold_calls=[listed, MOVE], communicate=told
+    )
+    assert verdict == ("accepted", "ok", "")
+    for limit in ("5000", "2000.5"):  # A20001's own limit; not the number said
+        stage, reason, _ = bank_verdict(
+            banking_spec, ask.format(limit), gold_calls=[listed, MOVE], communicate=told
+        )
+        assert (stage, reason) == ("intent", "unasked_target"), limit
 
 
 def test_a_record_picked_from_a_listing_must_be_told_apart(
@@ -883,6 +910,39 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
         "Please transfer $250 from A20001 to my account A20002. My balance?",
     )
     all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)
+
+
+def test_a_count_topped_up_by_money_is_unasked_write() -> None:
+    """restaurant-intent-00068 on 277c846: "I want to top up $27 to my order ... which has
+    a quantity of 15", whose gold added 27 to the quantity: dollars asked, units added."""
+    topup = Tool.model_validate(
+        {
+            "name": "topup_order_quantity",
+            "description": "Add to an order's quantity.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "integer"}, "amount": {"type": "integer"}},
+                "required": ["order_id", "amount"],
+            },
+            "run": ["UPDATE orders SET quantity = quantity + :amount WHERE order_id = :order_id"],
+            "returns": "SELECT order_id, quantity FROM orders WHERE order_id = :order_id",
+            "single": True,
+        }
+    )
+    arguments = {"order_id": 54150, "amount": 27}
+    columns = [{"name": "order_id", "type": "integer"}, {"name": "quantity", "type": "integer"}]
+    table = {"name": "orders", "columns": columns, "primary_key": ["order_id"]}
+    schema = Schema.model_validate({"tables": [table]})
+    for money in ("I want to top up $27 to my order.", "Add 27 dollars to my order."):
+        said = _amount_as_column([money], topup, arguments, schema)
+        assert said is not None and "counts no money" in said, money
+    for count in ("I want to top up my order by 27.", "Add 27 more to my order, not $5."):
+        assert _amount_as_column([count], topup, arguments, schema) is None, count
+    # a quantity of money (a real column, or one named as money) is topped up by dollars
+    columns[1]["type"] = "real"
+    real = Schema.model_validate({"tables": [table]})
+    assert _amount_as_column(["I want to top up $27 to my order."], topup, arguments, real) is None
 
 
 def test_the_users_own_record_called_yours_is_assistant_voice(
