@@ -760,6 +760,12 @@ def _written(replay: Replay, seed: SeedFacts, table: str, key: str) -> set[objec
     return out
 
 
+def _same_start(said: list[str], value: list[str]) -> bool:
+    """One starts with the other, word for word."""
+    n = min(len(said), len(value))
+    return n > 0 and said[:n] == value[:n]
+
+
 def _not_a_value(text: str, column: str, values: Iterable[str], others: Set[str]) -> str:
     """What a text gives as the column's value ("the current game status is in progress")
     when it is none of the values the column takes; a value given as the column of another
@@ -778,9 +784,10 @@ def _not_a_value(text: str, column: str, values: Iterable[str], others: Set[str]
             continue
         if _NO_CLAIM_BEFORE.search(text[: said.start()]):  # "notify me when the ..."
             continue
-        stated = " ".join(tokens(said.group(2).replace("_", " "))[:3])
-        if not any(stated.startswith(" ".join(tokens(v.replace("_", " ")))) for v in values):
-            return stated
+        # a value with a comma is cut there: "Russell, Whitehead and Terrell" says "russell"
+        stated = tokens(said.group(2).replace("_", " "))[:3]
+        if not any(_same_start(stated, tokens(v.replace("_", " "))) for v in values):
+            return " ".join(stated)
     return ""
 
 

@@ -257,6 +257,19 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
         assert verdict[:2] != ("facts", "false_fact"), (fact, verdict)
 
 
+def test_a_value_with_a_comma_is_read_whole() -> None:
+    """Travel on 277c846 rejected "The hotel's name is Russell, Whitehead and Terrell" (and
+    "Knox, Parker and Stephens") as naming 'russell', which no hotel has."""
+    from validators.facts import _not_a_value
+
+    hotels = ["Russell, Whitehead and Terrell", "Knox, Parker and Stephens", "Meyer Inc"]
+    for name in hotels:
+        assert _not_a_value(f"The hotel's name is {name}.", "name", hotels, set()) == "", name
+    said = _not_a_value("The hotel's name is Hilton, in Paris.", "name", hotels, set())
+    assert said == "hilton"
+    assert _not_a_value("The hotel's name is Russ.", "name", hotels, set()) == "russ"
+
+
 def test_a_status_no_record_of_the_kind_has_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Basketball's "The current game status is in progress", where games are scheduled,
     postponed or completed."""
