@@ -19,7 +19,7 @@ from toolscale.llm.client import LLMClient
 from toolscale.llm.config import LLMConfig
 from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
-from toolscale.task import Task
+from toolscale.task import Preference, Task
 from toolscale.testing.fakedomain import judge_answer
 from toolscale.testing.fakellm import FakeLLM, Reply, Responder, scripted
 from toolscale.trajectory import Trajectory
@@ -181,7 +181,9 @@ CALL_NO = [
 def test_each_verdict_maps_to_its_reason(
     banking_spec: EnvironmentSpec, gold: Gold, reply: Reply, reason: str | None, named: str
 ) -> None:
-    judged = run_judge(banking_spec, gold, scripted(reply))
+    # the user also asks to close the account, which the gold does not do
+    task = gold.task.model_copy(update={"instruction": f"{gold.task.instruction} Also {CLOSE}."})
+    judged = run_judge(banking_spec, Gold(task, gold.trajectory, gold.replay), scripted(reply))
     assert len(judged.requests) == 1
     if reason is None:
         assert judged.rejection is None
@@ -193,34 +195,62 @@ def test_each_verdict_maps_to_its_reason(
 
 
 @pytest.mark.parametrize(
-    ("missing", "kept"),
+    ("missing", "said", "kept"),
     [
-        ("", True),  # names nothing missing
-        ("Hi, I'm Maria. Tell me what is left.", True),  # a greeting asks for nothing
-        ("Could you please confirm this?", True),  # names nothing the gold does not tell
-        ("then tell me what is left in checking", True),  # told: from_balance
-        ("Please move $250 from my checking account A20001", True),  # done: transfer_funds
-        ("move $250 into savings, and tell me what is left", True),
-        (CLOSE, False),
-        ("move $250 into savings and close my savings account", False),
-        ("tell me my card's status", False),
+        ("", "", True),  # names nothing missing
+        ("Hi, I'm Maria. Tell me what is left.", "", True),  # a greeting asks for nothing
+        ("Could you please confirm this?", "same", True),  # names nothing untold
+        ("then tell me what is left in checking", "", True),  # told: from_balance
+        ("Please move $250 from my checking account A20001", "", True),  # done: transfer_funds
+        ("move $250 into savings, and tell me what is left", "", True),
+        (CLOSE, "same", False),
+        ("move $250 into savings and close my savings account", "same", False),
+        ("tell me my card's status", "same", False),
         # restaurant-intent-00011: "the order quantity is 40" names an order, orders none
-        ("Please move $250 into savings. The transaction limit is 500.", True),
-        ("Please open an account", False),
+        ("Please move $250 into savings. The transaction limit is 500.", "same", True),
+        ("Please open an account", "same", False),
+        # travel-intent-00015 on 277c846: no words of the user's
+        ("The user never asked for the check-in date.", "", True),
+        ("tell me my card's status", "", True),
+        # travel-intent-00023: "It's for check-in date 2025-04-27" asks nothing checked
+        ("It's for check-in date 2025-04-27.", "same", True),
+        ("Please check my card's status.", "same", False),
     ],
 )
 def test_what_the_judge_quotes_as_missing_is_checked_against_the_gold(
-    banking_spec: EnvironmentSpec, gold: Gold, missing: str, kept: bool
+    banking_spec: EnvironmentSpec, gold: Gold, missing: str, said: str, kept: bool
 ) -> None:
     """The embedded judge said "something is missing" of 15 drafts read by hand, wrongly
     for 12 ("the booking is not cancelled yet" beside a cancel that returned `cancelled`).
     Its own quote of what is missing decides: a part that names a told value or asks for a
-    write the gold makes is done."""
+    write the gold makes is done, and so is one the user never said (`said` is what the
+    user adds to bank-001's request; "same" adds the quote itself)."""
+    added = missing if said == "same" else said
+    task = gold.task.model_copy(update={"instruction": f"{gold.task.instruction} {added}"})
     reply = answer(request_fully_done=False, missing=missing, careful_agent_does_exactly_this=False)
-    found = run_judge(banking_spec, gold, scripted(reply)).rejection
-    assert (found is None) == kept, found
-    if found is not None:
-        assert found.reason == "judge_missing_request" and repr(missing) in found.detail
+    found = run_judge(banking_spec, Gold(task, gold.trajectory, gold.replay), scripted(reply))
+    assert (found.rejection is None) == kept, found.rejection
+    if found.rejection is not None:
+        assert found.rejection.reason == "judge_missing_request"
+        assert repr(missing) in found.rejection.detail
+
+
+def test_a_wish_about_tools_is_no_request_left_undone(
+    banking_spec: EnvironmentSpec, gold: Gold
+) -> None:
+    """travel-intent-00010 on 277c846: the judge quoted the user's "Please don't use the
+    list hotel bookings by hotel id service; it is expensive" as a request left undone."""
+    wish = "Please don't use the list payees service; it is expensive."
+    preferences = {"cost": 0.5, "avoid_tools": ["list_payees"], "statement": wish}
+    task = gold.task.model_copy(
+        update={
+            "instruction": f"{gold.task.instruction} {wish}",
+            "preferences": Preference.model_validate(preferences),
+        }
+    )
+    reply = answer(request_fully_done=False, missing=wish, careful_agent_does_exactly_this=False)
+    found = run_judge(banking_spec, Gold(task, gold.trajectory, gold.replay), scripted(reply))
+    assert found.rejection is None
 
 
 @pytest.mark.parametrize(
