@@ -518,17 +518,34 @@ _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
 
 # "to" as a direction, not the infinitive of "I need to move the House Table 9 ..."
 _ACTS = r"move|change|switch|transfer|put|shift|swap|reassign|relocate|book|get|have|make"
-_TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+\s+){{0,4}}?"
+_TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+,?\s+){{0,4}}?"
+
+
+# "My new flight id is 26127" (travel-intent-00003 on b8ec214) says where it goes too
+_NEW = r"\bnew\s+(?:\w+\s+){0,3}?(?:(?:is|was|=|:|of)\s+)?"
 
 
 _AWAY = r"\bfrom\s+(?:(?:the|a|an|my)\s+)?(?:\w+\s+){0,2}?"
+
+
+_SAME_PHRASE = re.compile(r"\bfrom\s+(\S.{0,80}?)\s+(?:in)?to\s+\1(?!\w)", re.I)
 
 
 def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
     """A move whose destination was found by its name must be asked to go there: "move my
     reservation to Special Table 7". Restaurant's 1.5B wrote "move the reservation table
     named Classic Table 5 from the current seating arrangement to the next available
-    table", and "the Special Table 7 reservation", each for a move onto that table."""
+    table", and "the Special Table 7 reservation", each for a move onto that table. Nor
+    is a move asked for by the same words at both ends ("move my flight booking from
+    2022-08-05 to 2022-08-05": travel-intent-00045 on b8ec214)."""
+    if same := _SAME_PHRASE.search(task.instruction):
+        for index, call in enumerate(task.gold_calls):
+            moves = call.name in tools and tools[call.name].kind == "write"
+            if moves and any(p.startswith("new_") for p in call.arguments):
+                return (
+                    f"gold call {index} {call.key()}: the instruction says "
+                    f"{same.group().strip()!r}, the same at both ends of a move"
+                )
     for index, call in enumerate(task.gold_calls):
         if call.name not in tools or tools[call.name].kind != "write":
             continue
@@ -540,7 +557,8 @@ def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> st
                 name = str(value)  # "from flight 26187 to flight", a move onto 26187
             if name is None:
                 continue
-            if not re.search(rf"{_TOWARD}{re.escape(name)}\b", task.instruction, re.I):
+            toward = rf"(?:{_TOWARD}|{_NEW}){re.escape(name)}\b"
+            if not re.search(toward, task.instruction, re.I):
                 return (
                     f"gold call {index} {call.key()}: the instruction names {name!r}, but not "
                     f"as where it moves to ({param})"

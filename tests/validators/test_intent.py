@@ -1084,14 +1084,26 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
         "I just wanted to move the Special Table 7 reservation for a group of two.",
         "Please move my table, which is Special Table 7, to fit a party of two.",
         "Move the reservation table named Special Table 7 to the next available table.",
-        # travel-intent-00038 on b8ec214: "from Barron-Fleming to Barron-Fleming"
-        "Please move my reservation from Special Table 7 to Special Table 7.",
     ):
         detail = moved(ask)
         assert detail is not None and "names 'Special Table 7'" in detail, ask
+    # travel-intent-00038 on b8ec214: "from Barron-Fleming to Barron-Fleming"; 00045: "from
+    # 2022-08-05 to 2022-08-05"; restaurant's "from 16 for a reservation with a party size of
+    # 3 to 16 for a reservation with a party size of 3"
+    for ask in (
+        "Please move my reservation from Special Table 7 to Special Table 7.",
+        "Please move my reservation from 2022-08-05 to 2022-08-05.",
+        "Move it from 16 for a party size of 3 to 16 for a party size of 3, to Special Table 7.",
+    ):
+        detail = moved(ask)
+        assert detail is not None and "the same at both ends of a move" in detail, ask
     for ask in (
         "Please move my reservation for two to Special Table 7.",
         "I need to move my booking onto the Special Table 7, please.",
+        # travel-intent-00022 and 00003 on b8ec214, rejected for want of these readings
+        "Please move it from my booking of March 1 to a new table, Special Table 7.",
+        "I want to move it to a different table. My new table is Special Table 7.",
+        "Please move my reservation from 2022-08-05 to Special Table 7.",
     ):
         assert moved(ask) is None, ask
     # travel-intent-00043 on b8ec214: "from flight 26187 to flight.", a move onto 26187
