@@ -915,5 +915,35 @@ def _misdescribed_target(
     return ""
 
 
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def past_moment(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
+    """A new record of something still to come, set before today: travel-intent-00011 on
+    277c846 booked a hotel stay from 2023-03-17 (00025: "for the next two days", from
+    2024-05-24), where the clock is 2025-01-15 and the seed's pending stays lie ahead. A
+    column whose seed rows all lie behind (a birth date, a past payment) is left alone."""
+    today = spec.clock[:10]
+    for i, call in enumerate(task.gold_calls):
+        tool = tools.get(call.name)
+        if tool is None or not tool.creates or call.expect_error is not None:
+            continue
+        for table in tool.inserts():
+            rows = spec.seed.get(table, [])
+            for param, value in call.arguments.items():
+                if not isinstance(value, str) or not _DAY.match(value) or value[:10] >= today:
+                    continue
+                held = [v for r in rows if isinstance(v := r.get(param), str)]
+                if any(_DAY.match(v) and v[:10] >= today for v in held):
+                    return (
+                        f"gold call {i} {call.name} sets {param}={value!r}, before today "
+                        f"({today}), where the {table} to come lie ahead"
+                    )
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
-    return check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
+    found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
+    if found is None and (said := past_moment(ctx.task, ctx.env.spec, ctx.env.tools)):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    return found

@@ -9,6 +9,7 @@ from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
+from toolscale.tool import Tool
 from validators.facts import SeedFacts, claimed_kin, literals, lone_names, names, unknown_id
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
@@ -255,6 +256,42 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
             communicate=told,
         )
         assert verdict[:2] != ("facts", "false_fact"), (fact, verdict)
+
+
+def test_a_stay_still_to_come_booked_before_today_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """travel-intent-00011 on 277c846 booked a hotel stay from 2023-03-17 (00025: "for the
+    next two days", from 2024-05-24) where the clock is 2025-01-15 and the seed's pending
+    stays lie ahead. Where every row lies behind (a birth date), a past day is no claim."""
+    from validators.facts import past_moment
+
+    book = Tool.model_validate(
+        {
+            "name": "create_stay",
+            "description": "Book a stay.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"check_in": {"type": "string"}}},
+            "run": ["INSERT INTO stays (stay_id, check_in) VALUES (:_new_id, :check_in)"],
+            "returns": "SELECT 1",
+        }
+    )
+    tools = {"create_stay": book}
+
+    def said(day: str, seeded: list[str]) -> str:
+        stays = [{"stay_id": i, "check_in": d} for i, d in enumerate(seeded)]
+        spec = banking_spec.model_copy(
+            update={"seed": {"stays": stays}, "clock": "2025-01-15T10:00:00"}
+        )
+        calls = [{"name": "create_stay", "arguments": {"check_in": day}}]
+        return past_moment(mini_task(gold_calls=calls, communicate=[]), spec, tools)
+
+    ahead = ["2023-01-02T10:00:00", "2025-03-01T12:00:00"]
+    assert "check_in='2023-03-17T12:30:45', before today (2025-01-15)" in said(
+        "2023-03-17T12:30:45", ahead
+    )
+    assert said("2025-04-03", ahead) == ""  # still to come
+    assert said("1990-05-01", ["1980-01-02", "2001-07-08"]) == ""  # all behind: a birth date
 
 
 def test_a_value_with_a_comma_is_read_whole() -> None:
