@@ -52,6 +52,16 @@ def clock(hour: str, minute: str, half: str | None) -> str:
     return f"time {h:02d}:{minute}"
 
 
+# an hour alone, "7pm", "at 6 a.m.": stated where the record's time falls in that hour
+_HOUR = re.compile(r"(?<![\d:T])(1[0-2]|0?[1-9])\s*([ap])\.?m\.?(?!\w)", re.I)
+
+
+def hour(value: str, half: str | None) -> str:
+    """The hour of a time of day (travel-intent-00058 on 277c846 said "June 15th at 6am" of
+    a check-out at 09:40; hours alone were not read)."""
+    return clock(value, "00", half).rsplit(":", 1)[0].replace("time", "hour")
+
+
 _PLACEHOLDER = re.compile(r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|[A-Z]\.?))+\b")
 _NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's name
@@ -212,6 +222,8 @@ def literals(text: str) -> list[Scalar]:
         text = pattern.sub(" ", text)
     found += [clock(*m.groups()) for m in _TIME.finditer(text)]
     text = _TIME.sub(" ", text)
+    found += [hour(*m.groups()) for m in _HOUR.finditer(text)]
+    text = _HOUR.sub(" ", text)
     found += [m.group() for m in _CODE.finditer(text) if not _NOT_A_CODE.fullmatch(m.group())]
     text = _CODE.sub(" ", text)
     found += [n for n in numbers(text) if not (n.is_integer() and 0 <= n <= SMALL)]
@@ -226,10 +238,13 @@ def _keys(values: Iterable[Scalar]) -> set[object]:
         if isinstance(v, str):
             out.update(numbers(v.replace("-", " ")))
             out.update(tokens(v))
-            out.update(value_key(clock(*m.groups())) for m in _TIME.finditer(v))
-            with contextlib.suppress(ValueError):  # a datetime's time of day
+            times = [m.groups() for m in _TIME.finditer(v)]
+            out.update(value_key(clock(*t)) for t in times)
+            out.update(value_key(hour(t[0], t[2])) for t in times)
+            with contextlib.suppress(ValueError):  # a datetime's time of day, and its hour
                 moment = dt.datetime.fromisoformat(v)
                 out.add(value_key(clock(str(moment.hour), f"{moment.minute:02d}", None)))
+                out.add(value_key(hour(str(moment.hour), None)))
             if day := day_of(v):  # and its day: "my order from 2024-05-27"
                 out.add(value_key(day))
     return out

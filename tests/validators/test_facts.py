@@ -10,7 +10,7 @@ from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
-from validators.facts import SeedFacts, claimed_kin, literals, lone_names, names, unknown_id
+from validators.facts import SeedFacts, _keys, claimed_kin, literals, lone_names, names, unknown_id
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
 ASK = "How much is still outstanding on my loan?"
@@ -200,6 +200,12 @@ def test_a_time_of_day_no_record_holds_is_false_fact(banking_spec: EnvironmentSp
     stage, reason, detail = loan_verdict(banking_spec, ASK + " I will call back at 10:00 PM.")
     assert (stage, reason) == ("facts", "false_fact")
     assert "time 22:00" in detail
+    # an hour alone: travel-intent-00058 on 277c846 said "June 15th at 6am" of a check-out
+    # at 09:40; "from 7pm" of 19:20 is that hour
+    assert literals("from 7pm to 6 a.m., 2 rooms") == ["hour 19", "hour 06"]
+    assert {"hour 19", "time 19:20"} <= _keys(["2025-06-02T19:20:19"])
+    stage, reason, detail = loan_verdict(banking_spec, ASK + " I will call back at 3am.")
+    assert (stage, reason) == ("facts", "false_fact") and "hour 03" in detail
 
 
 CARDS = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
