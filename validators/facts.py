@@ -34,6 +34,29 @@ CATEGORIES = 8  # a text column with at most this many distinct seed values is a
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
+_MONTHS = (
+    *("january", "february", "march", "april", "may", "june", "july", "august"),
+    *("september", "october", "november", "december"),
+)
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"  # noqa: E501
+_ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
+# a day by its month's name: "June 18", "March 1st, 2022", "the 20th of July"
+_NAMED_DAY = re.compile(
+    rf"\b(?:{_MONTH}\.?\s+{_ORD}|{_ORD}\s+(?:of\s+)?{_MONTH}\.?)(?!\d|:)(?:,?\s+(\d{{4}})\b)?",
+    re.I,
+)
+
+
+def named_day(m: re.Match[str]) -> str | None:
+    """The day a match of `_NAMED_DAY` names: `YYYY-MM-DD` with its year, else `day MM-DD`."""
+    month_a, day_a, day_b, month_b, year = m.groups()
+    word, day = (month_a, day_a) if month_a else (month_b, day_b)
+    month = next(i for i, name in enumerate(_MONTHS, 1) if name.startswith(word.casefold()[:3]))
+    if not 1 <= int(day) <= 31:
+        return None
+    return f"{year}-{month:02d}-{int(day):02d}" if year else f"day {month:02d}-{int(day):02d}"
+
+
 _PHONE = re.compile(r"\+?\(?\d{2,4}\)?[-\s.]\d{2,4}(?:[-\s.]\d{2,5})+\b|\b\d{3}-\d{4}\b")
 _CODE = re.compile(
     r"\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"
@@ -220,6 +243,8 @@ def literals(text: str) -> list[Scalar]:
     for pattern in (_EMAIL, _DATE, _PHONE):
         found += [m.group() for m in pattern.finditer(text)]
         text = pattern.sub(" ", text)
+    found += [d for m in _NAMED_DAY.finditer(text) if (d := named_day(m))]
+    text = _NAMED_DAY.sub(" ", text)
     found += [clock(*m.groups()) for m in _TIME.finditer(text)]
     text = _TIME.sub(" ", text)
     found += [hour(*m.groups()) for m in _HOUR.finditer(text)]
@@ -247,6 +272,8 @@ def _keys(values: Iterable[Scalar]) -> set[object]:
                 out.add(value_key(hour(str(moment.hour), None)))
             if day := day_of(v):  # and its day: "my order from 2024-05-27"
                 out.add(value_key(day))
+            if _DATE.fullmatch(v):  # and its month and day: "my flight on June 17"
+                out.add(value_key(f"day {v[5:10]}"))
     return out
 
 

@@ -208,6 +208,17 @@ def test_a_time_of_day_no_record_holds_is_false_fact(banking_spec: EnvironmentSp
     assert (stage, reason) == ("facts", "false_fact") and "hour 03" in detail
 
 
+def test_a_day_said_by_its_months_name_is_checked_too(banking_spec: EnvironmentSpec) -> None:
+    """travel-intent-00006 on 277c846, "move this flight booking from June 17 to June 18", of
+    a booking made 2024-06-17 onto a flight leaving 2025-07-08: days said by the month's name
+    were not read at all."""
+    said = "from June 17 to the 18th of June, on March 1st, 2022, May I? Sept. 3"
+    assert literals(said) == ["day 06-17", "day 06-18", "2022-03-01", "day 09-03"]
+    assert {"day 06-17", "2024-06-17"} <= _keys(["2024-06-17T12:20:11", "2024-06-17"])
+    stage, reason, detail = loan_verdict(banking_spec, ASK + " I paid it on February 30th.")
+    assert (stage, reason) == ("facts", "false_fact") and "day 02-30" in detail
+
+
 CARDS = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
 
 
