@@ -528,7 +528,8 @@ _NEW = r"\bnew\s+(?:\w+\s+){0,3}?(?:(?:is|was|=|:|of)\s+)?"
 _AWAY = r"\bfrom\s+(?:(?:the|a|an|my)\s+)?(?:\w+\s+){0,2}?"
 
 
-_SAME_PHRASE = re.compile(r"\bfrom\s+(\S.{0,80}?)\s+(?:in)?to\s+\1(?!\w)", re.I)
+# the same words at both ends, not a number and a longer one ("from 10 to 10:30")
+_SAME_PHRASE = re.compile(r"\bfrom\s+(\S.{0,80}?)\s+(?:in)?to\s+\1(?![\w:]|[.-]\d)", re.I)
 
 
 def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
@@ -1041,7 +1042,7 @@ def owned_as_yours(text: str, seed: SeedFacts) -> str | None:
     ticket of its own game. A record of the business ("one of your tables") is its own;
     only a kind the asker owns, after nothing but a state or "own", "current" and the like."""
     owned = {*seed.owner, *([seed.people] if seed.people else [])}
-    kinds = set().union(set(), *(entity_words(t) for t in owned))
+    kinds = set().union(*(entity_words(t) for t in owned))
     states = {
         w for t in owned for vals in seed.states.get(t, {}).values() for v in vals for w in words(v)
     }

@@ -1104,6 +1104,7 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
         "Please move it from my booking of March 1 to a new table, Special Table 7.",
         "I want to move it to a different table. My new table is Special Table 7.",
         "Please move my reservation from 2022-08-05 to Special Table 7.",
+        "Please move it from 10 to 10:30, to Special Table 7.",
     ):
         assert moved(ask) is None, ask
     # travel-intent-00043 on b8ec214: "from flight 26187 to flight.", a move onto 26187
