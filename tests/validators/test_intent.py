@@ -1080,23 +1080,20 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
     def moved(ask: str) -> str | None:
         return unsaid_destination(mini_task(instruction=ask, gold_calls=calls), tools, replay)
 
-    for ask in (
-        "I just wanted to move the Special Table 7 reservation for a group of two.",
-        "Please move my table, which is Special Table 7, to fit a party of two.",
-        "Move the reservation table named Special Table 7 to the next available table.",
+    named, same = "names 'Special Table 7'", "the same at both ends of a move"
+    for ask, why in (
+        ("I just wanted to move the Special Table 7 reservation for a group of two.", named),
+        ("Please move my table, which is Special Table 7, to fit a party of two.", named),
+        ("Move the reservation table named Special Table 7 to the next available table.", named),
+        # travel-intent-00038 on b8ec214: "from Barron-Fleming to Barron-Fleming"; 00045:
+        # "from 2022-08-05 to 2022-08-05"; restaurant's "from 16 for a reservation with a
+        # party size of 3 to 16 for a reservation with a party size of 3"
+        ("Please move my reservation from Special Table 7 to Special Table 7.", same),
+        ("Please move my reservation from 2022-08-05 to 2022-08-05.", same),
+        ("Move it from 16 for a party size of 3 to 16 for a party size of 3, to it.", same),
     ):
         detail = moved(ask)
-        assert detail is not None and "names 'Special Table 7'" in detail, ask
-    # travel-intent-00038 on b8ec214: "from Barron-Fleming to Barron-Fleming"; 00045: "from
-    # 2022-08-05 to 2022-08-05"; restaurant's "from 16 for a reservation with a party size of
-    # 3 to 16 for a reservation with a party size of 3"
-    for ask in (
-        "Please move my reservation from Special Table 7 to Special Table 7.",
-        "Please move my reservation from 2022-08-05 to 2022-08-05.",
-        "Move it from 16 for a party size of 3 to 16 for a party size of 3, to Special Table 7.",
-    ):
-        detail = moved(ask)
-        assert detail is not None and "the same at both ends of a move" in detail, ask
+        assert detail is not None and why in detail, ask
     for ask in (
         "Please move my reservation for two to Special Table 7.",
         "I need to move my booking onto the Special Table 7, please.",
