@@ -957,9 +957,6 @@ def _misdescribed_target(
     return ""
 
 
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
 def past_moment(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
     """A new record of something still to come, set before today: travel-intent-00011 on
     277c846 booked a hotel stay from 2023-03-17 (00025: "for the next two days", from
@@ -973,10 +970,10 @@ def past_moment(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) ->
         for table in tool.inserts():
             rows = spec.seed.get(table, [])
             for param, value in call.arguments.items():
-                if not isinstance(value, str) or not _DAY.match(value) or value[:10] >= today:
+                if not isinstance(value, str) or not _DATE.match(value) or value[:10] >= today:
                     continue
                 held = [v for r in rows if isinstance(v := r.get(param), str)]
-                if any(_DAY.match(v) and v[:10] >= today for v in held):
+                if any(_DATE.match(v) and v[:10] >= today for v in held):
                     return (
                         f"gold call {i} {call.name} sets {param}={value!r}, before today "
                         f"({today}), where the {table} to come lie ahead"

@@ -289,11 +289,11 @@ def done_anyway(
     fields = {stem(w) for t in schema.tables for c in t.columns for w in words(c.name)}
     fields -= {stem(w) for w in GENERIC}
     own = Text(_joined(" ".join([task.instruction, *task.known_facts])))
-    wish = task.preferences.statement if task.preferences else ""
+    wish = Text(_joined(task.preferences.statement if task.preferences else ""))
     for part in _parts(_joined(missing)):
         # not the user's words ("The user never asked for the check-in date"), or their
         # wish about tools: no request of theirs (travel-intent-00015, 00010 on 277c846)
-        if not own.mentions(part) or (wish and Text(_joined(wish)).mentions(part)):
+        if not own.mentions(part) or wish.mentions(part):
             continue
         said = {stem(w) for w in words(part)}
         # "confirm" and "check" also ask to be told; "the order quantity is 40" names an
