@@ -94,10 +94,16 @@ class ArgumentSampler:
                 self.by_key[table.name] = {r.get(key): r for r in self.rows.get(table.name, [])}
 
     def value(
-        self, tool: Tool, param: str, rng: random.Random, rows: dict[str, dict] | None = None
+        self,
+        tool: Tool,
+        param: str,
+        rng: random.Random,
+        rows: dict[str, dict] | None = None,
+        ahead: bool = True,
     ) -> Scalar:
         """One value; parameters on the same table share a row (`rows`), so an account and
-        its client belong together, unless two parameters want the same column."""
+        its client belong together, unless two parameters want the same column. A new
+        record's moments lie `ahead` of the clock where the seed's do (`_copyable`)."""
         prop = tool.parameters.get("properties", {}).get(param, {})
         if prop.get("enum"):
             return rng.choice(prop["enum"])
@@ -120,7 +126,10 @@ class ArgumentSampler:
             table, col = where
             row = rows.get(table)
             if row is None or col in row.get("_used", ()):
-                row = dict(self._related_row(table, rows, rng) or rng.choice(self.rows[table]))
+                row = dict(
+                    self._related_row(table, rows, rng)
+                    or rng.choice(self._copyable(tool, table) if ahead else self.rows[table])
+                )
                 row["_used"] = set()
                 rows[table] = row
             row["_used"].add(col)
@@ -167,6 +176,29 @@ class ArgumentSampler:
             return round(max(1.0, abs(float(value)) * rng.uniform(0.05, 0.5)), 2)
         return value
 
+    def _copyable(self, tool: Tool, table: str) -> list[dict]:
+        """The rows a new record of `table` may copy its values from: those whose moments
+        the tool sets all lie ahead of the clock, where any do. Travel on 277c846 booked
+        stays from 2023-03-17 under a 2025-01-15 clock (travel-intent-00011), copied from a
+        cancelled past stay, where the seed's pending stays all lie ahead."""
+        rows = self.rows[table]
+        if not tool.creates or table not in tool.inserts():
+            return rows
+        kinds = {c.name: c.type for c in self.spec.schema_.table(table).columns}
+        moments = {
+            col
+            for t, col in self.columns[tool.name].values()
+            if t == table and kinds.get(col) in ("date", "datetime")
+        }
+        today = self.spec.clock[:10]
+
+        def ahead(row: dict) -> bool:
+            return all(isinstance(v := row.get(c), str) and v[:10] >= today for c in moments)
+
+        if not moments:
+            return rows
+        return [r for r in rows if ahead(r)] or rows
+
     def _related_row(self, table: str, rows: dict[str, dict], rng: random.Random) -> dict | None:
         """A row of `table` tied to a row already drawn: the parent it points to, or one of
         the children that point to it."""
@@ -202,8 +234,11 @@ class ArgumentSampler:
         rng: random.Random,
         given: dict[str, Scalar] | None = None,
         optional: float = 0.3,
+        ahead: bool = True,
     ) -> dict[str, Scalar]:
-        """Required parameters always, optional ones sometimes; `given` values win."""
+        """Required parameters always, optional ones sometimes; `given` values win. A
+        refusal's draft passes `ahead=False`: a stay booked in the past is what a rule on
+        the moment refuses."""
         given = given or {}
         required = set(tool.parameters.get("required", []))
         rows: dict[str, dict] = {}
@@ -212,7 +247,7 @@ class ArgumentSampler:
             if param in given:
                 out[param] = given[param]
             elif param in required or rng.random() < optional:
-                value = self.value(tool, param, rng, rows)
+                value = self.value(tool, param, rng, rows, ahead)
                 if value is not None or param in required:
                     out[param] = value
         return out

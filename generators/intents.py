@@ -194,7 +194,7 @@ def draft_purpose(
                 used.add(given[k.param])
         if target.param not in given:
             continue
-        arguments = sampler.arguments(tool, rng, given=given, optional=0.0)
+        arguments = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=not refusal)
         if refusal:
             arguments = _pushed(tool, arguments, rng)
         env.reset()

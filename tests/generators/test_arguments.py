@@ -14,6 +14,7 @@ from tests.generators.library import (
     library_tool,
 )
 from tests.generators.railway import railway_spec
+from tests.generators.travel import travel_spec
 from toolscale.environment import Environment
 from toolscale.tool import Tool, ToolCall
 
@@ -158,3 +159,57 @@ def test_a_new_email_is_nobodys_email() -> None:
     assert all(isinstance(e, str) and "@" in e and e not in taken for e in drawn)
     assert len(set(drawn)) > 10
     assert drawn == [sampler.value(update.tool, "new_email", random.Random(i)) for i in range(20)]
+
+
+def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
+    """Travel on 277c846 booked stays from 2023-03-17 under a 2025-01-15 clock
+    (travel-intent-00011), copied from a cancelled past stay; the validator's past_moment
+    rejected them. Where no row lies ahead, any row still serves."""
+    spec = travel_spec()
+    past = {
+        "booking_id": 400,
+        "customer_id": 2,
+        "hotel_id": 21,
+        "check_in_date": "2023-03-17",
+        "check_out_date": "2023-03-19",
+        "status": "cancelled",
+    }
+    book = Tool.model_validate(
+        {
+            "name": "book_hotel",
+            "description": "Book a stay.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "customer_id": {"type": "integer"},
+                    "hotel_id": {"type": "integer"},
+                    "check_in_date": {"type": "string"},
+                    "check_out_date": {"type": "string"},
+                },
+                "required": ["customer_id", "hotel_id", "check_in_date", "check_out_date"],
+            },
+            "run": [
+                "INSERT INTO hotel_bookings (booking_id, customer_id, hotel_id, "
+                "check_in_date, check_out_date, status) VALUES (:_new_id, :customer_id, "
+                ":hotel_id, :check_in_date, :check_out_date, 'booked')"
+            ],
+            "returns": "SELECT 1",
+        }
+    )
+    seed = {**spec.seed, "hotel_bookings": [*spec.seed["hotel_bookings"], past] * 10}
+    spec = spec.model_copy(update={"seed": seed, "tools": [book]})
+    sampler = ArgumentSampler(spec)
+    days = {
+        sampler.arguments(book, random.Random(n), given={"customer_id": 2})["check_in_date"]
+        for n in range(40)
+    }
+    assert days == {"2025-02-01"}
+    refused = {  # a refusal's draft: a stay in the past is what a rule on the moment refuses
+        sampler.arguments(book, random.Random(n), ahead=False)["check_in_date"]
+        for n in range(40)
+    }
+    assert refused == {"2025-02-01", "2023-03-17"}
+    behind = spec.model_copy(update={"seed": {**seed, "hotel_bookings": [past]}})
+    sampler = ArgumentSampler(behind)
+    assert sampler.arguments(book, random.Random(1))["check_in_date"] == "2023-03-17"
