@@ -1005,14 +1005,23 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
 # a span its columns name in days even where they hold times: travel's hotel stays (typed
 # datetime) checked in at 11:15 and out at 20:45 the same day
 DAYS = re.compile(r"date|day|check_?in|check_?out|stay|nights?\b")
+# ... but a thing of one day is over within it, whatever its columns say: basketball's games
+# (`start_date`, `end_date`) lasted up to 30 days and travel's flights (`departure_date`,
+# `arrival_date`, typed datetime) up to 14, on 277c846
+ONE_DAY = re.compile(
+    r"game|match|flight|appointment|screening|showing|concert|visit|shift|exam|lesson|meeting"
+)
 
 
-def _lasting(start: Scalar, end: Scalar, r: random.Random, days: bool = False) -> Scalar:
+def _lasting(
+    start: Scalar, end: Scalar, r: random.Random, days: bool = False, one_day: int | None = None
+) -> Scalar:
     """The end of a span as long as such a thing lasts: 15 minutes to 12 hours between two
     times (an appointment, an alert, a train's run), 1 to 30 days between two days (a stay,
     a rental; a stay's checkout keeps its own time of day). Medicine's appointments ran
     from January to the next December, and its users asked for one "from 2:15 PM to 2:45
-    PM" that ended a year later."""
+    PM" that ended a year later. A thing of one day (`one_day`, the days its end may lie
+    after its start: 0, or 1 where a CHECK wants it later) lasts hours, or ends that day."""
     if not isinstance(start, str) or not isinstance(end, str) or len(start) != len(end):
         return end
     try:
@@ -1020,8 +1029,9 @@ def _lasting(start: Scalar, end: Scalar, r: random.Random, days: bool = False) -
     except ValueError:
         return end
     if len(start) == 10:
-        return (begun + dt.timedelta(days=r.randint(1, 30))).date().isoformat()
-    if days:
+        after = r.randint(1, 30) if one_day is None else one_day
+        return (begun + dt.timedelta(days=after)).date().isoformat()
+    if days and one_day is None:
         later = (begun + dt.timedelta(days=r.randint(1, 14))).date().isoformat()
         return later + end[10:]
     return (begun + dt.timedelta(minutes=15 * r.randint(1, 48))).isoformat(timespec="seconds")
@@ -1138,6 +1148,10 @@ def _table_rows(
     pairs = _order_pairs(table)
     lasting = spans((c.name for c in table.columns if c.type in ("date", "datetime")), made=False)
     in_days = {(a, b): bool(DAYS.search(f"{a} {b}")) for a, b in lasting}  # once, not per row
+    strict = {(a, b) for a, b, s in pairs if s}
+    one_day = {
+        (a, b): int((a, b) in strict) if ONE_DAY.search(table.name) else None for a, b in lasting
+    }
     columns = table.column_names
     insert = (
         f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
@@ -1170,7 +1184,7 @@ def _table_rows(
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
                     row[a], row[b] = _swapped(va, vb)
             for a, b in lasting:
-                row[b] = _lasting(row.get(a), row.get(b), rng, in_days[a, b])
+                row[b] = _lasting(row.get(a), row.get(b), rng, in_days[a, b], one_day[a, b])
             if composite and tuple(row.get(c) for c in composite) in seen_keys:
                 continue
             values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]

@@ -206,8 +206,7 @@ def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
     }
     assert days == {"2025-02-01"}
     refused = {  # a refusal's draft: a stay in the past is what a rule on the moment refuses
-        sampler.arguments(book, random.Random(n), ahead=False)["check_in_date"]
-        for n in range(40)
+        sampler.arguments(book, random.Random(n), ahead=False)["check_in_date"] for n in range(40)
     }
     assert refused == {"2025-02-01", "2023-03-17"}
     behind = spec.model_copy(update={"seed": {**seed, "hotel_bookings": [past]}})

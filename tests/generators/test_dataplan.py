@@ -355,6 +355,29 @@ def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
         for r in rows
     ]
     assert min(hours) >= 0.25 and max(hours) <= 12
+    # a thing of one day is over within it, whatever its columns say: basketball's games
+    # lasted up to 30 days and travel's flights up to 14, on 277c846
+    games = keyed_table("games", start_date="date", end_date="date")
+    flights = keyed_table("flights", departure_date="datetime", arrival_date="datetime")
+    later = keyed_table("matches", start_date="date", end_date="date")
+    later.checks.append("start_date < end_date")
+    schema = Schema(tables=[games, flights, later])
+    made = expand(default_plan(schema), schema, seed=0, total_rows=300)
+    assert made["games"] and all(r["end_date"] == r["start_date"] for r in made["games"])
+    hours = [
+        (
+            dt.datetime.fromisoformat(r["arrival_date"])
+            - dt.datetime.fromisoformat(r["departure_date"])
+        )
+        / dt.timedelta(hours=1)
+        for r in made["flights"]
+    ]
+    assert hours and min(hours) >= 0.25 and max(hours) <= 12
+    ends = [
+        (dt.date.fromisoformat(r["end_date"]) - dt.date.fromisoformat(r["start_date"])).days
+        for r in made["matches"]
+    ]
+    assert set(ends) == {1}  # later, as its CHECK says, and no more
     # ecommerce's orders were updated before they were created, and delivered before either
     orders = keyed_table(
         "orders", created_at="datetime", updated_at="datetime", delivered_date="date"
