@@ -992,6 +992,7 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
     in, which tasks then stated)."""
     moments = [c.name for c in table.columns if c.type in ("date", "datetime")]
     out = [(a, b, False) for a, b in spans(moments)]
+    out += [(a, b, False) for a, b in _within(table)]
     for term in table.check_terms():
         if isinstance(term, exp.LT | exp.LTE | exp.GT | exp.GTE):
             a, b = term.this, term.expression
@@ -999,6 +1000,26 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
                 if isinstance(term, exp.GT | exp.GTE):
                     a, b = b, a
                 out.append((a.name, b.name, isinstance(term, exp.LT | exp.GT)))
+    return out
+
+
+# a count of what is taken, and the most there may be: basketball's games sold more tickets
+# than they held (tickets_sold 412 of tickets_capacity 95) on 277c846
+TAKEN = re.compile(r"sold|booked|used|taken|enrolled|filled|occupied|reserved|issued")
+MOST = re.compile(r"capacity|max|limit|total|quota")
+
+
+def _within(table: Table) -> list[tuple[str, str]]:
+    """(taken, most): number columns the first of which counts what the second allows, by
+    their names; where a table has more than one most, they must share a word."""
+    numbers = [c.name for c in table.columns if c.type in ("integer", "real")]
+    most = [c for c in numbers if MOST.search(c)]
+    out = []
+    for taken in (c for c in numbers if TAKEN.search(c) and c not in most):
+        words = set(taken.split("_"))
+        shared = [m for m in most if words & set(m.split("_"))]
+        if len(shared) == 1 or (not shared and len(most) == 1):
+            out.append((taken, (shared or most)[0]))
     return out
 
 

@@ -543,3 +543,15 @@ def test_a_thing_called_by_name_gets_a_name_and_a_measure_its_range() -> None:
     lent = expand(default_plan(Schema(tables=[loans])), Schema(tables=[loans]), 0, 200)["loans"]
     for column in ("amount", "outstanding_balance", "principal"):
         assert all(1000 <= r[column] <= 50000 for r in lent), column
+
+
+def test_what_is_taken_stays_within_the_most_there_may_be() -> None:
+    """Basketball's games sold more tickets than they held (no CHECK said so) on 277c846."""
+    games = keyed_table("games", tickets_sold="integer", tickets_capacity="integer")
+    classes = keyed_table("classes", enrolled="integer", max_students="integer", fee="real")
+    schema = Schema(tables=[games, classes])
+    plan = default_plan(schema)
+    made = expand(plan, schema, seed=0, total_rows=400)
+    assert made["games"] and all(r["tickets_sold"] <= r["tickets_capacity"] for r in made["games"])
+    assert made["classes"] and all(r["enrolled"] <= r["max_students"] for r in made["classes"])
+    assert len({r["tickets_sold"] for r in made["games"]}) > 5  # still drawn, not pinned
