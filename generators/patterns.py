@@ -1062,19 +1062,24 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
             if sold is not None:
                 out.append(_selling(cand, parent, ref, sold, counted))
             stock = _stock(parent)
-            if stock is None or counted is None:
+            if stock is None:
                 continue
             pk, noun = parent.primary_key[0], singular(parent.name)
+            # a row that says no count takes one: travel's flight booking ("seats_available
+            # ... then goes down") had no passengers column, and no operation took a seat
+            step = f":{counted}" if counted else "1"
             enough = RequireStep(
-                sql=f"SELECT :{counted} <= {stock} AS enough FROM {parent.name} "
-                f"WHERE {pk} = :{ref}",
-                error=f"The {noun}'s {stock} is less than the {counted}.",
+                sql=f"SELECT {step} <= {stock} AS enough FROM {parent.name} WHERE {pk} = :{ref}",
+                error=f"The {noun}'s {stock} is less than the {counted}."
+                if counted
+                else f"The {noun} has no {stock} left.",
             )
-            take = f"UPDATE {parent.name} SET {stock} = {stock} - :{counted} WHERE {pk} = :{ref}"
+            take = f"UPDATE {parent.name} SET {stock} = {stock} - {step} WHERE {pk} = :{ref}"
+            taken = f"its {counted}" if counted else "one"
             tool = cand.tool.model_copy(
                 update={
                     "name": f"{cand.tool.name}_taking_{stock}",
-                    "description": f"{cand.tool.description} Takes its {counted} from the "
+                    "description": f"{cand.tool.description} Takes {taken} from the "
                     f"{noun}'s {stock}.",
                     "require": [*cand.tool.require, enough],
                     "run": [*cand.tool.run, take],
@@ -1085,7 +1090,7 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
                 cand.model_copy(
                     update={
                         "id": f"{cand.id} taking {parent.name}.{stock}",
-                        "summary": f"{cand.summary}; its {counted} comes off {parent.name}.{stock}",
+                        "summary": f"{cand.summary}; {taken} comes off {parent.name}.{stock}",
                         "guards": guards,
                         "tool": tool,
                     }

@@ -122,9 +122,12 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
         score += 1
     # a rule that states a candidate's own checks ("at most the outstanding balance") is
     # about it, not about a status change whose word it shares ("repaid")
-    score += sum(1 for g in cand.guards if g in GUARDS and re.search(GUARDS[g], text))
+    score += _guards_said(cand, text)
     column = cand.id.split(".", 1)[1].split("=")[0] if "." in cand.id else ""
-    if column and column in text:
+    # a create taking stock is about its stock where the rule says it goes down: travel's
+    # "the hotel must have rooms_available above 0" is a hotel booking's check, no taking
+    taking = " taking " in cand.id and not re.search(GUARDS["takes"], text)
+    if column and column in text and not taking:
         score += 1
     return score
 
@@ -243,13 +246,20 @@ def candidates_for(rule: str, candidates: list[Candidate]) -> list[Candidate]:
     # no operation said: "a reservation's party_size must be between 1 and 12", "one
     # booking holds between 1 and 10 seats" are about the record as it is made
     subject = _subject(text)
-    return [
+    made = [
         c
         for c in candidates
         if c.creates
         and c.tool.kind == "write"
         and re.match(rf"(?:an? |the |one )?{singular(c.creates).replace('_', ' ')}", subject)
-    ][:1]
+    ]
+    # ... the one whose own checks the rule says first: travel's "a flight booking needs
+    # ... seats_available then goes down" is the booking that takes a seat
+    return sorted(made, key=lambda c: -_guards_said(c, text))[:1]
+
+
+def _guards_said(cand: Candidate, text: str) -> int:
+    return sum(1 for g in cand.guards if g in GUARDS and re.search(GUARDS[g], text))
 
 
 def guess_conditions(

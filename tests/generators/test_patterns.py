@@ -1103,7 +1103,10 @@ def test_travel_flight_booking_rules_read_the_booked_flight(engine: str) -> None
     class, which is the booked flight's, unread."""
     spec = flights_spec()
     booked, fixed, *_ = flights_rules()
-    book = _enforced(spec, booked, "create:flight_bookings under customers")
+    # the booking that takes a seat (`test_a_booking_that_says_no_count_takes_one_seat`)
+    book = _enforced(
+        spec, booked, "create:flight_bookings under customers taking flights.seats_available"
+    )
     assert _on(spec, book, engine, customer_id=1, flight_id=20).ok
     assert _on(spec, book, engine, customer_id=1, flight_id=21).error == booked
     cancel = _enforced(spec, fixed, "cancel:flight_bookings")
@@ -1187,3 +1190,27 @@ def test_the_day_a_new_record_is_made_is_today_not_asked() -> None:
     assert "updated_at" not in order.param_types()
     assert ":_now" in order.run[0]
     assert "reservation_date" in cands["create:reservations under customers"].param_types()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_booking_that_says_no_count_takes_one_seat(engine: str) -> None:
+    """Travel's "A flight booking needs the flight's status to be scheduled and
+    seats_available to be at least the number of passengers; seats_available then goes
+    down" on 277c846: a flight booking has no passengers column, so no operation took a
+    seat, and a full flight was booked."""
+    spec = flights_spec()
+    rule = flights_rules()[0]
+    assert rule.endswith("seats_available then goes down.")
+    book = _enforced(
+        spec, rule, "create:flight_bookings under customers taking flights.seats_available"
+    )
+    assert "Takes one from the flight's seats_available." in book.description
+    env_spec = spec.model_copy(update={"tools": [*spec.tools, book]})
+    with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
+        for left in (4, 3, 2, 1, 0):
+            made = env.step(ToolCall(name=book.name, arguments={"customer_id": 1, "flight_id": 20}))
+            assert made.ok, made.error
+            found = env.step(ToolCall(name="get_flights", arguments={"flight_id": 20}))
+            assert found.output["seats_available"] == left
+        full = env.step(ToolCall(name=book.name, arguments={"customer_id": 1, "flight_id": 20}))
+    assert full.error == "The flight has no seats_available left."
