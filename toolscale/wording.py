@@ -256,6 +256,10 @@ _ASSISTANT = re.compile(
     # a greeting to the customer by their email: movie's "Hello there, mpeterson@outlook.com!
     # Can you help me activate a booking" (a person says who they are, "I'm ...")
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear|welcome)(?: there)?,? [\w.+-]+@[\w-]+\.\w[\w.]*|"
+    # ... or by a name: basketball-intent-00048 on 277c846, "Hey joyce, I need to move
+    # Andrea Lang's contract" from joyce@hotmail.com; the customer knows no agent's name
+    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
+    r"folks|guys|again|friend|assistant|agent|sir|madam|you)\b)[a-z]+\s*[,!]|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )

@@ -517,6 +517,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "I noticed you're trying to freeze card K30001. Tell me its status.",
         # school on 8198d98: "Sure, Katherine! I'd be happy to activate the course ..."
         "Sure, Maria! Freeze card K30001 and tell me its status.",
+        # basketball-intent-00048 on 277c846: "Hey joyce, I need to move Andrea Lang's
+        # contract", from joyce@hotmail.com
+        "Hey maria, I need card K30001 frozen. Tell me its status.",
+        "Hello Maria! Please freeze card K30001 and tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
         # weather on 2abff72: "As an assistant, I am unable to create a reading ...",
         # "Please inform the assistant to cancel ...", "... and tell the assistant the id"
@@ -540,6 +544,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hello! My email is maria.lopez@example.com. Freeze card K30001; its status?",
         "As an assistant manager I travel a lot. Freeze card K30001; its status?",
         "Could you help me freeze my card K30001 and tell me its status? Thank you.",
+        "Hey, I lost card K30001. Please freeze it and tell me its status.",
+        "Hi there! Please freeze card K30001 and tell me its status.",
+        "Hello team, please freeze card K30001 and tell me its status.",
+        "Hi Maria here. Please freeze card K30001 and tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
