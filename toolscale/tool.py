@@ -159,6 +159,24 @@ class Tool(BaseModel):
                 out.append((column, right.name, "+" if isinstance(value, exp.Add) else "-"))
         return out
 
+    def set_itself(self, table: str) -> list[str]:
+        """The columns of `table` its INSERT statements fill with no parameter of the
+        caller's: the new key (`:_new_id`), the moment (`:_now`), a fixed state."""
+        out = []
+        for sql in self.run:
+            tree = parsed(sql)
+            if not isinstance(tree, exp.Insert) or not isinstance(tree.this, exp.Schema):
+                continue
+            if tree.this.this.name != table or not isinstance(tree.expression, exp.Values):
+                continue
+            columns = [c.name for c in tree.this.expressions]
+            for row in tree.expression.expressions:
+                for column, value in zip(columns, row.expressions, strict=False):
+                    given = isinstance(value, exp.Placeholder) and not value.name.startswith("_")
+                    if not given and column not in out:
+                        out.append(column)
+        return out
+
     def assigned(self, table: str) -> list[str]:
         """The columns of `table` its UPDATE statements assign."""
         return [column for name, column, _ in self._assignments() if name == table]

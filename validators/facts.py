@@ -25,7 +25,7 @@ from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
-from toolscale.wording import NOT_LEFT, PEOPLE, entity_words, said_left, singular
+from toolscale.wording import NOT_LEFT, PEOPLE, entity_words, record_phrase, said_left, singular
 from validators.stage import TaskContext
 
 STAGE = "facts"
@@ -85,7 +85,10 @@ def hour(value: str, half: str | None) -> str:
     return clock(value, "00", half).rsplit(":", 1)[0].replace("time", "hour")
 
 
-_PLACEHOLDER = re.compile(r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}")
+# ... and ecommerce-intent-00004 on 277c846's "The return id is xxxxxx"
+_PLACEHOLDER = re.compile(
+    r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}|\b[xX]{3,}\b|_{3,}|\?{3,}|\bTBD\b"
+)
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|[A-Z]\.?))+\b")
 _NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's name
     *("I", "Hello", "Hi", "Hey", "Dear", "Please", "Thanks", "Thank", "My", "The", "A", "An"),
@@ -981,8 +984,35 @@ def past_moment(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) ->
     return ""
 
 
+def told_before_made(task: Task, tools: Mapping[str, Tool]) -> str:
+    """What the user states of the record the gold makes, that the making sets itself: its
+    id, its state. Ecommerce-intent-00004 on 277c846 said "The return id is xxxxxx" and
+    "The return status is pending" of the return its gold opened (status 'open'); what the
+    user asks the new record to hold ("a reservation for a party of 5") is theirs to say."""
+    for i, call in enumerate(task.gold_calls):
+        tool = tools.get(call.name)
+        if tool is None or not tool.creates or call.expect_error is not None:
+            continue
+        for table in tool.inserts():
+            kind = re.escape(record_phrase(table))
+            for column in tool.set_itself(table):
+                field = re.escape(column.replace("_", " ").removeprefix(f"{singular(table)} "))
+                claim = re.compile(
+                    rf"\b(?:my|the|our)\s+(?:new\s+)?{kind}(?:'s)?\s+{field}\s+(?:is|was)\b", re.I
+                )
+                for said in [task.instruction, *task.known_facts]:
+                    if m := claim.search(said):
+                        return (
+                            f"the user says {m.group()!r} of the {record_phrase(table)} gold "
+                            f"call {i} {call.name} makes: its {column} is set in the making"
+                        )
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
     found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
     if found is None and (said := past_moment(ctx.task, ctx.env.spec, ctx.env.tools)):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if found is None and (said := told_before_made(ctx.task, ctx.env.tools)):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     return found

@@ -773,3 +773,44 @@ def test_the_same_record_for_two_is_false_fact(banking_spec: EnvironmentSpec) ->
         known_facts=facts,
     )
     assert verdict == ("accepted", "ok", "")
+
+
+def test_what_the_making_sets_is_no_fact_before_it() -> None:
+    """Ecommerce-intent-00004 on 277c846: "The return id is xxxxxx", "The return status is
+    pending", of the return its gold opened (its status 'open'). What the user asks the new
+    record to hold is theirs to say."""
+    from validators.facts import _PLACEHOLDER, told_before_made
+
+    open_return = Tool.model_validate(
+        {
+            "name": "create_return",
+            "description": "Open a return for an order item.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"quantity": {"type": "integer"}}},
+            "run": [
+                "INSERT INTO returns (return_id, quantity, status, opened_at) "
+                "VALUES (:_new_id, :quantity, 'open', :_now)"
+            ],
+            "returns": "SELECT 1",
+        }
+    )
+    assert open_return.set_itself("returns") == ["return_id", "status", "opened_at"]
+    tools = {"create_return": open_return}
+    calls = [{"name": "create_return", "arguments": {"quantity": 2}}]
+
+    def said(*facts: str) -> str:
+        task = mini_task(gold_calls=calls, communicate=[], known_facts=list(facts))
+        return told_before_made(task, tools)
+
+    assert "'The return status is' of the return gold call 0 create_return makes" in said(
+        "My email is ann@example.com", "The return status is pending"
+    )
+    assert said("The return id is 59779")
+    assert said("My new return's status is open")
+    assert said("The return quantity is 2") == ""  # asked of the new record
+    assert said("The order status is delivered") == ""  # another record
+    refused = [{**calls[0], "expect_error": "Only a delivered order item can be returned."}]
+    task = mini_task(gold_calls=refused, communicate=[], known_facts=["The return status is x"])
+    assert told_before_made(task, tools) == ""  # nothing made
+    assert _PLACEHOLDER.search("The return id is xxxxxx")
+    assert not _PLACEHOLDER.search("My size is XXL and my order is 35572")
