@@ -33,7 +33,10 @@ from toolscale.tool import Tool, ToolCall, ToolResult
 from toolscale.wording import GENERIC, closed_choices, operation_words, singular, words
 
 STAGE = "intent"
-REFUSAL_SHARE = 0.25  # of intent work items that look for an operation a rule forbids
+# of intent work items that look for an operation a rule forbids: at 0.25, basketball and
+# travel on 277c846 kept 2 refusals of 30 (7%), under the issue's floor of 10%: a refusal is
+# kept less often (basketball: 2 of 7 refusal drafts, 28 of 48 others)
+REFUSAL_SHARE = 0.33
 PREFERENCE_SHARE = 0.2
 TRIES = 40  # (write, record, arguments) drafts per work item
 PER_WRITE = 8  # of them on one write before drawing another
@@ -210,6 +213,22 @@ def draft_purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols
                 )
     return None
+
+
+def purpose_for(
+    env: Environment,
+    sampler: ArgumentSampler,
+    people: Table,
+    owned: dict[str, dict[Scalar, Scalar]],
+    rng: random.Random,
+    refusal: bool,
+) -> Purpose | None:
+    """A refusal's purpose where asked for one, else, or where no rule refuses anything
+    drawn, a served one: a work item that finds no refusal still makes a task."""
+    purpose = draft_purpose(env, sampler, people, owned, rng, refusal)
+    if purpose is None and refusal:
+        purpose = draft_purpose(env, sampler, people, owned, rng, False)
+    return purpose
 
 
 def capped(weights: list[float], cap: float) -> list[float]:
@@ -855,8 +874,7 @@ async def propose_intent_task(
     if people is None:
         return no_chain(llm, STAGE)
     owned = env.spec.owners(people)
-    refusal = rng.random() < REFUSAL_SHARE
-    purpose = draft_purpose(env, sampler, people, owned, rng, refusal)
+    purpose = purpose_for(env, sampler, people, owned, rng, rng.random() < REFUSAL_SHARE)
     chain = gold_chain(env, purpose, people, owned) if purpose is not None else None
     if chain is None:
         return no_chain(llm, STAGE)
