@@ -46,13 +46,14 @@ def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str,
             side: exp.Expression = node
             parent = node.parent
             # `lower(name) = lower(:name)`: find_hotel_by_name's name was taken for a
-            # customer's, the first table with a column so named
-            while isinstance(parent, exp.Paren | exp.Cast | exp.Lower | exp.Upper):
+            # customer's, the first table with a column so named; `lower(trim(:new_email))`
+            # was read as no column, and the new email drawn as 'standard'
+            while isinstance(parent, exp.Paren | exp.Cast | exp.Lower | exp.Upper | exp.Trim):
                 side, parent = parent, parent.parent
             other: Any = None
             if isinstance(parent, exp.Binary | exp.EQ):
                 other = parent.left if parent.right is side else parent.right
-            while isinstance(other, exp.Paren | exp.Cast | exp.Lower | exp.Upper):
+            while isinstance(other, exp.Paren | exp.Cast | exp.Lower | exp.Upper | exp.Trim):
                 other = other.this
             if isinstance(other, exp.Column):
                 where = column_of(other)

@@ -212,3 +212,18 @@ def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
     behind = spec.model_copy(update={"seed": {**seed, "hotel_bookings": [past]}})
     sampler = ArgumentSampler(behind)
     assert sampler.arguments(book, random.Random(1))["check_in_date"] == "2023-03-17"
+
+
+def test_a_value_trimmed_and_lowered_is_still_its_columns() -> None:
+    """The banking fixture's `SET email = lower(trim(:new_email))` was read as no column,
+    and the new email drawn as 'standard', which its own check refused."""
+    from pathlib import Path
+
+    from toolscale.spec import EnvironmentSpec
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
+    banking = EnvironmentSpec.model_validate_json(fixture.read_text())
+    email = banking.tool("update_client_email")
+    assert parameter_columns(email, banking)["new_email"] == ("clients", "email")
+    drawn = ArgumentSampler(banking).arguments(email, random.Random(0))["new_email"]
+    assert isinstance(drawn, str) and "@" in drawn
