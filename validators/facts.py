@@ -57,6 +57,15 @@ def named_day(m: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{int(day):02d}" if year else f"day {month:02d}-{int(day):02d}"
 
 
+def day_at(text: str) -> str | None:
+    """The day `text` opens with (`YYYY-MM-DD`, or `day MM-DD` where no year is said)."""
+    if m := _DATE.match(text):
+        return m.group()[:10]
+    if m := _NAMED_DAY.match(text):
+        return named_day(m)
+    return None
+
+
 _PHONE = re.compile(r"\+?\(?\d{2,4}\)?[-\s.]\d{2,4}(?:[-\s.]\d{2,5})+\b|\b\d{3}-\d{4}\b")
 _CODE = re.compile(
     r"\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"

@@ -44,7 +44,15 @@ from toolscale.wording import (
     variants,
     words,
 )
-from validators.facts import STATES, SeedFacts, asker, literals, phrase, without_own_name
+from validators.facts import (
+    STATES,
+    SeedFacts,
+    asker,
+    day_at,
+    literals,
+    phrase,
+    without_own_name,
+)
 from validators.replay import resolve_all
 from validators.stage import TaskContext
 
@@ -972,7 +980,32 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
         return (
             f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write does it"
         )
-    return _unset_field(task, tools, schema)
+    return _unset_field(task, tools, schema) or _timed_act(task, tools)
+
+
+# "suspended as of 2022-02-12", "effective June 1": the moment an act is to take hold
+_AS_OF = re.compile(r"\b(?:as of|effective(?:\s+(?:from|on|as of))?|with effect from)\s+", re.I)
+
+
+def _timed_act(task: Task, tools: dict[str, Tool]) -> str | None:
+    """An act asked to take hold from a day, where no gold write takes a day: basketball-
+    intent-00015 on 277c846 said "I want to get Laura Mora's contract suspended as of
+    2022-02-12" (the contract's start date), and its gold suspended it now."""
+    dated = any(
+        day_at(value) is not None
+        for call in task.gold_calls
+        if tools[call.name].kind == "write"
+        for value in call.arguments.values()
+        if isinstance(value, str)
+    )
+    for m in _AS_OF.finditer(task.instruction):
+        day = day_at(task.instruction[m.end() :])
+        if day is not None and not dated:
+            return (
+                f"the instruction asks the act to hold {m.group().strip()!r} {day}, and no gold "
+                "write takes a day: it acts now"
+            )
+    return None
 
 
 # "change my email to abecker@gmail.com": a field of a record, and what it becomes

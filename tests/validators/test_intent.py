@@ -875,6 +875,16 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
             "the instruction asks to change the email ('change my email to'), and no gold "
             "write sets it"
         ),
+        # basketball-intent-00015 on 277c846: "I want to get Laura Mora's contract suspended
+        # as of 2022-02-12", whose gold suspended it now
+        "I want my card K30001 frozen as of 2025-02-12. Can you tell me its status?": (
+            "the instruction asks the act to hold 'as of' 2025-02-12, and no gold write takes "
+            "a day: it acts now"
+        ),
+        "Please freeze my card K30001, effective from March 3rd. Its status?": (
+            "the instruction asks the act to hold 'effective from' day 03-03, and no gold "
+            "write takes a day: it acts now"
+        ),
     }
     for said, why in unserved.items():
         verdict = freeze_verdict(banking_spec, said)
@@ -885,6 +895,7 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         "I want to know my card K30001's status. Please freeze it, and make it quick.",
         "Please confirm whether my card K30001 is frozen, then freeze it. Its status?",
         "Please change the status of my card K30001 to frozen. Its status?",  # a field it sets
+        "As of today my card K30001 is missing. Please freeze it and tell me its status.",
     )
     all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
 
