@@ -139,7 +139,8 @@ def draft_purpose(
     refusal: bool,
 ) -> Purpose | None:
     """A write on a record of one person, run in the sandbox: kept when it changes the state
-    (or, for a refusal, when a rule's require step refuses it)."""
+    (or, for a refusal, when a rule's require step refuses it). A refusal's work item that
+    finds none drafts a served purpose: it still makes a task."""
     spec = env.spec
     writes = []
     for tool in spec.tools:
@@ -212,23 +213,7 @@ def draft_purpose(
                 return Purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols
                 )
-    return None
-
-
-def purpose_for(
-    env: Environment,
-    sampler: ArgumentSampler,
-    people: Table,
-    owned: dict[str, dict[Scalar, Scalar]],
-    rng: random.Random,
-    refusal: bool,
-) -> Purpose | None:
-    """A refusal's purpose where asked for one, else, or where no rule refuses anything
-    drawn, a served one: a work item that finds no refusal still makes a task."""
-    purpose = draft_purpose(env, sampler, people, owned, rng, refusal)
-    if purpose is None and refusal:
-        purpose = draft_purpose(env, sampler, people, owned, rng, False)
-    return purpose
+    return draft_purpose(env, sampler, people, owned, rng, False) if refusal else None
 
 
 def capped(weights: list[float], cap: float) -> list[float]:
@@ -874,7 +859,7 @@ async def propose_intent_task(
     if people is None:
         return no_chain(llm, STAGE)
     owned = env.spec.owners(people)
-    purpose = purpose_for(env, sampler, people, owned, rng, rng.random() < REFUSAL_SHARE)
+    purpose = draft_purpose(env, sampler, people, owned, rng, rng.random() < REFUSAL_SHARE)
     chain = gold_chain(env, purpose, people, owned) if purpose is not None else None
     if chain is None:
         return no_chain(llm, STAGE)

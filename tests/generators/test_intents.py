@@ -959,19 +959,16 @@ def test_a_record_no_read_leads_to_from_its_person_makes_no_gold() -> None:
 def test_a_work_item_that_finds_no_refusal_still_makes_a_task(banking: EnvironmentSpec) -> None:
     """Where no rule refuses any write drawn (an address change refuses nothing a person asks
     for), a refusal's work item drafts a served purpose instead of none."""
-    from generators.intents import purpose_for
-
     address = [t for t in banking.tools if t.kind != "write" or t.name == "update_client_address"]
     spec = banking.model_copy(update={"tools": address})
     people = spec.schema_.table("clients")
     owned = spec.owners(people)
     sampler = ArgumentSampler(spec)
     with Environment(spec) as env:
-        assert draft_purpose(env, sampler, people, owned, random.Random(0), True) is None
-        purpose = purpose_for(env, sampler, people, owned, random.Random(0), True)
+        purpose = draft_purpose(env, sampler, people, owned, random.Random(0), True)
         assert purpose is not None and purpose.error is None
         assert purpose.write.name == "update_client_address"
     with Environment(banking) as env:  # where a rule refuses, the refusal is drafted
         whole = ArgumentSampler(banking)
-        refused = purpose_for(env, whole, people, banking.owners(people), random.Random(0), True)
+        refused = draft_purpose(env, whole, people, banking.owners(people), random.Random(0), True)
         assert refused is not None and refused.error
