@@ -168,12 +168,27 @@ def entity_problems_of(names: list[str], entities: list[str]) -> list[str]:
     ]
 
 
+# "the shipping address of an order", "a return quantity": ecommerce's 1.5B schema had
+# neither, so two of its six rules had no operation (4/6 on 277c846, and on d0b7383)
+_OF_ENTITY = re.compile(
+    r"\bthe ([a-z_]+(?: [a-z_]+)?) of (?:an?|the|its|that|each) ([a-z]+)\b(?! [a-z]+ (?:can|must))"
+)
+_MEASURES = "quantity|amount|price|cost|total|limit|balance|capacity|address|fee|rate|weight"
+_COMPOUND = re.compile(
+    rf"\b(?:an?|the|each) ([a-z]+) ({_MEASURES}) (?:cannot|can|must|may|is|should|has)\b"
+)
+_NOT_A_FIELD_OF = {"number", "sum", "total", "count", "most", "rest", "end", "start", "one"}
+_NOT_A_FIELD_OF |= {"all", "any", "each", "none", "half", "part", "time", "day", "same"}
+
+
 def fields_read(rule: str) -> list[tuple[str, str]]:
     """(entity, field) for each field a rule reads off an entity: "the train's capacity",
-    "whose train has has_first_class". A word before another noun ("the team's active
-    contracts") is left out by `_holds`, which takes any column with that word."""
+    "whose train has has_first_class", "the shipping address of an order", "a return
+    quantity cannot ...". A word before another noun ("the team's active contracts") is
+    left out by `_holds`, which takes any column with that word."""
     found = []
-    for m in _POSSESSIVE.finditer(rule.lower()):
+    text = rule.lower()
+    for m in _POSSESSIVE.finditer(text):
         if m.group(1):
             after = m.group(3)
             field = (
@@ -182,6 +197,10 @@ def fields_read(rule: str) -> list[tuple[str, str]]:
             found.append((m.group(1), field))
         else:
             found.append((m.group(4), m.group(5)))
+    for m in _OF_ENTITY.finditer(text):
+        if not set(m.group(1).split()) & _NOT_A_FIELD_OF:
+            found.append((m.group(2), m.group(1)))
+    found += [(m.group(1), m.group(2)) for m in _COMPOUND.finditer(text)]
     return found
 
 

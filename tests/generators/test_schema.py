@@ -266,6 +266,29 @@ def test_a_field_read_off_an_entity_must_be_on_its_table() -> None:
         ("train", "has_first_class")
     ]
     assert fields_read("Seats sold stay below the train's capacity.") == [("train", "capacity")]
+    # ecommerce's "the shipping address of an order" and "a return quantity": its 1.5B
+    # schema had neither, and 2 of 6 rules had no operation (on 277c846 and d0b7383)
+    address = "The shipping address of an order can be changed only before it is shipped."
+    assert fields_read(address) == [("order", "shipping address")]
+    returned = "A return quantity cannot exceed the quantity bought on that order item."
+    assert fields_read(returned) == [("return", "quantity")]
+    assert fields_read("The quantity of an order item cannot exceed 10.") == []  # compound
+    assert fields_read("At most the number of a loan's copies.") == [("loan", "copies")]
+    fee = rule_problems(library_schema(), ["The late fee of a loan is at most 20."])
+    assert len(fee) == 1 and "add a column 'late fee' to table loans" in fee[0]
+    tables = [
+        TableProposal(name="customers", description="", columns=[
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="email", type="text"),
+        ]),
+        TableProposal(name="orders", description="", columns=[
+            ColumnProposal(name="order_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="status", type="text"),
+        ]),
+    ]  # fmt: skip
+    orders = to_schema(completed(SchemaProposal(tables=tables), [address])).table("orders")
+    assert orders.column("shipping_address").type == "text"
     misplaced = rule_problems(
         library_schema(), ["No loan while the member's copies_available is 0."]
     )
