@@ -522,6 +522,39 @@ def unasked_target(
 
 
 _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
+# "top up my account by 13": the act's object is the asker's own profile
+_ON_ME = re.compile(r"\b(\w+)(?: up| down| off)? my (?:own )?(account|profile)\b", re.I)
+
+
+def acted_on_self(
+    task: Task, tools: dict[str, Tool], schema: Schema, seed: SeedFacts
+) -> str | None:
+    """A write asked of the user's own account or profile whose gold acts on another of
+    their records: restaurant-intent-00021 on 277c846 said "I want to top up my account by
+    13 to order 27", and its gold added 13 to an order's quantity. Where a table is the
+    accounts, "my account" names one of them."""
+    people = schema.people()
+    named = set().union(*(entity_words(t.name) for t in schema.tables))
+    for m in _ON_ME.finditer(task.instruction):
+        if m.group(2).lower() in named:
+            continue
+        for target in targets(task, tools, schema, seed):
+            if people is not None and target.table == people.name:
+                continue
+            call = task.gold_calls[target.call]
+            tool = tools[call.name]
+            acts = {
+                v
+                for w in [*operation_words(tool, call.arguments, schema), *words(tool.name)]
+                for v in variants(w)
+            }
+            if variants(m.group(1)) & acts:
+                return (
+                    f"gold call {target.call} {call.key()}: the instruction asks to "
+                    f"{m.group().strip()!r}, the user's own {m.group(2).lower()}, and the gold "
+                    f"acts on their {singular(target.table).replace('_', ' ')}"
+                )
+    return None
 
 
 # "to" as a direction, not the infinitive of "I need to move the House Table 9 ..."
@@ -1120,6 +1153,8 @@ def check(
     if (detail := unserved_request(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNSERVED_REQUEST, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := acted_on_self(task, tools, schema, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unsaid_destination(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

@@ -964,6 +964,28 @@ def test_a_count_topped_up_by_money_is_unasked_write() -> None:
     assert _amount_as_column(["I want to top up $27 to my order."], topup, arguments, real) is None
 
 
+def test_an_act_asked_of_my_profile_done_on_another_record_is_unasked_target(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """restaurant-intent-00021 on 277c846: "I want to top up my account by 13 to order 27",
+    whose gold added 13 to an order's quantity (restaurant has no accounts). Where a table
+    is the accounts, "my account" names one of them."""
+    told = [{"call": 0, "path": "status"}]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Please freeze my profile, the one with card K30001, and tell me its status.",
+        gold_calls=[FREEZE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unasked_target")
+    assert "'freeze my profile', the user's own profile, and the gold acts on their card" in detail
+    kept = (
+        "Please freeze my card K30001 and tell me its status.",
+        "I saw odd charges in my profile. Please freeze card K30001; its status?",
+    )
+    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
+
+
 def test_the_users_own_record_called_yours_is_assistant_voice(
     banking_spec: EnvironmentSpec,
 ) -> None:
