@@ -25,7 +25,18 @@ from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
-from toolscale.wording import NOT_LEFT, PEOPLE, entity_words, record_phrase, said_left, singular
+from toolscale.wording import (
+    GENERIC,
+    NOT_LEFT,
+    PEOPLE,
+    entity_words,
+    record_phrase,
+    said_left,
+    singular,
+)
+from toolscale.wording import (
+    words as name_words,
+)
 from validators.stage import TaskContext
 
 STAGE = "facts"
@@ -1018,10 +1029,71 @@ def told_before_made(task: Task, tools: Mapping[str, Tool]) -> str:
     return ""
 
 
+def _days_in(text: str) -> list[str]:
+    found = [m.group()[:10] for m in _DATE.finditer(text)]
+    return found + [d for m in _NAMED_DAY.finditer(text) if (d := named_day(m))]
+
+
+def _on_day(value: object, day: str) -> bool:
+    if not isinstance(value, str) or not _DATE.match(value):
+        return False
+    return value[5:10] == day[4:] if day.startswith("day ") else value[:10] == day
+
+
+def unpaired(task: Task, replay: Replay) -> str:
+    """One record said by a number and a day that no record the gold reads holds together:
+    restaurant-intent-00005 on 277c846 said "I'm ordering for a party of 5 on June 6th" of
+    its reservation of June 6th for 2 (its party of 5 was another, of January 15th). Only a
+    sentence with one such number and one day is read: "from a party of 2 on June 6 to a
+    party of 5" names two records; a number the gold passes is asked of a record, not said
+    of one ("create a ticket for my game on 2025-05-06 with a price of 57.44")."""
+    rows = [
+        row
+        for result in replay.results
+        if result.ok
+        for row in (result.output if isinstance(result.output, list) else [result.output])
+        if isinstance(row, dict)
+    ]
+    columns = {c for row in rows for c, v in row.items() if type(v) is int or type(v) is float}
+    given = {v for call in task.gold_calls for k, v in call.arguments.items() if k[-3:] != "_id"}
+    for text in [task.instruction, *task.known_facts]:
+        for sentence in re.split(r"(?<=[.;!?])\s+", text):
+            days = _days_in(sentence)
+            said = [
+                (column, float(m.group(1)))
+                for column in sorted(columns)
+                for w in name_words(column)
+                if w not in GENERIC and not column.endswith("_id")
+                for m in re.finditer(
+                    rf"\b{re.escape(w)}\w*(?:\s+\w+){{0,2}}?\s+(\d+(?:\.\d+)?)(?![\d-]|\.\d)",
+                    sentence,
+                    re.I,
+                )
+            ]
+            if len(days) != 1 or len(said) != 1:
+                continue
+            (column, number), day = said[0], days[0]
+            if number in given:
+                continue  # what the user asks a record to hold: "a ticket ... with a price of"
+            held = [r for r in rows if r.get(column) == number]
+            # the day of a record of the number's kind: "the quantity of 3 from the
+            # reservation on 2024-10-01" is an order's quantity and a reservation's day
+            dated = [r for r in rows if column in r and any(_on_day(v, day) for v in r.values())]
+            both = [r for r in held if r in dated]
+            if held and dated and not both:
+                return (
+                    f"the user says {sentence.strip()!r}: no record the gold reads has "
+                    f"{column} {number:g} on {day}"
+                )
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
     found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
     if found is None and (said := past_moment(ctx.task, ctx.env.spec, ctx.env.tools)):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if found is None and (said := told_before_made(ctx.task, ctx.env.tools)):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if found is None and (said := unpaired(ctx.task, ctx.replayed)):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     return found

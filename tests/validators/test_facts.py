@@ -814,3 +814,40 @@ def test_what_the_making_sets_is_no_fact_before_it() -> None:
     assert told_before_made(task, tools) == ""  # nothing made
     assert _PLACEHOLDER.search("The return id is xxxxxx")
     assert not _PLACEHOLDER.search("My size is XXL and my order is 35572")
+
+
+def test_one_record_said_by_a_number_and_a_day_no_record_pairs_is_false_fact() -> None:
+    """restaurant-intent-00005 on 277c846: "I'm ordering for a party of 5 on June 6th", of
+    its reservation of June 6th for 2 (the party of 5 was another, of January 15th)."""
+    from toolscale.tool import ToolResult
+    from validators.facts import unpaired
+
+    reservations = [
+        {"reservation_id": 1, "party_size": 2, "date": "2025-06-06"},
+        {"reservation_id": 2, "party_size": 5, "date": "2025-01-15"},
+    ]
+    orders = [{"order_id": 9, "reservation_id": 1, "quantity": 3}]
+    replay = Replay(
+        results=[ToolResult(ok=True, output=reservations), ToolResult(ok=True, output=orders)],
+        changes={},
+    )
+    move = [{"name": "move_order", "arguments": {"order_id": 9, "new_reservation_id": 2}}]
+
+    def said(instruction: str) -> str:
+        return unpaired(mini_task(instruction=instruction, gold_calls=move), replay)
+
+    assert "no record the gold reads has party_size 5 on day 06-06" in said(
+        "I'm ordering for a party of 5 on June 6th. Move my order to my other reservation."
+    )
+    assert "party_size 2 on 2025-01-15" in said("My party of 2 on 2025-01-15 needs the order.")
+    for true in (
+        "I'm ordering for a party of 2 on June 6th. Move my order to my party of 5.",
+        # an order's quantity and a reservation's day: two records
+        "Move my order for the quantity of 3 from the reservation on 2025-06-06 to the other.",
+        # two numbers: "from a party of 2 on June 6 to a party of 5" names two records
+        "Move my order from a party of 2 on June 6 to a party of 5 on June 6.",
+    ):
+        assert said(true) == "", true
+    create = [{"name": "book", "arguments": {"party_size": 5, "date": "2025-06-06"}}]
+    asked = mini_task(instruction="Book a party of 5 on June 6th for me.", gold_calls=create)
+    assert unpaired(asked, replay) == ""  # asked of the new record, not said of one
