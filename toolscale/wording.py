@@ -375,6 +375,8 @@ def variants(word: str, groups: tuple[frozenset[str], ...] = OPERATIONS) -> froz
     return _variants(word.casefold(), groups)
 
 
+# between the user and a verb in the past: "I've already booked", "we just ordered"
+_BEFORE_PAST = frozenset({"just", "already", "recently", "have", "ve", "had", "d", "previously"})
 # cues that are also nouns: "my order list", "the status report", "a quick look"
 _NOUN_CUES = frozenset({"list", "report", "look", "check", "display", "show"})
 _DETERMINERS = frozenset({"my", "the", "a", "an", "your", "this", "that", "our", "their"})
@@ -493,6 +495,8 @@ class Request:
                 continue  # "a complete basketball game": a kind of game, not one to complete
             if stem(token) in _VERIFY and self._verifies(i):
                 continue  # "confirm that my booking is still active": checked, not done
+            if self._narrated(i):
+                continue  # "I just placed an order", "I ordered 4 units": done, not asked
             if _HOW.search(" ".join(self.tokens[max(0, i - 8) : i])):
                 continue  # "how can I activate my profile?": a way asked for, not the act
             before = self.tokens[max(0, i - 2) : i]
@@ -504,6 +508,18 @@ class Request:
                 continue  # "if my profile is frozen", "if it is currently repaid": a state
             return True
         return False
+
+    def _narrated(self, i: int) -> bool:
+        """The verb at `i` is in the past and its subject is the user: ecommerce-intent-00025
+        on 277c846 said "I just placed an order for Danielview Product. I ordered 4 units and
+        it was delivered to me. Can you please tell me the order item id", and its gold
+        created an order item."""
+        if not self.tokens[i].endswith("ed"):
+            return False
+        j = i - 1
+        while j >= 0 and self.tokens[j] in _BEFORE_PAST:
+            j -= 1
+        return j >= 0 and self.tokens[j] in ("i", "we")
 
     def _describes(self, i: int, entities: set[str]) -> bool:
         """The word at `i` follows an article and a record's name follows it within two

@@ -261,7 +261,9 @@ def _amount_as_column(texts: list[str], tool: Tool, arguments: dict, schema: Sch
 
 
 _WANTS_TO = re.compile(
-    r"\b(?:want|wanted|wants|like|need|needed|wish|trying|try|tried|help me|going|able)\s+to"
+    r"\b(?:(?:want|wanted|wants|like|need|needed|wish|trying|try|tried|going|able)\s+to|"
+    # ecommerce-intent-00011 on 277c846: "Can you help me return this order?"
+    r"help me|please|(?:can|could|would) you)(?:\s+please)?(?:\s+help me)?(?:\s+to)?"
     r"\s+(\w+)",
     re.I,
 )

@@ -300,6 +300,20 @@ def test_a_create_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpe
         communicate=told,
     )
     assert other_kind[:2] == ("intent", "unasked_write") and "checking" in other_kind[2]
+    # ecommerce-intent-00025 on 277c846: "I just placed an order for Danielview Product. I
+    # ordered 4 units ... Can you please tell me the order item id", whose gold created one
+    for told_of in (
+        "I just opened a checking account. Can you tell me its account id?",
+        "I've already opened my checking account; what is its account id?",
+    ):
+        done = bank_verdict(banking_spec, told_of, gold_calls=[open_checking], communicate=told)
+        assert done[:2] == ("intent", "unasked_write"), told_of
+    for ask in (
+        "I opened the app to ask: please open a checking account and tell me its id.",
+        "Can you open a checking account for me and tell me its account id?",
+    ):
+        kept = bank_verdict(banking_spec, ask, gold_calls=[open_checking], communicate=told)
+        assert kept == ("accepted", "ok", ""), ask
 
 
 def test_the_new_records_kind_wanted_as_a_verb_asks_for_the_create() -> None:
@@ -314,6 +328,9 @@ def test_the_new_records_kind_wanted_as_a_verb_asks_for_the_create() -> None:
         "wanted to return"
     )
     assert said_as_verb("I'd like to book two seats.", bookings) == "like to book"
+    # ecommerce-intent-00011 on 277c846: "Can you help me return this order?"
+    assert said_as_verb("Can you help me return this order?", returns) == "Can you help me return"
+    assert said_as_verb("Could you please return my mug?", returns) == "Could you please return"
     for text in ("Tell me the return id.", "I want to see my returns.", "I need to go home."):
         assert said_as_verb(text, returns) is None, text
 
