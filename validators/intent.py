@@ -561,7 +561,11 @@ def acted_on_self(
 
 # "to" as a direction, not the infinitive of "I need to move the House Table 9 ..."
 _ACTS = r"move|change|switch|transfer|put|shift|swap|reassign|relocate|book|get|have|make"
-_TOWARD = rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?!(?:{_ACTS})\b)\w+,?\s+){{0,4}}?"
+# a title before a name: medicine's "send my prescription to Dr. Erin Kirk" on 277c846
+_TOWARD = (
+    rf"\b(?:to|into|onto)\s+(?:(?:the|a|an|my)\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?"
+    rf"(?:(?!(?:{_ACTS})\b)\w+,?\s+){{0,4}}?"
+)
 
 
 # "My new flight id is 26127" (travel-intent-00003 on b8ec214) says where it goes too
