@@ -208,12 +208,28 @@ def draft_purpose(
         if result.ok and not refusal and env.sandbox.changes() != before:
             return Purpose(tool, target.table, given[target.param], arguments)
         if not result.ok and refusal and result.error and not _asks_what_is(tool, arguments, spec):
+            if _past_for_nothing(tool, arguments, result.error, spec.clock):
+                continue
             cols = _rule_columns(tool, result.error, table)
             if cols:
                 return Purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols
                 )
     return draft_purpose(env, sampler, people, owned, rng, False) if refusal else None
+
+
+def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, clock: str) -> bool:
+    """A refusal's day before today that the refusing rule never reads: medicine-intent-00005
+    on 277c846, refused for its doctor, asked for a prescription expiring 2024-07-16 under a
+    2025 clock. A past day is kept where the rule is about the moment ("only future dates")."""
+    past = [
+        p
+        for p, v in arguments.items()
+        if isinstance(v, str) and re.match(r"\d{4}-\d{2}-\d{2}", v) and v[:10] < clock[:10]
+    ]
+    steps = [s for s in tool.require if s.error and s.error.casefold() == error.casefold()]
+    read = " ".join(s.sql for s in steps)
+    return bool(past) and not any(re.search(rf":(?:{p}|_now)\b", read) for p in past)
 
 
 def capped(weights: list[float], cap: float) -> list[float]:

@@ -972,3 +972,30 @@ def test_a_work_item_that_finds_no_refusal_still_makes_a_task(banking: Environme
         whole = ArgumentSampler(banking)
         refused = draft_purpose(env, whole, people, banking.owners(people), random.Random(0), True)
         assert refused is not None and refused.error
+
+
+def test_a_refusal_keeps_a_past_day_only_where_its_rule_reads_the_moment() -> None:
+    """medicine-intent-00005 on 277c846 was refused for its doctor, and asked for a
+    prescription expiring 2024-07-16 under a 2025 clock: a day drawn from a past row the
+    refusing rule never reads. A rule on the moment ("only future dates") keeps it."""
+    from generators.intents import _past_for_nothing
+
+    def booking(step: str) -> Tool:
+        return Tool.model_validate(
+            {
+                "name": "book",
+                "description": "Book a stay.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {}},
+                "require": [{"sql": step, "error": "refused"}],
+                "run": ["INSERT INTO stays (stay_id) VALUES (:_new_id)"],
+            }
+        )
+
+    rooms = booking("SELECT rooms > 0 FROM hotels WHERE hotel_id = :hotel_id")
+    ahead = booking("SELECT :check_in > :_now")
+    clock = "2025-01-15T10:00:00"
+    past: dict[str, Scalar] = {"hotel_id": 21, "check_in": "2023-03-17"}
+    assert _past_for_nothing(rooms, past, "refused", clock)
+    assert not _past_for_nothing(ahead, past, "refused", clock)
+    assert not _past_for_nothing(rooms, past | {"check_in": "2025-03-17"}, "refused", clock)
