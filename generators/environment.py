@@ -237,6 +237,7 @@ async def build_environment(
         seed=seed,
         tools=derived,
         id_start=rows_stage.id_start(seed, schema),
+        id_starts=rows_stage.id_starts(seed, schema),
     )
     tools: list[Tool] | None = store.load_stage("tools", list[Tool])
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []

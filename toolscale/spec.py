@@ -28,6 +28,11 @@ class EnvironmentSpec(BaseModel):
     policy: str = ""
     clock: str = Field(default="2025-01-15T10:00:00", description="the value of :_now")
     id_start: int = Field(default=1_000_000, description="first value of :_new_id")
+    id_starts: dict[str, int] = Field(
+        default_factory=dict,
+        description="first :_new_id of a new row of each table (its keys' own sequence); "
+        "id_start for a table not named",
+    )
     rules: list[RuleCoverage] = Field(
         default_factory=list,
         description="each rule of the brief and the tools' require steps that enforce it",
@@ -57,6 +62,12 @@ class EnvironmentSpec(BaseModel):
 
     def tool_map(self) -> dict[str, Tool]:
         return {t.name: t for t in self.tools}
+
+    def new_id_start(self, tool: Tool) -> int:
+        """The first :_new_id of a call of `tool`: its first inserted table's own sequence
+        (a new order 35767 after order 35766, not 59779 above the returns), else id_start."""
+        made = tool.inserts()
+        return self.id_starts.get(made[0], self.id_start) if made else self.id_start
 
     def openai_tools(self) -> list[dict[str, Any]]:
         return [t.openai_schema() for t in self.tools]

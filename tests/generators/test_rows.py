@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from generators.rows import id_start, plan_model, propose_rows
+from generators.rows import id_start, id_starts, plan_model, propose_rows
 from generators.toolkit import schema_tools
 from tests.generators.library import (
     Library,
@@ -132,6 +132,8 @@ def test_new_ids_continue_the_seeds_key_sequence() -> None:
     }
     # above every key of every table (a quantity, though larger, is no key)
     assert id_start(seed, schema) == 58_991
+    # and per table, its own sequence: a new member follows the members
+    assert id_starts(seed, schema) == {"members": 12_172, "books": 36_073, "loans": 58_991}
     # a text key counts by its digits, as patterns.key_expression prefixes the new id
     orders = Table(
         name="orders", primary_key=["order_id"], columns=[Column(name="order_id", type="text")]

@@ -108,6 +108,9 @@ def blueprint(
     return Blueprint(
         engine=engine,
         id_start=spec.id_start,
+        new_ids={
+            t.name: start for t in spec.tools if (start := spec.new_id_start(t)) != spec.id_start
+        },
         ddl=tuple(create_statements(spec.schema_, engine)),
         tables=tables,
         tools={name: p.plan(engine) for name, p in programs.items()},
@@ -303,7 +306,7 @@ class Sandbox:
             elif kind in ("integer", "boolean") and float(value).is_integer():
                 params[name] = int(value)
         params["_now"] = self.spec.clock
-        params["_new_id"] = self.spec.id_start + self._counter
+        params["_new_id"] = self.spec.new_id_start(tool) + self._counter
         return params
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:

@@ -83,6 +83,7 @@ class Blueprint:
     tools: dict[str, ToolPlan]
     limits: Limits
     id_start: int = 1_000_000  # the first :_new_id
+    new_ids: dict[str, int] = field(default_factory=dict)  # per tool, where it differs
 
     @property
     def table_names(self) -> frozenset[str]:

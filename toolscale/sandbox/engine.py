@@ -151,7 +151,8 @@ class Engine(ABC):
         tool = self.tools.get(name)
         if tool is None:
             return Outcome(False, error=f"unknown tool {name!r}", code=ToolErrorCode.UNKNOWN_TOOL)
-        params = {**params, "_new_id": self.blueprint.id_start + self._writes}
+        start = self.blueprint.new_ids.get(name, self.blueprint.id_start)
+        params = {**params, "_new_id": start + self._writes}
         # Read tools cannot write (their steps are read steps, and every engine enforces a
         # step's role), so they need no transaction of their own unless a failed read
         # aborts the engine's transaction.

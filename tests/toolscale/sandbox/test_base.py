@@ -51,6 +51,21 @@ def test_new_id_is_per_write_and_restarts_on_reset(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_new_row_continues_its_own_tables_sequence(mini_dict: dict, engine: EngineName) -> None:
+    """Ecommerce on 277c846 told a new order's id as 59779, above every key of every table
+    (its returns'), where its orders run 35566 to 35766: a new row's id continues its own
+    table's keys; a table not named starts at id_start."""
+    mini_dict["id_starts"] = {"accounts": 34_280}
+    spec = EnvironmentSpec.model_validate(mini_dict)
+    with open_sandbox(spec, engine) as sb:
+        assert sb.call("open_account", {"client_id": 1}).output["id"] == "AC34280"
+        assert sb.call("open_account", {"client_id": 2}).output["id"] == "AC34281"
+    mini_dict["id_starts"] = {"clients": 5}
+    with open_sandbox(EnvironmentSpec.model_validate(mini_dict), engine) as sb:
+        assert sb.call("open_account", {"client_id": 1}).output["id"] == "AC1000000"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_row_and_byte_caps(mini_dict: dict, engine: EngineName) -> None:
     mini_dict["seed"]["clients"] = [{"id": i, "name": f"client {i}" * 20} for i in range(1, 60)]
     mini_dict["tools"].append(
