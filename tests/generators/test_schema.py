@@ -276,17 +276,7 @@ def test_a_field_read_off_an_entity_must_be_on_its_table() -> None:
     assert fields_read("At most the number of a loan's copies.") == [("loan", "copies")]
     fee = rule_problems(library_schema(), ["The late fee of a loan is at most 20."])
     assert len(fee) == 1 and "add a column 'late fee' to table loans" in fee[0]
-    tables = [
-        TableProposal(name="customers", description="", columns=[
-            ColumnProposal(name="customer_id", type="integer"),
-            ColumnProposal(name="email", type="text"),
-        ]),
-        TableProposal(name="orders", description="", columns=[
-            ColumnProposal(name="order_id", type="integer"),
-            ColumnProposal(name="customer_id", type="integer"),
-            ColumnProposal(name="status", type="text"),
-        ]),
-    ]  # fmt: skip
+    tables = proposed({"customers": "customer_id email", "orders": "order_id customer_id status"})
     orders = to_schema(completed(SchemaProposal(tables=tables), [address])).table("orders")
     assert orders.column("shipping_address").type == "text"
     misplaced = rule_problems(

@@ -987,20 +987,27 @@ def test_an_act_asked_of_my_profile_done_on_another_record_is_unasked_target(
     """restaurant-intent-00021 on 277c846: "I want to top up my account by 13 to order 27",
     whose gold added 13 to an order's quantity (restaurant has no accounts). Where a table
     is the accounts, "my account" names one of them."""
-    told = [{"call": 0, "path": "status"}]
-    stage, reason, detail = bank_verdict(
+    _freeze_refused_else_kept(
         banking_spec,
         "Please freeze my profile, the one with card K30001, and tell me its status.",
-        gold_calls=[FREEZE],
-        communicate=told,
+        "unasked_target",
+        "'freeze my profile', the user's own profile, and the gold acts on their card",
+        kept=(
+            "Please freeze my card K30001 and tell me its status.",
+            "I saw odd charges in my profile. Please freeze card K30001; its status?",
+        ),
     )
-    assert (stage, reason) == ("intent", "unasked_target")
-    assert "'freeze my profile', the user's own profile, and the gold acts on their card" in detail
-    kept = (
-        "Please freeze my card K30001 and tell me its status.",
-        "I saw odd charges in my profile. Please freeze card K30001; its status?",
-    )
-    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
+
+
+def _freeze_refused_else_kept(
+    spec: EnvironmentSpec, ask: str, reason: str, said: str, kept: tuple[str, ...]
+) -> None:
+    """`ask` of Maria's whose gold freezes card K30001 is rejected by the intent stage for
+    `reason`, its detail saying `said`; each of `kept` is kept."""
+    told = [{"call": 0, "path": "status"}]
+    verdict = bank_verdict(spec, ask, gold_calls=[FREEZE], communicate=told)
+    assert verdict[:2] == ("intent", reason) and said in verdict[2], verdict
+    all_kept(spec, kept, gold_calls=[FREEZE], communicate=told)
 
 
 def test_the_users_own_record_called_yours_is_assistant_voice(
@@ -1009,20 +1016,16 @@ def test_the_users_own_record_called_yours_is_assistant_voice(
     """basketball-intent-00019 on 277c846: "move the ticket player from your active ticket
     on your game on June 26", the team's own ticket and game, in an assistant's words. Help,
     or a record that is no client's, is the assistant's to have."""
-    told = [{"call": 0, "path": "status"}]
-    stage, reason, detail = bank_verdict(
+    _freeze_refused_else_kept(
         banking_spec,
         "Please freeze your active card K30001 and tell me its status.",
-        gold_calls=[FREEZE],
-        communicate=told,
+        "assistant_voice",
+        "'your active card'",
+        kept=(
+            "I need your help: please freeze my card K30001 and tell me its status.",
+            "With your new app down, please freeze my card K30001 and tell me its status.",
+        ),
     )
-    assert (stage, reason) == ("intent", "assistant_voice")
-    assert "'your active card'" in detail
-    kept = (
-        "I need your help: please freeze my card K30001 and tell me its status.",
-        "With your new app down, please freeze my card K30001 and tell me its status.",
-    )
-    all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
 
 
 def test_an_amount_said_only_as_what_the_column_holds_is_unasked_write(
