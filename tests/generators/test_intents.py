@@ -587,6 +587,7 @@ def test_a_move_says_where_the_record_goes() -> None:
         "teams": [
             {"team_id": 1, "name": "Hawks", "email": "hawks@example.com"},
             {"team_id": 2, "name": "Owls", "email": "owls@example.com"},
+            {"team_id": 3, "name": "Ravens", "email": "ravens@example.com"},
         ],
         "players": [
             {"player_id": 10, "team_id": 1, "name": "Kai Moss"},
@@ -598,8 +599,8 @@ def test_a_move_says_where_the_record_goes() -> None:
     cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
     to_team = cands["move:contracts.team_id"].tool
     to_player = cands["move:contracts.player_id"].tool
-    find = cands["find:teams by email"].tool
-    spec = spec.model_copy(update={"tools": [*spec.tools, find, to_team, to_player]})
+    find, named = cands["find:teams by email"].tool, cands["find:teams by name"].tool
+    spec = spec.model_copy(update={"tools": [*spec.tools, find, named, to_team, to_player]})
     teams = spec.schema_.table("teams")
     owned = spec.owners(teams)
     person = owned["contracts"][30]
@@ -607,6 +608,9 @@ def test_a_move_says_where_the_record_goes() -> None:
     moves: list[tuple[Tool, dict[str, Scalar], str]] = [
         (to_team, {"contract_id": 30, "new_team_id": 1}, "to their own team."),
         (to_player, {"contract_id": 30, "new_player_id": 11}, "to their player whose name is"),
+        # a record of nobody's by its name (medicine's "move appointment to doctor" came
+        # back as "move it to my preferred time", no doctor said)
+        (to_team, {"contract_id": 30, "new_team_id": 3}, "to the team Ravens."),
     ]
     for tool, arguments, said in moves:
         with Environment(spec) as env:
