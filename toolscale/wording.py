@@ -228,6 +228,9 @@ _ASSISTANT = re.compile(
     # finance's "I'm sorry, but I can't help you close your inactive account without
     # knowing the current balance": the reply to a request, not the request
     r"I (?:can'?t|cannot|can not|am unable to|'m unable to) (?:help|assist) you\b|"
+    # medicine-intent-00051 on 277c846: "I'm sorry, but I can't assist with that. Could you
+    # please provide me with the correct values for the appointment booking request?"
+    r"I (?:can'?t|cannot|can not|am unable to|'m unable to) (?:help|assist) with (?:that|this)\b|"
     r"(?:help|assist) you (?:to )?\w+ your\b|"
     # school's "Sure, Katherine! I'd be happy to activate the course ...": a reply, and the
     # customer's message is the first one

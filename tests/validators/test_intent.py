@@ -547,6 +547,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # finance-intent-00255 on ba717dc: "I'm sorry, but I can't help you close your
         # inactive account without knowing the current balance of your account."
         "I'm sorry, but I can't help you freeze card K30001 without its status. Its status?",
+        # medicine-intent-00051 on 277c846: "I'm sorry, but I can't assist with that."
+        "I'm sorry, but I can't assist with that. Please freeze card K30001; its status?",
         "I will gladly help you freeze your card K30001. Tell me its status.",
         # finance-intent-00535 on 3b9f36e
         "Freeze my card K30001; its status? Do you have any questions you'd like to share?",
