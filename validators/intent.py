@@ -1005,20 +1005,35 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
             served |= variants(word)
         if not tool.creates:  # a status set, a move, an adjustment is a change
             served |= variants("change")
-    for m in _ASKS_FOR.finditer(task.instruction):
-        clause = re.split(r"\s+(?:and|then|so|but)\s+", m.group("clause"))[0]
-        said = [w for w in tokens(clause) if w not in _FILLER]
-        if not said or said[0] in _WEAK or said[0] in entities:
-            continue
-        verb = said[0]
-        synonyms = variants(verb)
-        if len(synonyms) == 1 or synonyms & served:
-            continue  # no act ("know", "check", "tell"), or one the gold does
-        if not Request(" ".join(said)).requests(verb, entities):
-            continue  # "confirm the booking status" asks to be told; "is frozen" a state
-        return (
-            f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write does it"
-        )
+    # the acts this environment's writes do (their names' verbs), synonyms or not ("refill")
+    own = {
+        stem(named[0])
+        for t in tools.values()
+        if t.kind == "write" and (named := words(t.name)) and named[0] not in entities | GENERIC
+    }
+    text = re.sub(r"\b(Dr|Mr|Mrs|Ms|Prof)\.", r"\1", task.instruction)  # no sentence's end
+    for m in _ASKS_FOR.finditer(text):
+        # each verb joined by "and"/"then": medicine-intent-00078 on 277c846, "I'd like to
+        # move this prescription to Dr. Rhonda Farmer and request refills", only moved
+        parts = re.split(r"\s+(?:and|then|so|but)\s+", m.group("clause"))
+        for k, part in enumerate(parts):
+            said = [w for w in tokens(part) if w not in _FILLER]
+            if said and said[0] in _WEAK:  # "request refills": the object says the act
+                said = [w for w in said[1:] if w not in ("a", "an", "the", "some", "my")]
+            elif k and said and len(variants(said[0])) == 1 and stem(said[0]) not in own:
+                continue  # "... and it was delivered": no verb of an act opens it
+            if not said or said[0] in entities | _WEAK or said[1:2] == ["me"]:
+                continue  # "send me the appointment id" asks to be told
+            verb = said[0]
+            synonyms = variants(verb)
+            if (len(synonyms) == 1 and stem(verb) not in own) or synonyms & served:
+                continue  # no act ("know", "check", "tell"), or one the gold does
+            if not Request(" ".join(said)).requests(verb, entities):
+                continue  # "confirm the booking status" asks to be told; "is frozen" a state
+            return (
+                f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write "
+                "does it"
+            )
     return _unset_field(task, tools, schema) or _timed_act(task, tools)
 
 

@@ -904,6 +904,17 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
             "the instruction asks the act to hold 'effective from' day 03-03, and no gold "
             "write takes a day: it acts now"
         ),
+        # medicine-intent-00078 on 277c846: "I'd like to move this prescription to Dr.
+        # Rhonda Farmer and request refills", whose gold only moved: each verb after "and",
+        # the object of a weak one, an act only this environment has ("pay")
+        "I'd like to freeze card K30001 for Dr. Lee and request a transfer. Its status?": (
+            "the instruction asks to 'transfer' (\"I'd like to freeze card K30001 for Dr Lee "
+            'and request a transfer"), and no gold write does it'
+        ),
+        "Please freeze my card K30001 and pay my water bill. What is its status?": (
+            "the instruction asks to 'pay' ('Please freeze my card K30001 and pay my water "
+            "bill'), and no gold write does it"
+        ),
     }
     for said, why in unserved.items():
         verdict = freeze_verdict(banking_spec, said)
@@ -915,6 +926,8 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         "Please confirm whether my card K30001 is frozen, then freeze it. Its status?",
         "Please change the status of my card K30001 to frozen. Its status?",  # a field it sets
         "As of today my card K30001 is missing. Please freeze it and tell me its status.",
+        "Could you freeze card K30001 and then tell me its status?",
+        "Please freeze my card K30001 and make it quick. Its status?",
     )
     all_kept(banking_spec, kept, gold_calls=[FREEZE], communicate=told)
 
