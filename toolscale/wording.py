@@ -312,9 +312,17 @@ def asks_left_of_count(text: str, field: str) -> str | None:
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         said = set(tokens(sentence))
         said |= {singular(w) for w in said}
-        if said & LEFT_WORDS and said & INFO_CUES and thing & said and not counts & said:
+        left = said & LEFT_WORDS or _HOW_MANY_HAVE.search(sentence)
+        if left and said & INFO_CUES and thing & said and not counts & said:
             return sentence.strip()
     return None
+
+
+# "how many refills I currently have": what is left, as much as "how many are left"
+# (medicine-intent-00061 on 277c846, told refills_used)
+_HOW_MANY_HAVE = re.compile(
+    r"\bhow many (?:\w+ ){1,3}(?:do )?(?:i|we) (?:currently |still |now )?(?:have|got)\b", re.I
+)
 
 
 # the request told about its user instead of by them: ecommerce's "The customer wants to

@@ -1085,6 +1085,11 @@ def test_what_is_left_told_as_a_count_of_something_else_is_unasked_value(
     stage, reason, detail = bank_verdict(banking_spec, left, gold_calls=[FREEZE], communicate=told)
     assert (stage, reason) == ("intent", "unasked_value")
     assert "the gold tells daily_spend_limit, which counts something else than what is" in detail
+    # medicine-intent-00061 on 277c846: "I want to know how many refills I currently have",
+    # told refills_used
+    have = "Please freeze card K30001. I want to know how many daily spend I currently have."
+    verdict = bank_verdict(banking_spec, have, gold_calls=[FREEZE], communicate=told)
+    assert verdict[:2] == ("intent", "unasked_value"), verdict
     asked = "Please freeze card K30001 and tell me its daily spend limit."
     verdict = bank_verdict(banking_spec, asked, gold_calls=[FREEZE], communicate=told)
     assert verdict == ("accepted", "ok", "")
