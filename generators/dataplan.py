@@ -1032,17 +1032,26 @@ DAYS = re.compile(r"date|day|check_?in|check_?out|stay|nights?\b")
 ONE_DAY = re.compile(
     r"game|match|flight|appointment|screening|showing|concert|visit|shift|exam|lesson|meeting"
 )
+# ... and a sitting lasts hours at most: medicine's appointments on 277c846 ran up to 12
+# hours ("January 16th at 21:05 and January 17th at 7:20", medicine-intent-00017)
+SITTING = re.compile(r"appointment|screening|showing|visit|exam|lesson|meeting|consultation")
 
 
 def _lasting(
-    start: Scalar, end: Scalar, r: random.Random, days: bool = False, one_day: int | None = None
+    start: Scalar,
+    end: Scalar,
+    r: random.Random,
+    days: bool = False,
+    one_day: int | None = None,
+    sitting: bool = False,
 ) -> Scalar:
     """The end of a span as long as such a thing lasts: 15 minutes to 12 hours between two
     times (an appointment, an alert, a train's run), 1 to 30 days between two days (a stay,
     a rental; a stay's checkout keeps its own time of day). Medicine's appointments ran
     from January to the next December, and its users asked for one "from 2:15 PM to 2:45
     PM" that ended a year later. A thing of one day (`one_day`, the days its end may lie
-    after its start: 0, or 1 where a CHECK wants it later) lasts hours, or ends that day."""
+    after its start: 0, or 1 where a CHECK wants it later) lasts hours, or ends that day;
+    a `sitting` (an appointment, a screening) 15 minutes to 3 hours."""
     if not isinstance(start, str) or not isinstance(end, str) or len(start) != len(end):
         return end
     try:
@@ -1052,6 +1061,8 @@ def _lasting(
     if len(start) == 10:
         after = r.randint(1, 30) if one_day is None else one_day
         return (begun + dt.timedelta(days=after)).date().isoformat()
+    if one_day is not None and sitting:
+        return (begun + dt.timedelta(minutes=15 * r.randint(1, 12))).isoformat(timespec="seconds")
     if days and one_day is None:
         later = (begun + dt.timedelta(days=r.randint(1, 14))).date().isoformat()
         return later + end[10:]
@@ -1170,6 +1181,7 @@ def _table_rows(
     lasting = spans((c.name for c in table.columns if c.type in ("date", "datetime")), made=False)
     in_days = {(a, b): bool(DAYS.search(f"{a} {b}")) for a, b in lasting}  # once, not per row
     strict = {(a, b) for a, b, s in pairs if s}
+    sitting = bool(SITTING.search(table.name))
     one_day = {
         (a, b): int((a, b) in strict) if ONE_DAY.search(table.name) else None for a, b in lasting
     }
@@ -1205,7 +1217,9 @@ def _table_rows(
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
                     row[a], row[b] = _swapped(va, vb)
             for a, b in lasting:
-                row[b] = _lasting(row.get(a), row.get(b), rng, in_days[a, b], one_day[a, b])
+                row[b] = _lasting(
+                    row.get(a), row.get(b), rng, in_days[a, b], one_day[a, b], sitting
+                )
             if composite and tuple(row.get(c) for c in composite) in seen_keys:
                 continue
             values = [int(v) if isinstance(v, bool) else v for v in (row.get(c) for c in columns)]
