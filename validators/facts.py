@@ -591,6 +591,9 @@ _OF_RECORD = (
 _NOW = r"(?:\s+(?:currently|now|still|presently|at present|right now|today))?"
 
 
+_DONE = re.compile(r"used|allowed|sold|taken|booked|spent|redeemed|enrolled")
+
+
 def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
     """A number the user gives as a field's value that no record the gold reads has in that
     field: "a closed loan with an outstanding balance of 1700.55" when the loan read shows
@@ -612,8 +615,18 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
             rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?{_NOW}\s+{_NUMBER}"
             r"(?![\d%]|\.\d)"
         )
+        parts = [p for p in name.split("_") if p]
+        if len(parts) > 1 and _DONE.fullmatch(parts[-1]):
+            # medicine-intent-00029 on 277c846: "It has 60 refills allowed, and I've only
+            # used 15" of a prescription with refills_used 6: the field's verb and a number
+            done, thing = re.escape(parts[-1]), re.escape(parts[0])
+            pattern += (
+                rf"|\b(?:i(?:'ve| have)?|we(?:'ve| have)?)\s+(?:only\s+|already\s+)?{done}"
+                rf"\s+(?:only\s+)?{_NUMBER}(?![\d%]|\.\d)"
+                rf"|(?<![\d.]){_NUMBER}\s+(?:{thing}\w*\s+)?{done}\b"
+            )
         for m in re.finditer(pattern, text, re.I):
-            said = float(m.group(1).replace(",", ""))
+            said = float(next(g for g in m.groups() if g is not None).replace(",", ""))
             # "The to account id is 27570": the transfer's `to_account_id`, the word before
             # the field naming which ("from the account with ID 27551" of a `to_` is false)
             before = set(tokens(text[max(0, m.start() - 12) : m.start()]))

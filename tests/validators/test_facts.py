@@ -506,6 +506,24 @@ def test_a_count_said_to_be_what_is_left_is_false_fact(banking_spec: Environment
     assert kept == ("accepted", "ok", "")
 
 
+def test_a_count_said_with_its_fields_verb_is_checked() -> None:
+    """medicine-intent-00029 on 277c846: "It has 60 refills allowed, and I've only used 15",
+    of a prescription with refills_used 6: the field's verb beside a number states it."""
+    from toolscale.environment import Replay
+    from toolscale.tool import ToolResult
+    from validators.facts import _misstated
+
+    row = {"prescription_id": 1, "refills_allowed": 60, "refills_used": 6}
+    read = Replay(results=[ToolResult(ok=True, output=[row])], changes={})
+    said = _misstated("It has 60 refills allowed, and I've only used 15.", read, set())
+    assert said == (
+        'the user states "I\'ve only used 15"; the records the gold reads hold refills_used 6'
+    )
+    assert "refills_allowed 60" in _misstated("It has 90 refills allowed.", read, set())
+    for true in ("It has 60 refills allowed, and I've used 6.", "6 refills used of 60 allowed."):
+        assert _misstated(true, read, set()) == "", true
+
+
 def test_a_number_is_read_whole_or_not_at_all() -> None:
     """Weather's "a humidity of 4.85%" was read as a humidity of 4 (the pattern gave up the
     decimals to get past the per cent sign), and rejected against the 4.85 the gold read."""
