@@ -1101,6 +1101,26 @@ def unpaired(task: Task, replay: Replay) -> str:
     return ""
 
 
+# a record said to be today's: "my appointment for today", "it is today", "today's flight"
+_TODAYS = re.compile(r"\b(?:for|is|on|scheduled|booked) today\b|\btoday's\b", re.I)
+
+
+def not_today(task: Task, clock: str) -> str:
+    """A record said to be today's with a day that is not today: medicine-intent-00064 on
+    277c846 said "I just got my appointment for today and it starts at 2024-04-01" under a
+    clock of 2025-01-15. "Today I want to cancel my booking of March 1" says when the user
+    asks, not when the record is."""
+    today = clock[:10]
+    for text in [task.instruction, *task.known_facts]:
+        for sentence in re.split(r"(?<=[.;!?])\s+", text):
+            if not _TODAYS.search(sentence):
+                continue
+            for day in _days_in(sentence):
+                if not _on_day(today, day):
+                    return f"the user says {sentence.strip()!r}, but today is {today}"
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
     found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
     if found is None and (said := past_moment(ctx.task, ctx.env.spec, ctx.env.tools)):
@@ -1108,5 +1128,7 @@ def run(ctx: TaskContext) -> Rejection | None:
     if found is None and (said := told_before_made(ctx.task, ctx.env.tools)):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if found is None and (said := unpaired(ctx.task, ctx.replayed)):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if found is None and (said := not_today(ctx.task, ctx.env.spec.clock)):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     return found

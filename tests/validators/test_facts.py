@@ -869,3 +869,26 @@ def test_one_record_said_by_a_number_and_a_day_no_record_pairs_is_false_fact() -
     create = [{"name": "book", "arguments": {"party_size": 5, "date": "2025-06-06"}}]
     asked = mini_task(instruction="Book a party of 5 on June 6th for me.", gold_calls=create)
     assert unpaired(asked, replay) == ""  # asked of the new record, not said of one
+
+
+def test_a_record_said_to_be_todays_on_another_day_is_false_fact() -> None:
+    """medicine-intent-00064 on 277c846: "I just got my appointment for today and it starts
+    at 2024-04-01", under a clock of 2025-01-15."""
+    from validators.facts import not_today
+
+    clock = "2025-01-15T10:00:00"
+
+    def said(instruction: str) -> str:
+        return not_today(mini_task(instruction=instruction), clock)
+
+    assert said("I got my appointment for today and it starts at 2024-04-01.") == (
+        "the user says 'I got my appointment for today and it starts at 2024-04-01.', but "
+        "today is 2025-01-15"
+    )
+    assert said("My flight is today, March 3rd. Please cancel it.")
+    for true in (
+        "My appointment is today, 2025-01-15. Please cancel it.",
+        "Today I want to cancel my appointment on 2025-03-01.",
+        "Please cancel today's appointment.",
+    ):
+        assert said(true) == "", true
