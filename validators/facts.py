@@ -1123,12 +1123,16 @@ def not_today(task: Task, clock: str) -> str:
 
 def run(ctx: TaskContext) -> Rejection | None:
     found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
-    if found is None and (said := past_moment(ctx.task, ctx.env.spec, ctx.env.tools)):
-        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if found is None and (said := told_before_made(ctx.task, ctx.env.tools)):
-        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if found is None and (said := unpaired(ctx.task, ctx.replayed)):
-        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if found is None and (said := not_today(ctx.task, ctx.env.spec.clock)):
-        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    return found
+    if found is not None:
+        return found
+    task, spec = ctx.task, ctx.env.spec
+    false_facts = (  # each a claim the records the gold makes or reads contradict
+        lambda: past_moment(task, spec, ctx.env.tools),
+        lambda: told_before_made(task, ctx.env.tools),
+        lambda: unpaired(task, ctx.replayed),
+        lambda: not_today(task, spec.clock),
+    )
+    for said in (claim() for claim in false_facts):
+        if said:
+            return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    return None

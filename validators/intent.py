@@ -993,7 +993,8 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
     """Every act the user asks for is one a gold write does (or tries, for a refusal):
     movie-intent-00011 said "I'd like to book my next movie. Could you please activate my
     booking ...", and its gold only activated; an agent trained on it learns to leave half
-    a request undone. Only the verb that opens a request clause is read."""
+    a request undone. The verbs that open a request clause and each part of it joined by
+    "and" or "then" are read (of a weak verb, "request refills", its object)."""
     entities = schema_entities(schema)
     served: set[str] = set()
     for call in task.gold_calls:
