@@ -28,7 +28,7 @@ from sqlglot import exp
 
 from toolscale.sandbox.ddl import create_statements
 from toolscale.schema import ColumnType, Scalar, Schema, Table
-from toolscale.wording import singular, spans
+from toolscale.wording import COUNTERS, singular, spans
 
 Kind = Literal[
     "person_name",
@@ -1003,9 +1003,8 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
     return out
 
 
-# a count of what is taken, and the most there may be: basketball's games sold more tickets
-# than they held (tickets_sold 412 of tickets_capacity 95) on 277c846
-TAKEN = re.compile(r"sold|booked|used|taken|enrolled|filled|occupied|reserved|issued")
+# the most there may be of what a row counts as taken (`wording.COUNTERS`): basketball's
+# games sold more tickets than they held (tickets_sold 308 of tickets_capacity 54) on 277c846
 MOST = re.compile(r"capacity|max|limit|total|quota")
 
 
@@ -1015,7 +1014,7 @@ def _within(table: Table) -> list[tuple[str, str]]:
     numbers = [c.name for c in table.columns if c.type in ("integer", "real")]
     most = [c for c in numbers if MOST.search(c)]
     out = []
-    for taken in (c for c in numbers if TAKEN.search(c) and c not in most):
+    for taken in (c for c in numbers if set(c.split("_")) & set(COUNTERS) and c not in most):
         words = set(taken.split("_"))
         shared = [m for m in most if words & set(m.split("_"))]
         if len(shared) == 1 or (not shared and len(most) == 1):

@@ -29,7 +29,7 @@ from toolscale.matching import day_of, scalars
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
-from toolscale.tool import Tool, ToolCall, ToolResult
+from toolscale.tool import RequireStep, Tool, ToolCall, ToolResult
 from toolscale.wording import GENERIC, closed_choices, operation_words, singular, words
 
 STAGE = "intent"
@@ -94,10 +94,15 @@ class Purpose:
     checked: list[str] = field(default_factory=list)  # columns the failing rule reads
 
 
+def _failing(tool: Tool, error: str) -> list[RequireStep]:
+    """The require steps whose error a refused call gave."""
+    return [s for s in tool.require if s.error and s.error.casefold() == error.casefold()]
+
+
 def _rule_columns(tool: Tool, error: str, table: Table) -> list[str] | None:
     """The target's columns the failing require step reads; None when the step only checks
     that a row exists (the user's own record always does) or is not a require step."""
-    steps = [s for s in tool.require if s.error and s.error.casefold() == error.casefold()]
+    steps = _failing(tool, error)
     if not steps:
         return None
     # one error for several steps (restaurant's "a reservation with status seated and a menu
@@ -227,8 +232,7 @@ def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, cloc
         for p, v in arguments.items()
         if isinstance(v, str) and re.match(r"\d{4}-\d{2}-\d{2}", v) and v[:10] < clock[:10]
     ]
-    steps = [s for s in tool.require if s.error and s.error.casefold() == error.casefold()]
-    read = " ".join(s.sql for s in steps)
+    read = " ".join(s.sql for s in _failing(tool, error))
     return bool(past) and not any(re.search(rf":(?:{p}|_now)\b", read) for p in past)
 
 
@@ -605,10 +609,7 @@ def _destination(
             return f"to their {_record(k.table, step.described)}"
         # a record of nobody's by its name: medicine's "move appointment to doctor" came back
         # as "move it to my preferred time" (4 of its first 25 drafts), with no doctor said
-        table = spec.schema_.table(k.table)
-        row = next(
-            (r for r in spec.seed.get(k.table, []) if r.get(table.primary_key[0]) == value), None
-        )
+        row = _rows_by_key(spec, spec.schema_.table(k.table)).get(value)
         if row is not None and (name := _name_of(row)):
             return f"to the {noun} {name}"
     return ""

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
-from toolscale.wording import singular, spans
+from toolscale.wording import COUNTERS, singular, spans
 
 Pattern = Literal[
     "transfer",
@@ -89,9 +89,8 @@ NOW_DATES += ("enrolled", "registered")
 # a record's last change is the change that makes it: ecommerce's `create_order` asked for
 # `updated_at`, and its users said "Updated at 2024-10-14T07:50:02"
 NOW_DATES += ("updated", "modified", "changed")
-# what a new row has done nothing of yet: basketball's users created games "with 344 tickets
-# sold and a capacity of 10"
-COUNTERS = ("sold", "used", "booked", "taken", "enrolled", "redeemed", "reserved", "filled")
+# what a new row has done nothing of yet (`wording.COUNTERS`): basketball's users created
+# games "with 344 tickets sold and a capacity of 10"
 VERBS = {
     "active": "activate", "frozen": "freeze", "blocked": "block", "closed": "close",
     "suspended": "suspend", "cancelled": "cancel", "canceled": "cancel", "paid_off": "settle",

@@ -152,14 +152,7 @@ def id_start(seed: dict[str, list[dict[str, Scalar]]], schema: Schema) -> int:
     continues the seed's own sequence (a new loan 58991 after loan 58990, not 1000000)
     and never takes a seed row's key. A text key counts by its digits ('AC10234' is
     10234), as `patterns.key_expression` prefixes the new id with the seed's letters."""
-    numbers = [
-        _key_number(row.get(table.primary_key[0]))
-        for table in schema.tables
-        if len(table.primary_key) == 1
-        for row in seed.get(table.name, [])
-    ]
-    top = max((n for n in numbers if n is not None), default=None)
-    return DEFAULT_ID_START if top is None else top + 1
+    return max(id_starts(seed, schema).values(), default=DEFAULT_ID_START)
 
 
 def id_starts(seed: dict[str, list[dict[str, Scalar]]], schema: Schema) -> dict[str, int]:

@@ -292,6 +292,9 @@ NOT_LEFT = re.compile(
     re.I,
 )
 LEFT_WORDS = frozenset({"left", "remaining", "remain", "remains"})
+# a column word that counts what is taken of a row ("tickets_sold", "seats_booked"): a new
+# row has taken nothing yet, and what is taken stays within the most there may be
+COUNTERS = ("sold", "used", "booked", "taken", "enrolled", "redeemed", "reserved", "filled")
 _SAID_LEFT = re.compile(r"\$?(\d[\d,]*(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:left|remaining)\b", re.I)
 
 

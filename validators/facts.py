@@ -594,18 +594,27 @@ _NOW = r"(?:\s+(?:currently|now|still|presently|at present|right now|today))?"
 _DONE = re.compile(r"used|allowed|sold|taken|booked|spent|redeemed|enrolled")
 
 
+def rows_read(replay: Replay) -> list[dict]:
+    """Every row the gold's calls returned, in order."""
+    return [
+        row
+        for result in replay.results
+        if result.ok
+        for row in (result.output if isinstance(result.output, list) else [result.output])
+        if isinstance(row, dict)
+    ]
+
+
 def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
     """A number the user gives as a field's value that no record the gold reads has in that
     field: "a closed loan with an outstanding balance of 1700.55" when the loan read shows
     808.79 (1700.55 was the amount pushed past it to make the refusal). The value of an
     argument of that name ("my amount is 20.06" for `amount`) is what the user asks for."""
     held: dict[str, set[float]] = {}
-    for result in replay.results:
-        rows = result.output if isinstance(result.output, list) else [result.output]
-        for row in rows if result.ok else []:
-            for name, value in row.items() if isinstance(row, dict) else []:
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    held.setdefault(name, set()).add(float(value))
+    for row in rows_read(replay):
+        for name, value in row.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                held.setdefault(name, set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
         # finance's "My outstanding loan balance is $10,806.64": the record's kind may sit
         # inside the field's name
@@ -707,10 +716,7 @@ def misread_remainder(text: str, replay: Replay) -> str:
     for said, words in said_left(text):
         columns = {
             name
-            for result in replay.results
-            if result.ok
-            for row in (result.output if isinstance(result.output, list) else [result.output])
-            if isinstance(row, dict)
+            for row in rows_read(replay)
             for name, value in row.items()
             if isinstance(value, int | float)
             and not isinstance(value, bool)
@@ -1060,13 +1066,7 @@ def unpaired(task: Task, replay: Replay) -> str:
     sentence with one such number and one day is read: "from a party of 2 on June 6 to a
     party of 5" names two records; a number the gold passes is asked of a record, not said
     of one ("create a ticket for my game on 2025-05-06 with a price of 57.44")."""
-    rows = [
-        row
-        for result in replay.results
-        if result.ok
-        for row in (result.output if isinstance(result.output, list) else [result.output])
-        if isinstance(row, dict)
-    ]
+    rows = rows_read(replay)
     columns = {c for row in rows for c, v in row.items() if type(v) is int or type(v) is float}
     given = {v for call in task.gold_calls for k, v in call.arguments.items() if k[-3:] != "_id"}
     for text in [task.instruction, *task.known_facts]:

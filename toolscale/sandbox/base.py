@@ -306,7 +306,8 @@ class Sandbox:
             elif kind in ("integer", "boolean") and float(value).is_integer():
                 params[name] = int(value)
         params["_now"] = self.spec.clock
-        params["_new_id"] = self.spec.new_id_start(tool) + self._counter
+        start = self._blueprint.new_ids.get(tool.name, self.spec.id_start)
+        params["_new_id"] = start + self._counter
         return params
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
