@@ -489,6 +489,15 @@ def completed(
             if column is not None and column.type == "text" and column.values:
                 room = [v for v in states if v not in column.values]
                 column.values = (column.values + room)[:8]
+        for m in re.finditer(r"\b(?:an?|the|its|their) ([a-z]+) ([a-z]+)\b", text):
+            # "requires a completed appointment": medicine's 1.5B appointments were only
+            # scheduled or cancelled, so no step could ask for a completed one
+            table = owner(singular(m.group(2))) if m.group(1) in _STATES else None
+            column = next((c for c in table.columns if "status" in c.name), None) if table else None
+            fits = column is not None and column.type == "text" and column.values
+            # not beside "canceled"
+            if column is not None and fits and all(v[:5] != m.group(1)[:5] for v in column.values):
+                column.values = [*column.values, m.group(1)][:8]
         for m in re.finditer(r"\b(?:an?|the) (\w+) class (\w+)", text):
             table = owner(singular(m.group(2)))  # "a first class ticket": a ticket's class
             if table is None or len(table.columns) >= 12:

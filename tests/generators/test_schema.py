@@ -659,6 +659,40 @@ def test_a_rule_that_does_something_to_a_record_gives_it_that_state() -> None:
     assert done.table("orders").enum_values("status") == ["placed", "canceled"]
 
 
+def test_a_record_a_rule_requires_in_a_state_can_be_in_it() -> None:
+    """Medicine's "a prescription requires a completed appointment": the 1.5B's appointments
+    were scheduled or cancelled, so no step could ask for a completed one (the rule enforced
+    in part on 277c846). A state said before the noun is one of its statuses; one spelled
+    otherwise ("canceled" beside "a cancelled booking") is not added twice."""
+    tables = [
+        TableProposal(name="appointments", description="", columns=[
+            ColumnProposal(name="appointment_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["scheduled", "cancelled"]),
+        ]),
+        TableProposal(name="bookings", description="", columns=[
+            ColumnProposal(name="booking_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["active", "canceled"]),
+        ]),
+        TableProposal(name="prescriptions", description="", columns=[
+            ColumnProposal(name="prescription_id", type="integer"),
+            ColumnProposal(name="appointment_id", type="integer"),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A prescription requires a completed appointment between the same patient and the "
+        "prescribing doctor.",
+        "A cancelled booking cannot be moved.",
+    ]
+    done = to_schema(completed(SchemaProposal(tables=tables), rules))
+    assert done.table("appointments").enum_values("status") == [
+        "scheduled",
+        "cancelled",
+        "completed",
+    ]
+    assert done.table("bookings").enum_values("status") == ["active", "canceled"]
+    assert done.table("prescriptions").enum_values("status") is None
+
+
 def test_a_kind_of_record_a_rule_names_gets_a_column_to_say_it() -> None:
     """Railway's "a first class ticket" and medicine's "a medication marked controlled":
     without a ticket class or a flag, the rule could only be enforced on every record."""
