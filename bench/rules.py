@@ -17,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from generators.allowances import charges  # noqa: E402
 from generators.catalogue import fallback_choice  # noqa: E402
 from generators.patterns import catalogue  # noqa: E402
 from generators.schema import (  # noqa: E402
@@ -58,7 +59,8 @@ def main() -> int:
         ]
     )
     schema = to_schema(completed(proposal, rules, brief.entities))
-    choice = fallback_choice(catalogue(schema, spec.seed), rules, schema, spec.seed)
+    charged = charges(schema, rules)
+    choice = fallback_choice(catalogue(schema, spec.seed, charged), rules, schema, spec.seed)
     mapped = {m.rule: m for m in choice.rules}
     for i, rule in enumerate(rules, 1):
         print(f"{i}. {rule}")

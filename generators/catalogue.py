@@ -17,6 +17,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from generators.allowances import charges
 from generators.patterns import (
     Candidate,
     Condition,
@@ -580,7 +581,7 @@ async def propose_pattern_tools(
 ) -> PatternTools:
     """The catalogue's tools for this environment, chosen by the model or, failing that,
     deterministically; never raises for a bad answer."""
-    candidates = catalogue(spec.schema_, spec.seed)
+    candidates = catalogue(spec.schema_, spec.seed, charges(spec.schema_, brief.rules))
     if not candidates:
         return PatternTools(rules=[RuleCoverage(rule=r) for r in brief.rules])
     outcome = await choose_tools(llm, brief, spec, candidates, sample, feedback)

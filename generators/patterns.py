@@ -43,6 +43,7 @@ Pattern = Literal[
     "total",
     "history",
     "find",
+    "charge",
 ]
 Kind = Literal[
     "value",
@@ -297,7 +298,7 @@ def stamp_column(table: Table, value: str) -> Column | None:
     return None
 
 
-def _tool(
+def pattern_tool(
     name: str,
     description: str,
     kind: Literal["read", "write"],
@@ -402,7 +403,7 @@ def transfers(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             if record:
                 run.append(record)
             noun = singular(table.name)
-            tool = _tool(
+            tool = pattern_tool(
                 f"transfer_{col.name}",
                 f"Move an amount of {col.name} from one {noun} to another.",
                 "write",
@@ -545,7 +546,7 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
         checks = _sane_pairs(child, fks, props)
         noun = singular(child.name)
         key_sql = values[key]
-        tool = _tool(
+        tool = pattern_tool(
             f"create_{noun}",
             f"Create a new {noun} under an existing {singular(fks[0].ref_table)}.",
             "write",
@@ -605,7 +606,7 @@ def _status_change(
             error=f"Only {_a(noun)} whose {column} is {' or '.join(allowed)} can be {target}.",
         ),
     ]
-    tool = _tool(
+    tool = pattern_tool(
         f"{verb}_{noun}",
         f"Set the {column} of a {noun} to {target} (allowed from {', '.join(allowed)})."
         + "".join(f" Records its {p}." for p in props if p != key),
@@ -694,7 +695,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 )
                 guards["close_at_zero"] = -1
             verb = "repay" if debt else "withdraw" if quantity(col, MONEYLIKE) else "reduce"
-            tool = _tool(
+            tool = pattern_tool(
                 f"{verb}_{noun}_{col.name}",
                 f"Reduce the {col.name} of a {noun} by an amount"
                 + (f"; at 0 it becomes {closing}." if closing else "."),
@@ -721,7 +722,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 )
             )
             if holding(col):
-                up = _tool(
+                up = pattern_tool(
                     f"{'deposit' if quantity(col, MONEYLIKE) else 'increase'}_{noun}_{col.name}",
                     f"Increase the {col.name} of a {noun} by an amount.",
                     "write",
@@ -759,7 +760,7 @@ def usages(schema: Schema) -> list[Candidate]:
             if col.type != "integer" or len(parts) != 2 or parts[1] != "used":
                 continue
             use = singular(parts[0])  # refills_used: a refill
-            tool = _tool(
+            tool = pattern_tool(
                 f"{use}_{noun}",
                 f"Use one {use} of a {noun}: its {col.name} goes up by one.",
                 "write",
@@ -839,7 +840,7 @@ def _setter(
             error=same,
         ),
     ]
-    return _tool(
+    return pattern_tool(
         name,
         description,
         "write",
@@ -931,7 +932,7 @@ def reads(schema: Schema) -> list[Candidate]:
                         rows={col: parent.name},
                         main=col,
                         guards={"exists": 0},
-                        tool=_tool(
+                        tool=pattern_tool(
                             f"total_{child.name}_by_{col}",
                             f"How many {child.name} a {pnoun} has and their total {num}.",
                             "read",
@@ -955,7 +956,7 @@ def reads(schema: Schema) -> list[Candidate]:
                         rows={col: parent.name},
                         main=col,
                         guards={"exists": 0},
-                        tool=_tool(
+                        tool=pattern_tool(
                             f"recent_{child.name}_by_{col}",
                             f"The 20 most recent {child.name} of a {pnoun} by {date}.",
                             "read",
@@ -980,7 +981,7 @@ def reads(schema: Schema) -> list[Candidate]:
                     summary=f"find a {noun} by email",
                     rows={},
                     main="",
-                    tool=_tool(
+                    tool=pattern_tool(
                         f"find_{noun}_by_email",
                         f"Find a {noun} by email address (case does not matter).",
                         "read",
@@ -1006,7 +1007,7 @@ def reads(schema: Schema) -> list[Candidate]:
                     summary=f"find a {noun} by {' and '.join(parts)}",
                     rows={},
                     main="",
-                    tool=_tool(
+                    tool=pattern_tool(
                         f"find_{noun}_by_{by}",
                         f"Find a {noun} by {' and '.join(parts)} (case does not matter).",
                         "read",
@@ -1201,11 +1202,15 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def catalogue(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
-    """Every candidate operation of this schema, writes first, each id and name once."""
+def catalogue(
+    schema: Schema, seed: dict[str, list[dict]], charged: list[Candidate] | None = None
+) -> list[Candidate]:
+    """Every candidate operation of this schema, writes first, each id and name once;
+    `charged` are the operations the brief's allowance rules make (`allowances.charges`)."""
     made, moved = creates(schema, seed), statuses(schema, seed)
     found = [
         *transfers(schema, seed),
+        *(charged or []),
         *made,
         *takings(schema, made),
         *moved,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from generators.allowances import allowance_said
 from generators.patterns import (
     COUNT_WORDS,
     EVERY,
@@ -56,6 +57,7 @@ GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "differs": r"\balready\b|differ|not the same",
     "not_above": r"at most the|not exceed the|no more than the|(?:cannot|not|never) go below 0",
     "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
+    "charges": r"\beach (?:extra|additional|further) \w+ costs?",
 }
 COMPARISONS = {"below", "above", "under", "over", "less", "more", "greater", "at", "not", "within"}
 NEGATION = r"\b(cannot|not|never|no)\b"
@@ -232,6 +234,8 @@ def candidates_for(rule: str, candidates: list[Candidate]) -> list[Candidate]:
             return []
         second = candidates_for(parts[1], candidates)
         return [c for c in candidates_for(parts[0], candidates) if c in second]
+    if allowance_said(rule) is not None:  # "each extra bag costs 50": the adding that charges
+        return [c for c in candidates if c.pattern == "charge"][:1]
     text, verb = rule.lower(), rule_verb(rule)
     summed = _SUM.search(text)
     if summed and summed["child"]:  # "the sum of ... of a team's active contracts": a new one
@@ -269,6 +273,9 @@ def guess_conditions(
     values the schema's CHECK or else the seed has); for a rule about one kind of record
     ("a first class ticket", "a medication marked controlled"), each holds only in that
     case, and a kind it cannot read gives none (the rule would be enforced on every record)."""
+    if cand.pattern == "charge":  # its charge is the rule: nothing else to require
+        charges = allowance_said(rule) is not None
+        return [Condition(kind="guard", guard="charges")] if charges else []
     if either_case(rule):
         return _either(rule, cand, schema, seed)
     text = rule.lower()

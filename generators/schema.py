@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from generators.allowances import TIER_WORDS, Allowance, allowance_said, count_column
 from generators.prompting import messages
 from generators.realise import ddl_problems
 from toolscale.brief import Brief
@@ -569,6 +570,8 @@ def completed(
             table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
     for rule in rules:
         _link_read_entities(rule.lower(), tables, owner)
+        if (allowance := allowance_said(rule)) is not None:
+            _allowance_columns(allowance, tables)
     _unborrow_statuses(tables, said_of)
     customer = next((t for t in tables.values() if CUSTOMERS.search(t.name)), None)
     emails = [t for t in tables.values() if any("email" in c.name for c in t.columns)]
@@ -616,6 +619,32 @@ def _unborrow_statuses(tables: dict[str, TableProposal], said_of: dict[str, set[
         column.values = (["active"] if "active" not in kept else []) + kept
         if len(column.values) == 1:
             column.values.append("inactive")
+
+
+def _allowance_columns(allowance: Allowance, tables: dict[str, TableProposal]) -> None:
+    """What an allowance rule needs ("free checked bags per passenger on a flight booking
+    are 2 for gold members, ...; each extra bag costs 50"): the count on the record, a column
+    its charges add up in, and the tiers on the record's owner. Travel's 1.5B schema had a
+    boolean `membership` and the bags on hotel bookings, so no tool could charge for a bag."""
+    record = next((t for t in tables.values() if record_phrase(t.name) == allowance.record), None)
+    if record is None or len(record.columns) > 10:
+        return
+    if count_column(to_table(record), allowance) is None:
+        record.columns.append(ColumnProposal(name=allowance.column, type="integer", minimum=0))
+    if not any(re.search(r"fee|charge", c.name) for c in record.columns):
+        record.columns.append(ColumnProposal(name=allowance.fee_column, type="real", minimum=0))
+    keys = {t.columns[0].name: name for name, t in tables.items()}
+    owners = [tables[r] for c in record.columns[1:] if (r := reference(c.name, keys))]
+    owner = next((t for t in owners if CUSTOMERS.search(t.name)), next(iter(owners), None))
+    if owner is None or any(len(set(c.values) & set(allowance.free)) >= 2 for c in owner.columns):
+        return
+    tiers = list(allowance.free)[:8]
+    column = next((c for c in owner.columns if any(w in c.name for w in TIER_WORDS)), None)
+    if column is None and len(owner.columns) < 12:
+        column = ColumnProposal(name="membership", type="text")
+        owner.columns.append(column)
+    if column is not None:  # a boolean `membership` says no tier: it is the tiers now
+        column.type, column.values = "text", tiers
 
 
 def _pointed_to(some: list[TableProposal], tables: dict[str, TableProposal]) -> bool:

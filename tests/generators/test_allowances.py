@@ -1,0 +1,127 @@
+"""Travel's "free checked bags ... are 2 for gold members, 1 for silver and 0 for regular;
+each extra bag costs 50": no refusal enforces it, and on 277c846 no tool did (5 of 6 rules).
+The adding of bags must charge for those beyond the owner's tier."""
+
+from __future__ import annotations
+
+import pytest
+
+from generators.allowances import allowance_said, charges
+from generators.catalogue import fallback_choice, realise
+from generators.patterns import catalogue
+from generators.schema import ColumnProposal, SchemaProposal, TableProposal, completed, to_schema
+from tests.generators.railway import bed, brief_rules, col, fk
+from toolscale.environment import Environment
+from toolscale.tool import ToolCall
+
+BAGS = brief_rules("travel")[3]
+
+
+def test_an_allowance_rule_is_read_whole_or_not_at_all() -> None:
+    allowance = allowance_said(BAGS)
+    assert allowance is not None
+    assert allowance.thing == "checked bags" and allowance.record == "flight booking"
+    assert allowance.per == "passenger" and allowance.price == 50
+    assert allowance.free == {"gold": 2, "silver": 1, "regular": 0}
+    assert (allowance.column, allowance.fee_column) == ("checked_bags", "bag_fees")
+    # no price for what goes beyond: nothing to charge, so no allowance
+    assert allowance_said("Free checked bags are 2 for gold members and 1 for silver.") is None
+    assert allowance_said("A flight booking with fare_class basic_economy is final.") is None
+
+
+def test_the_schema_gets_the_count_its_charges_and_the_tiers() -> None:
+    """Travel's 1.5B schema: a boolean `membership`, no bags on a flight booking."""
+    tables = [
+        TableProposal(name="customers", description="", columns=[
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="email", type="text"),
+            ColumnProposal(name="membership", type="boolean"),
+        ]),
+        TableProposal(name="flight_bookings", description="", columns=[
+            ColumnProposal(name="flight_booking_id", type="integer"),
+            ColumnProposal(name="customer_id", type="integer"),
+            ColumnProposal(name="status", type="text", values=["active", "cancelled"]),
+        ]),
+    ]  # fmt: skip
+    done = to_schema(completed(SchemaProposal(tables=tables), [BAGS]))
+    customers, bookings = done.table("customers"), done.table("flight_bookings")
+    assert customers.column("membership").type == "text"
+    assert customers.enum_values("membership") == ["gold", "silver", "regular"]
+    assert bookings.column("checked_bags").type == "integer"
+    assert bookings.column("bag_fees").type == "real"
+
+
+SCHEMA = {
+    "tables": [
+        {
+            "name": "customers",
+            "columns": [col("customer_id", "integer"), col("membership", "text")],
+            "primary_key": ["customer_id"],
+            "checks": ["membership IN ('gold', 'silver', 'regular')"],
+        },
+        {
+            "name": "flight_bookings",
+            "columns": [
+                col("flight_booking_id", "integer"),
+                col("customer_id", "integer"),
+                col("passengers", "integer"),
+                col("checked_bags", "integer"),
+                col("bag_fees", "real"),
+            ],
+            "primary_key": ["flight_booking_id"],
+            "foreign_keys": [fk("customer_id", "customers")],
+        },
+    ]
+}
+SEED = {
+    "customers": [
+        {"customer_id": 1, "membership": "gold"},
+        {"customer_id": 2, "membership": "regular"},
+        {"customer_id": 3, "membership": "silver"},
+    ],
+    "flight_bookings": [
+        {"flight_booking_id": 900, "customer_id": 1, "passengers": 1, "checked_bags": 1,
+         "bag_fees": 0.0},
+        {"flight_booking_id": 901, "customer_id": 2, "passengers": 1, "checked_bags": 0,
+         "bag_fees": 0.0},
+        {"flight_booking_id": 902, "customer_id": 3, "passengers": 2, "checked_bags": 0,
+         "bag_fees": 10.0},
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+@pytest.mark.parametrize(
+    ("booking", "amount", "bags", "fees"),
+    [
+        (900, 1, 2, 0.0),  # gold, 1 held: the second is free
+        (900, 3, 4, 100.0),  # gold: 2 free, 2 beyond
+        (901, 1, 1, 50.0),  # regular: none free
+        (902, 3, 3, 60.0),  # silver, 2 passengers: 2 free, 1 beyond, on 10 already charged
+    ],
+)
+def test_adding_bags_charges_for_each_beyond_the_tiers_allowance(
+    engine: str, booking: int, amount: int, bags: int, fees: float
+) -> None:
+    spec = bed("travel", SCHEMA, SEED)
+    charged = charges(spec.schema_, [BAGS])
+    assert [c.id for c in charged] == ["charge:flight_bookings.checked_bags"]
+    candidates = catalogue(spec.schema_, spec.seed, charged)
+    choice = fallback_choice(candidates, [BAGS], spec.schema_, spec.seed)
+    assert [m.candidate for m in choice.rules] == ["charge:flight_bookings.checked_bags"]
+    made = realise(choice, candidates, [BAGS], spec)
+    add = next(t for t in made.tools if t.name == "add_flight_booking_checked_bags")
+    assert made.rules[0].enforced_by[0].tool == add.name  # the report counts it enforced
+    env_spec = spec.model_copy(update={"tools": [*spec.tools, add]})
+    with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
+        result = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
+                                                             "amount": amount}))  # fmt: skip
+        assert result.ok, result.error
+        assert result.output == {
+            "flight_booking_id": booking,
+            "checked_bags": bags,
+            "bag_fees": fees,
+        }
+        refused = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
+                                                              "amount": 0}))  # fmt: skip
+        assert refused.error == "The amount must be > 0."
