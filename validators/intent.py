@@ -620,8 +620,11 @@ def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> st
     return None
 
 
-def _found_by(value: object, task: Task, replay: Replay, before: int) -> str | None:
-    """The text argument the instruction says that an earlier lookup found `value` by."""
+def _found_by(value: object, task: Task, replay: Replay, before: int, hops: int = 2) -> str | None:
+    """The text argument the instruction says that an earlier lookup found `value` by, or
+    found the key of that lookup by: movie-intent-00004 on 71aacdf moved a booking onto a
+    showtime listed by a movie id that the film's title found ("Move the showtime for my
+    booking of Inception", a booking of another film)."""
     for index in range(min(before, len(replay.results))):
         result = replay.results[index]
         rows = result.output if isinstance(result.output, list) else [result.output]
@@ -638,6 +641,10 @@ def _found_by(value: object, task: Task, replay: Replay, before: int) -> str | N
                 and said.lower() in task.instruction.lower()
             ):
                 return said
+        keys = [k for k in task.gold_calls[index].arguments.values() if type(k) is int]
+        for key in keys if hops > 1 else []:
+            if (name := _found_by(key, task, replay, index, hops - 1)) is not None:
+                return name
     return None
 
 

@@ -1196,6 +1196,27 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
         task = mini_task(instruction=ask, gold_calls=stated)
         detail = unsaid_destination(task, tools, Replay(results=[], changes={}))
         assert (detail is not None) == wrong, ask
+    # movie-intent-00004 on 71aacdf: the showtime moved onto was listed by the movie id the
+    # title found, and the title was said as the booking's ("my booking of Inception")
+    listed = [
+        {"name": "find_table", "arguments": {"name": "Inception"}},
+        {"name": "find_table", "arguments": {"movie_id": 11484}},
+        {"name": "move_reservation", "arguments": {"booking_id": 56544, "new_showtime_id": 34062}},
+    ]
+    chain = Replay(
+        results=[
+            ToolResult(ok=True, output={"movie_id": 11484, "title": "Inception"}),
+            ToolResult(ok=True, output=[{"showtime_id": 34062, "movie_id": 11484}]),
+            ToolResult(ok=True, output={}),
+        ],
+        changes={},
+    )
+    for ask, wrong in (
+        ("Move the showtime for my booking of Inception on 2024-10-10 for 6 seats.", True),
+        ("Please move my booking to the Inception showtime on 2024-10-10.", False),
+    ):
+        detail = unsaid_destination(mini_task(instruction=ask, gold_calls=listed), tools, chain)
+        assert (detail is not None) == wrong, ask
 
 
 def test_a_field_named_by_the_records_kind_is_not_asked_about() -> None:
