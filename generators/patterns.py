@@ -812,10 +812,29 @@ def moves(schema: Schema) -> list[Candidate]:
                     rows={key: table.name, param: parent.name},
                     main=key,
                     guards={"exists": 0, "differs": 2},
+                    checks=_still_open(table),
                     tool=tool,
                 )
             )
     return out
+
+
+def _still_open(table: Table) -> list[RequireStep]:
+    """A record that is over stays where it is: movie-intent-00004 on 71aacdf moved a
+    cancelled booking to another showtime, and its user asked for it."""
+    status = next((c.name for c in table.columns if "status" in c.name), None)
+    over = [v for v in table.enum_values(status) or [] if v in TERMINAL] if status else []
+    if not over:
+        return []
+    key, noun = table.primary_key[0], singular(table.name)
+    return [
+        RequireStep(
+            sql=f"SELECT {status} IS NULL OR {status} NOT IN "
+            f"({', '.join(map(literal, over))}) AS still_open "
+            f"FROM {table.name} WHERE {key} = :{key}",
+            error=f"A {noun} that is {' or '.join(over)} cannot be moved.",
+        )
+    ]
 
 
 def _setter(

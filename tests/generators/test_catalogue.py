@@ -9,6 +9,8 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from generators.catalogue import (
     CHOICE_TOKENS,
     EXAMPLE_DESCRIPTION,
@@ -35,7 +37,9 @@ from generators.tools import propose_tools
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.finance import SEED, finance_brief, finance_schema
 from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
-from tests.generators.railway import railway_rules, railway_spec
+from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
+from tests.generators.movie import SEED as MOVIE_SEED
+from tests.generators.railway import bed, brief_rules, railway_rules, railway_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
 from toolscale.figures import environment_figures
@@ -537,3 +541,38 @@ def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
         }
     )
     assert unchecked_states(whole, [both]).enforced
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_move_meets_the_rules_on_where_it_goes_and_an_ended_record_stays(engine: str) -> None:
+    """movie-intent-00004 on 71aacdf moved a cancelled booking onto a showtime of 2024-10-10
+    under a 2025 clock: "a booking needs a showtime in the future" was the create's alone,
+    and nothing kept a cancelled booking where it was."""
+    seed = json.loads(json.dumps(MOVIE_SEED))
+    seed["showtimes"].append(
+        {"showtime_id": 12, "movie_id": 1, "screen_id": 1, "start_time": "2024-10-10T18:00:00"}
+    )
+    seed["bookings"].append(
+        {"booking_id": 71, "customer_id": 5, "showtime_id": 10, "seats": 1, "status": "cancelled"}
+    )
+    spec = bed("movie", MOVIE_SCHEMA, seed)
+    future = brief_rules("movie")[0]
+    assert future.startswith("A booking needs a showtime in the future")
+    candidates = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(candidates, [future], spec.schema_, spec.seed)
+    assert "move:bookings.showtime_id" in {m.candidate for m in choice.rules}
+    made = realise(choice, candidates, [future], spec)
+    move = next(t for t in made.tools if t.name == "move_booking_to_showtime")
+    assert any(e.tool == move.name for e in made.rules[0].enforced_by)
+    with Environment(spec.model_copy(update={"tools": made.tools}), engine=engine) as env:  # type: ignore[arg-type]
+
+        def moved(booking: int, showtime: int) -> str | None:
+            env.reset()
+            call = ToolCall(
+                name=move.name, arguments={"booking_id": booking, "new_showtime_id": showtime}
+            )
+            return env.step(call).error
+
+        assert moved(70, 11) is None
+        assert moved(70, 12) == future  # in the past
+        assert moved(71, 11) == "A booking that is cancelled cannot be moved."
