@@ -230,43 +230,12 @@ def fallback_choice(
                     mapped.append(RuleChoice(rule=i, candidate=cand.id, conditions=conditions))
                     if not moved:
                         break
-    mapped += [m for made in list(mapped) for m in _onto_moves(made, writes)]
     used = {m.candidate for m in mapped}
     # a variant (a create that takes stock, a move) only where a rule asks for it; its plain
     # form's pick then goes to it (`onto_variants`)
     writes = [c for c in writes if not _variant(c) or c.id in used]
     picked = writes + finds + [c for c in reads if c not in finds][: max(0, MAX_READS - len(finds))]
     return CatalogueChoice(tools=[ToolChoice(candidate=c.id) for c in picked], rules=mapped)
-
-
-# conditions that read one row and nothing the call itself passes
-_ROW_ONLY = {"value", "in", "days_ahead", "hours_ahead", "within_days", "within_hours"}
-
-
-def _onto_moves(made: RuleChoice, writes: list[Candidate]) -> list[RuleChoice]:
-    """A rule's conditions on the row a new record goes under hold for moving a record there
-    too: movie's "a booking needs a showtime in the future" was the create's alone, and
-    movie-intent-00004 on 71aacdf moved a booking onto a showtime of 2024-10-10 under a 2025
-    clock. What reads the call's own values (a count, the seats it asks) stays the create's."""
-    by_id = {c.id: c for c in writes}
-    cand = by_id.get(made.candidate)
-    if cand is None or cand.creates is None:
-        return []
-    out = []
-    for param, parent in cand.rows.items():
-        move = by_id.get(f"move:{cand.creates}.{param}")
-        if move is None or move.rows.get(f"new_{param}") != parent:
-            continue
-        carried = [
-            c.model_copy(update={"row": f"new_{param}{c.row[len(param) :]}"})
-            for c in made.conditions
-            if c.kind in _ROW_ONLY
-            and c.row.split(".")[0] == param
-            and not (c.if_parameter or c.if_row or c.parameter)
-        ]
-        if carried:
-            out.append(RuleChoice(rule=made.rule, candidate=move.id, conditions=carried))
-    return out
 
 
 VARIANTS = (" taking ", " restocking ", " counting ")
@@ -374,7 +343,11 @@ def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Co
     status or value of that row as it is, and "a party_size no larger than the table's
     seats" (the call's own number then) as the moved record's own column against it."""
     row = f"new_{cond.row}"
-    if cond.kind in ("value", "in"):
+    # and when it is: movie's "a booking needs a showtime in the future" held for a new
+    # booking only, and movie-intent-00004 on 71aacdf moved one onto a showtime of
+    # 2024-10-10 under a 2025 clock
+    timed = ("days_ahead", "hours_ahead", "within_days", "within_hours")
+    if cond.kind in ("value", "in") or (cond.kind in timed and cond.column):
         return cond.model_copy(update={"row": row})
     moved = schema.table(move.rows[move.main])
     if (
