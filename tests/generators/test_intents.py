@@ -25,6 +25,7 @@ from generators.intents import (
 from generators.patterns import catalogue
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
+from tests.generators.movie import movie_spec
 from tests.generators.railway import bed, col, fk, railway_spec
 from tests.generators.test_patterns import clinic
 from tests.generators.travel import travel_spec
@@ -1003,3 +1004,21 @@ def test_a_refusal_keeps_a_past_day_only_where_its_rule_reads_the_moment() -> No
     assert _past_for_nothing(rooms, past, "refused", clock)
     assert not _past_for_nothing(ahead, past, "refused", clock)
     assert not _past_for_nothing(rooms, past | {"check_in": "2025-03-17"}, "refused", clock)
+
+
+def test_a_move_onto_a_record_without_a_name_says_its_parent_and_its_moment() -> None:
+    """Movie on 71aacdf kept 4 moves of a booking onto another showtime, and all 4 said
+    the film as the booking's ("Move the showtime for my booking of Inception on
+    2024-10-10"): the purpose named no destination, a showtime having no name."""
+    spec = movie_spec()
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    move = cands["move:bookings.showtime_id"].tool
+    find = cands["find:customers by email"].tool
+    spec = spec.model_copy(update={"tools": [*spec.tools, find, move]})
+    customers = spec.schema_.table("customers")
+    owned = spec.owners(customers)
+    purpose = Purpose(move, "bookings", 70, {"booking_id": 70, "new_showtime_id": 11})
+    with Environment(spec) as env:
+        chain = gold_chain(env, purpose, customers, owned)
+    assert chain is not None and chain.purpose is not None
+    assert "to the showtime of Alien at 2025-01-20T21:00:00" in chain.purpose, chain.purpose
