@@ -893,7 +893,12 @@ def _not_a_state(text: str, table: str, seed: SeedFacts, allowed: Set[str]) -> s
     that no status column of its table takes, where the gold does not set it."""
     taken = {phrase(v) for values in seed.states.get(table, {}).values() for v in values}
     noun = _spelled(singular(table))
-    pattern = rf"\b{noun}\b[^.?!]{{0,40}}?\b(?:is|was)\s+(?:currently |now |still |already )?(\w+)"
+    # movie-intent-00035 on 71aacdf: "My booking is currently in the status 'inactive'"
+    within = r"(?:in\s+(?:the\s+|a\s+)?(?:status|state)\s+(?:of\s+)?['\"]?)?"
+    pattern = (
+        rf"\b{noun}\b[^.?!]{{0,40}}?\b(?:is|was)\s+(?:currently |now |still |already )?"
+        rf"{within}(\w+)"
+    )
     for m in re.finditer(pattern, text, re.I):
         said = m.group(1).casefold()
         if said not in STATES or said in taken or said in allowed:

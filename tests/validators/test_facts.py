@@ -626,7 +626,16 @@ def test_a_state_a_record_is_said_to_leave_must_be_its_own(banking_spec: Environ
 
 def test_a_state_no_record_of_the_kind_takes_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Restaurant's "I know this reservation is currently active" of a seated reservation,
-    where no reservation is ever active (booked, seated, cancelled)."""
+    where no reservation is ever active (booked, seated, cancelled); movie-intent-00035 on
+    71aacdf's "My booking is currently in the status 'inactive'"."""
+    detail = false_claim(
+        banking_spec,
+        "My card K30001 is currently in the status expired. Please freeze it and tell me "
+        "its status.",
+        kept=(),
+        listed=True,
+    )
+    assert "says 'expired', which no card is (they are active, blocked, frozen)" in detail
     detail = false_claim(
         banking_spec,
         "My card K30001 is currently expired. Please freeze it and tell me its status.",
