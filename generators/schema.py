@@ -750,14 +750,18 @@ def entity_table(entity: str, tables: dict[str, TableProposal] | None = None) ->
 
 def _name_keys(tables: dict[str, TableProposal]) -> None:
     """A first column `id` is the table's key named for it: weather's model answered four
-    times with `forecasters.id`, `regions.id`, ..., each rejected, and ten minutes went."""
-    taken = {t.columns[0].name for t in tables.values() if t.columns}  # other tables' keys
+    times with `forecasters.id`, `regions.id`, ..., each rejected, and ten minutes went. So
+    is a key two tables share: travel's model keyed flight and hotel bookings `booking_id`
+    in four answers on c867683, each rejected."""
+    firsts = [t.columns[0].name for t in tables.values() if t.columns]
+    taken = set(firsts)  # other tables' keys
     for name, table in tables.items():
         first = table.columns[0] if table.columns else None
         key = f"{singular(name)}_id"
+        shared = first is not None and firsts.count(first.name) > 1 and first.name != key
         if (
             first is not None
-            and first.name == "id"
+            and (first.name == "id" or shared)
             and first.type == "integer"
             and key not in taken
         ):

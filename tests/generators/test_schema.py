@@ -354,6 +354,27 @@ def proposed(tables: dict[str, str]) -> list[TableProposal]:
     return out
 
 
+def test_a_key_two_tables_share_is_named_for_each_table() -> None:
+    """Travel's model keyed flight and hotel bookings `booking_id` in four answers on
+    c867683, each rejected: a shared key is each table's own where it is not already."""
+    tables = proposed(
+        {
+            "customers": "customer_id email",
+            "flight_bookings": "booking_id customer_id",
+            "hotel_bookings": "booking_id customer_id",
+            "bookings": "booking_id customer_id",
+        }
+    )
+    done = to_schema(completed(SchemaProposal(tables=tables), []))
+    keys = {t.name: t.primary_key for t in done.tables}
+    assert keys == {
+        "customers": ["customer_id"],
+        "flight_bookings": ["flight_booking_id"],
+        "hotel_bookings": ["hotel_booking_id"],
+        "bookings": ["booking_id"],  # its own name already
+    }
+
+
 def test_the_people_who_own_records_ask_not_a_table_that_only_holds_an_email() -> None:
     """Weather's only email was on `subscriptions`, which nothing points to: every task was
     a find and a write on one subscription (5 of 39 kept, none with 3 calls). Its
