@@ -245,8 +245,6 @@ def candidates_for(rule: str, candidates: list[Candidate]) -> list[Candidate]:
             return made[:1]
     scored = [(_score(c, text, verb), i, c) for i, c in enumerate(candidates)]
     ranked = [c for score, _, c in sorted(scored, key=lambda s: (-s[0], s[1])) if score >= 3]
-    if ranked or verb:
-        return ranked
     # no operation said: "a reservation's party_size must be between 1 and 12", "one
     # booking holds between 1 and 10 seats" are about the record as it is made
     subject = _subject(text)
@@ -259,7 +257,22 @@ def candidates_for(rule: str, candidates: list[Candidate]) -> list[Candidate]:
     ]
     # ... the one whose own checks the rule says first: travel's "a flight booking needs
     # ... seats_available then goes down" is the booking that takes a seat
-    return sorted(made, key=lambda c: -_guards_said(c, text))[:1]
+    made = sorted(made, key=lambda c: -_guards_said(c, text))[:1]
+    if not verb and made and ranked and _moves_what_it_reads(ranked[0], made[0], subject):
+        return made
+    if ranked or verb:
+        return ranked
+    return made
+
+
+def _moves_what_it_reads(ranked: Candidate, made: Candidate, subject: str) -> bool:
+    """The first-ranked is a change of state of another table than the one the rule's
+    subject makes: travel's 1.5B flights on f716f2d were scheduled, active or cancelled, so
+    the flight's move to scheduled took "a flight booking needs the flight's status to be
+    scheduled", and no booking checked its flight."""
+    phrase = singular(made.creates or "").replace("_", " ")
+    whole = re.fullmatch(rf"(?:an? |the |one )?{phrase}s?\s*", subject)
+    return bool(whole) and ranked.sets is not None and ranked.sets[0] != made.creates
 
 
 def _guards_said(cand: Candidate, text: str) -> int:

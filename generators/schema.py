@@ -478,9 +478,11 @@ def completed(
             if column is not None and known and all(v[:5] != state[:5] for v in column.values):
                 column.values = [*column.values, state][:8]  # not beside "canceled"
         for m in re.finditer(
-            r"\b([a-z]+) can(?:not)? (?:only )?be ([a-z]+)(?: or ([a-z]+))?", text
+            r"\b([a-z_]+) can(?:not)? (?:only )?be ([a-z]+)(?: or ([a-z]+))?", text
         ):
-            table = owner(m.group(1))  # "a ticket can be refunded": refunded is its state
+            # "a ticket can be refunded": refunded is its state; "a flight booking with
+            # fare_class basic_economy cannot be ... refunded": the rule's subject's
+            table = owner(m.group(1)) or owner(subject)
             column = next((c for c in table.columns if "status" in c.name), None) if table else None
             states = [v for v in m.groups()[1:] if v in _STATES]
             if table is not None and column is None and states and len(table.columns) < 12:
@@ -490,6 +492,10 @@ def completed(
             if column is not None and column.type == "text" and column.values:
                 room = [v for v in states if v not in column.values]
                 column.values = (column.values + room)[:8]
+            elif column is not None and column.type == "text" and states:
+                # travel's 1.5B gave its bookings a status of no values on f716f2d, its rows
+                # said active or inactive, and neither cancellation rule had a tool (4 of 6)
+                column.values = ["active", *states]
         for m in re.finditer(r"\b(?:an?|the|its|their) ([a-z]+) ([a-z]+)\b", text):
             # "requires a completed appointment": medicine's 1.5B appointments were only
             # scheduled or cancelled, so no step could ask for a completed one

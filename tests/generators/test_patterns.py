@@ -31,6 +31,8 @@ from tests.generators.basketball import SEED as PLAYED
 from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_rules, ecommerce_spec
 from tests.generators.finance import SEED, finance_schema
+from tests.generators.flights import SCHEMA as FLIGHTS
+from tests.generators.flights import SEED as FLOWN
 from tests.generators.flights import flights_rules, flights_spec
 from tests.generators.movie import SCHEMA as SCREENED
 from tests.generators.movie import SEED as BOOKED
@@ -1112,6 +1114,19 @@ def test_travel_flight_booking_rules_read_the_booked_flight(engine: str) -> None
     cancel = _enforced(spec, fixed, "cancel:flight_bookings")
     assert _on(spec, cancel, engine, flight_booking_id=31).ok
     assert _on(spec, cancel, engine, flight_booking_id=30).error == fixed
+
+
+def test_a_rule_a_record_needs_is_its_makings_even_beside_a_move_to_the_state() -> None:
+    """Travel's 1.5B flights on f716f2d were scheduled, active or cancelled, so the move of
+    a flight to scheduled scored as "a flight booking needs the flight's status to be
+    scheduled", and no booking checked its flight (4 of 6 rules on bench/rules.py)."""
+    schema = json.loads(json.dumps(FLIGHTS))
+    flights = next(t for t in schema["tables"] if t["name"] == "flights")
+    flights["checks"][0] = "status IN ('scheduled', 'active', 'cancelled')"
+    spec = bed("travel", schema, FLOWN)
+    booked = flights_rules()[0]
+    assert "status:flights.status=scheduled" in by_id(spec)
+    _enforced(spec, booked, "create:flight_bookings under customers taking flights.seats_available")
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])

@@ -714,6 +714,30 @@ def test_a_record_a_rule_requires_in_a_state_can_be_in_it() -> None:
     assert done.table("prescriptions").enum_values("status") is None
 
 
+def test_a_status_of_no_values_gets_the_states_a_rule_names() -> None:
+    """Travel's 1.5B gave its flight and hotel bookings a status of no values on f716f2d (its
+    rows said active or inactive), and "a flight booking with fare_class basic_economy
+    cannot be changed or refunded" was not read: a snake_case value stood before "cannot"."""
+    tables = [
+        TableProposal(name="flight_bookings", description="", columns=[
+            ColumnProposal(name="flight_booking_id", type="integer"),
+            ColumnProposal(name="fare_class", type="text"),
+            ColumnProposal(name="status", type="text"),
+        ]),
+        TableProposal(name="hotel_bookings", description="", columns=[
+            ColumnProposal(name="hotel_booking_id", type="integer"),
+            ColumnProposal(name="status", type="text"),
+        ]),
+    ]  # fmt: skip
+    rules = [
+        "A flight booking with fare_class basic_economy cannot be changed or refunded.",
+        "A hotel booking can be cancelled only before its check_in date.",
+    ]
+    done = {t.name: t for t in completed(SchemaProposal(tables=tables), rules).tables}
+    assert done["flight_bookings"].columns[2].values == ["active", "refunded"]
+    assert done["hotel_bookings"].columns[1].values == ["active", "cancelled"]
+
+
 def test_a_kind_of_record_a_rule_names_gets_a_column_to_say_it() -> None:
     """Railway's "a first class ticket" and medicine's "a medication marked controlled":
     without a ticket class or a flag, the rule could only be enforced on every record."""
