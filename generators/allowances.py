@@ -157,10 +157,12 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
     def over(held: str) -> str:
         return f"(CASE WHEN {held} > {free} THEN {held} - {free} ELSE 0 END)"
 
+    held = f"COALESCE({count}, 0)"
+
     price = f"{allowance.price:g}"
-    charged = f"{price} * ({over(f'{count} + :amount')} - {over(count)})"
+    charged = f"{price} * ({over(f'{held} + :amount')} - {over(held)})"
     # one UPDATE: both sides read the count as it was before the call
-    sets = [f"{fee} = COALESCE({fee}, 0) + {charged}", f"{count} = {count} + :amount"]
+    sets = [f"{fee} = COALESCE({fee}, 0) + {charged}", f"{count} = COALESCE({count}, 0) + :amount"]
     tiers = ", ".join(f"{n} for {t}" for t, n in allowance.free.items())
     said = (
         f"Add {allowance.thing} to a {noun}. Free {allowance.thing}"
@@ -192,5 +194,6 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
         main=key,
         amount="amount",
         guards={"exists": 0, "positive": 1, "charges": -1},
+        owns=[count, fee],
         tool=tool,
     )

@@ -201,6 +201,10 @@ class Candidate(BaseModel):
     moves_from: list[str] = Field(
         default_factory=list, description="the values of that column it moves a row from"
     )
+    owns: list[str] = Field(
+        default_factory=list,
+        description="columns of its row only it changes: a new row starts them at 0",
+    )
     checks: list[RequireStep] = Field(
         default_factory=list,
         description="checks every such operation needs whatever the rules (two references "
@@ -479,10 +483,13 @@ def _ledger_insert(
     return None
 
 
-def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
+def creates(
+    schema: Schema, seed: dict[str, list[dict]], owned: frozenset[tuple[str, str]] = frozenset()
+) -> list[Candidate]:
     """Insert a child row under its parents (each must exist); NOT NULL columns come from
     parameters or defaults (now for opening dates, the initial status, a running balance of
-    0 or the principal)."""
+    0 or the principal, 0 for what only another operation changes: `owned`, (table,
+    column) pairs)."""
     out = []
     for child in filter(keyed, schema.tables):
         fks = [fk for fk in child.foreign_keys if len(fk.columns) == 1]
@@ -522,7 +529,9 @@ def creates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 values[col.name] = now_value(col)
             elif col in running:
                 values[col.name] = f":{principal.name}" if principal else "0"
-            elif col.type in ("real", "integer") and counts_up(col.name):
+            elif col.type in ("real", "integer") and (
+                counts_up(col.name) or (child.name, col.name) in owned
+            ):
                 values[col.name] = "0"
             else:
                 if col.type == "text" and col.unique:
@@ -1226,7 +1235,10 @@ def catalogue(
 ) -> list[Candidate]:
     """Every candidate operation of this schema, writes first, each id and name once;
     `charged` are the operations the brief's allowance rules make (`allowances.charges`)."""
-    made, moved = creates(schema, seed), statuses(schema, seed)
+    # travel's create_flight_booking on f716f2d took the bag fees as a parameter: a new
+    # booking charged whatever its user said, beside the tool that charges by the rule
+    owned = frozenset((c.rows[c.main], col) for c in charged or [] for col in c.owns)
+    made, moved = creates(schema, seed, owned), statuses(schema, seed)
     found = [
         *transfers(schema, seed),
         *(charged or []),

@@ -125,3 +125,24 @@ def test_adding_bags_charges_for_each_beyond_the_tiers_allowance(
         refused = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
                                                               "amount": 0}))  # fmt: skip
         assert refused.error == "The amount must be > 0."
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_new_record_starts_with_nothing_charged(engine: str) -> None:
+    """Travel's create_flight_booking on f716f2d took the bag fees and the bags as its
+    user said them (travel-intent-00002: "bag_fees=167.58" with no bags): what only the
+    charging write changes starts at 0."""
+    spec = bed("travel", SCHEMA, SEED)
+    charged = charges(spec.schema_, [BAGS])
+    assert charged[0].owns == ["checked_bags", "bag_fees"]
+    made = {c.id: c for c in catalogue(spec.schema_, spec.seed, charged)}
+    book = made["create:flight_bookings under customers"].tool
+    assert set(book.parameters["properties"]) == {"customer_id", "passengers"}
+    plain = {c.id: c for c in catalogue(spec.schema_, spec.seed)}  # no allowance rule
+    assert (
+        "bag_fees" in plain["create:flight_bookings under customers"].tool.parameters["properties"]
+    )
+    with Environment(spec.model_copy(update={"tools": [book]}), engine=engine) as env:  # type: ignore[arg-type]
+        result = env.step(ToolCall(name=book.name, arguments={"customer_id": 2, "passengers": 1}))
+        assert result.ok, result.error
+        assert (result.output["checked_bags"], result.output["bag_fees"]) == (0, 0)
