@@ -97,9 +97,15 @@ def tau2_policy(
     # what a tool enforces
     partly = {c.rule.strip(): c.unchecked for c in coverage if c.unchecked}
     by_tool: dict[str, list[str]] = {}
+    done_by: dict[str, list[str]] = {}  # rules a tool's write carries out, not refuses by
     for c in enforced:
         for name in c.tools():
-            by_tool.setdefault(name, []).append(c.rule)
+            steps = [e.step for e in c.enforced_by if e.tool == name]
+            # travel's bags rule is a charge: listed as a refusal, the agent would refuse
+            # an extra bag instead of charging for it
+            (by_tool if any(i is not None for i in steps) else done_by).setdefault(name, []).append(
+                c.rule
+            )
     for tool in [t for t in tools if t.kind == "write"]:
         lines += [f"### {tool.name}", "", tool.description.strip(), ""]
         checks = list(dict.fromkeys(r.error.strip() for r in tool.require if not _looks_up(r.sql)))
@@ -107,6 +113,10 @@ def tau2_policy(
         if checks:
             lines += ["It refuses unless every rule holds:", ""]
             lines += [f"- {c}{_in_part(c, partly)}" for c in checks]
+            lines.append("")
+        if done := [r for r in done_by.get(tool.name, []) if r not in checks]:
+            lines += ["Its write itself carries out:", ""]
+            lines += [f"- {r}" for r in done]
             lines.append("")
     reads = [t for t in tools if t.kind == "read"]
     if reads:

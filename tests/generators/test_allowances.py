@@ -4,13 +4,17 @@ The adding of bags must charge for those beyond the owner's tier."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from generators.allowances import allowance_said, charges
 from generators.catalogue import fallback_choice, realise
 from generators.patterns import catalogue
+from generators.policy import tau2_policy
 from generators.schema import ColumnProposal, SchemaProposal, TableProposal, completed, to_schema
 from tests.generators.railway import bed, brief_rules, col, fk
+from toolscale.brief import brief_path, load_brief
 from toolscale.environment import Environment
 from toolscale.tool import ToolCall
 
@@ -146,3 +150,19 @@ def test_a_new_record_starts_with_nothing_charged(engine: str) -> None:
         result = env.step(ToolCall(name=book.name, arguments={"customer_id": 2, "passengers": 1}))
         assert result.ok, result.error
         assert (result.output["checked_bags"], result.output["bag_fees"]) == (0, 0)
+
+
+def test_the_policy_says_the_charge_as_done_not_as_a_refusal() -> None:
+    """Listed under "It refuses unless every rule holds", the bags rule would have the agent
+    refuse an extra bag rather than charge for it."""
+    spec = bed("travel", SCHEMA, SEED)
+    charged = charges(spec.schema_, [BAGS])
+    candidates = catalogue(spec.schema_, spec.seed, charged)
+    made = realise(
+        fallback_choice(candidates, [BAGS], spec.schema_, spec.seed), candidates, [BAGS], spec
+    )
+    brief = load_brief(brief_path(str(Path(__file__).parents[2] / "domains"), "travel"))
+    policy = tau2_policy(brief, "You help travellers.", [*spec.tools, *made.tools], made.rules)
+    section = policy.split("### add_flight_booking_checked_bags\n")[1].split("###")[0]
+    refuses, done = section.split("Its write itself carries out:")
+    assert BAGS not in refuses and f"- {BAGS}" in done
