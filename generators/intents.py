@@ -579,7 +579,9 @@ def gold_chain(
     for step in [*steps, *others, *listed]:
         if step.described is not None and step.described[1] not in [v for _, v in facts]:
             col, value = step.described
-            facts.append((f"{singular(step.table)} {col}", value))
+            noun = singular(step.table)
+            # "showtime showtime_date" came back as "The showtime showtime date is ..."
+            facts.append((col if col.startswith(f"{noun}_") else f"{noun} {col}", value))
         elif step.described is None and step.picked not in [v for _, v in facts]:
             facts.append((spec.schema_.table(step.table).primary_key[0], step.picked))
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
