@@ -324,6 +324,10 @@ def onto_moves(
             move = by_id.get(f"move:{cand.creates}.{param}")
             if move is None or move.id not in picked:
                 continue
+            # a record made taking its parent's stock moves taking the new one's: travel's
+            # moves of a flight booking took no seat
+            took = re.search(r" taking (\S+)$", cand.id)
+            taking = by_id.get(f"{move.id} taking {took.group(1)}") if took else None
             carried = [
                 _carried(c, param, move, schema)
                 for c in m.conditions
@@ -333,6 +337,9 @@ def onto_moves(
             carried = [
                 c for c in carried if c is not None and not condition_problems(move, c, schema)
             ]
+            if taking is not None and taking.rows[f"new_{param}"] == cand.rows[param]:
+                move = taking
+                carried += [Condition(kind="guard", guard=g) for g in ("enough", "takes")]
             if carried and not any(r.rule == m.rule and r.candidate == move.id for r in rules):
                 out.append(RuleChoice(rule=m.rule, candidate=move.id, conditions=carried))
     return out
@@ -381,6 +388,9 @@ def realise(
     for m in choice.rules:  # a rule's candidate is a tool even if the answer forgot it
         picks.setdefault(m.candidate, ToolChoice(candidate=m.candidate))
     moved = onto_moves(choice.rules, set(picks), by_id, spec.schema_)
+    for m in moved:  # a move that takes along replaces the plain one picked, under its name
+        if m.candidate not in picks and _plain(m.candidate) in picks:
+            picks[m.candidate] = picks.pop(_plain(m.candidate))
     choice = choice.model_copy(update={"rules": [*choice.rules, *moved]})
     taken = {t.name for t in spec.tools}
     steps: dict[str, list[tuple[int, Condition, RequireStep | None]]] = {}

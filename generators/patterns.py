@@ -1127,6 +1127,55 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
     return out
 
 
+def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
+    """A move onto another parent whose stock its record took when made ("seats_available
+    then goes down"): enough must be left on the new one, which gives it up, and the old
+    one gets it back. Travel's moves of a flight booking to another flight took no seat."""
+    out = []
+    for cand in moved:
+        table = schema.table(cand.rows[cand.main])
+        key = table.primary_key[0]
+        counted = _counted(table)
+        for param, parent_name in cand.rows.items():
+            parent = schema.table(parent_name)
+            stock = _stock(parent)
+            if param == cand.main or stock is None:
+                continue
+            ref, pk, noun = param.removeprefix("new_"), parent.primary_key[0], singular(parent.name)
+            step = counted or "1"
+            mine = f"(SELECT {step} FROM {table.name} WHERE {key} = :{key})"
+            enough = RequireStep(
+                sql=f"SELECT {mine} <= {stock} AS enough FROM {parent.name} WHERE {pk} = :{param}",
+                error=f"The {noun} has not enough {stock} left.",
+            )
+            back = (
+                f"UPDATE {parent.name} SET {stock} = {stock} + {mine} WHERE {pk} = "
+                f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key})"
+            )
+            take = f"UPDATE {parent.name} SET {stock} = {stock} - {mine} WHERE {pk} = :{param}"
+            tool = cand.tool.model_copy(
+                update={
+                    "name": f"{cand.tool.name}_taking_{stock}",
+                    "description": f"{cand.tool.description} Takes what it holds from the new "
+                    f"{noun}'s {stock} and gives it back to the old one.",
+                    "require": [*cand.tool.require, enough],
+                    "run": [back, take, *cand.tool.run],
+                }
+            )
+            out.append(
+                cand.model_copy(
+                    update={
+                        "id": f"{cand.id} taking {parent.name}.{stock}",
+                        "summary": f"{cand.summary}; its {step} moves between the "
+                        f"{parent.name}' {stock}",
+                        "guards": cand.guards | {"enough": len(tool.require) - 1, "takes": -1},
+                        "tool": tool,
+                    }
+                )
+            )
+    return out
+
+
 def _sold(table: Table) -> str | None:
     """The column that counts what was sold of a row: `tickets_sold`, `seats_sold`."""
     return next(
@@ -1239,6 +1288,7 @@ def catalogue(
     # booking charged whatever its user said, beside the tool that charges by the rule
     owned = frozenset((c.rows[c.main], col) for c in charged or [] for col in c.owns)
     made, moved = creates(schema, seed, owned), statuses(schema, seed)
+    moved_rows = moves(schema)
     found = [
         *transfers(schema, seed),
         *(charged or []),
@@ -1249,7 +1299,8 @@ def catalogue(
         *adjustments(schema, seed),
         *usages(schema),
         *updates(schema, seed),
-        *moves(schema),
+        *moved_rows,
+        *moved_takings(schema, moved_rows),
         *reads(schema),
     ]
     out, ids, names = [], set(), set()

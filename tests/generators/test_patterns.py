@@ -1130,6 +1130,45 @@ def test_a_rule_a_record_needs_is_its_makings_even_beside_a_move_to_the_state() 
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_move_of_a_booking_that_took_a_seat_takes_one_on_the_new_flight(engine: str) -> None:
+    """Travel's move of a flight booking to another flight took no seat: a full flight took
+    one more, and the one left kept the seat given up. Booking 31 (flight 21, cancelled, 9
+    seats) moves to flight 22 (scheduled, 3 seats) and gives its seat back; flight 23 is
+    scheduled and full."""
+    seed = json.loads(json.dumps(FLOWN))
+    paid = "business_class"
+    seed["flights"] += [
+        {"flight_id": f, "status": "scheduled", "seats_available": n, "fare_class": paid}
+        for f, n in ((22, 3), (23, 0))
+    ]
+    spec = bed("travel", FLIGHTS, seed)
+    booked = flights_rules()[0]
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [booked], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:flight_bookings.flight_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    built = realise(choice, candidates, [booked], spec)
+    # under the plain move's name: one tool for one act
+    move = next(t for t in built.tools if t.name == "move_flight_booking_to_flight")
+    assert move.name in built.rules[0].tools()
+    env_spec = spec.model_copy(update={"tools": [*spec.tools, move]})
+    with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
+        full = env.step(ToolCall(name=move.name, arguments={"flight_booking_id": 31,
+                                                            "new_flight_id": 23}))  # fmt: skip
+        assert full.error == "The flight has not enough seats_available left."
+        done = env.step(ToolCall(name=move.name, arguments={"flight_booking_id": 31,
+                                                            "new_flight_id": 22}))  # fmt: skip
+        assert done.ok, done.error
+        left = [
+            env.step(ToolCall(name="get_flights", arguments={"flight_id": f})).output[
+                "seats_available"
+            ]
+            for f in (21, 22, 23)
+        ]
+        assert left == [10, 2, 0]
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_refund_in_either_of_two_cases_is_enforced_as_either(engine: str) -> None:
     """Travel's third rule allows a refund in two cases; mapped as one `either`, a booking
     made 3 hours ago and one of a cancelled flight are refunded, and one made weeks ago of
