@@ -160,9 +160,12 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
     held = f"COALESCE({count}, 0)"
 
     price = f"{allowance.price:g}"
-    charged = f"{price} * ({over(f'{held} + :amount')} - {over(held)})"
+    # the parameter is named for the thing: "amount" came back as the fact "Amount is 1"
+    # (travel-intent-00005 on ade7166)
+    n = allowance.thing.split()[-1]
+    charged = f"{price} * ({over(f'{held} + :{n}')} - {over(held)})"
     # one UPDATE: both sides read the count as it was before the call
-    sets = [f"{fee} = COALESCE({fee}, 0) + {charged}", f"{count} = COALESCE({count}, 0) + :amount"]
+    sets = [f"{fee} = COALESCE({fee}, 0) + {charged}", f"{count} = COALESCE({count}, 0) + :{n}"]
     tiers = ", ".join(f"{n} for {t}" for t, n in allowance.free.items())
     said = (
         f"Add {allowance.thing} to a {noun}. Free {allowance.thing}"
@@ -175,11 +178,11 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
         "write",
         {
             key: param_schema(table.column(key), f"the {key} of the {noun}"),
-            "amount": {"type": "integer", "description": f"how many {allowance.thing} to add"},
+            n: {"type": "integer", "description": f"how many {allowance.thing} to add"},
         },
         [
             row_exists(table),
-            RequireStep(sql="SELECT :amount > 0 AS positive", error="The amount must be > 0."),
+            RequireStep(sql=f"SELECT :{n} > 0 AS positive", error=f"The {n} must be > 0."),
         ],
         [f"UPDATE {table.name} SET {', '.join(sets)} WHERE {key} = :{key}"],
         f"SELECT {key}, {count}, {fee} FROM {table.name} WHERE {key} = :{key}",
@@ -192,7 +195,7 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
         f"allowance of {owner.name}.{tier} into {fee}",
         rows={key: table.name},
         main=key,
-        amount="amount",
+        amount=n,
         guards={"exists": 0, "positive": 1, "charges": -1},
         owns=[count, fee],
         tool=tool,

@@ -119,7 +119,7 @@ def test_adding_bags_charges_for_each_beyond_the_tiers_allowance(
     env_spec = spec.model_copy(update={"tools": [*spec.tools, add]})
     with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
         result = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
-                                                             "amount": amount}))  # fmt: skip
+                                                             "bags": amount}))  # fmt: skip
         assert result.ok, result.error
         assert result.output == {
             "flight_booking_id": booking,
@@ -127,8 +127,8 @@ def test_adding_bags_charges_for_each_beyond_the_tiers_allowance(
             "bag_fees": fees,
         }
         refused = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
-                                                              "amount": 0}))  # fmt: skip
-        assert refused.error == "The amount must be > 0."
+                                                              "bags": 0}))  # fmt: skip
+        assert refused.error == "The bags must be > 0."
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
