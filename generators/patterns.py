@@ -1104,27 +1104,40 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
             )
             take = f"UPDATE {parent.name} SET {stock} = {stock} - {step} WHERE {pk} = :{ref}"
             taken = f"its {counted}" if counted else "one"
-            tool = cand.tool.model_copy(
-                update={
-                    "name": f"{cand.tool.name}_taking_{stock}",
-                    "description": f"{cand.tool.description} Takes {taken} from the "
-                    f"{noun}'s {stock}.",
-                    "require": [*cand.tool.require, enough],
-                    "run": [*cand.tool.run, take],
-                }
-            )
-            guards = cand.guards | {"enough": len(tool.require) - 1, "takes": -1}
             out.append(
-                cand.model_copy(
-                    update={
-                        "id": f"{cand.id} taking {parent.name}.{stock}",
-                        "summary": f"{cand.summary}; {taken} comes off {parent.name}.{stock}",
-                        "guards": guards,
-                        "tool": tool,
-                    }
+                _taking(
+                    cand,
+                    f"{parent.name}.{stock}",
+                    f"Takes {taken} from the {noun}'s {stock}.",
+                    enough,
+                    [*cand.tool.run, take],
+                    f"{taken} comes off {parent.name}.{stock}",
                 )
             )
     return out
+
+
+def _taking(
+    cand: Candidate, stock: str, said: str, enough: RequireStep, run: list[str], summary: str
+) -> Candidate:
+    """`cand` taking from a parent's `stock` ("table.column"): `enough` must hold, and `run`
+    is what the call does."""
+    tool = cand.tool.model_copy(
+        update={
+            "name": f"{cand.tool.name}_taking_{stock.split('.')[1]}",
+            "description": f"{cand.tool.description} {said}",
+            "require": [*cand.tool.require, enough],
+            "run": run,
+        }
+    )
+    return cand.model_copy(
+        update={
+            "id": f"{cand.id} taking {stock}",
+            "summary": f"{cand.summary}; {summary}",
+            "guards": cand.guards | {"enough": len(tool.require) - 1, "takes": -1},
+            "tool": tool,
+        }
+    )
 
 
 def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
@@ -1153,24 +1166,15 @@ def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
                 f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key})"
             )
             take = f"UPDATE {parent.name} SET {stock} = {stock} - {mine} WHERE {pk} = :{param}"
-            tool = cand.tool.model_copy(
-                update={
-                    "name": f"{cand.tool.name}_taking_{stock}",
-                    "description": f"{cand.tool.description} Takes what it holds from the new "
-                    f"{noun}'s {stock} and gives it back to the old one.",
-                    "require": [*cand.tool.require, enough],
-                    "run": [back, take, *cand.tool.run],
-                }
-            )
             out.append(
-                cand.model_copy(
-                    update={
-                        "id": f"{cand.id} taking {parent.name}.{stock}",
-                        "summary": f"{cand.summary}; its {step} moves between the "
-                        f"{parent.name}' {stock}",
-                        "guards": cand.guards | {"enough": len(tool.require) - 1, "takes": -1},
-                        "tool": tool,
-                    }
+                _taking(
+                    cand,
+                    f"{parent.name}.{stock}",
+                    f"Takes what it holds from the new {noun}'s {stock} and gives it back to "
+                    "the old one.",
+                    enough,
+                    [back, take, *cand.tool.run],
+                    f"its {step} moves between the {parent.name}' {stock}",
                 )
             )
     return out
