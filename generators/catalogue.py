@@ -217,6 +217,8 @@ def fallback_choice(
                 if any(m.rule == i and m.candidate == cand.id for m in mapped):
                     continue
                 moved = every and cand.pattern == "move"
+                if moved and _plain(cand.id) != cand.id:
+                    continue  # its plain form's mapping goes to it (`onto_variants`)
                 # the record's state before the move, not the row it moves to: "a flight
                 # booking with fare_class basic_economy" is the booked flight's class
                 read = (
@@ -322,12 +324,12 @@ def onto_moves(
         cand = by_id[m.candidate]
         for param in cand.rows if cand.creates else []:
             move = by_id.get(f"move:{cand.creates}.{param}")
-            if move is None or move.id not in picked:
-                continue
             # a record made taking its parent's stock moves taking the new one's: travel's
             # moves of a flight booking took no seat
             took = re.search(r" taking (\S+)$", cand.id)
-            taking = by_id.get(f"{move.id} taking {took.group(1)}") if took else None
+            taking = by_id.get(f"{move.id} taking {took.group(1)}") if move and took else None
+            if move is None or not {move.id, taking.id if taking else ""} & picked:
+                continue  # not picked, nor its taking form (picked for a rule of its own)
             carried = [
                 _carried(c, param, move, schema)
                 for c in m.conditions
@@ -388,10 +390,17 @@ def realise(
     for m in choice.rules:  # a rule's candidate is a tool even if the answer forgot it
         picks.setdefault(m.candidate, ToolChoice(candidate=m.candidate))
     moved = onto_moves(choice.rules, set(picks), by_id, spec.schema_)
-    for m in moved:  # a move that takes along replaces the plain one picked, under its name
+    renamed: dict[str, str] = {}
+    for m in moved:  # a move that takes along replaces the plain one picked, under its name,
+        # and takes its rules along ("cannot be changed" holds for it)
         if m.candidate not in picks and _plain(m.candidate) in picks:
             picks[m.candidate] = picks.pop(_plain(m.candidate))
-    choice = choice.model_copy(update={"rules": [*choice.rules, *moved]})
+            renamed[_plain(m.candidate)] = m.candidate
+    mapped = [
+        r.model_copy(update={"candidate": renamed.get(r.candidate, r.candidate)})
+        for r in [*choice.rules, *moved]
+    ]
+    choice = choice.model_copy(update={"rules": mapped})
     taken = {t.name for t in spec.tools}
     steps: dict[str, list[tuple[int, Condition, RequireStep | None]]] = {}
     for m in choice.rules:

@@ -1141,16 +1141,21 @@ def test_a_move_of_a_booking_that_took_a_seat_takes_one_on_the_new_flight(engine
         {"flight_id": f, "status": "scheduled", "seats_available": n, "fare_class": paid}
         for f, n in ((22, 3), (23, 0))
     ]
+    seed["flights"].append(
+        {"flight_id": 24, "status": "cancelled", "seats_available": 9, "fare_class": paid}
+    )
     spec = bed("travel", FLIGHTS, seed)
-    booked = flights_rules()[0]
+    booked, fixed = flights_rules()[:2]  # "... cannot be changed or refunded" too
     candidates = list(by_id(spec).values())
-    choice = fallback_choice(candidates, [booked], spec.schema_, spec.seed)
+    choice = fallback_choice(candidates, [booked, fixed], spec.schema_, spec.seed)
     moving = ToolChoice(candidate="move:flight_bookings.flight_id")
     choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
-    built = realise(choice, candidates, [booked], spec)
-    # under the plain move's name: one tool for one act
+    built = realise(choice, candidates, [booked, fixed], spec)
+    # under the plain move's name: one tool for one act, with the rules of both
     move = next(t for t in built.tools if t.name == "move_flight_booking_to_flight")
-    assert move.name in built.rules[0].tools()
+    assert move.name in built.rules[0].tools() and move.name in built.rules[1].tools()
+    assert _on(spec, move, engine, flight_booking_id=30, new_flight_id=22).error == fixed
+    assert _on(spec, move, engine, flight_booking_id=31, new_flight_id=24).error == booked
     env_spec = spec.model_copy(update={"tools": [*spec.tools, move]})
     with Environment(env_spec, engine=engine) as env:  # type: ignore[arg-type]
         full = env.step(ToolCall(name=move.name, arguments={"flight_booking_id": 31,
