@@ -205,6 +205,19 @@ def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
         for n in range(40)
     }
     assert days == {"2025-02-01"}
+    # and so does one that takes a room as it books (a create of two statements)
+    taking = book.model_copy(
+        update={"run": [*book.run, "UPDATE hotels SET rooms_available = rooms_available - 1"]}
+    )
+    spec = spec.model_copy(update={"tools": [taking]})
+    sampler = ArgumentSampler(spec)
+    days = {
+        sampler.arguments(taking, random.Random(n), given={"customer_id": 2})["check_in_date"]
+        for n in range(40)
+    }
+    assert days == {"2025-02-01"}
+    spec = spec.model_copy(update={"tools": [book]})
+    sampler = ArgumentSampler(spec)
     refused = {  # a refusal's draft: a stay in the past is what a rule on the moment refuses
         sampler.arguments(book, random.Random(n), ahead=False)["check_in_date"] for n in range(40)
     }
