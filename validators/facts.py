@@ -1012,7 +1012,9 @@ def past_moment(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) ->
     today = spec.clock[:10]
     for i, call in enumerate(task.gold_calls):
         tool = tools.get(call.name)
-        if tool is None or not tool.creates or call.expect_error is not None:
+        # a create that also takes a seat inserts as well: travel-intent-00004 on 7e55d3f
+        # booked a flight on 2024-12-05 through one
+        if tool is None or call.expect_error is not None:
             continue
         for table in tool.inserts():
             rows = spec.seed.get(table, [])
@@ -1035,7 +1037,9 @@ def told_before_made(task: Task, tools: Mapping[str, Tool]) -> str:
     user asks the new record to hold ("a reservation for a party of 5") is theirs to say."""
     for i, call in enumerate(task.gold_calls):
         tool = tools.get(call.name)
-        if tool is None or not tool.creates or call.expect_error is not None:
+        # a create that also takes a seat inserts as well: travel-intent-00004 on 7e55d3f
+        # booked a flight on 2024-12-05 through one
+        if tool is None or call.expect_error is not None:
             continue
         for table in tool.inserts():
             kind = re.escape(record_phrase(table))

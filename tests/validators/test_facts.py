@@ -309,6 +309,11 @@ def test_a_stay_still_to_come_booked_before_today_is_false_fact(
     )
     assert said("2025-04-03", ahead) == ""  # still to come
     assert said("1990-05-01", ["1980-01-02", "2001-07-08"]) == ""  # all behind: a birth date
+    # and through a create that also takes a room: travel-intent-00004 on 7e55d3f
+    tools["create_stay"] = book.model_copy(
+        update={"run": [*book.run, "UPDATE hotels SET rooms = rooms - 1"]}
+    )
+    assert "before today" in said("2023-03-17T12:30:45", ahead)
 
 
 def test_a_value_with_a_comma_is_read_whole() -> None:
