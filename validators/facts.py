@@ -1037,9 +1037,7 @@ def told_before_made(task: Task, tools: Mapping[str, Tool]) -> str:
     user asks the new record to hold ("a reservation for a party of 5") is theirs to say."""
     for i, call in enumerate(task.gold_calls):
         tool = tools.get(call.name)
-        # a create that also takes a seat inserts as well: travel-intent-00004 on 7e55d3f
-        # booked a flight on 2024-12-05 through one
-        if tool is None or call.expect_error is not None:
+        if tool is None or not tool.creates or call.expect_error is not None:
             continue
         for table in tool.inserts():
             kind = re.escape(record_phrase(table))
