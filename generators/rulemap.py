@@ -48,7 +48,7 @@ TARGET_STEMS = {
     "finished": ("finish", "record", "complet", "play"),
     "completed": ("complet", "record", "finish"),
 }
-GUARDS = {  # a candidate's built-in checks, as rules phrase them
+GUARDS = {  # a candidate's built-in checks, as rules phrase them (`charges`: allowance_said)
     "positive": r"greater than 0|more than 0|positive",
     "enough": r"at least the (?:amount|quantity|number)|enough|sufficient",
     "takes": r"then goes down|goes down by|is reduced by|decreases by",
@@ -57,7 +57,6 @@ GUARDS = {  # a candidate's built-in checks, as rules phrase them
     "differs": r"\balready\b|differ|not the same",
     "not_above": r"at most the|not exceed the|no more than the|(?:cannot|not|never) go below 0",
     "close_at_zero": r"to 0 becomes|repaid to 0|reaches 0",
-    "charges": r"\beach (?:extra|additional|further) \w+ costs?",
 }
 COMPARISONS = {"below", "above", "under", "over", "less", "more", "greater", "at", "not", "within"}
 NEGATION = r"\b(cannot|not|never|no)\b"
