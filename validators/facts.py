@@ -1128,6 +1128,62 @@ def not_today(task: Task, clock: str) -> str:
     return ""
 
 
+_IN_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+_N = r"(\d{1,3}|a|one|two|three|four|five|six|ten)"
+# a day said from today, and the days from today it may be (a week said is read loosely)
+_WHEN: tuple[tuple[re.Pattern[str], tuple[int, int]], ...] = (
+    (re.compile(r"\b(?:the )?day after tomorrow\b", re.I), (2, 2)),
+    (re.compile(r"(?<!after )\btomorrow\b", re.I), (1, 1)),
+    (re.compile(r"\byesterday\b", re.I), (-1, -1)),
+    (re.compile(r"\bnext week\b", re.I), (1, 14)),
+    (re.compile(r"\bthis week\b", re.I), (-7, 7)),
+    (re.compile(r"\blast week\b", re.I), (-14, -1)),
+    (re.compile(r"\bnext month\b", re.I), (1, 62)),
+    (re.compile(r"\blast month\b", re.I), (-62, -1)),
+)
+_IN_DAYS = re.compile(rf"\b(?:in|due in) {_N} days?\b|\b{_N} days? (ago)\b", re.I)
+
+
+def not_when_said(task: Task, clock: str, replay: Replay, tools: Mapping[str, Tool]) -> str:
+    """A day said from today ("tomorrow", "next week", "in 2 days") that no day of the task
+    is: travel-intent-00032 on 7e55d3f booked "a hotel for my trip next week" from
+    2025-04-17 under a clock of 2025-01-15; an older run's "a flight from today to tomorrow"
+    began on 2023-12-14. The task's days are those its text says, its gold sets and the rows
+    its writes act on hold; a task with none is left alone."""
+    today = dt.date.fromisoformat(clock[:10])
+    text = task.user_text()
+    if task.preferences is not None and task.preferences.statement:
+        text = text.replace(task.preferences.statement, " ")
+    said = [(m.group(), span) for pattern, span in _WHEN for m in pattern.finditer(text)]
+    for m in _IN_DAYS.finditer(text):
+        n = _IN_WORDS.get((m.group(1) or m.group(2)).lower()) or int(m.group(1) or m.group(2))
+        said.append((m.group(), (-n - 1, -n + 1) if m.group(3) else (n - 1, n + 1)))
+    if not said:
+        return ""
+    values = [v for c in task.gold_calls for v in c.arguments.values()]
+    values += [v for row in targets(task, replay, tools) for v in row.values()]
+    days = [*_days_in(text), *(v[:10] for v in values if isinstance(v, str) and _DATE.match(v))]
+    dates = sorted({d for day in days if (d := _dated(day, today)) is not None})
+    if not dates:
+        return ""
+    for phrase, (first, last) in said:
+        if not any(first <= (d - today).days <= last for d in dates):
+            shown = ", ".join(d.isoformat() for d in dates)
+            return f"the user says {phrase!r}, but the task's days are {shown} and today is {today}"
+    return ""
+
+
+def _dated(day: str, today: dt.date) -> dt.date | None:
+    """A day as a date; a day without its year ("December 5th") is the one nearest today."""
+    with contextlib.suppress(ValueError):
+        if not day.startswith("day "):
+            return dt.date.fromisoformat(day)
+        month, dom = (int(p) for p in day[4:].split("-"))
+        years = (today.year - 1, today.year, today.year + 1)
+        return min((dt.date(y, month, dom) for y in years), key=lambda d: abs(d - today))
+    return None
+
+
 def run(ctx: TaskContext) -> Rejection | None:
     found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
     if found is not None:
@@ -1138,6 +1194,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: told_before_made(task, ctx.env.tools),
         lambda: unpaired(task, ctx.replayed),
         lambda: not_today(task, spec.clock),
+        lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
     )
     for said in (claim() for claim in false_facts):
         if said:

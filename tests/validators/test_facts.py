@@ -9,7 +9,7 @@ from tests.conftest import mini_task
 from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
-from toolscale.tool import Tool
+from toolscale.tool import Tool, ToolResult
 from validators.facts import SeedFacts, _keys, claimed_kin, literals, lone_names, names, unknown_id
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
@@ -883,6 +883,53 @@ def test_one_record_said_by_a_number_and_a_day_no_record_pairs_is_false_fact() -
     create = [{"name": "book", "arguments": {"party_size": 5, "date": "2025-06-06"}}]
     asked = mini_task(instruction="Book a party of 5 on June 6th for me.", gold_calls=create)
     assert unpaired(asked, replay) == ""  # asked of the new record, not said of one
+
+
+def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> None:
+    """travel-intent-00032 on 7e55d3f: "a hotel for my trip next week", its stay from
+    2025-04-17 under a clock of 2025-01-15; an older run's "a flight from today to tomorrow"
+    from 2023-12-14. The days are the text's, the gold's and the rows its writes act on."""
+    from validators.facts import not_when_said
+
+    clock = "2025-01-15T10:00:00"
+    booking = {"booking_id": 7, "check_in": "2025-01-16T09:00:00"}
+    replay = Replay(results=[ToolResult(ok=True, output=[booking])], changes={})
+    cancel = Tool(
+        name="cancel_booking",
+        kind="write",
+        description="Cancel a booking.",
+        parameters={"type": "object", "properties": {"booking_id": {"type": "integer"}}},
+        run=["UPDATE bookings SET status = 'cancelled' WHERE booking_id = :booking_id"],
+    )
+
+    def said(instruction: str, gold: list[dict] | None = None, facts: tuple = ()) -> str:
+        calls = gold or [{"name": "book", "arguments": {"check_in": "2025-04-17T12:15:00"}}]
+        task = mini_task(instruction=instruction, gold_calls=calls, known_facts=list(facts))
+        return not_when_said(task, clock, replay, {"cancel_booking": cancel})
+
+    assert said("I want to book a hotel for my trip next week.") == (
+        "the user says 'next week', but the task's days are 2025-04-17 and today is 2025-01-15"
+    )
+    assert said("Book a flight from today to tomorrow.", facts=("Check in is 2023-12-14",))
+    assert said("Cancel my booking, it is due in 2 days.", facts=("It is on 2024-01-12",))
+    assert said("I booked it 3 days ago.", facts=("Booked on 2025-01-02",))
+    assert said("Book it for the day after tomorrow.", facts=("Check in is 2025-01-16.",))
+    for true, facts in (
+        ("I want to book a hotel for next week.", ("Check in is 2025-01-20",)),
+        ("Book it for tomorrow, January 16th.", ()),
+        ("Book it for the day after tomorrow.", ("Check in is 2025-01-17.",)),
+        ("I booked it 3 days ago.", ("Booked on 2025-01-12",)),
+        ("Cancel my booking, it is due in 2 days.", ("It is on 2025-01-17",)),
+        ("Please book it next week.", ()),  # no day of the task: nothing to hold it to
+    ):
+        book = [{"name": "book", "arguments": {"note": "x"}}]
+        assert said(true, gold=book, facts=facts) == "", true
+    # the day of the row the write acts on: the booking 7 checks in tomorrow
+    cancel_7 = [
+        {"name": "list_bookings", "arguments": {"customer_id": 1}},
+        {"name": "cancel_booking", "arguments": {"booking_id": 7}},
+    ]
+    assert said("Cancel my booking for tomorrow.", gold=cancel_7) == ""
 
 
 def test_a_record_said_to_be_todays_on_another_day_is_false_fact() -> None:
