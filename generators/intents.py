@@ -196,6 +196,8 @@ def draft_purpose(
         used: set[Scalar] = set()
         for k in keys:
             choices = [v for v in mine.get(k.table, []) if v not in used]
+            if k == target and not refusal and not _to_unasked_state(tool):
+                choices = _still_to_come(spec, spec.schema_.table(k.table), choices)
             if k.table == people.name:
                 given[k.param] = person
             elif choices:
@@ -221,6 +223,27 @@ def draft_purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols
                 )
     return draft_purpose(env, sampler, people, owned, rng, False) if refusal else None
+
+
+def _still_to_come(spec: EnvironmentSpec, table: Table, keys: list[Scalar]) -> list[Scalar]:
+    """Of the person's records, those still to come, where the table holds things to come
+    (a moment some rows have ahead of the clock, some behind): travel-intent-00003 on
+    7e55d3f added 18 bags to a flight booking of 2024-08-05 under a 2025-01-15 clock. What
+    is over is a refusal's to pick, or a move to a state only the business reaches."""
+    rows, today = _rows_by_key(spec, table), spec.clock[:10]
+    days = {
+        c.name: [v[:10] for r in rows.values() if isinstance(v := r.get(c.name), str)]
+        for c in table.columns
+        if c.type in ("date", "datetime")
+    }
+    moments = [c for c, held in days.items() if min(held, default=today) < today <= max(held)]
+
+    def ahead(key: Scalar) -> bool:
+        row = rows.get(key, {})
+        held = [v[:10] for c in moments if isinstance(v := row.get(c), str)]
+        return bool(held) and all(day >= today for day in held)
+
+    return ([k for k in keys if ahead(k)] or keys) if moments else keys
 
 
 def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, clock: str) -> bool:

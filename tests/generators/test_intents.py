@@ -816,6 +816,44 @@ def test_a_move_into_a_state_only_the_business_reaches_is_not_drafted() -> None:
     assert purpose is not None and purpose.write.name != "cancel_order"
 
 
+def _order(spec: EnvironmentSpec, key: object) -> dict:
+    return next(o for o in spec.seed["orders"] if o["order_id"] == key)
+
+
+def test_a_served_write_acts_on_a_record_still_to_come() -> None:
+    """travel-intent-00003 on 7e55d3f added 18 bags to a flight booking of 2024-08-05
+    under a 2025-01-15 clock: where some of a table's records lie ahead, a served write
+    takes one of those; where none of the person's does, any of theirs."""
+    spec = _shop(
+        [
+            {
+                "order_id": 100 + i,
+                "customer_id": 1 + i % 4,
+                "order_date": "2025-03-01T10:00:00" if i >= 4 else "2024-08-05T10:00:00",
+                "status": "pending",
+            }
+            for i in range(8)
+        ]
+    )
+    assert spec.clock[:10] == "2025-01-15"
+    people = spec.schema_.table("customers")
+    sampler = ArgumentSampler(spec)
+    with Environment(spec) as env:
+        drafted = [
+            draft_purpose(env, sampler, people, spec.owners(people), random.Random(i), False)
+            for i in range(30)
+        ]
+    days = {_order(spec, p.target)["order_date"] for p in drafted if p is not None}
+    assert days == {"2025-03-01T10:00:00"}
+    # customer 1's orders all lie behind: one of them is still theirs to act on
+    past = [o for o in spec.seed["orders"] if o["customer_id"] != 1 or o["order_id"] == 100]
+    alone = spec.model_copy(update={"seed": {**spec.seed, "orders": past}})
+    owned: dict[str, dict[Scalar, Scalar]] = {"customers": {1: 1}, "orders": {100: 1}}
+    with Environment(alone) as env:
+        purpose = draft_purpose(env, sampler, people, owned, random.Random(0), False)
+    assert purpose is not None and purpose.target == 100
+
+
 def test_a_record_of_a_moment_is_named_by_its_day() -> None:
     """Ecommerce's shoppers named their orders "my order from 2024-05-27T21:40:34": a person
     says the day, where the day alone tells the order apart, and the checks take it."""
