@@ -1128,6 +1128,72 @@ def not_today(task: Task, clock: str) -> str:
     return ""
 
 
+_PROPER = r"([A-Z][\w'&.]*(?:[ -][A-Z][\w'&.]*){0,4})"
+# "my hotel Barron-Fleming", "The hotel Barron-Fleming is my hotel": a record of a table no
+# person owns (a hotel, a doctor) called the user's by its name
+_MY_NAMED = re.compile(rf"\bmy ([a-z]+) {_PROPER}|\b{_PROPER} is my ([a-z]+)\b")
+
+
+def not_my_named(
+    task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool], replay: Replay, seed: SeedFacts
+) -> str:
+    """A record the user calls theirs by name ("my hotel Barron-Fleming") that none of their
+    records points to: travel-intent-00017 on 7e55d3f moved a booking of another hotel to
+    Barron-Fleming and said both "the hotel booking for my hotel Barron-Fleming" and "The
+    hotel Barron-Fleming is my hotel". A record the user asks a new record of theirs to
+    point to (a booking at it, a prescription of it, refused or not) may be called so."""
+    row = asker(replay, seed)
+    if row is None or seed.people is None:
+        return ""
+    user = value_key(row[seed.primary[seed.people][0]])
+    made = {
+        value_key(v)
+        for c in task.gold_calls
+        if (tool := tools.get(c.name)) is not None and tool.creates
+        for v in c.arguments.values()
+    }
+    for text in [task.instruction, *task.known_facts]:
+        for m in _MY_NAMED.finditer(text):
+            noun, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            name = name.rstrip(".")  # "... my hotel Dune Lodge." (a name may hold "St.")
+            table = next(
+                (t for t in spec.schema_.tables if singular(noun) in entity_words(t.name)), None
+            )
+            if table is None or table.name == seed.people or len(table.primary_key) != 1:
+                continue
+            key = table.primary_key[0]
+            named = {
+                value_key(r[key])
+                for r in spec.seed.get(table.name, [])
+                if any(isinstance(v, str) and v.casefold() == name.casefold() for v in r.values())
+            }
+            if not named or named & (made | _theirs(spec, table.name, user, seed)):
+                continue
+            claim = m.group().strip().rstrip(".")
+            return (
+                f"the user says {claim!r}; none of their records is tied to the "
+                f"{singular(table.name)} {name!r}"
+            )
+    return ""
+
+
+def _theirs(spec: EnvironmentSpec, table: str, user: object, seed: SeedFacts) -> set[object]:
+    """The keys of `table` the user owns or one of their records points to."""
+    out = {k for k, person in seed.owner.get(table, {}).items() if person == user}
+    for child in spec.schema_.tables:
+        owned = seed.owner.get(child.name, {})
+        key = child.primary_key[0] if len(child.primary_key) == 1 else None
+        for fk in child.foreign_keys:
+            if fk.ref_table != table or len(fk.columns) != 1 or key is None:
+                continue
+            out |= {
+                value_key(r[fk.columns[0]])
+                for r in spec.seed.get(child.name, [])
+                if owned.get(value_key(r.get(key))) == user
+            }
+    return out
+
+
 _IN_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _N = r"(\d{1,3}|a|one|two|three|four|five|six|ten)"
 # a day said from today, and the days from today it may be (a week said is read loosely)
@@ -1195,6 +1261,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: unpaired(task, ctx.replayed),
         lambda: not_today(task, spec.clock),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
+        lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
     )
     for said in (claim() for claim in false_facts):
         if said:

@@ -932,6 +932,53 @@ def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> Non
     assert said("Cancel my booking for tomorrow.", gold=cancel_7) == ""
 
 
+def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_false_fact() -> None:
+    """travel-intent-00017 on 7e55d3f moved a booking of another hotel to Barron-Fleming,
+    saying "the hotel booking for my hotel Barron-Fleming" and "The hotel Barron-Fleming is
+    my hotel". Ava's one booking is at the Harbor Inn."""
+    from tests.generators.travel import travel_spec
+    from validators.facts import not_my_named
+
+    spec = travel_spec()
+    ava = spec.seed["customers"][0]
+    replay = Replay(results=[ToolResult(ok=True, output=ava)], changes={})
+    book = Tool(
+        name="book_hotel",
+        kind="write",
+        description="Book a stay.",
+        parameters={"type": "object", "properties": {"hotel_id": {"type": "integer"}}},
+        run=["INSERT INTO hotel_bookings (hotel_id) VALUES (:hotel_id)"],
+    )
+    move = Tool(
+        name="move_booking",
+        kind="write",
+        description="Move a stay to another hotel.",
+        parameters={"type": "object", "properties": {"new_hotel_id": {"type": "integer"}}},
+        run=["UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = 500"],
+    )
+    tools = {t.name: t for t in (book, move)}
+
+    def said(instruction: str, write: Tool, facts: tuple = ()) -> str:
+        calls = [
+            {"name": "find_customer", "arguments": {"email": "ava@example.com"}},
+            {"name": write.name, "arguments": {next(iter(write.param_types())): 21}},
+        ]
+        task = mini_task(instruction=instruction, gold_calls=calls, known_facts=list(facts))
+        return not_my_named(task, spec, tools, replay, SeedFacts.of(spec))
+
+    assert said("Move my booking to my hotel Dune Lodge.", move) == (
+        "the user says 'my hotel Dune Lodge'; none of their records is tied to the hotel "
+        "'Dune Lodge'"
+    )
+    assert said("Move my booking.", move, ("The hotel Dune Lodge is my hotel.",))
+    for true, write in (
+        ("Move my booking from my hotel Harbor Inn to the Dune Lodge.", move),
+        ("Please book my hotel Dune Lodge for me.", book),  # the new booking is at it
+        ("Move my booking to the Dune Lodge.", move),
+    ):
+        assert said(true, write) == "", true
+
+
 def test_a_record_said_to_be_todays_on_another_day_is_false_fact() -> None:
     """medicine-intent-00064 on 277c846: "I just got my appointment for today and it starts
     at 2024-04-01", under a clock of 2025-01-15."""
