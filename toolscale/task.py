@@ -110,3 +110,9 @@ class Task(BaseModel):
     def user_text(self) -> str:
         """Everything the user can say: the instruction and the facts they know."""
         return "\n".join([self.instruction, *self.known_facts])
+
+    def request(self) -> str:
+        """The instruction without its preference statement: "Please don't use the find
+        client by phone service" names a tool to avoid, it asks for no phone number."""
+        statement = self.preferences.statement if self.preferences is not None else ""
+        return self.instruction.replace(statement, " ") if statement else self.instruction

@@ -437,9 +437,7 @@ def check(
     gold: list[Scalar] = [v for c in task.gold_calls for v in c.arguments.values()]
     gold += [v for r in replay.results if r.ok for v in scalars(r.output)]
     known = _keys(gold)
-    text = task.user_text()
-    if task.preferences is not None and task.preferences.statement:
-        text = text.replace(task.preferences.statement, " ")
+    text = "\n".join([task.request(), *task.known_facts])
     for literal in literals(text):
         if _states(literal, known) or str(literal).casefold() in seed.names:
             continue
@@ -1217,9 +1215,7 @@ def not_when_said(task: Task, clock: str, replay: Replay, tools: Mapping[str, To
     began on 2023-12-14. The task's days are those its text says, its gold sets and the rows
     its writes act on hold; a task with none is left alone."""
     today = dt.date.fromisoformat(clock[:10])
-    text = task.user_text()
-    if task.preferences is not None and task.preferences.statement:
-        text = text.replace(task.preferences.statement, " ")
+    text = "\n".join([task.request(), *task.known_facts])
     said = [(m.group(), span) for pattern, span in _WHEN for m in pattern.finditer(text)]
     for m in _IN_DAYS.finditer(text):
         n = _IN_WORDS.get((m.group(1) or m.group(2)).lower()) or int(m.group(1) or m.group(2))

@@ -769,7 +769,7 @@ def _names_a_record(field: str, schema: Schema) -> bool:
 
 
 def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
-    request = Request(task.instruction)
+    request = Request(task.request())
     said = Text(task.user_text())
     told: dict[int, set[str]] = {}
     rows_told: dict[tuple[int, str], set[str]] = {}

@@ -4,9 +4,11 @@ the banking environment."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.conftest import mini_task
 from tests.generators.flights import flights_spec
-from tests.validators.verdicts import MARIA, MOVE, all_kept, bank_verdict, transfer
+from tests.validators.verdicts import ACCEPTED, MARIA, MOVE, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
@@ -25,9 +27,9 @@ FREEZE = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": 
 STATUS = [{"call": 0, "path": "status"}]
 
 
-def freeze_verdict(spec: EnvironmentSpec, ask: str) -> tuple[str, str, str]:
+def freeze_verdict(spec: EnvironmentSpec, ask: str, **overrides: Any) -> tuple[str, str, str]:
     """The verdict on Maria's `ask` whose gold freezes card K30001 and tells its status."""
-    return bank_verdict(spec, ask, gold_calls=[FREEZE], communicate=STATUS)
+    return bank_verdict(spec, ask, gold_calls=[FREEZE], communicate=STATUS, **overrides)
 
 
 BALANCE = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
@@ -95,6 +97,19 @@ def test_a_field_asked_about_and_never_told_is_untold_value(
     )
     assert (stage, reason) == ("intent", "untold_value")
     assert "daily_transfer_limit" in detail
+
+
+def test_a_tool_the_preference_avoids_asks_about_no_field(banking_spec: EnvironmentSpec) -> None:
+    """The statement "Please don't use the find client by phone service" names a tool: it
+    asks for no phone number (intent tasks of the fake model were rejected for it)."""
+    statement = "Please don't use the find client by phone service; it is expensive."
+    ask = f"Please freeze my card K30001 and tell me its status afterwards. {statement}"
+    avoid = {"cost": 1.0, "avoid_tools": ["find_client_by_phone"], "statement": statement}
+    verdict = freeze_verdict(banking_spec, ask, preferences=avoid)
+    assert verdict == ACCEPTED
+    asked = "Please freeze my card K30001 and tell me its status and my phone number."
+    stage, reason, detail = freeze_verdict(banking_spec, asked)
+    assert (stage, reason) == ("intent", "untold_value") and "phone" in detail
 
 
 def test_each_row_asked_for_and_one_told_is_untold_value(banking_spec: EnvironmentSpec) -> None:
