@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from generators.arguments import ArgumentSampler, parameter_columns
+from generators.compound import joined
 from generators.preferences import sample_preference
 from generators.sampled import no_chain, verbalized_task
 from generators.sampling import Chain
@@ -38,6 +39,7 @@ STAGE = "intent"
 # kept less often (basketball: 2 of 7 refusal drafts, 28 of 48 others)
 REFUSAL_SHARE = 0.33
 PREFERENCE_SHARE = 0.2
+TWO_SHARE = 0.3  # of served purposes, those the person asks a second change beside
 TRIES = 40  # (write, record, arguments) drafts per work item
 PER_WRITE = 8  # of them on one write before drawing another
 OWN_RECORDS = 4.0  # weight of a write on a record the person owns against one on their row
@@ -223,6 +225,35 @@ def draft_purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols
                 )
     return draft_purpose(env, sampler, people, owned, rng, False) if refusal else None
+
+
+def second_change(
+    env: Environment,
+    sampler: ArgumentSampler,
+    first: Purpose,
+    chain: Chain,
+    people: Table,
+    owned: dict[str, dict[Scalar, Scalar]],
+    rng: random.Random,
+) -> Chain | None:
+    """`chain` and after it a second change the same person asks for, by another write on
+    another record (`compound.joined`), or None where none joins it."""
+    person = owned[first.table][first.target]
+    mine = {
+        t: theirs
+        for t, recs in owned.items()
+        if (theirs := {k: p for k, p in recs.items() if p == person})
+    }
+    for _ in range(3):
+        other = draft_purpose(env, sampler, people, mine, rng, False)
+        if other is None:
+            return None
+        if other.write.name == first.write.name or other.target == first.target:
+            continue
+        second = gold_chain(env, other, people, owned)
+        if second is not None and (both := joined(env, chain, second)) is not None:
+            return both
+    return None
 
 
 def _still_to_come(spec: EnvironmentSpec, table: Table, keys: list[Scalar]) -> list[Scalar]:
@@ -613,7 +644,7 @@ def gold_chain(
     words = purpose_words(purpose, table, steps, own=own, to=to)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     speaker = singular(people.name).replace("_", " ") if people.email_column() else "customer"
-    return Chain(plan, results, facts, told, wanted, 0, errors, words, saying, speaker)
+    return Chain(plan, results, facts, told, wanted, 0, errors, words, [saying], speaker)
 
 
 def _destination(
@@ -940,8 +971,10 @@ async def propose_intent_task(
     owned = env.spec.owners(people)
     purpose = draft_purpose(env, sampler, people, owned, rng, rng.random() < REFUSAL_SHARE)
     chain = gold_chain(env, purpose, people, owned) if purpose is not None else None
-    if chain is None:
+    if chain is None or purpose is None:
         return no_chain(llm, STAGE)
+    if purpose.error is None and rng.random() < TWO_SHARE:
+        chain = second_change(env, sampler, purpose, chain, people, owned, rng) or chain
     preference = sample_preference(
         rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
     )

@@ -30,7 +30,8 @@ class Chain:
     start: int = 0  # calls before `start` came from a parent task
     errors: dict[int, str] = field(default_factory=dict)  # call -> the refusal it must meet
     purpose: str | None = None  # what the user wants, in words: shown instead of the steps
-    operations: list[str] = field(default_factory=list)  # words naming the write: one is said
+    # per write, the words naming it: one of each is said
+    operations: list[list[str]] = field(default_factory=list)
     # who speaks: the people's kind where they have an email ("teacher"): school's teachers,
     # told they were customers, wrote "enroll my child"
     speaker: str = "customer"

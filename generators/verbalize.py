@@ -63,12 +63,13 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
     problems = []
     named = {singular(w) for c in chain.calls for w in words(c.name)}  # card, account
     records = named | {w + "s" for w in named}
-    if chain.operations and not request.requests_any(chain.operations, records):
-        # said as a thing to do: "confirm that my booking is active" asks for no confirming
-        problems.append(
-            "the message must ask for what the customer wants done, using one of these words: "
-            + ", ".join(chain.operations)
-        )
+    for operation in chain.operations:
+        if operation and not request.requests_any(operation, records):
+            # said as a thing to do: "confirm that my booking is active" asks for no confirming
+            problems.append(
+                "the message must ask for what the customer wants done, using one of these "
+                "words: " + ", ".join(operation)
+            )
     if chain.wanted and not request.asks_for_information:
         wanted = ", ".join(w.replace("_", " ") for w in chain.wanted)
         problems.append(f"the message must ask to be told the {wanted}")

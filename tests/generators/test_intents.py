@@ -107,10 +107,16 @@ def test_intent_tasks_identify_the_user_serve_the_purpose_and_verify(
     for task in verified:
         assert task.provenance.source == STAGE
         assert task.gold_calls[0].name == "find_client_by_email"  # identify the user first
-        assert sum(c.name in writes for c in task.gold_calls) == 1  # one purpose, one write
+        assert sum(c.name in writes for c in task.gold_calls) in (1, 2)  # a write per purpose
     refusals = [t for t in verified if any(c.expect_error for c in t.gold_calls)]
     served = [t for t in verified if not any(c.expect_error for c in t.gold_calls)]
     assert refusals and served
+    # some ask for two changes: each a write of its own, on records of their own
+    two = [t for t in served if sum(c.name in writes for c in t.gold_calls) == 2]
+    assert two
+    for task in two:
+        first, second = [c for c in task.gold_calls if c.name in writes]
+        assert first.name != second.name and first.arguments != second.arguments
     for task in refusals:  # the gold shows the rule that says no, and changes nothing
         assert task.expected is not None and task.expected.diff.empty
         refused = [c for c in task.gold_calls if c.expect_error]

@@ -109,7 +109,7 @@ def test_a_purpose_replaces_the_steps_and_an_unsaid_write_or_question_goes_back(
     chain = dataclasses.replace(
         CHAIN,
         purpose="borrow book, for their book whose title is Dune.",
-        operations=["borrow"],
+        operations=[["borrow"]],
         wanted=["due_on"],
     )
     vague = reply({"instruction": "I am member 104 and I need book 203 today.", "known_facts": []})
@@ -287,7 +287,7 @@ def test_a_write_said_only_as_a_fact_to_check_goes_back(tmp_path: Path) -> None:
     """Travel's "I want to confirm that the hotel booking I made is still active" for a
     gold that confirms the booking: it asks to check a fact, so it goes back."""
     confirm = ToolCall(name="confirm_booking", arguments={"booking_id": 7})
-    chain = dataclasses.replace(CHAIN, calls=[confirm], facts=[], operations=["confirm"])
+    chain = dataclasses.replace(CHAIN, calls=[confirm], facts=[], operations=[["confirm"]])
     checks = reply(
         {"instruction": "I want to confirm that my booking is active.", "known_facts": []}
     )
@@ -301,7 +301,7 @@ def test_a_kind_of_record_named_by_the_operation_goes_back() -> None:
     """Basketball's "I'm looking for a complete basketball game ..." for a gold that
     completes the game: "a complete game" is a kind, so the words go back."""
     complete = ToolCall(name="complete_game", arguments={"game_id": 41124})
-    chain = dataclasses.replace(CHAIN, calls=[complete], facts=[], operations=["complete"])
+    chain = dataclasses.replace(CHAIN, calls=[complete], facts=[], operations=[["complete"]])
     kind = "I'm looking for a complete basketball game starting on February 20, 2024."
     assert any("wants done" in p for p in request_problems(kind, chain))
     assert not request_problems("Please complete my game on February 20, 2024.", chain)

@@ -1,0 +1,89 @@
+"""Two changes of one person in one task: the second chain follows the first, a read both
+make is made once, and neither change may touch what the other reads."""
+
+from __future__ import annotations
+
+from generators.compound import joined
+from generators.sampling import Chain
+from toolscale.environment import Environment
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import OutputRef
+from toolscale.tool import ToolCall
+
+FIND = ToolCall(name="find_client_by_email", arguments={"email": "maria.lopez@example.com"})
+CARDS = ToolCall(name="list_cards", arguments={"client_id": "C1001"})
+FREEZE = ToolCall(name="freeze_card", arguments={"client_id": "C1001", "card_id": "K30001"})
+LIMIT = ToolCall(
+    name="set_transfer_limit",
+    arguments={"client_id": "C1001", "account_id": "A20002", "daily_limit": 1500},
+)
+BALANCE = ToolCall(name="get_balance", arguments={"account_id": "A20001"})
+
+
+def chain(env: Environment, calls: list[ToolCall], told: list[OutputRef], **kw: object) -> Chain:
+    """A chain as `gold_chain` makes one: its calls run from the seed."""
+    env.reset()
+    results = [env.step(c) for c in calls]
+    assert all(r.ok for r in results)
+    return Chain(calls, results, communicate=told, **kw)  # type: ignore[arg-type]
+
+
+def test_two_changes_join_with_the_shared_reads_made_once(banking_spec: EnvironmentSpec) -> None:
+    with Environment(banking_spec) as env:
+        freeze = chain(
+            env,
+            [FIND, CARDS, FREEZE],
+            [OutputRef(call=2, path="status")],
+            facts=[("email", "maria.lopez@example.com"), ("card last4", "4821")],
+            wanted=["card_status"],
+            purpose="freeze card, for their card whose last4 is 4821",
+            operations=[["freeze"]],
+        )
+        limit = chain(
+            env,
+            [FIND, LIMIT],
+            [OutputRef(call=1, path="daily_transfer_limit")],
+            facts=[("email", "maria.lopez@example.com"), ("daily limit", 1500)],
+            wanted=["account_daily_transfer_limit"],
+            purpose="set transfer limit, for their savings account",
+            operations=[["set", "limit"]],
+        )
+        both = joined(env, freeze, limit)
+    assert both is not None
+    assert both.calls == [FIND, CARDS, FREEZE, LIMIT]  # the client found once
+    assert [(r.call, r.path) for r in both.communicate] == [
+        (2, "status"),
+        (3, "daily_transfer_limit"),
+    ]
+    assert both.results[2].output["status"] == "frozen"
+    assert both.results[3].output["daily_transfer_limit"] == 1500
+    assert both.facts == [*freeze.facts, ("daily limit", 1500)]
+    assert both.operations == [["freeze"], ["set", "limit"]]
+    assert both.wanted == ["card_status", "account_daily_transfer_limit"]
+    assert both.purpose == (
+        "freeze card, for their card whose last4 is 4821; and also set transfer limit, for "
+        "their savings account"
+    )
+
+
+def test_a_change_that_alters_what_the_other_reads_or_the_same_field_told_do_not_join(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    with Environment(banking_spec) as env:
+        limit = chain(env, [FIND, LIMIT], [OutputRef(call=1, path="daily_transfer_limit")])
+        freeze = chain(env, [FIND, FREEZE], [OutputRef(call=1, path="status")])
+        # the second reads the card after the first froze it: its status is not what it read
+        read_card = chain(
+            env,
+            [FIND, ToolCall(name="get_card", arguments={"card_id": "K30001"}), LIMIT],
+            [OutputRef(call=2, path="daily_transfer_limit")],
+        )
+        assert joined(env, freeze, read_card) is None
+        assert joined(env, read_card, freeze) is not None  # read before the freeze: it holds
+        # both tell a status: "tell me the status" of two records asks for neither
+        told_alike = chain(
+            env, [FIND, LIMIT], [OutputRef(call=1, path="status")], wanted=["status"]
+        )
+        frozen = chain(env, [FIND, FREEZE], [OutputRef(call=1, path="status")], wanted=["status"])
+        assert joined(env, frozen, told_alike) is None
+        assert joined(env, freeze, limit) is not None
