@@ -57,6 +57,8 @@ UNASKED_STATES = frozenset(
         *("rejected", "denied", "expired", "terminated", "graded", "attended", "boarded"),
         *("departed", "arrived", "no_show", "published", "pending", "new", "booked"),
         *("scheduled", "requested", "in_progress", "in_transit", "overdue", "defaulted"),
+        # finance on d608f62: "I need to fail my pending transfer", "set my loan repaid"
+        *("failed", "repaid"),
     )
 )
 

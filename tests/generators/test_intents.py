@@ -860,6 +860,26 @@ def test_a_served_write_acts_on_a_record_still_to_come() -> None:
     assert purpose is not None and purpose.target == 100
 
 
+def test_a_transfer_failed_or_a_loan_marked_repaid_is_no_customers_request() -> None:
+    """Finance on d608f62 kept "I need to fail my pending transfer on my inactive account":
+    a bank fails a transfer, a customer cancels one; a loan is repaid by paying it."""
+    from generators.intents import _to_unasked_state
+
+    def setting(table: str, state: str) -> Tool:
+        return Tool(
+            name=f"set_{state}",
+            kind="write",
+            description=f"Set a {table} {state}.",
+            parameters={"type": "object", "properties": {"id": {"type": "integer"}}},
+            run=[f"UPDATE {table} SET status = '{state}' WHERE id = :id"],
+        )
+
+    assert _to_unasked_state(setting("transfers", "failed"))
+    assert _to_unasked_state(setting("loans", "repaid"))
+    assert not _to_unasked_state(setting("transfers", "cancelled"))
+    assert not _to_unasked_state(setting("cards", "frozen"))
+
+
 def test_a_record_of_a_moment_is_named_by_its_day() -> None:
     """Ecommerce's shoppers named their orders "my order from 2024-05-27T21:40:34": a person
     says the day, where the day alone tells the order apart, and the checks take it."""
