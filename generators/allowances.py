@@ -4,18 +4,20 @@ members, 1 for silver and 0 for regular; each extra bag costs 50").
 
 No refusal enforces such a rule: the operation that adds to the count must charge for what
 goes over. The rule is read once here, for the schema (the columns it needs) and for the
-catalogue (the operation that adds and charges), so both read it alike.
+catalogue (the operation that adds and charges), so both read it alike; the seed's fees
+are settled by it too, so a record holds what the operation would have charged.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
 from generators.patterns import Candidate, literal, pattern_tool
 from generators.toolkit import param_schema, row_exists
-from toolscale.schema import Schema, Table
+from toolscale.schema import Scalar, Schema, Table
 from toolscale.tool import RequireStep
 from toolscale.wording import record_phrase, singular
 
@@ -106,7 +108,23 @@ def charges(schema: Schema, rules: list[str]) -> list[Candidate]:
     return out
 
 
-def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate | None:
+@dataclass(frozen=True)
+class Charged:
+    """Where an allowance is kept: `table`'s `count` of the thing and the `fee` charged for
+    it, the tier on `owner.tier` (through `ref`), and the `per` count it is for each of."""
+
+    table: Table
+    count: str
+    fee: str
+    owner: Table
+    tier: str
+    ref: str
+    per: str | None
+
+
+def charged_columns(schema: Schema, table: Table, allowance: Allowance) -> Charged | None:
+    """The columns the allowance is kept in on `table`, or None where it has not all of them
+    (nothing to charge by, or nowhere to charge to: not enforced)."""
     if not table.primary_key or len(table.primary_key) != 1:
         return None
     if allowance.record and record_phrase(table.name) != allowance.record:
@@ -114,7 +132,6 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
     count = count_column(table, allowance)
     if count is None:
         return None
-    key, noun = table.primary_key[0], singular(table.name)
     holder = None
     for fk in table.foreign_keys:  # the tier is the owner's, one key up
         owner = schema.table(fk.ref_table)
@@ -133,14 +150,7 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
         None,
     )
     if holder is None or fee is None:
-        return None  # nothing to charge by, or nowhere to charge to: not enforced
-    owner, tier, ref = holder
-    tier_sql = (
-        f"(SELECT {tier} FROM {owner.name} WHERE {owner.primary_key[0]} = "
-        f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key}))"
-    )
-    cases = " ".join(f"WHEN {literal(t)} THEN {n}" for t, n in allowance.free.items())
-    free = f"(CASE {tier_sql} {cases} ELSE 0 END)"
+        return None
     per = next(
         (
             c.name
@@ -151,6 +161,51 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
         ),
         None,
     )
+    return Charged(table, count, fee, *holder, per)
+
+
+def settled(
+    seed: dict[str, list[dict[str, Scalar]]], schema: Schema, rules: list[str]
+) -> dict[str, list[dict[str, Scalar]]]:
+    """The seed with each record's fees what its allowance charges for the count it holds:
+    travel's plan drew `bag_fees` apart from `checked_bags` (167.58 charged for no bags, on
+    7e55d3f), where the charging write counts from what a record holds."""
+    out = dict(seed)
+    for rule in rules:
+        allowance = allowance_said(rule)
+        if allowance is None:
+            continue
+        at = next((c for t in schema.tables if (c := charged_columns(schema, t, allowance))), None)
+        if at is None:
+            continue
+        okey = at.owner.primary_key[0]
+        tiers = {r.get(okey): r.get(at.tier) for r in seed.get(at.owner.name, [])}
+
+        rows = seed.get(at.table.name, [])
+        out[at.table.name] = [{**r, at.fee: _fee(r, allowance, at, tiers)} for r in rows]
+    return out
+
+
+def _fee(row: dict[str, Scalar], allowance: Allowance, at: Charged, tiers: dict) -> float:
+    """What the allowance charges for the count `row` holds, `tiers` its owners' tiers."""
+    held, per = row.get(at.count), row.get(at.per) if at.per else 1
+    count = held if isinstance(held, int) else 0
+    free = allowance.free.get(str(tiers.get(row.get(at.ref))), 0)
+    return round(allowance.price * max(0, count - free * (per if isinstance(per, int) else 1)), 2)
+
+
+def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate | None:
+    at = charged_columns(schema, table, allowance)
+    if at is None:
+        return None
+    count, fee, owner, tier, ref, per = at.count, at.fee, at.owner, at.tier, at.ref, at.per
+    key, noun = table.primary_key[0], singular(table.name)
+    tier_sql = (
+        f"(SELECT {tier} FROM {owner.name} WHERE {owner.primary_key[0]} = "
+        f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key}))"
+    )
+    cases = " ".join(f"WHEN {literal(t)} THEN {n}" for t, n in allowance.free.items())
+    free = f"(CASE {tier_sql} {cases} ELSE 0 END)"
     if per is not None:
         free = f"{free} * {per}"
 

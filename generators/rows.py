@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from generators import dataplan
+from generators.allowances import settled
 from generators.dataplan import ColumnPlan, DataPlan, TablePlan
 from generators.prompting import messages
 from generators.realise import seed_problems
@@ -189,13 +190,14 @@ async def propose_rows(
     reason = GeneratorReason.SEED_REJECTED
     for candidate in (plan, dataplan.default_plan(schema)):
         expanded = dataplan.expand_plan(candidate, schema, seed=sample, total_rows=brief.seed_rows)
-        spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=expanded.rows, tools=probe)
+        seed = settled(expanded.rows, schema, brief.rules)  # fees as the rules charge them
+        spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=seed, tools=probe)
         problems = seed_problems(spec)
-        empty = [t for t, rows in expanded.rows.items() if not rows]
+        empty = [t for t, rows in seed.items() if not rows]
         if not problems and not empty:
             for _ in range(sum(expanded.dropped.values())):
                 llm.ledger.fail(STAGE, GeneratorReason.ROWS_DROPPED)
-            return Outcome(value=expanded.rows, attempts=1)
+            return Outcome(value=seed, attempts=1)
         if not problems:
             reason, problems = GeneratorReason.NO_ROWS, [f"table {t!r} got no rows" for t in empty]
         if candidate is plan:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.allowances import allowance_said, charges
+from generators.allowances import allowance_said, charges, settled
 from generators.catalogue import fallback_choice, realise
 from generators.patterns import catalogue
 from generators.policy import tau2_policy
@@ -16,6 +16,7 @@ from generators.schema import ColumnProposal, SchemaProposal, TableProposal, com
 from tests.generators.railway import bed, brief_rules, col, fk
 from toolscale.brief import brief_path, load_brief
 from toolscale.environment import Environment
+from toolscale.schema import Scalar
 from toolscale.tool import ToolCall
 
 BAGS = brief_rules("travel")[3]
@@ -77,7 +78,7 @@ SCHEMA = {
         },
     ]
 }
-SEED = {
+SEED: dict[str, list[dict[str, Scalar]]] = {
     "customers": [
         {"customer_id": 1, "membership": "gold"},
         {"customer_id": 2, "membership": "regular"},
@@ -129,6 +130,21 @@ def test_adding_bags_charges_for_each_beyond_the_tiers_allowance(
         refused = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
                                                               "bags": 0}))  # fmt: skip
         assert refused.error == "The bags must be > 0."
+
+
+def test_the_seeds_fees_are_what_the_rule_charges_for_the_bags_held() -> None:
+    """Travel's plan drew `bag_fees` apart from `checked_bags` (167.58 for no bags, on
+    7e55d3f): a record holds what adding its bags would have charged."""
+    spec = bed("travel", SCHEMA, SEED)
+    drawn = [{**b, "checked_bags": n, "bag_fees": 167.58} for b, n in
+             zip(SEED["flight_bookings"], (3, 2, 5), strict=True)]  # fmt: skip
+    seed = settled({**SEED, "flight_bookings": drawn}, spec.schema_, [BAGS])
+    # gold, 1 passenger: 3 held, 2 free; regular: 2 held, none free; silver, 2: 5 held, 2 free
+    assert [b["bag_fees"] for b in seed["flight_bookings"]] == [50.0, 100.0, 150.0]
+    assert [b["checked_bags"] for b in seed["flight_bookings"]] == [3, 2, 5]
+    assert seed["customers"] == SEED["customers"]
+    # no allowance rule: nothing is settled
+    assert settled(SEED, spec.schema_, ["A flight booking can be cancelled."]) == SEED
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
