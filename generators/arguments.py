@@ -5,12 +5,13 @@ calls look like what a user of this database would really ask for."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
-from toolscale.schema import Scalar
+from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
 
@@ -81,6 +82,27 @@ def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str,
     return found
 
 
+def still_to_come(table: Table, rows: list[dict], clock: str) -> Callable[[dict], bool]:
+    """Whether a row of `table` is still to come, where the table holds things to come (a
+    moment some of `rows` have ahead of the clock, some behind): travel-intent-00003 on
+    7e55d3f added bags to a flight booking of 2024-08-05 under a 2025-01-15 clock, and a
+    trial on movie's 71aacdf environment moved a booking onto a showtime of 2024-06-04.
+    Where it holds none, every row is."""
+    today = clock[:10]
+    days = {
+        c.name: [v[:10] for r in rows if isinstance(v := r.get(c.name), str)]
+        for c in table.columns
+        if c.type in ("date", "datetime")
+    }
+    moments = [c for c, held in days.items() if min(held, default=today) < today <= max(held)]
+
+    def ahead(row: dict) -> bool:
+        held = [v[:10] for c in moments if isinstance(v := row.get(c), str)]
+        return not moments or (bool(held) and all(day >= today for day in held))
+
+    return ahead
+
+
 class ArgumentSampler:
     """Draws arguments for a tool from the seed values of the columns its SQL uses."""
 
@@ -112,7 +134,12 @@ class ArgumentSampler:
         where = self.columns[tool.name].get(param)
         rows = rows if rows is not None else {}
         if param.startswith("new_") and where and self.rows.get(where[0]):
-            other = rng.choice(self.rows[where[0]])  # a new value: not the changed row's own
+            held = self.rows[where[0]]
+            # a new value: not the changed row's own; a record to move onto, still to come
+            if ahead:
+                to_come = still_to_come(self.spec.schema_.table(where[0]), held, self.spec.clock)
+                held = [r for r in held if to_come(r)] or held
+            other = rng.choice(held)
             value = other.get(where[1])
             if isinstance(value, str) and "@" in value:  # an email is one person's own
                 return self._fresh_email(where[0], where[1], rng)

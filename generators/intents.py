@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from generators.arguments import ArgumentSampler, parameter_columns
+from generators.arguments import ArgumentSampler, parameter_columns, still_to_come
 from generators.compound import joined
 from generators.preferences import sample_preference
 from generators.sampled import no_chain, verbalized_task
@@ -259,24 +259,11 @@ def second_change(
 
 
 def _still_to_come(spec: EnvironmentSpec, table: Table, keys: list[Scalar]) -> list[Scalar]:
-    """Of the person's records, those still to come, where the table holds things to come
-    (a moment some rows have ahead of the clock, some behind): travel-intent-00003 on
-    7e55d3f added 18 bags to a flight booking of 2024-08-05 under a 2025-01-15 clock. What
-    is over is a refusal's to pick, or a move to a state only the business reaches."""
-    rows, today = _rows_by_key(spec, table), spec.clock[:10]
-    days = {
-        c.name: [v[:10] for r in rows.values() if isinstance(v := r.get(c.name), str)]
-        for c in table.columns
-        if c.type in ("date", "datetime")
-    }
-    moments = [c for c, held in days.items() if min(held, default=today) < today <= max(held)]
-
-    def ahead(key: Scalar) -> bool:
-        row = rows.get(key, {})
-        held = [v[:10] for c in moments if isinstance(v := row.get(c), str)]
-        return bool(held) and all(day >= today for day in held)
-
-    return ([k for k in keys if ahead(k)] or keys) if moments else keys
+    """Of the person's records, those still to come (`still_to_come`), else all of them.
+    What is over is a refusal's to pick, or a move to a state only the business reaches."""
+    rows = _rows_by_key(spec, table)
+    ahead = still_to_come(table, list(rows.values()), spec.clock)
+    return [k for k in keys if ahead(rows.get(k, {}))] or keys
 
 
 def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, clock: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from generators.arguments import ArgumentSampler, parameter_columns
@@ -13,7 +14,9 @@ from tests.generators.library import (
     Library,
     library_tool,
 )
-from tests.generators.railway import railway_spec
+from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
+from tests.generators.movie import SEED as MOVIE_SEED
+from tests.generators.railway import bed, railway_spec
 from tests.generators.travel import travel_spec
 from toolscale.environment import Environment
 from toolscale.tool import Tool, ToolCall
@@ -225,6 +228,28 @@ def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
     behind = spec.model_copy(update={"seed": {**seed, "hotel_bookings": [past]}})
     sampler = ArgumentSampler(behind)
     assert sampler.arguments(book, random.Random(1))["check_in_date"] == "2023-03-17"
+
+
+def test_a_record_to_move_onto_is_still_to_come() -> None:
+    """A trial on movie's 71aacdf environment moved a booking onto a showtime of 2024-06-04
+    under a 2025-01-15 clock: where some showtimes lie ahead, a served move takes one."""
+    seed = json.loads(json.dumps(MOVIE_SEED))
+    seed["showtimes"].append(
+        {"showtime_id": 12, "movie_id": 1, "screen_id": 1, "start_time": "2024-10-10T18:00:00"}
+    )
+    spec = bed("movie", MOVIE_SCHEMA, seed)
+    move = next(
+        c.tool for c in catalogue(spec.schema_, spec.seed) if c.id == "move:bookings.showtime_id"
+    )
+    assert move.name == "move_booking_to_showtime"
+    sampler = ArgumentSampler(spec.model_copy(update={"tools": [*spec.tools, move]}))
+
+    def drawn(ahead: bool) -> set[object]:
+        rngs = (random.Random(i) for i in range(40))
+        return {sampler.value(move, "new_showtime_id", r, {}, ahead) for r in rngs}
+
+    assert drawn(ahead=True) == {10, 11}
+    assert 12 in drawn(ahead=False)  # a refusal may move onto what is over
 
 
 def test_a_value_trimmed_and_lowered_is_still_its_columns() -> None:
