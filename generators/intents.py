@@ -239,7 +239,9 @@ def second_change(
     rng: random.Random,
 ) -> Chain | None:
     """`chain` and after it a second change the same person asks for, by another write on
-    another record (`compound.joined`), or None where none joins it."""
+    a record of another kind (`compound.joined`), or None where none joins it. Two of one
+    kind leave "tell me the booking status" asking of either: a trial on movie's 71aacdf
+    environment set one booking active, moved another and asked so."""
     person = owned[first.table][first.target]
     mine = {
         t: theirs
@@ -250,7 +252,7 @@ def second_change(
         other = draft_purpose(env, sampler, people, mine, rng, False)
         if other is None:
             return None
-        if other.write.name == first.write.name or other.target == first.target:
+        if other.write.name == first.write.name or other.table == first.table:
             continue
         second = gold_chain(env, other, people, owned)
         if second is not None and (both := joined(env, chain, second)) is not None:

@@ -19,13 +19,17 @@ from generators.intents import (
     capped,
     draft_purpose,
     gold_chain,
+    key_params,
     propose_intent_task,
     purpose_words,
     route,
+    second_change,
 )
 from generators.patterns import catalogue
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
+from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
+from tests.generators.movie import SEED as MOVIE_SEED
 from tests.generators.movie import movie_spec
 from tests.generators.railway import bed, col, fk, railway_spec
 from tests.generators.test_patterns import clinic
@@ -111,12 +115,19 @@ def test_intent_tasks_identify_the_user_serve_the_purpose_and_verify(
     refusals = [t for t in verified if any(c.expect_error for c in t.gold_calls)]
     served = [t for t in verified if not any(c.expect_error for c in t.gold_calls)]
     assert refusals and served
-    # some ask for two changes: each a write of its own, on records of their own
+    # some ask for two changes: each a write of its own, on a record of another kind
     two = [t for t in served if sum(c.name in writes for c in t.gold_calls) == 2]
     assert two
+    owned = banking.owners(banking.schema_.table("clients"))
+
+    def kind(call: GoldCall) -> str:  # the kind of record the write acts on, as drafted
+        keys = key_params(banking.tool(call.name), banking)
+        targets = [k.table for k in keys if k.table in owned and k.table != "clients"]
+        return (targets or ["clients"])[0]
+
     for task in two:
         first, second = [c for c in task.gold_calls if c.name in writes]
-        assert first.name != second.name and first.arguments != second.arguments
+        assert first.name != second.name and kind(first) != kind(second)
     for task in refusals:  # the gold shows the rule that says no, and changes nothing
         assert task.expected is not None and task.expected.diff.empty
         refused = [c for c in task.gold_calls if c.expect_error]
@@ -132,6 +143,33 @@ def test_intent_tasks_identify_the_user_serve_the_purpose_and_verify(
                 to = accounts[str(call.arguments["to_account_id"])]
                 said = " ".join([task.instruction, *task.known_facts])
                 assert str(to["kind"]) in said or str(to["account_id"]) in said
+
+
+def test_a_second_change_acts_on_a_record_of_another_kind() -> None:
+    """A trial on movie's 71aacdf environment set one booking active, moved another and
+    asked "let me know the booking status": of two records of one kind, of either. Mia
+    cancels one of her two bookings; moving the other does not join it."""
+    seed = json.loads(json.dumps(MOVIE_SEED))
+    seed["bookings"].append(
+        {"booking_id": 72, "customer_id": 5, "showtime_id": 11, "seats": 1, "status": "confirmed"}
+    )
+    spec = bed("movie", MOVIE_SCHEMA, seed)
+    made = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
+    picked = ("find:customers by email", "cancel:bookings", "move:bookings.showtime_id")
+    spec = spec.model_copy(update={"tools": [*spec.tools, *(made[i] for i in picked)]})
+    people = spec.schema_.table("customers")
+    owned = spec.owners(people)
+    cancel = made["cancel:bookings"]
+    first = Purpose(cancel, "bookings", 70, {"booking_id": 70})
+    with Environment(spec) as env:
+        chain = gold_chain(env, first, people, owned)
+        assert chain is not None
+        sampler = ArgumentSampler(spec)
+        joined = [
+            second_change(env, sampler, first, chain, people, owned, random.Random(i))
+            for i in range(20)
+        ]
+    assert joined == [None] * 20
 
 
 def test_a_work_item_is_deterministic(tmp_path: Path, bank_env: Environment) -> None:
