@@ -546,6 +546,13 @@ def test_a_number_is_read_whole_or_not_at_all() -> None:
     assert _misstated("The to account id is 27570.", mine, to) == ""
     assert _misstated("The to account id is 27570.", mine, set()) != ""
     assert _misstated("Move it from the account with ID 27570.", mine, to) != ""
+    # a trial on movie's 71aacdf: "The amount to topup loyalty points is 891" names the
+    # argument first; the field says what the amount is added to
+    points = Replay(results=[ToolResult(ok=True, output={"loyalty_points": 722})], changes={})
+    amount = {("amount", 891.0)}
+    assert _misstated("The amount to topup loyalty points is 891", points, amount) == ""
+    assert _misstated("My amount is 891, and my loyalty points is 891", points, amount) != ""
+    assert _misstated("The amount to topup loyalty points is 891", points, set()) != ""
     wrong = _misstated("with a humidity of 5.5, please", read, set())
     assert (
         wrong == "the user states 'humidity of 5.5'; the records the gold reads hold humidity 4.85"
