@@ -187,7 +187,9 @@ async def verbalize(
         unsaid = request_problems(words.instruction, chain)
         if unsaid and not complete:  # the validators would reject it: say so while it is cheap
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
-        facts = [f.strip() for f in words.known_facts if f.strip() and not _WISH.search(f)]
+        # each once: finance-intent-00009 on d608f62 said "The to account ID is 27583" twice
+        said = [f.strip() for f in words.known_facts if f.strip() and not _WISH.search(f)]
+        facts = list(dict.fromkeys(said))
         missing = missing_facts("\n".join([words.instruction, *facts]), chain.facts)
         facts += [fact_text(n, v) for n, v in missing]
         instruction = unaddressed(words.instruction.strip())

@@ -283,6 +283,19 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
     assert outcome.value.completed == 1
 
 
+def test_a_known_fact_said_twice_is_kept_once(tmp_path: Path) -> None:
+    """finance-intent-00009 on d608f62 carried "The to account ID is 27583" twice."""
+    twice = reply(
+        {
+            "instruction": "I am member 104 and I would like to borrow book 203.",
+            "known_facts": ["My member id is 104", "My book id is 203", "My member id is 104"],
+        }
+    )
+    outcome = verbalized(tmp_path, twice).value
+    assert outcome.ok, outcome.rejection
+    assert outcome.value.known_facts == ["My member id is 104", "My book id is 203"]
+
+
 def test_a_write_said_only_as_a_fact_to_check_goes_back(tmp_path: Path) -> None:
     """Travel's "I want to confirm that the hotel booking I made is still active" for a
     gold that confirms the booking: it asks to check a fact, so it goes back."""
