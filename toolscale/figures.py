@@ -52,6 +52,11 @@ class TaskFigures(BaseModel):
     refusals: int = Field(description="tasks with a gold call that declares expect_error")
     share_refusals: float
     distinct_gold: int = Field(description="distinct gold call sequences (names and arguments)")
+    distinct_shapes: int = Field(
+        default=0,
+        description="distinct sequences of tool names: finance on d608f62 had 30 distinct gold "
+        "sequences of 14 shapes (0 in reports from before it was counted)",
+    )
     instruction_bigrams: int = Field(description="word bigrams over all instructions")
     instruction_diversity: float = Field(
         description="distinct word bigrams / all word bigrams over the instructions (words: "
@@ -93,6 +98,7 @@ class TaskTally:
         self.many_calls = 0
         self.refusals = 0
         self.gold: set[tuple[str, ...]] = set()
+        self.shapes: set[tuple[str, ...]] = set()
         self.bigrams: set[tuple[str, str]] = set()
         self.n_bigrams = 0
 
@@ -104,6 +110,7 @@ class TaskTally:
         self.many_calls += len(task.gold_calls) >= MANY_CALLS
         self.refusals += any(c.expect_error is not None for c in task.gold_calls)
         self.gold.add(tuple(c.key() for c in task.gold_calls))
+        self.shapes.add(tuple(c.name for c in task.gold_calls))
         words = _WORD.findall(task.instruction.lower())
         pairs = list(pairwise(words))
         self.n_bigrams += len(pairs)
@@ -118,6 +125,7 @@ class TaskTally:
             refusals=self.refusals,
             share_refusals=_share(self.refusals, self.tasks),
             distinct_gold=len(self.gold),
+            distinct_shapes=len(self.shapes),
             instruction_bigrams=self.n_bigrams,
             instruction_diversity=_share(len(self.bigrams), self.n_bigrams),
         )
@@ -153,7 +161,8 @@ def figure_lines(env: EnvironmentFigures | None, data: TaskFigures | None) -> li
             f"({data.share_refusals:.0%})"
         )
         lines.append(
-            f"variety: {data.distinct_gold} distinct gold sequences; instruction diversity "
+            f"variety: {data.distinct_gold} distinct gold sequences of {data.distinct_shapes} "
+            "tool sequences; instruction diversity "
             f"{data.instruction_diversity:.2f} (distinct word bigrams / {data.instruction_bigrams})"
         )
     return lines

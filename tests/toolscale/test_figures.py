@@ -84,6 +84,14 @@ def test_task_figures_count_difficulty_calls_refusals_and_diversity() -> None:
     assert figures.instruction_diversity == pytest.approx(9 / 12)
 
 
+def test_the_same_tools_on_other_records_are_one_tool_sequence() -> None:
+    """Finance on d608f62: 30 distinct gold sequences, 14 of them told apart by their tools."""
+    other = {"name": "withdraw", "arguments": {"account_id": "A3", "amount": 5}}
+    tasks = [*three_tasks(), rated("easy", id="t4", gold_calls=[other])]
+    figures = task_figures(tasks)
+    assert (figures.distinct_gold, figures.distinct_shapes) == (3, 2)
+
+
 def test_no_task_gives_zeros_and_an_unrated_task_is_counted_apart() -> None:
     empty = task_figures([])
     assert (empty.tasks, empty.mean_calls, empty.instruction_diversity) == (0, 0.0, 0.0)
@@ -101,7 +109,7 @@ def test_the_figures_read_as_three_lines(mini_dict: dict) -> None:
         "2 writes, 1 guarded",
         "dataset: 3 tasks (easy 1, medium 1, hard 1); 1.67 calls per task, 33% with 3+ calls; "
         "1 refusals (33%)",
-        "variety: 2 distinct gold sequences; instruction diversity 0.75 "
+        "variety: 2 distinct gold sequences of 2 tool sequences; instruction diversity 0.75 "
         "(distinct word bigrams / 12)",
     ]
     assert figure_lines(None, None) == []
