@@ -892,6 +892,18 @@ def test_one_record_said_by_a_number_and_a_day_no_record_pairs_is_false_fact() -
     assert unpaired(asked, replay) == ""  # asked of the new record, not said of one
 
 
+def one_write(name: str, sql: str) -> Tool:
+    """A write of one statement, its one parameter the first the statement binds."""
+    param = sql.split(":")[1].split()[0].rstrip(")")
+    return Tool(
+        name=name,
+        kind="write",
+        description=f"{name.replace('_', ' ').capitalize()}.",
+        parameters={"type": "object", "properties": {param: {"type": "integer"}}},
+        run=[sql],
+    )
+
+
 def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> None:
     """travel-intent-00032 on 7e55d3f: "a hotel for my trip next week", its stay from
     2025-04-17 under a clock of 2025-01-15; an older run's "a flight from today to tomorrow"
@@ -901,12 +913,8 @@ def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> Non
     clock = "2025-01-15T10:00:00"
     booking = {"booking_id": 7, "check_in": "2025-01-16T09:00:00"}
     replay = Replay(results=[ToolResult(ok=True, output=[booking])], changes={})
-    cancel = Tool(
-        name="cancel_booking",
-        kind="write",
-        description="Cancel a booking.",
-        parameters={"type": "object", "properties": {"booking_id": {"type": "integer"}}},
-        run=["UPDATE bookings SET status = 'cancelled' WHERE booking_id = :booking_id"],
+    cancel = one_write(
+        "cancel_booking", "UPDATE bookings SET status = 'cancelled' WHERE booking_id = :booking_id"
     )
 
     def said(instruction: str, gold: list[dict] | None = None, facts: tuple = ()) -> str:
@@ -949,19 +957,9 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
     spec = travel_spec()
     ava = spec.seed["customers"][0]
     replay = Replay(results=[ToolResult(ok=True, output=ava)], changes={})
-    book = Tool(
-        name="book_hotel",
-        kind="write",
-        description="Book a stay.",
-        parameters={"type": "object", "properties": {"hotel_id": {"type": "integer"}}},
-        run=["INSERT INTO hotel_bookings (hotel_id) VALUES (:hotel_id)"],
-    )
-    move = Tool(
-        name="move_booking",
-        kind="write",
-        description="Move a stay to another hotel.",
-        parameters={"type": "object", "properties": {"new_hotel_id": {"type": "integer"}}},
-        run=["UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = 500"],
+    book = one_write("book_hotel", "INSERT INTO hotel_bookings (hotel_id) VALUES (:hotel_id)")
+    move = one_write(
+        "move_booking", "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = 500"
     )
     tools = {t.name: t for t in (book, move)}
 
