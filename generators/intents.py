@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from generators.arguments import ArgumentSampler, parameter_columns, still_to_come
 from generators.compound import joined
+from generators.patterns import TERMINAL
 from generators.preferences import sample_preference
 from generators.sampled import no_chain, verbalized_task
 from generators.sampling import Chain
@@ -61,6 +62,11 @@ UNASKED_STATES = frozenset(
         *("failed", "repaid"),
     )
 )
+
+
+# states after which a record is done with: a served write acts on another where it can
+OVER = TERMINAL | {"shipped", "delivered", "dispatched", "in_transit", "finished", "done"}
+OVER |= {"resolved", "repaid", "failed", "no_show", "departed", "arrived", "attended"}
 
 
 @dataclass(frozen=True)
@@ -202,6 +208,7 @@ def draft_purpose(
             choices = [v for v in mine.get(k.table, []) if v not in used]
             if k == target and not refusal and not _to_unasked_state(tool):
                 choices = _still_to_come(spec, spec.schema_.table(k.table), choices)
+                choices = _still_live(spec, spec.schema_.table(k.table), tool, choices)
             if k.table == people.name:
                 given[k.param] = person
             elif choices:
@@ -266,6 +273,20 @@ def _still_to_come(spec: EnvironmentSpec, table: Table, keys: list[Scalar]) -> l
     rows = _rows_by_key(spec, table)
     ahead = still_to_come(table, list(rows.values()), spec.clock)
     return [k for k in keys if ahead(rows.get(k, {}))] or keys
+
+
+def _still_live(
+    spec: EnvironmentSpec, table: Table, tool: Tool, keys: list[Scalar]
+) -> list[Scalar]:
+    """Of the person's records, those not over (cancelled, closed, shipped, ...), where the
+    write's checks never read the status: nothing stops ecommerce's `create_order_item` on
+    a shipped order, and a task that adds to one teaches an agent to act on what is done.
+    A write whose rule reads the status (a return for a delivered order) takes any."""
+    found = table.status()
+    if found is None or any(found[0] in step.sql for step in tool.require):
+        return keys
+    rows = _rows_by_key(spec, table)
+    return [k for k in keys if rows.get(k, {}).get(found[0]) not in OVER] or keys
 
 
 def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, clock: str) -> bool:

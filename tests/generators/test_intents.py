@@ -16,6 +16,7 @@ from generators.intents import (
     Purpose,
     _asks_what_is,
     _rule_columns,
+    _still_live,
     capped,
     draft_purpose,
     gold_chain,
@@ -916,6 +917,47 @@ def test_a_transfer_failed_or_a_loan_marked_repaid_is_no_customers_request() -> 
     assert _to_unasked_state(setting("loans", "repaid"))
     assert not _to_unasked_state(setting("transfers", "cancelled"))
     assert not _to_unasked_state(setting("cards", "frozen"))
+
+
+def test_a_served_write_that_never_reads_the_status_acts_on_a_record_not_over() -> None:
+    """Nothing stops ecommerce's `create_order_item` on a shipped order: a served write whose
+    checks never read the status takes an order not yet shipped, cancelled or delivered;
+    one whose rule reads it (cancel: pending only) is left to its rule."""
+    states = ["shipped", "pending", "cancelled", "delivered"]
+    spec = _shop(
+        [
+            {
+                "order_id": 100 + i,
+                "customer_id": 1 + i // 4,
+                "order_date": "2024-05-10T21:40:34",
+                "status": states[i % 4],
+            }
+            for i in range(8)
+        ]
+    )
+    gift = Tool(
+        name="add_order_gift_wrap",
+        kind="write",
+        description="Gift-wrap an order.",
+        parameters={"type": "object", "properties": {"order_id": {"type": "integer"}}},
+        run=["UPDATE orders SET order_date = '2024-06-01T00:00:00' WHERE order_id = :order_id"],
+    )
+    reads = [t for t in spec.tools if t.kind == "read"]
+    shop = spec.model_copy(update={"tools": [*reads, gift]})
+    people = shop.schema_.table("customers")
+    sampler = ArgumentSampler(shop)
+    with Environment(shop) as env:
+        drafted = [
+            draft_purpose(env, sampler, people, shop.owners(people), random.Random(i), False)
+            for i in range(30)
+        ]
+    picked = {_order(shop, p.target)["status"] for p in drafted if p is not None}
+    assert picked == {"pending"}
+    orders = shop.schema_.table("orders")
+    keys: list[Scalar] = [100, 101, 102, 103]
+    cancel = next(t for t in spec.tools if t.name == "cancel_order")
+    assert _still_live(shop, orders, gift, keys) == [101]
+    assert _still_live(shop, orders, cancel, keys) == keys
 
 
 def test_a_record_of_a_moment_is_named_by_its_day() -> None:
