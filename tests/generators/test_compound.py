@@ -86,4 +86,10 @@ def test_a_change_that_alters_what_the_other_reads_or_the_same_field_told_do_not
         )
         frozen = chain(env, [FIND, FREEZE], [OutputRef(call=1, path="status")], wanted=["status"])
         assert joined(env, frozen, told_alike) is None
+        # the person's own "status" beside "card_status": railway-intent-00006 on 21ceb83
+        card = chain(
+            env, [FIND, FREEZE], [OutputRef(call=1, path="status")], wanted=["card_status"]
+        )
+        assert joined(env, card, told_alike) is None
+        assert joined(env, told_alike, card) is None
         assert joined(env, freeze, limit) is not None
