@@ -852,7 +852,9 @@ def stale_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Repl
 
 
 _ASKS_NOW = re.compile(
-    r"\b(?:if|whether)\b[^.?!]*\b(?:currently|right now|at the moment|still)\b"
+    # railway-intent-00011 on 21ceb83: "I want to cancel the ticket for seat 169. Can you
+    # tell me if it's already been used?", told 'cancelled' by the cancel
+    r"\b(?:if|whether)\b[^.?!]*\b(?:currently|right now|at the moment|still|already)\b"
     r"|\bor not\b"
     # finance's "I need to know the balance of my inactive account before I can withdraw"
     r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:I|we) "

@@ -748,6 +748,8 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # would like to know if the loan has been repaid", "... to confirm it's still repaid"
         "Freeze my card K30001. I would like to know if it has been blocked.",
         "Can you please freeze my card K30001 to confirm it's still active?",
+        # railway-intent-00011 on 21ceb83, told 'cancelled' by the cancel
+        "Freeze my card K30001. Can you tell me if it's already been used?",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
