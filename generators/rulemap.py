@@ -288,6 +288,8 @@ def guess_conditions(
     if cand.pattern == "charge":  # its charge is the rule: nothing else to require
         charges = allowance_said(rule) is not None
         return [Condition(kind="guard", guard="charges")] if charges else []
+    if cand.pattern == "move" and (same := _same_as(rule.lower(), cand, schema)) is not None:
+        return same
     if either_case(rule):
         return _either(rule, cand, schema, seed)
     text = rule.lower()
@@ -410,6 +412,63 @@ def _flags(text: str, cand: Candidate, schema: Schema) -> list[Condition]:
         value = 1.0 if m.group(2) == "true" else 0.0
         out.append(Condition(kind="value", row=row, column=name, op=op, value=value))
     return out
+
+
+_SAME_AS = re.compile(
+    r"\bhas the same (?P<what>[a-z_ ]+?)(?: and (?:free|available|open) (?P<free>\w+))?"
+    r"\s*(?:[.,;]|$)"
+)
+_SOLD = re.compile(r"(?:seats?|places?|spots?)_(?:sold|booked|taken)|(?:sold|booked)_(?:seats?)")
+_FREE = re.compile(r"(?:seats?|places?|spots?)_(?:available|free|left)|(?:available|free)_seats?")
+
+
+def _same_as(text: str, cand: Candidate, schema: Schema) -> list[Condition] | None:
+    """Railway's "a ticket can be moved to another trip only if that trip has the same
+    origin and destination stations and free seats" (5 of 6 rules on every railway run): the
+    new parent's columns equal the current one's, and it has a seat left. None where the
+    rule says no "same", or names a column the new parent lacks (the rule would be enforced
+    in part)."""
+    m = _SAME_AS.search(text)
+    new = next((p for p in cand.rows if p != cand.main), None)
+    if m is None or new is None:
+        return None
+    parent = schema.table(cand.rows[new])
+    current = f"{cand.main}.{new.removeprefix('new_')}"  # the ticket's trip, as it is
+    parts = [p.split() for p in m["what"].split(" and ")]
+    noun = singular(parts[-1][-1]) if len(parts[-1]) > 1 else ""  # "... destination stations"
+    out = []
+    for part in parts:
+        said = {singular(w) for w in part} | ({noun} if noun else set())
+        column = next((c.name for c in parent.columns if said <= set(c.name.split("_"))), None)
+        if column is None:
+            return None
+        out.append(Condition(kind="compare", row=new, column=column, op="=", other=current,
+                             other_column=column))  # fmt: skip
+    if m["free"]:
+        seats = _seat_left(parent, new, schema)
+        if seats is None:
+            return None
+        out.append(seats)
+    return out
+
+
+def _seat_left(parent: Table, new: str, schema: Schema) -> Condition | None:
+    """A seat left on the new parent: its free seats above 0, or its sold seats below its
+    (or its own parent's) capacity."""
+    free = next((c.name for c in parent.columns if _FREE.fullmatch(c.name)), None)
+    if free is not None:
+        return Condition(kind="value", row=new, column=free, op=">", value=0.0)
+    sold = next((c.name for c in parent.columns if _SOLD.fullmatch(c.name)), None)
+    if sold is None:
+        return None
+    if "capacity" in parent.column_names:
+        return Condition(kind="compare", row=new, column=sold, op="<", other=new,
+                         other_column="capacity")  # fmt: skip
+    for fk in parent.foreign_keys:
+        if len(fk.columns) == 1 and "capacity" in schema.table(fk.ref_table).column_names:
+            return Condition(kind="compare", row=new, column=sold, op="<",
+                             other=f"{new}.{fk.columns[0]}", other_column="capacity")  # fmt: skip
+    return None
 
 
 def _stated(

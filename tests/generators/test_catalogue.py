@@ -39,7 +39,7 @@ from tests.generators.finance import SEED, finance_brief, finance_schema
 from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
 from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
 from tests.generators.movie import SEED as MOVIE_SEED
-from tests.generators.railway import bed, brief_rules, railway_rules, railway_spec
+from tests.generators.railway import bed, brief_rules, col, fk, railway_rules, railway_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
 from toolscale.figures import environment_figures
@@ -577,3 +577,81 @@ def test_a_move_meets_the_rules_on_where_it_goes_and_an_ended_record_stays(engin
         assert moved(70, 11) is None
         assert moved(70, 12) == future  # in the past
         assert moved(71, 11) == "A booking that is cancelled cannot be moved."
+
+
+ROUTES = {
+    "tables": [
+        {"name": "stations", "columns": [col("station_id", "integer"), col("name", "text")],
+         "primary_key": ["station_id"]},
+        {"name": "trains", "columns": [col("train_id", "integer"), col("capacity", "integer")],
+         "primary_key": ["train_id"]},
+        {
+            "name": "trips",
+            "columns": [
+                col("trip_id", "integer"), col("train_id", "integer"),
+                col("origin_station_id", "integer"), col("destination_station_id", "integer"),
+                col("seats_sold", "integer"),
+            ],
+            "primary_key": ["trip_id"],
+            "foreign_keys": [
+                fk("train_id", "trains"),
+                {"columns": ["origin_station_id"], "ref_table": "stations",
+                 "ref_columns": ["station_id"]},
+                {"columns": ["destination_station_id"], "ref_table": "stations",
+                 "ref_columns": ["station_id"]},
+            ],
+        },
+        {"name": "passengers", "columns": [col("passenger_id", "integer"), col("email", "text")],
+         "primary_key": ["passenger_id"]},
+        {
+            "name": "tickets",
+            "columns": [col("ticket_id", "integer"), col("passenger_id", "integer"),
+                        col("trip_id", "integer")],
+            "primary_key": ["ticket_id"],
+            "foreign_keys": [fk("passenger_id", "passengers"), fk("trip_id", "trips")],
+        },
+    ]
+}  # fmt: skip
+ROUTE_SEED = {
+    "stations": [
+        {"station_id": i, "name": n} for i, n in ((1, "Ayr"), (2, "Troon"), (3, "Irvine"))
+    ],
+    "trains": [{"train_id": 1, "capacity": 2}, {"train_id": 2, "capacity": 100}],
+    "trips": [
+        {"trip_id": 10, "train_id": 2, "origin_station_id": 1, "destination_station_id": 2,
+         "seats_sold": 5},
+        {"trip_id": 11, "train_id": 1, "origin_station_id": 1, "destination_station_id": 2,
+         "seats_sold": 2},  # full
+        {"trip_id": 12, "train_id": 2, "origin_station_id": 1, "destination_station_id": 3,
+         "seats_sold": 0},  # elsewhere
+        {"trip_id": 13, "train_id": 2, "origin_station_id": 1, "destination_station_id": 2,
+         "seats_sold": 0},
+    ],
+    "passengers": [{"passenger_id": 5, "email": "ann@example.com"}],
+    "tickets": [{"ticket_id": 70, "passenger_id": 5, "trip_id": 10}],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_move_onto_a_trip_with_the_same_stations_and_a_seat_left(engine: str) -> None:
+    """Railway's "a ticket can be moved to another trip only if that trip has the same origin
+    and destination stations and free seats" was enforced by no tool on any run (5 of 6)."""
+    spec = bed("railway", ROUTES, ROUTE_SEED)
+    rule = brief_rules("railway")[4]
+    assert rule.startswith("A ticket can be moved to another trip only if")
+    candidates = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(candidates, [rule], spec.schema_, spec.seed)
+    assert [m.candidate for m in choice.rules] == ["move:tickets.trip_id"]
+    made = realise(choice, candidates, [rule], spec)
+    move = next(t for t in made.tools if t.name.startswith("move_ticket"))
+    assert {e.tool for e in made.rules[0].enforced_by} == {move.name}
+    with Environment(spec.model_copy(update={"tools": made.tools}), engine=engine) as env:  # type: ignore[arg-type]
+
+        def moved(trip: int) -> str | None:
+            env.reset()
+            call = ToolCall(name=move.name, arguments={"ticket_id": 70, "new_trip_id": trip})
+            return env.step(call).error
+
+        assert moved(13) is None
+        assert moved(11) == rule  # no seat left: 2 sold of 2
+        assert moved(12) == rule  # to Irvine, not Troon
