@@ -861,6 +861,17 @@ def test_a_move_into_a_state_only_the_business_reaches_is_not_drafted() -> None:
     assert purpose is not None and purpose.write.name != "cancel_order"
 
 
+def _served(spec: EnvironmentSpec, n: int = 30) -> list[Purpose | None]:
+    """`n` served purposes drafted for the shop's customers, one per seed."""
+    people = spec.schema_.table("customers")
+    sampler = ArgumentSampler(spec)
+    with Environment(spec) as env:
+        return [
+            draft_purpose(env, sampler, people, spec.owners(people), random.Random(i), False)
+            for i in range(n)
+        ]
+
+
 def _order(spec: EnvironmentSpec, key: object) -> dict:
     return next(o for o in spec.seed["orders"] if o["order_id"] == key)
 
@@ -883,12 +894,7 @@ def test_a_served_write_acts_on_a_record_still_to_come() -> None:
     assert spec.clock[:10] == "2025-01-15"
     people = spec.schema_.table("customers")
     sampler = ArgumentSampler(spec)
-    with Environment(spec) as env:
-        drafted = [
-            draft_purpose(env, sampler, people, spec.owners(people), random.Random(i), False)
-            for i in range(30)
-        ]
-    days = {_order(spec, p.target)["order_date"] for p in drafted if p is not None}
+    days = {_order(spec, p.target)["order_date"] for p in _served(spec) if p is not None}
     assert days == {"2025-03-01T10:00:00"}
     # customer 1's orders all lie behind: one of them is still theirs to act on
     past = [o for o in spec.seed["orders"] if o["customer_id"] != 1 or o["order_id"] == 100]
@@ -944,14 +950,7 @@ def test_a_served_write_that_never_reads_the_status_acts_on_a_record_not_over() 
     )
     reads = [t for t in spec.tools if t.kind == "read"]
     shop = spec.model_copy(update={"tools": [*reads, gift]})
-    people = shop.schema_.table("customers")
-    sampler = ArgumentSampler(shop)
-    with Environment(shop) as env:
-        drafted = [
-            draft_purpose(env, sampler, people, shop.owners(people), random.Random(i), False)
-            for i in range(30)
-        ]
-    picked = {_order(shop, p.target)["status"] for p in drafted if p is not None}
+    picked = {_order(shop, p.target)["status"] for p in _served(shop) if p is not None}
     assert picked == {"pending"}
     orders = shop.schema_.table("orders")
     keys: list[Scalar] = [100, 101, 102, 103]
