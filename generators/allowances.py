@@ -180,7 +180,6 @@ def settled(
             continue
         okey = at.owner.primary_key[0]
         tiers = {r.get(okey): r.get(at.tier) for r in seed.get(at.owner.name, [])}
-
         rows = seed.get(at.table.name, [])
         out[at.table.name] = [{**r, at.fee: _fee(r, allowance, at, tiers)} for r in rows]
     return out

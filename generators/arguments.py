@@ -5,7 +5,7 @@ calls look like what a user of this database would really ask for."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import sqlglot
@@ -82,17 +82,20 @@ def parameter_columns(tool: Tool, spec: EnvironmentSpec) -> dict[str, tuple[str,
     return found
 
 
-def still_to_come(table: Table, rows: list[dict], clock: str) -> Callable[[dict], bool]:
+def still_to_come(
+    table: Table, rows: list[dict], clock: str, among: Collection[str] | None = None
+) -> Callable[[dict], bool]:
     """Whether a row of `table` is still to come, where the table holds things to come (a
     moment some of `rows` have ahead of the clock, some behind): travel-intent-00003 on
     7e55d3f added bags to a flight booking of 2024-08-05 under a 2025-01-15 clock, and a
     trial on movie's 71aacdf environment moved a booking onto a showtime of 2024-06-04.
-    Where it holds none, every row is."""
+    Where it holds none, every row is. `among`: the only columns that may be such moments
+    (those a create sets)."""
     today = clock[:10]
     days = {
         c.name: [v[:10] for r in rows if isinstance(v := r.get(c.name), str)]
         for c in table.columns
-        if c.type in ("date", "datetime")
+        if c.type in ("date", "datetime") and (among is None or c.name in among)
     }
     moments = [c for c, held in days.items() if min(held, default=today) < today <= max(held)]
 
@@ -214,19 +217,8 @@ class ArgumentSampler:
         # copied past flight bookings under a 2025 clock
         if table not in tool.inserts():
             return rows
-        kinds = {c.name: c.type for c in self.spec.schema_.table(table).columns}
-        moments = {
-            col
-            for t, col in self.columns[tool.name].values()
-            if t == table and kinds.get(col) in ("date", "datetime")
-        }
-        today = self.spec.clock[:10]
-
-        def ahead(row: dict) -> bool:
-            return all(isinstance(v := row.get(c), str) and v[:10] >= today for c in moments)
-
-        if not moments:
-            return rows
+        sets = {col for t, col in self.columns[tool.name].values() if t == table}
+        ahead = still_to_come(self.spec.schema_.table(table), rows, self.spec.clock, sets)
         return [r for r in rows if ahead(r)] or rows
 
     def _related_row(self, table: str, rows: dict[str, dict], rng: random.Random) -> dict | None:

@@ -27,7 +27,7 @@ def joined(env: Environment, first: Chain, second: Chain) -> Chain | None:
         else:
             at[j] = len(calls)
             calls.append(call)
-    if len(calls) - len(first.calls) == 0:
+    if len(calls) == len(first.calls):
         return None
     env.reset()
     results = [env.step(call) for call in calls]

@@ -1053,7 +1053,7 @@ STOCKS = ("stock", "available", "inventory")
 COUNTED = ("quantity", "seats", "passengers", "tickets", "rooms", "copies", "count", "units")
 
 
-def _stock(table: Table) -> str | None:
+def stock_column(table: Table) -> str | None:
     """The column that holds how many of a row are left to take: `stock`, `seats_available`."""
     return next(
         (c.name for c in table.columns if c.type == "integer" and named(c.name, STOCKS)), None
@@ -1086,10 +1086,10 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
             counted = None
         for ref, parent_name in cand.rows.items():
             parent = schema.table(parent_name)
-            sold = _sold(parent)
+            sold = sold_column(parent)
             if sold is not None:
                 out.append(_selling(cand, parent, ref, sold, counted))
-            stock = _stock(parent)
+            stock = stock_column(parent)
             if stock is None:
                 continue
             pk, noun = parent.primary_key[0], singular(parent.name)
@@ -1151,7 +1151,7 @@ def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
         counted = _counted(table)
         for param, parent_name in cand.rows.items():
             parent = schema.table(parent_name)
-            stock = _stock(parent)
+            stock = stock_column(parent)
             if param == cand.main or stock is None:
                 continue
             ref, pk, noun = param.removeprefix("new_"), parent.primary_key[0], singular(parent.name)
@@ -1180,7 +1180,7 @@ def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _sold(table: Table) -> str | None:
+def sold_column(table: Table) -> str | None:
     """The column that counts what was sold of a row: `tickets_sold`, `seats_sold`."""
     return next(
         (c.name for c in table.columns if c.type == "integer" and "sold" in c.name.split("_")),
@@ -1224,7 +1224,7 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
         own = _counted(table)
         for fk in table.foreign_keys:  # a booking's passengers back on its flight
             parent = schema.table(fk.ref_table)
-            stock, pk = _stock(parent), parent.primary_key[0]
+            stock, pk = stock_column(parent), parent.primary_key[0]
             if own and stock and len(fk.columns) == 1:
                 ref = fk.columns[0]
                 back = (
@@ -1242,7 +1242,7 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
                 continue
             for fk in child.foreign_keys:
                 parent = schema.table(fk.ref_table)
-                stock, pk = _stock(parent), parent.primary_key[0]
+                stock, pk = stock_column(parent), parent.primary_key[0]
                 if stock is None or len(fk.columns) != 1 or parent.name == table.name:
                     continue
                 ref = fk.columns[0]

@@ -19,7 +19,9 @@ from generators.patterns import (
     link,
     reachable,
     resolve_row,
+    sold_column,
     status_column,
+    stock_column,
 )
 from toolscale.schema import Schema, Table
 from toolscale.wording import entity_words, record_phrase, schema_entities, singular, words
@@ -418,8 +420,6 @@ _SAME_AS = re.compile(
     r"\bhas the same (?P<what>[a-z_ ]+?)(?: and (?:free|available|open) (?P<free>\w+))?"
     r"\s*(?:[.,;]|$)"
 )
-_SOLD = re.compile(r"(?:seats?|places?|spots?)_(?:sold|booked|taken)|(?:sold|booked)_(?:seats?)")
-_FREE = re.compile(r"(?:seats?|places?|spots?)_(?:available|free|left)|(?:available|free)_seats?")
 
 
 def _same_as(text: str, cand: Candidate, schema: Schema) -> list[Condition] | None:
@@ -453,12 +453,12 @@ def _same_as(text: str, cand: Candidate, schema: Schema) -> list[Condition] | No
 
 
 def _seat_left(parent: Table, new: str, schema: Schema) -> Condition | None:
-    """A seat left on the new parent: its free seats above 0, or its sold seats below its
-    (or its own parent's) capacity."""
-    free = next((c.name for c in parent.columns if _FREE.fullmatch(c.name)), None)
+    """A seat left on the new parent: its stock above 0, or what it sold below its (or its
+    own parent's) capacity."""
+    free = stock_column(parent)
     if free is not None:
         return Condition(kind="value", row=new, column=free, op=">", value=0.0)
-    sold = next((c.name for c in parent.columns if _SOLD.fullmatch(c.name)), None)
+    sold = sold_column(parent)
     if sold is None:
         return None
     if "capacity" in parent.column_names:
