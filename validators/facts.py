@@ -1197,6 +1197,85 @@ def _theirs(spec: EnvironmentSpec, table: str, user: object, seed: SeedFacts) ->
     return out
 
 
+_NAME_PARTS = {"first_name", "last_name", "username", "user_name"}
+
+
+def _names_of(row: dict) -> set[str]:
+    """What a record is called: its name columns, and a person's first and last name."""
+    out = {
+        v.strip()
+        for k, v in row.items()
+        if isinstance(v, str) and k.endswith("name") and k not in _NAME_PARTS and v.strip()
+    }
+    first, last = row.get("first_name"), row.get("last_name")
+    if isinstance(first, str) and isinstance(last, str):
+        out.add(f"{first} {last}")
+    return out
+
+
+# the record's owner as the text describes it: "the enrollment for the student named X",
+# "from X", "X's enrollment"
+_OWNER_BEFORE = re.compile(
+    r"\b(?:for|of|from|belonging to|held by|under)\s+(?:the\s+|my\s+|a\s+)?"
+    r"(?:[a-z]+\s+)?(?:named\s+|called\s+)?$",
+    re.I,
+)
+_TOWARD = re.compile(r"\b(?:to|onto|into|another|new)\b", re.I)
+
+
+def moves(
+    task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]
+) -> Iterable[tuple[str, dict, dict]]:
+    """Each gold move of a record to another parent (a write with `new_<fk>`): the record's
+    table, its parent before and its parent after, as the seed holds them."""
+    for call in task.gold_calls:
+        tool = tools.get(call.name)
+        if tool is None or tool.kind != "write":
+            continue
+        for param, new in call.arguments.items():
+            column = param.removeprefix("new_")
+            for table in spec.schema_.tables if column != param else ():
+                key = table.primary_key[0] if len(table.primary_key) == 1 else None
+                ref = next((f for f in table.foreign_keys if f.columns == [column]), None)
+                if key is None or ref is None or key not in call.arguments:
+                    continue
+                rows = spec.seed.get(table.name, [])
+                row = next(
+                    (r for r in rows if value_key(r.get(key)) == value_key(call.arguments[key])),
+                    None,
+                )
+                if row is None or value_key(row.get(column)) == value_key(new):
+                    continue
+                parents = spec.seed.get(ref.ref_table, [])
+                by_key = {value_key(r.get(ref.ref_columns[0])): r for r in parents}
+                was, now = by_key.get(value_key(row.get(column))), by_key.get(value_key(new))
+                yield table.name, was or {}, now or {}
+
+
+def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
+    """A move that calls its record the new owner's: school-intent-00013 on 5d152ba moved
+    Dennis Bishop's enrollment "for the student named Scott Underwood ... to another student
+    named Scott Underwood". The record is whose it is before the move."""
+    text = task.request()
+    for table, was, now in moves(task, spec, tools):
+        before = _names_of(was)
+        for name in sorted(_names_of(now) - before, key=len, reverse=True):
+            for m in re.finditer(rf"\b{re.escape(name)}\b(?:'s\s+(\w+))?", text, re.I):
+                lead = text[max(0, m.start() - 60) : m.start()]
+                owner = _OWNER_BEFORE.search(lead)
+                # "over to a room of the Dune Lodge" is where it goes
+                near = " ".join(lead[: owner.start()].split()[-3:]) if owner else ""
+                if owner and _TOWARD.search(f"{near} {owner.group()}"):
+                    owner = None
+                kind = singular(table)
+                if owner or (m.group(1) and singular(m.group(1)) in entity_words(table)):
+                    return (
+                        f"the user calls the {kind.replace('_', ' ')} {name}'s, but the gold "
+                        f"moves it from {' or '.join(sorted(before)) or 'another'} to {name}"
+                    )
+    return ""
+
+
 _IN_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _N = r"(\d{1,3}|a|one|two|three|four|five|six|ten)"
 # a day said from today, and the days from today it may be (a week said is read loosely)
@@ -1263,6 +1342,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_today(task, spec.clock),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
+        lambda: moved_from_named(task, spec, ctx.env.tools),
     )
     for said in (claim() for claim in false_facts):
         if said:

@@ -1005,3 +1005,37 @@ def test_a_record_said_to_be_todays_on_another_day_is_false_fact() -> None:
         "Please cancel today's appointment.",
     ):
         assert said(true) == "", true
+
+
+def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
+    """school-intent-00013 on 5d152ba moved Dennis Bishop's enrollment "for the student named
+    Scott Underwood ... to another student named Scott Underwood". Here Ava's booking 500 is
+    at the Harbor Inn, and the gold moves it to the Dune Lodge."""
+    from tests.generators.travel import travel_spec
+    from validators.facts import moved_from_named
+
+    spec = travel_spec()
+    move = one_write(
+        "move_booking",
+        "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = :booking_id",
+    )
+
+    def said(instruction: str) -> str:
+        calls = [{"name": "move_booking", "arguments": {"booking_id": 500, "new_hotel_id": 21}}]
+        task = mini_task(instruction=instruction, gold_calls=calls)
+        return moved_from_named(task, spec, {"move_booking": move})
+
+    assert said("Move my booking for the hotel named Dune Lodge to the Dune Lodge.") == (
+        "the user calls the hotel booking Dune Lodge's, but the gold moves it from Harbor Inn "
+        "to Dune Lodge"
+    )
+    assert said("Please move my booking from Dune Lodge to another hotel named Dune Lodge.")
+    assert said("Move the Dune Lodge's booking of mine to Dune Lodge, please.")
+    for true in (
+        "Move my booking at the Harbor Inn to the Dune Lodge.",
+        "Move my booking from the Harbor Inn to the hotel named Dune Lodge.",
+        "Move my booking to the Dune Lodge.",
+        "Dune Lodge should hold my booking from now on.",
+        "Please move my booking over to a room of the Dune Lodge.",
+    ):
+        assert said(true) == "", true
