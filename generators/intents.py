@@ -12,8 +12,10 @@ only when nothing else tells the record apart. The model only words the request.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -109,11 +111,31 @@ def _failing(tool: Tool, error: str) -> list[RequireStep]:
     return [s for s in tool.require if s.error and s.error.casefold() == error.casefold()]
 
 
-def _rule_columns(tool: Tool, error: str, table: Table) -> list[str] | None:
+def _on_arguments(step: RequireStep, arguments: dict[str, Scalar]) -> bool | None:
+    """Whether a step that reads no table holds for these arguments ("SELECT :grade_score
+    <= 100.0"); None for a step that reads a row, or one it cannot bind."""
+    if re.search(r"\bFROM\b", step.sql, re.IGNORECASE):
+        return None
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        try:
+            row = db.execute(step.sql, arguments).fetchone()
+        except sqlite3.Error:
+            return None
+    return bool(row and row[0])
+
+
+def _rule_columns(
+    tool: Tool, error: str, table: Table, arguments: dict[str, Scalar] | None = None
+) -> list[str] | None:
     """The target's columns the failing require step reads; None when the step only checks
-    that a row exists (the user's own record always does) or is not a require step."""
+    that a row exists (the user's own record always does), is not a require step, or is
+    one on the arguments alone that these arguments break (school-intent-00012 on 5d152ba:
+    one error for "a score between 0 and 100" and "an active enrollment" told the active
+    status of a grade refused for its score 3462.6)."""
     steps = _failing(tool, error)
     if not steps:
+        return None
+    if arguments is not None and any(_on_arguments(s, arguments) is False for s in steps):
         return None
     # one error for several steps (restaurant's "a reservation with status seated and a menu
     # item whose is_available is true"): which failed is not known, and telling the seated
@@ -228,7 +250,7 @@ def draft_purpose(
         if not result.ok and refusal and result.error and not _asks_what_is(tool, arguments, spec):
             if _past_for_nothing(tool, arguments, result.error, spec.clock):
                 continue
-            cols = _rule_columns(tool, result.error, table)
+            cols = _rule_columns(tool, result.error, table, arguments)
             if cols:
                 return Purpose(
                     tool, target.table, given[target.param], arguments, result.error, cols

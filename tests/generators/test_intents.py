@@ -793,6 +793,45 @@ def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_tar
     assert _rule_columns(by_ids, error, appointments) == ["patient_id", "doctor_id"]
 
 
+def test_a_refusal_for_its_argument_tells_no_column_the_same_error_names() -> None:
+    """school-intent-00012 on 5d152ba: one error for "a score between 0 and 100" and "an
+    active enrollment" told the enrollment's active status of a grade refused for its score
+    3462.6."""
+    error = "A score is 0 to 100, and only for an active enrollment."
+    on_score = {"sql": "SELECT :score <= 100.0 AS ok", "error": error}
+    active = {
+        "sql": "SELECT status IN ('active') AS ok FROM enrollments WHERE enrollment_id = :e",
+        "error": error,
+    }
+    tool = Tool.model_validate(
+        {
+            "name": "create_grade",
+            "description": "Record a grade.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"e": {"type": "integer"}, "score": {"type": "number"}},
+                "required": ["e", "score"],
+            },
+            "require": [on_score, active],
+            "run": ["INSERT INTO grades (enrollment_id, score) VALUES (:e, :score)"],
+        }
+    )
+    enrollments = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "enrollments",
+                    "columns": [col("enrollment_id", "integer"), col("status", "text")],
+                    "primary_key": ["enrollment_id"],
+                }
+            ]
+        }
+    ).table("enrollments")
+    assert _rule_columns(tool, error, enrollments, {"e": 1, "score": 3462.6}) is None
+    assert _rule_columns(tool, error, enrollments, {"e": 1, "score": 88.5}) == ["status"]
+
+
 def _shop(orders: list[dict]) -> EnvironmentSpec:
     """Ecommerce's orders, with every status move and cancel the catalogue offers."""
     schema = {
