@@ -347,6 +347,25 @@ def onto_moves(
     return out
 
 
+def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, str]:
+    """The picked moves of a record whose picked create counts it sold on its parent, each
+    to its form that moves the count along: railway's `create_ticket` added to the trip's
+    seats_sold, and `move_ticket_trip` left both trips' counts as they were."""
+    out = {}
+    for ident in picked:
+        made = re.search(r"^create:(\w+).* counting (\w+\.\w+)$", ident)
+        if made is None:
+            continue
+        for move in picked:
+            cand = by_id.get(move)
+            if cand is None or cand.pattern != "move" or cand.rows[cand.main] != made[1]:
+                continue
+            counting = f"{move} counting {made[2]}"
+            if counting in by_id:
+                out[move] = counting
+    return out
+
+
 def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Condition | None:
     """A create's condition on its parent row, as the move's on the row it moves to: a
     status or value of that row as it is, and "a party_size no larger than the table's
@@ -396,6 +415,9 @@ def realise(
         if m.candidate not in picks and _plain(m.candidate) in picks:
             picks[m.candidate] = picks.pop(_plain(m.candidate))
             renamed[_plain(m.candidate)] = m.candidate
+    for plain, counting in counted_moves(set(picks), by_id).items():
+        picks[counting] = picks.pop(plain)
+        renamed[plain] = counting
     mapped = [
         r.model_copy(update={"candidate": renamed.get(r.candidate, r.candidate)})
         for r in [*choice.rules, *moved]

@@ -1180,6 +1180,45 @@ def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
     return out
 
 
+def moved_sellings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
+    """A move of a record its parent counts sold ("seats_sold"): the old parent counts it
+    no more and the new one does. Railway's ticket moved onto another trip while both
+    trips' seats_sold stayed, so a full trip kept taking moved tickets."""
+    out = []
+    for cand in moved:
+        table = schema.table(cand.rows[cand.main])
+        key, counted = table.primary_key[0], _counted(table)
+        for param, parent_name in cand.rows.items():
+            parent = schema.table(parent_name)
+            sold = sold_column(parent)
+            if param == cand.main or sold is None:
+                continue
+            ref, pk = param.removeprefix("new_"), parent.primary_key[0]
+            mine = f"(SELECT {counted} FROM {table.name} WHERE {key} = :{key})" if counted else "1"
+            off = (
+                f"UPDATE {parent.name} SET {sold} = {sold} - {mine} WHERE {pk} = "
+                f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key})"
+            )
+            on = f"UPDATE {parent.name} SET {sold} = {sold} + {mine} WHERE {pk} = :{param}"
+            tool = cand.tool.model_copy(
+                update={
+                    "name": f"{cand.tool.name}_counting_{sold}",
+                    "description": f"{cand.tool.description} Its {sold} moves with it.",
+                    "run": [off, on, *cand.tool.run],
+                }
+            )
+            out.append(
+                cand.model_copy(
+                    update={
+                        "id": f"{cand.id} counting {parent.name}.{sold}",
+                        "summary": f"{cand.summary}; moves its count of {parent.name}.{sold}",
+                        "tool": tool,
+                    }
+                )
+            )
+    return out
+
+
 def sold_column(table: Table) -> str | None:
     """The column that counts what was sold of a row: `tickets_sold`, `seats_sold`."""
     return next(
@@ -1305,6 +1344,7 @@ def catalogue(
         *updates(schema, seed),
         *moved_rows,
         *moved_takings(schema, moved_rows),
+        *moved_sellings(schema, moved_rows),
         *reads(schema),
     ]
     out, ids, names = [], set(), set()

@@ -633,6 +633,29 @@ ROUTE_SEED = {
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_ticket_moved_to_another_trip_takes_its_seat_sold_along(engine: str) -> None:
+    """Railway's `create_ticket` added to the trip's seats_sold, and its move left both
+    trips' counts as they were, so a full trip kept taking moved tickets."""
+    spec = bed("railway", ROUTES, ROUTE_SEED)
+    rules = [brief_rules("railway")[0], brief_rules("railway")[4]]
+    candidates = catalogue(spec.schema_, spec.seed)
+    made = realise(
+        fallback_choice(candidates, rules, spec.schema_, spec.seed), candidates, rules, spec
+    )
+    move = next(t for t in made.tools if t.name.startswith("move_ticket"))
+    assert "counting" not in move.name
+    with Environment(spec.model_copy(update={"tools": made.tools}), engine=engine) as env:  # type: ignore[arg-type]
+        env.reset()
+        before = env.sandbox.changes()
+        assert env.step(ToolCall(name=move.name, arguments={"ticket_id": 70, "new_trip_id": 13})).ok
+        sold = {
+            c.key[0]: (c.after or {}).get("seats_sold")
+            for c in env.diff(before, env.sandbox.changes()).tables["trips"]
+        }
+    assert sold == {10: 4, 13: 1}
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_move_onto_a_trip_with_the_same_stations_and_a_seat_left(engine: str) -> None:
     """Railway's "a ticket can be moved to another trip only if that trip has the same origin
     and destination stations and free seats" was enforced by no tool on any run (5 of 6)."""

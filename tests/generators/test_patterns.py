@@ -423,8 +423,12 @@ def test_a_rule_about_an_operation_no_candidate_does_is_left_unmapped() -> None:
     writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
     moved = railway_rules()[4]
     assert moved.startswith("A ticket can be moved")
-    (move,) = candidates_for(moved, writes)  # the trips' stations are not read: unmapped
-    assert move.id == "move:tickets.trip_id"
+    # the move, and its form that moves the trips' seats_sold along
+    move, counting = candidates_for(moved, writes)  # the trips' stations are not read: unmapped
+    assert (move.id, counting.id) == (
+        "move:tickets.trip_id",
+        "move:tickets.trip_id counting trips.seats_sold",
+    )
     assert guess_conditions(moved, move, spec.schema_, spec.seed) == []
     dropped = "A passenger can drop a ticket only while no ticket has been sold on the trip."
     assert candidate_for(dropped, writes) is None
