@@ -93,3 +93,28 @@ def test_a_change_that_alters_what_the_other_reads_or_the_same_field_told_do_not
         assert joined(env, card, told_alike) is None
         assert joined(env, told_alike, card) is None
         assert joined(env, freeze, limit) is not None
+
+
+def test_a_new_record_joins_a_change_made_before_it(banking_spec: EnvironmentSpec) -> None:
+    """A new account's id had counted every write before it, so an account opened after a
+    card was frozen got another id than alone, and a create never joined a change."""
+    opening = ToolCall(name="open_account", arguments={"client_id": "C1001", "kind": "savings"})
+    with Environment(banking_spec) as env:
+        freeze = chain(
+            env,
+            [FIND, CARDS, FREEZE],
+            [OutputRef(call=2, path="status")],
+            wanted=["card_status"],
+            operations=[["freeze"]],
+        )
+        opened = chain(
+            env,
+            [FIND, opening],
+            [OutputRef(call=1, path="account_id")],
+            wanted=["account_id"],
+            operations=[["open"]],
+        )
+        both = joined(env, freeze, opened)
+    assert both is not None
+    assert both.calls == [FIND, CARDS, FREEZE, opening]
+    assert both.results[3].output["account_id"] == opened.results[1].output["account_id"]

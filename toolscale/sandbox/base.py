@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import weakref
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, get_args
@@ -209,7 +210,7 @@ class Sandbox:
         self.arguments = ArgumentCheck(spec.tools, self.limits.max_string)
         self._param_types = {t.name: t.param_types() for t in spec.tools}
         _check_seed_values(spec.schema_, spec.seed)
-        self._counter = 0
+        self._made: Counter[int] = Counter()  # per id sequence, as the engine counts them
         # successful write calls since reset, bound: a lost worker is rebuilt from them
         self._log: list[tuple[str, dict[str, Any]]] = []
         self._blueprint = blueprint(spec, self.engine, self.limits, self.programs)
@@ -267,7 +268,7 @@ class Sandbox:
     def reset(self) -> None:
         """Back to the seed; also restarts :_new_id."""
         self._log.clear()
-        self._counter = 0
+        self._made.clear()
         if self._worker is not None and self._worker.alive:
             self._ask(("reset",), _BOOKKEEPING_S)
 
@@ -306,8 +307,8 @@ class Sandbox:
             elif kind in ("integer", "boolean") and float(value).is_integer():
                 params[name] = int(value)
         params["_now"] = self.spec.clock
-        start = self._blueprint.new_ids.get(tool.name, self.spec.id_start)
-        params["_new_id"] = start + self._counter
+        start = self._blueprint.sequence(tool.name)
+        params["_new_id"] = start + self._made[start]
         return params
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
@@ -330,7 +331,7 @@ class Sandbox:
     ) -> tuple[list[ToolResult], Changes]:
         if reset:
             self._log.clear()
-            self._counter = 0
+            self._made.clear()
         results: list[ToolResult | None] = [None] * len(calls)
         pending: list[tuple[int, str, dict[str, Any]]] = []
         for i, (name, arguments) in enumerate(calls):
@@ -354,7 +355,7 @@ class Sandbox:
             done += 1
             if outcome.ok and outcome.new_id is not None:  # a write: kept to rebuild from
                 self._log.append((name, {**params, "_new_id": outcome.new_id}))
-                self._counter += 1
+                self._made[self._blueprint.sequence(name)] += self._blueprint.takes_id(name)
             results[i] = ToolResult(
                 ok=outcome.ok, output=outcome.output, error=outcome.error, code=outcome.code
             )

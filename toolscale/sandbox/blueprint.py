@@ -85,6 +85,17 @@ class Blueprint:
     id_start: int = 1_000_000  # the first :_new_id
     new_ids: dict[str, int] = field(default_factory=dict)  # per tool, where it differs
 
+    def sequence(self, tool: str) -> int:
+        """Where the :_new_id of `tool`'s calls starts. A sequence counts only the calls
+        that take an id from it, so the id a new record gets does not depend on a change
+        made before it elsewhere (two changes in one task make the ids each makes alone)."""
+        return self.new_ids.get(tool, self.id_start)
+
+    def takes_id(self, tool: str) -> bool:
+        """Whether a call of `tool` uses up an id of its sequence."""
+        plan = self.tools.get(tool)
+        return plan is not None and any("_new_id" in s.params for s in plan.steps)
+
     @property
     def table_names(self) -> frozenset[str]:
         return frozenset(t.name for t in self.tables)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections import Counter
 from typing import Any, ClassVar
 
 from toolscale.errors import ToolscaleError
@@ -78,7 +79,7 @@ class Engine(ABC):
         # successful write calls since reset: replayed to recover when an engine drops the
         # whole task transaction (DuckDB on any error, SQLite when it interrupts a write)
         self._log: list[tuple[ToolPlan, dict[str, Any]]] = []
-        self._writes = 0  # writes that succeeded since reset: the next :_new_id
+        self._made: Counter[int] = Counter()  # per id sequence, writes that succeeded since reset
         self.out_of_memory = False  # once true, the worker is not reused for another sandbox
         self._open()
 
@@ -137,12 +138,14 @@ class Engine(ABC):
     def reset(self) -> None:
         self._rollback_task()
         self._log.clear()
-        self._writes = 0
+        self._made.clear()
 
     def restore(self, log: list[tuple[str, dict[str, Any]]]) -> None:
         """Re-apply writes that succeeded (after the worker that ran them was lost)."""
         self._log = [(self.tools[name], params) for name, params in log]
-        self._writes = len(self._log)
+        self._made = Counter(
+            self.blueprint.sequence(t.name) for t, _ in self._log if self.blueprint.takes_id(t.name)
+        )
         self._replay_log()
 
     def call(self, name: str, params: dict[str, Any]) -> Outcome:
@@ -151,8 +154,8 @@ class Engine(ABC):
         tool = self.tools.get(name)
         if tool is None:
             return Outcome(False, error=f"unknown tool {name!r}", code=ToolErrorCode.UNKNOWN_TOOL)
-        start = self.blueprint.new_ids.get(name, self.blueprint.id_start)
-        params = {**params, "_new_id": start + self._writes}
+        start = self.blueprint.sequence(name)
+        params = {**params, "_new_id": start + self._made[start]}
         # Read tools cannot write (their steps are read steps, and every engine enforces a
         # step's role), so they need no transaction of their own unless a failed read
         # aborts the engine's transaction.
@@ -173,7 +176,7 @@ class Engine(ABC):
             self._end_call(ok=True)
         if tool.kind == "write":
             self._log.append((tool, params))
-            self._writes += 1
+            self._made[start] += self.blueprint.takes_id(name)
             return Outcome(True, output=output, new_id=params["_new_id"])
         return Outcome(True, output=output)
 

@@ -66,6 +66,24 @@ def test_a_new_row_continues_its_own_tables_sequence(mini_dict: dict, engine: En
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_new_rows_id_does_not_depend_on_a_change_to_another_table(
+    mini_dict: dict, engine: EngineName
+) -> None:
+    """Two changes in one task (a withdrawal, then a new account) kept only where each call
+    returns what it did alone: the new account's id had counted the withdrawal, so a
+    create never joined a change made before it."""
+    mini_dict["id_starts"] = {"accounts": 34_280}
+    spec = EnvironmentSpec.model_validate(mini_dict)
+    with open_sandbox(spec, engine) as sb:
+        assert sb.call("withdraw", {"account_id": "A1", "amount": 10}).ok
+        assert sb.call("open_account", {"client_id": 1}).output["id"] == "AC34280"
+        results, _ = sb.replay(
+            [("withdraw", {"account_id": "A1", "amount": 5}), ("open_account", {"client_id": 2})]
+        )
+        assert results[1].output["id"] == "AC34280"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_row_and_byte_caps(mini_dict: dict, engine: EngineName) -> None:
     mini_dict["seed"]["clients"] = [{"id": i, "name": f"client {i}" * 20} for i in range(1, 60)]
     mini_dict["tools"].append(
