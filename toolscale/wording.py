@@ -158,6 +158,9 @@ def stem(word: str) -> str:
     """A crude stem: `closed`, `close` and `closing` meet; `cancelled` meets `cancel`."""
     w = word.casefold()
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s", "e", "d"):
+        # a bare "d" ends a past only after an "e" ("used"): "refund" is no "refun"
+        if suffix == "d" and not w.endswith("ed"):
+            continue
         if len(w) - len(suffix) >= 3 and w.endswith(suffix):
             w = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
             break
