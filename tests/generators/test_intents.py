@@ -305,8 +305,10 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     )
     cards = banking.schema_.table("cards")
     wanted = Purpose(freeze, "cards", "K1", {"card_id": "K1", "frozen_reason": "stolen"})
+    # the act as a verb on the record: "refund ticket, for their ticket whose seat number is
+    # 889" came back as "I need to get my ticket status" (railway on 21ceb83)
     assert purpose_words(wanted, cards, [], own=False) == (
-        "freeze card, for their card, with frozen reason set to stolen."
+        "freeze their card, with frozen reason set to stolen."
     )
     # an amount added or taken off is said with its way: "withdraw account balance" came
     # back as "withdraw my current balance", the amount only in a known fact (finance)
