@@ -41,7 +41,7 @@ from toolscale.llm.client import LLMClient, Outcome
 from toolscale.matching import day_of
 from toolscale.reasons import GeneratorReason
 from toolscale.rules import Enforcement, RuleCoverage
-from toolscale.schema import Scalar, Schema
+from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import GoldCall, Task
 from toolscale.testing.fakedomain import library
@@ -768,17 +768,7 @@ def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_tar
             "run": ["DELETE FROM reservations WHERE 0"],
         }
     )
-    reservations = Schema.model_validate(
-        {
-            "tables": [
-                {
-                    "name": "reservations",
-                    "columns": [col("reservation_id", "integer"), col("status", "text")],
-                    "primary_key": ["reservation_id"],
-                }
-            ]
-        }
-    ).table("reservations")
+    reservations = _with_status("reservations", "reservation_id")
     error = "Seated reservations and available items only."
     assert _rule_columns(tool, error, reservations) is None
     alone = tool.model_copy(update={"require": tool.require[:1]})
@@ -793,6 +783,12 @@ def test_a_refusal_whose_rule_also_reads_another_record_tells_nothing_of_the_tar
     assert _rule_columns(rule, error, appointments) == ["status"]
     by_ids = Tool.model_validate(tool.model_dump() | {"require": [ids]})
     assert _rule_columns(by_ids, error, appointments) == ["patient_id", "doctor_id"]
+
+
+def _with_status(name: str, key: str) -> Table:
+    """A table of a key and a status."""
+    table = {"name": name, "columns": [col(key, "integer"), col("status", "text")]}
+    return Schema.model_validate({"tables": [table | {"primary_key": [key]}]}).table(name)
 
 
 def test_a_refusal_for_its_argument_tells_no_column_the_same_error_names() -> None:
@@ -819,17 +815,7 @@ def test_a_refusal_for_its_argument_tells_no_column_the_same_error_names() -> No
             "run": ["INSERT INTO grades (enrollment_id, score) VALUES (:e, :score)"],
         }
     )
-    enrollments = Schema.model_validate(
-        {
-            "tables": [
-                {
-                    "name": "enrollments",
-                    "columns": [col("enrollment_id", "integer"), col("status", "text")],
-                    "primary_key": ["enrollment_id"],
-                }
-            ]
-        }
-    ).table("enrollments")
+    enrollments = _with_status("enrollments", "enrollment_id")
     assert _rule_columns(tool, error, enrollments, {"e": 1, "score": 3462.6}) is None
     assert _rule_columns(tool, error, enrollments, {"e": 1, "score": 88.5}) == ["status"]
 
