@@ -32,7 +32,7 @@ def test_unnecessary_write(mini_spec: EnvironmentSpec) -> None:
         gold_calls=[
             W30,
             {"name": "open_account", "arguments": {"client_id": 1}},
-            {"name": "close_account", "arguments": {"account_id": "AC1000001"}},
+            {"name": "close_account", "arguments": {"account_id": "AC1000000"}},
         ],
         communicate=[],
     )
