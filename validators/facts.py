@@ -1134,7 +1134,12 @@ def not_today(task: Task, clock: str) -> str:
 _PROPER = r"([A-Z][\w'&.]*(?:[ -][A-Z][\w'&.]*){0,4})"
 # "my hotel Barron-Fleming", "The hotel Barron-Fleming is my hotel": a record of a table no
 # person owns (a hotel, a doctor) called the user's by its name
-_MY_NAMED = re.compile(rf"\bmy ([a-z]+) {_PROPER}|\b{_PROPER} is my ([a-z]+)\b")
+# and "My region's name is Antarctica" (weather-intent-00000 on aedf9df, of the region a
+# station of theirs moves to)
+_MY_NAMED = re.compile(
+    rf"\b[Mm]y ([a-z]+) {_PROPER}|\b{_PROPER} is my ([a-z]+)\b"
+    rf"|\b[Mm]y ([a-z]+)(?:'s)? name is {_PROPER}"
+)
 
 
 def not_my_named(
@@ -1149,15 +1154,22 @@ def not_my_named(
     if row is None or seed.people is None:
         return ""
     user = value_key(row[seed.primary[seed.people][0]])
-    made = {
-        value_key(v)
-        for c in task.gold_calls
-        if (tool := tools.get(c.name)) is not None and tool.creates
-        for v in c.arguments.values()
+    # what they own, what a new record of theirs points to, and what those point to ("My
+    # train's name is House Train C" of a ticket bought on one of its trips, railway-intent-
+    # 00043 on 21ceb83)
+    start: dict[str, set[object]] = {
+        t: {k for k, person in by_key.items() if person == user} for t, by_key in seed.owner.items()
     }
+    for c in task.gold_calls:
+        tool = tools.get(c.name)
+        for inserted in tool.inserts() if tool is not None else []:
+            for fk in spec.schema_.table(inserted).foreign_keys:
+                if len(fk.columns) == 1 and fk.columns[0] in c.arguments:
+                    start.setdefault(fk.ref_table, set()).add(value_key(c.arguments[fk.columns[0]]))
+    tied = _reached(spec, start)
     for text in [task.instruction, *task.known_facts]:
         for m in _MY_NAMED.finditer(text):
-            noun, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            noun, name = next((m[i], m[j]) for i, j in ((1, 2), (4, 3), (5, 6)) if m[i])
             name = name.rstrip(".")  # "... my hotel Dune Lodge." (a name may hold "St.")
             table = next(
                 (t for t in spec.schema_.tables if singular(noun) in entity_words(t.name)), None
@@ -1170,7 +1182,7 @@ def not_my_named(
                 for r in spec.seed.get(table.name, [])
                 if any(isinstance(v, str) and v.casefold() == name.casefold() for v in r.values())
             }
-            if not named or named & (made | _theirs(spec, table.name, user, seed)):
+            if not named or named & tied.get(table.name, set()):
                 continue
             claim = m.group().strip().rstrip(".")
             return (
@@ -1180,20 +1192,29 @@ def not_my_named(
     return ""
 
 
-def _theirs(spec: EnvironmentSpec, table: str, user: object, seed: SeedFacts) -> set[object]:
-    """The keys of `table` the user owns or one of their records points to."""
-    out = {k for k, person in seed.owner.get(table, {}).items() if person == user}
-    for child in spec.schema_.tables:
-        owned = seed.owner.get(child.name, {})
-        key = child.primary_key[0] if len(child.primary_key) == 1 else None
-        for fk in child.foreign_keys:
-            if fk.ref_table != table or len(fk.columns) != 1 or key is None:
+def _reached(
+    spec: EnvironmentSpec, keys: dict[str, set[object]], depth: int = 3
+) -> dict[str, set[object]]:
+    """Per table, the keys given and those their rows point to, up to `depth` hops (a
+    ticket's trip, and the trip's train)."""
+    out = {t: set(k) for t, k in keys.items()}
+    frontier = out
+    for _ in range(depth):
+        found: dict[str, set[object]] = {}
+        for table in spec.schema_.tables:
+            ids = frontier.get(table.name)
+            if not ids or len(table.primary_key) != 1:
                 continue
-            out |= {
-                value_key(r[fk.columns[0]])
-                for r in spec.seed.get(child.name, [])
-                if owned.get(value_key(r.get(key))) == user
-            }
+            key = table.primary_key[0]
+            rows = [r for r in spec.seed.get(table.name, []) if value_key(r.get(key)) in ids]
+            for fk in table.foreign_keys:
+                if len(fk.columns) == 1:
+                    found.setdefault(fk.ref_table, set()).update(
+                        value_key(r.get(fk.columns[0])) for r in rows
+                    )
+        frontier = {t: k - out.get(t, set()) for t, k in found.items()}
+        for t, k in frontier.items():
+            out.setdefault(t, set()).update(k)
     return out
 
 

@@ -976,6 +976,10 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
         "'Dune Lodge'"
     )
     assert said("Move my booking.", move, ("The hotel Dune Lodge is my hotel.",))
+    # weather-intent-00000 on aedf9df: "My region's name is Antarctica", where a station
+    # of theirs moves to
+    assert said("Move my booking to the Dune Lodge.", move, ("My hotel's name is Dune Lodge",))
+    assert said("Move my booking.", move, ("My hotel name is Harbor Inn",)) == ""
     for true, write in (
         ("Move my booking from my hotel Harbor Inn to the Dune Lodge.", move),
         ("Please book my hotel Dune Lodge for me.", book),  # the new booking is at it
@@ -1039,3 +1043,30 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
         "Please move my booking over to a room of the Dune Lodge.",
     ):
         assert said(true) == "", true
+
+
+def test_a_record_two_hops_from_the_users_is_theirs_to_name() -> None:
+    """railway-intent-00043 on 21ceb83 bought a ticket on a trip of House Train C and said
+    "My train's name is House Train C": the train is the new ticket's trip's."""
+    from tests.generators.railway import railway_spec
+    from validators.facts import not_my_named
+
+    spec = railway_spec()
+    person = next(p for p in spec.seed["passengers"] if p["passenger_id"] == 50)
+    replay = Replay(results=[ToolResult(ok=True, output=person)], changes={})
+    buy = one_write(
+        "create_ticket", "INSERT INTO tickets (trip_id, passenger_id) VALUES (:trip_id , 50)"
+    )
+
+    def said(fact: str, trip: int | None) -> str:
+        calls = [{"name": "find_passenger", "arguments": {"email": person["email"]}}]
+        calls += [{"name": "create_ticket", "arguments": {"trip_id": trip}}] if trip else []
+        task = mini_task(instruction="Please help me.", gold_calls=calls, known_facts=[fact])
+        return not_my_named(task, spec, {"create_ticket": buy}, replay, SeedFacts.of(spec))
+
+    assert said("My train's name is Coastal", 10) == ""  # the new ticket's trip's train
+    assert said("My train's name is Valley", None) == ""  # their tickets' trips' train
+    assert said("My train's name is Coastal", 11) == (
+        'the user says "My train\'s name is Coastal"; none of their records is tied to the '
+        "train 'Coastal'"
+    )
