@@ -1153,6 +1153,26 @@ def owned_as_yours(text: str, seed: SeedFacts) -> str | None:
     return None
 
 
+# the user offering to tell what they want told: "Can I cancel it and tell you the status?"
+_TELL_YOU = re.compile(
+    r"\b(?:I|and|to|also)\s+(?:also\s+)?(?:tell|inform|notify|show|give|provide)\s+you\b"
+    r"([^.?!]{0,60})",
+    re.IGNORECASE,
+)
+
+
+def told_to_assistant(task: Task) -> str | None:
+    """The words where the user offers the assistant a value the gold tells the user ("I
+    want to cancel my warning alert and tell you the alert status", weather-intent-00014 on
+    aedf9df; "suspend Shannon Bentley and inform you of their current status"): the
+    assistant's line, the roles swapped."""
+    told = {w for ref in task.communicate for w in words(ref.path.split(".")[-1])}
+    for m in _TELL_YOU.finditer(task.request()):
+        if told & {singular(w) for w in tokens(m.group(1))} | told & set(tokens(m.group(1))):
+            return m.group().strip()
+    return None
+
+
 def check(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> Rejection | None:
@@ -1160,6 +1180,9 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
     if (said := assistant_voiced(task.instruction)) is not None:
         detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
+        return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
+    if (said := told_to_assistant(task)) is not None:
+        detail = f"the instruction says {said!r}: the user offers what they ask to be told"
         return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
     if (said := owned_as_yours(task.instruction, seed)) is not None:
         detail = f"the instruction says {said!r} of the user's own record: an assistant's words"

@@ -1060,6 +1060,24 @@ def test_the_users_own_record_called_yours_is_assistant_voice(
     )
 
 
+def test_the_user_offering_to_tell_what_they_ask_to_be_told_is_assistant_voice(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """weather-intent-00014 on aedf9df: "I want to cancel my warning alert and tell you the
+    alert status"; travel's "Can I cancel it and tell you the status?": the assistant's
+    line. Telling the assistant what it needs is the user's."""
+    _freeze_refused_else_kept(
+        banking_spec,
+        "I want to freeze my card K30001 and tell you the card status.",
+        "assistant_voice",
+        "'and tell you the card status'",
+        kept=(
+            "Please freeze my card K30001. I can tell you my email. What is its status now?",
+            "Can you freeze my card K30001 and tell me its status?",
+        ),
+    )
+
+
 def test_an_amount_said_only_as_what_the_column_holds_is_unasked_write(
     banking_spec: EnvironmentSpec,
 ) -> None:
