@@ -1237,7 +1237,8 @@ def _names_of(row: dict) -> set[str]:
 # the record's owner as the text describes it: "the enrollment for the student named X",
 # "from X", "X's enrollment"
 _OWNER_BEFORE = re.compile(
-    r"\b(?:for|of|from|belonging to|held by|under)\s+(?:the\s+|my\s+|a\s+)?"
+    r"\b(?:for|of|from|belonging to|held by|under|(?:is|are|was) (?:currently )?(?:in|at|with))"
+    r"\s+(?:the\s+|my\s+|a\s+)?"
     r"(?:[a-z]+\s+)?(?:named\s+|called\s+)?$",
     re.I,
 )
@@ -1276,8 +1277,10 @@ def moves(
 def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
     """A move that calls its record the new owner's: school-intent-00013 on 5d152ba moved
     Dennis Bishop's enrollment "for the student named Scott Underwood ... to another student
-    named Scott Underwood". The record is whose it is before the move."""
-    text = task.request()
+    named Scott Underwood"; weather-intent-00021 on aedf9df moved a station to California
+    and said "The East Desireetown Station is in California". The record is whose, and
+    where, it is before the move."""
+    text = "\n".join([task.request(), *task.known_facts])
     for table, was, now in moves(task, spec, tools):
         before = _names_of(was)
         for name in sorted(_names_of(now) - before, key=len, reverse=True):

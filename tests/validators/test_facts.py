@@ -1024,9 +1024,9 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
         "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = :booking_id",
     )
 
-    def said(instruction: str) -> str:
+    def said(instruction: str, facts: tuple[str, ...] = ()) -> str:
         calls = [{"name": "move_booking", "arguments": {"booking_id": 500, "new_hotel_id": 21}}]
-        task = mini_task(instruction=instruction, gold_calls=calls)
+        task = mini_task(instruction=instruction, gold_calls=calls, known_facts=list(facts))
         return moved_from_named(task, spec, {"move_booking": move})
 
     assert said("Move my booking for the hotel named Dune Lodge to the Dune Lodge.") == (
@@ -1035,12 +1035,16 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     )
     assert said("Please move my booking from Dune Lodge to another hotel named Dune Lodge.")
     assert said("Move the Dune Lodge's booking of mine to Dune Lodge, please.")
+    # weather-intent-00021 on aedf9df: "The East Desireetown Station is in California", a
+    # known fact beside its move to California
+    assert said("Move my booking to the Dune Lodge.", ("My booking is at the Dune Lodge.",))
     for true in (
         "Move my booking at the Harbor Inn to the Dune Lodge.",
         "Move my booking from the Harbor Inn to the hotel named Dune Lodge.",
         "Move my booking to the Dune Lodge.",
         "Dune Lodge should hold my booking from now on.",
         "Please move my booking over to a room of the Dune Lodge.",
+        "My booking is at the Harbor Inn; I want it to be at the Dune Lodge.",
     ):
         assert said(true) == "", true
 
