@@ -1134,11 +1134,11 @@ def not_today(task: Task, clock: str) -> str:
 _PROPER = r"([A-Z][\w'&.]*(?:[ -][A-Z][\w'&.]*){0,4})"
 # "my hotel Barron-Fleming", "The hotel Barron-Fleming is my hotel": a record of a table no
 # person owns (a hotel, a doctor) called the user's by its name
-# and "My region's name is Antarctica" (weather-intent-00000 on aedf9df, of the region a
-# station of theirs moves to)
+# and "My region's name is Antarctica", "My region is California" (weather-intent-00000
+# and 00011 on aedf9df, of the region a station of theirs moves to)
 _MY_NAMED = re.compile(
     rf"\b[Mm]y ([a-z]+) {_PROPER}|\b{_PROPER} is my ([a-z]+)\b"
-    rf"|\b[Mm]y ([a-z]+)(?:'s)? name is {_PROPER}"
+    rf"|\b[Mm]y ([a-z]+)(?:(?:'s)? name)? is {_PROPER}"
 )
 
 

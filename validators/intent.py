@@ -605,13 +605,14 @@ def unsaid_destination(task: Task, tools: dict[str, Tool], replay: Replay) -> st
                 name = str(value)  # "from flight 26187 to flight", a move onto 26187
             if name is None:
                 continue
-            toward = rf"(?:{_TOWARD}|{_NEW}){re.escape(name)}\b"
+            # a name in quotes: "to the region 'California'" (weather-intent-00011 on aedf9df)
+            toward = rf"(?:{_TOWARD}|{_NEW})['\"“‘]?{re.escape(name)}\b"
             if not re.search(toward, task.instruction, re.I):
                 return (
                     f"gold call {index} {call.key()}: the instruction names {name!r}, but not "
                     f"as where it moves to ({param})"
                 )
-            if re.search(rf"{_AWAY}{re.escape(name)}\b", task.instruction, re.I):
+            if re.search(rf"{_AWAY}['\"“‘]?{re.escape(name)}\b", task.instruction, re.I):
                 # "from Barron-Fleming to Barron-Fleming": it was somewhere else
                 return (
                     f"gold call {index} {call.key()}: the instruction names {name!r} as where "

@@ -979,6 +979,7 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
     # weather-intent-00000 on aedf9df: "My region's name is Antarctica", where a station
     # of theirs moves to
     assert said("Move my booking to the Dune Lodge.", move, ("My hotel's name is Dune Lodge",))
+    assert said("Move my booking.", move, ("My hotel is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel name is Harbor Inn",)) == ""
     for true, write in (
         ("Move my booking from my hotel Harbor Inn to the Dune Lodge.", move),

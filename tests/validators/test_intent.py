@@ -1220,6 +1220,8 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
         "Please move it from 10 to 10:30, to Special Table 7.",
         # medicine-intent-00002 on 277c846: "send my prescription to Dr. Erin Kirk"
         "Please send my reservation to Dr. Special Table 7 for her party.",
+        # weather-intent-00011 on aedf9df: "to the region 'California'"
+        "Please move my reservation to the table 'Special Table 7'.",
     ):
         assert moved(ask) is None, ask
     # travel-intent-00043 on b8ec214: "from flight 26187 to flight.", a move onto 26187
