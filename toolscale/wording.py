@@ -58,8 +58,9 @@ OPERATIONS: tuple[frozenset[str], ...] = tuple(
         "transfer move send wire shift pay payment transaction",
         "withdraw take debit",
         "freeze frozen block blocked lock locked suspend suspended hold stolen lost",
-        "unfreeze unblock unlock reactivate activate active reopen resume restore enable",
-        "close closed shut terminate deactivate inactive",
+        "unfreeze unblock unlock reactivate activate active reopen resume restore enable "
+        "turnon switchon",
+        "close closed shut terminate deactivate inactive turnoff switchoff",
         "cancel cancelled canceled cancellation void revoke",
         "open create new issue add apply register book make start place request schedule "
         "enroll order reserve setup signup",
@@ -453,15 +454,16 @@ _NEW_IN_NAME = re.compile(r"\bNew(?= [A-Z][a-z])")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:\n])[\s'\"“‘(]*$")
 
 
-# finance's "I need to set up a loan for myself": two words for one act
-_PHRASAL = re.compile(r"\b(set|sign)(?:ting|ing|s)?[ -]up\b", re.I)
+# finance's "I need to set up a loan for myself": two words for one act; weather's "Can
+# you turn on the New Jonathan Station?" (weather-intent-00016 on aedf9df)
+_PHRASAL = re.compile(r"\b(set|sign|turn|switch)(?:ting|ing|s|ed)?[ -](up|on|off)\b", re.I)
 
 
 def without_name_new(text: str) -> str:
     """The text with the "New" of place names left out, so that it asks to create nothing;
     at a sentence's start ("New booking for ...") it stays, as there it may be the word.
     A two-word verb is made one ("set up" is "setup")."""
-    text = _PHRASAL.sub(lambda m: m.group(1) + "up", text)
+    text = _PHRASAL.sub(lambda m: m.group(1) + m.group(2), text)
     return _NEW_IN_NAME.sub(
         lambda m: m.group() if _SENTENCE_END.search(text[: m.start()]) else "", text
     )

@@ -277,3 +277,11 @@ def test_a_fields_own_word_is_no_question() -> None:
     assert not Request(said).asks_about("check_in_date")
     for asked in ("Please check the check-in date of my stay.", "What is my check-in date?"):
         assert Request(asked).asks_about("check_in_date"), asked
+
+
+def test_turning_a_thing_on_or_off_asks_to_activate_or_deactivate_it() -> None:
+    """weather-intent-00016 on aedf9df: "Can you turn on the New Jonathan Station?" was
+    unasked_write of activate_station."""
+    assert Request("Can you turn on the New Jonathan Station?").requests("activate", set())
+    assert Request("Please switch off my station.").requests("deactivate", set())
+    assert not Request("Please turn the page.").says("activate")
