@@ -1167,6 +1167,15 @@ def not_my_named(
                 if len(fk.columns) == 1 and fk.columns[0] in c.arguments:
                     start.setdefault(fk.ref_table, set()).add(value_key(c.arguments[fk.columns[0]]))
     tied = _reached(spec, start)
+    # a new record's own name, though another record has it too (weather-intent-00030 on
+    # aedf9df made a station "East Melanie Station", the name of one of another's)
+    new_names = {
+        v.casefold()
+        for c in task.gold_calls
+        if (tool := tools.get(c.name)) is not None and tool.inserts()
+        for v in c.arguments.values()
+        if isinstance(v, str)
+    }
     for text in [task.instruction, *task.known_facts]:
         for m in _MY_NAMED.finditer(text):
             noun, name = next((m[i], m[j]) for i, j in ((1, 2), (4, 3), (5, 6)) if m[i])
@@ -1182,7 +1191,7 @@ def not_my_named(
                 for r in spec.seed.get(table.name, [])
                 if any(isinstance(v, str) and v.casefold() == name.casefold() for v in r.values())
             }
-            if not named or named & tied.get(table.name, set()):
+            if not named or named & tied.get(table.name, set()) or name.casefold() in new_names:
                 continue
             claim = m.group().strip().rstrip(".")
             return (
@@ -1294,8 +1303,8 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
                 kind = singular(table)
                 if owner or (m.group(1) and singular(m.group(1)) in entity_words(table)):
                     return (
-                        f"the user calls the {kind.replace('_', ' ')} {name}'s, but the gold "
-                        f"moves it from {' or '.join(sorted(before)) or 'another'} to {name}"
+                        f"the user ties the {kind.replace('_', ' ')} to {name} already, but the "
+                        f"gold moves it from {' or '.join(sorted(before)) or 'another'} to {name}"
                     )
     return ""
 

@@ -987,6 +987,14 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
         ("Move my booking to the Dune Lodge.", move),
     ):
         assert said(true, write) == "", true
+    # a new record's own name, though another's has it too (weather-intent-00030 on aedf9df)
+    make = one_write("create_hotel", "INSERT INTO hotels (name) VALUES (:name)")
+    calls = [
+        {"name": "find_customer", "arguments": {"email": "ava@example.com"}},
+        {"name": "create_hotel", "arguments": {"name": "Dune Lodge"}},
+    ]
+    task = mini_task(instruction="Please add my hotel Dune Lodge.", gold_calls=calls)
+    assert not_my_named(task, spec, {"create_hotel": make}, replay, SeedFacts.of(spec)) == ""
 
 
 def test_a_record_said_to_be_todays_on_another_day_is_false_fact() -> None:
@@ -1031,8 +1039,8 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
         return moved_from_named(task, spec, {"move_booking": move})
 
     assert said("Move my booking for the hotel named Dune Lodge to the Dune Lodge.") == (
-        "the user calls the hotel booking Dune Lodge's, but the gold moves it from Harbor Inn "
-        "to Dune Lodge"
+        "the user ties the hotel booking to Dune Lodge already, but the gold moves it from "
+        "Harbor Inn to Dune Lodge"
     )
     assert said("Please move my booking from Dune Lodge to another hotel named Dune Lodge.")
     assert said("Move the Dune Lodge's booking of mine to Dune Lodge, please.")
