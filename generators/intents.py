@@ -959,11 +959,17 @@ def purpose_words(
         # the 1.5B as "set a pending hotel booking for my hotel booking" (11 of travel's 37
         # rejections): the state as what the record is changed to
         text = f"set the {state[0].replace('_', ' ')} of {which} to {state[1]}"
-    elif not own and not tool.creates and named[1:] == words(noun):
+    elif (
+        not own
+        and not tool.creates
+        and (named[1:] == words(noun) or (to and named[1 : 1 + len(words(noun))] == words(noun)))
+    ):
         # "refund ticket, for their ticket whose seat number is 889" came back from the 1.5B
         # as "I need to get my ticket status for my ticket seat number 889" (railway on
-        # 21ceb83: 6 of its 11 unasked writes; travel on 7e55d3f: 6 of 6 refunds): the act
-        # as a verb on the record
+        # 21ceb83: 6 of its 11 unasked writes; travel on 7e55d3f: 6 of 6 refunds), and "move
+        # enrollment student, for their enrollment ..., to the student Kari Spencer" as "the
+        # enrollment for student Kari Spencer ... to the student named Kari Spencer" (school
+        # on 5d152ba, 3 of its moves): the act as a verb on the record
         text = f"{named[0]} {which}"
     else:
         text = f"{' '.join(named)}, for {which}"
