@@ -1256,9 +1256,10 @@ _TOWARD = re.compile(r"\b(?:to|onto|into|another|new)\b", re.I)
 
 def moves(
     task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]
-) -> Iterable[tuple[str, dict, dict]]:
+) -> Iterable[tuple[str, dict, dict, object]]:
     """Each gold move of a record to another parent (a write with `new_<fk>`): the record's
-    table, its parent before and its parent after, as the seed holds them."""
+    table, its parent before and its parent after, as the seed holds them, and the new
+    parent's key."""
     for call in task.gold_calls:
         tool = tools.get(call.name)
         if tool is None or tool.kind != "write":
@@ -1280,7 +1281,7 @@ def moves(
                 parents = spec.seed.get(ref.ref_table, [])
                 by_key = {value_key(r.get(ref.ref_columns[0])): r for r in parents}
                 was, now = by_key.get(value_key(row.get(column))), by_key.get(value_key(new))
-                yield table.name, was or {}, now or {}
+                yield table.name, was or {}, now or {}, value_key(new)
 
 
 def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
@@ -1290,7 +1291,20 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
     and said "The East Desireetown Station is in California". The record is whose, and
     where, it is before the move."""
     text = "\n".join([task.request(), *task.known_facts])
-    for table, was, now in moves(task, spec, tools):
+    # a record another change of the task acts on or makes one for may be named its owner:
+    # "... and create an enrollment for Port Gavinburgh Course for David Weaver" beside a
+    # move to him (school-intent-00041 on 13b4e73)
+    others = {
+        value_key(v)
+        for c in task.gold_calls
+        if (tool := tools.get(c.name)) is not None
+        and tool.kind == "write"
+        and not any(p.startswith("new_") for p in c.arguments)
+        for v in c.arguments.values()
+    }
+    for table, was, now, new in moves(task, spec, tools):
+        if new in others:
+            continue
         before = _names_of(was)
         for name in sorted(_names_of(now) - before, key=len, reverse=True):
             for m in re.finditer(rf"\b{re.escape(name)}\b(?:'s\s+(\w+))?", text, re.I):

@@ -1033,10 +1033,14 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
         "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = :booking_id",
     )
 
-    def said(instruction: str, facts: tuple[str, ...] = ()) -> str:
+    book = one_write("book_hotel", "INSERT INTO hotel_bookings (hotel_id) VALUES (:hotel_id )")
+
+    def said(instruction: str, facts: tuple[str, ...] = (), also: list | None = None) -> str:
         calls = [{"name": "move_booking", "arguments": {"booking_id": 500, "new_hotel_id": 21}}]
-        task = mini_task(instruction=instruction, gold_calls=calls, known_facts=list(facts))
-        return moved_from_named(task, spec, {"move_booking": move})
+        task = mini_task(
+            instruction=instruction, gold_calls=calls + (also or []), known_facts=list(facts)
+        )
+        return moved_from_named(task, spec, {"move_booking": move, "book_hotel": book})
 
     assert said("Move my booking for the hotel named Dune Lodge to the Dune Lodge.") == (
         "the user ties the hotel booking to Dune Lodge already, but the gold moves it from "
@@ -1056,6 +1060,12 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
         "My booking is at the Harbor Inn; I want it to be at the Dune Lodge.",
     ):
         assert said(true) == "", true
+    # another change of the task makes a record of the Dune Lodge (school-intent-00041 on
+    # 13b4e73: "... and create an enrollment for Port Gavinburgh Course for David Weaver")
+    booked = [{"name": "book_hotel", "arguments": {"hotel_id": 21}}]
+    ask = "Move my booking to the Dune Lodge, and book a room for me at the Dune Lodge."
+    assert said(ask.replace("at the Dune", "for the Dune"), also=booked) == ""
+    assert said(ask.replace("at the Dune", "for the Dune"))
 
 
 def test_a_record_two_hops_from_the_users_is_theirs_to_name() -> None:
