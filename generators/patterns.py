@@ -1060,7 +1060,7 @@ def stock_column(table: Table) -> str | None:
     )
 
 
-def _counted(table: Table) -> str | None:
+def counted_column(table: Table) -> str | None:
     """The column that says how many a row takes: `quantity`, `passengers`, `seats`."""
     refs = fk_columns(table)
     return next(
@@ -1081,7 +1081,7 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
     for cand in made:
         if cand.creates is None:
             continue
-        counted = _counted(schema.table(cand.creates))
+        counted = counted_column(schema.table(cand.creates))
         if counted not in cand.tool.param_types():
             counted = None
         for ref, parent_name in cand.rows.items():
@@ -1148,7 +1148,7 @@ def moved_takings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
     for cand in moved:
         table = schema.table(cand.rows[cand.main])
         key = table.primary_key[0]
-        counted = _counted(table)
+        counted = counted_column(table)
         for param, parent_name in cand.rows.items():
             parent = schema.table(parent_name)
             stock = stock_column(parent)
@@ -1187,7 +1187,7 @@ def moved_sellings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
     out = []
     for cand in moved:
         table = schema.table(cand.rows[cand.main])
-        key, counted = table.primary_key[0], _counted(table)
+        key, counted = table.primary_key[0], counted_column(table)
         for param, parent_name in cand.rows.items():
             parent = schema.table(parent_name)
             sold = sold_column(parent)
@@ -1260,7 +1260,7 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
         table = schema.table(cand.sets[0])
         key = table.primary_key[0]
         back = None
-        own = _counted(table)
+        own = counted_column(table)
         for fk in table.foreign_keys:  # a booking's passengers back on its flight
             parent = schema.table(fk.ref_table)
             stock, pk = stock_column(parent), parent.primary_key[0]
@@ -1276,7 +1276,7 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
                 break
         for child in schema.tables if back is None else []:  # an order's items
             up = link(child, table)
-            counted = _counted(child)
+            counted = counted_column(child)
             if up is None or up[1] != "direct" or counted is None:
                 continue
             for fk in child.foreign_keys:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, create_model
 from generators import dataplan
 from generators.allowances import settled
 from generators.dataplan import ColumnPlan, DataPlan, TablePlan
+from generators.patterns import counted_column, sold_column
 from generators.prompting import messages
 from generators.realise import seed_problems
 from toolscale.brief import Brief
@@ -191,6 +192,7 @@ async def propose_rows(
     for candidate in (plan, dataplan.default_plan(schema)):
         expanded = dataplan.expand_plan(candidate, schema, seed=sample, total_rows=brief.seed_rows)
         seed = settled(expanded.rows, schema, brief.rules)  # fees as the rules charge them
+        seed = sold_counted(seed, schema)
         spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=seed, tools=probe)
         problems = seed_problems(spec)
         empty = [t for t, rows in seed.items() if not rows]
@@ -206,3 +208,39 @@ async def propose_rows(
         rejection=Rejection(stage=STAGE, reason=reason, detail="; ".join(problems[:5])),
         attempts=1,
     )
+
+
+_GONE = re.compile(r"cancel|refund|void", re.IGNORECASE)
+
+
+def sold_counted(
+    seed: dict[str, list[dict[str, Scalar]]], schema: Schema
+) -> dict[str, list[dict[str, Scalar]]]:
+    """The seed with each parent's sold count at least what its one kind of child holds of
+    it: railway's data plan drew `seats_sold` apart from the tickets (trip 30987 sold 2 and
+    held 4 active tickets), and a ticket moved off it then took its count below zero."""
+    out = dict(seed)
+    for parent in schema.tables:
+        sold = sold_column(parent)
+        children = [
+            (t, fk.columns[0])
+            for t in schema.tables
+            for fk in t.foreign_keys
+            if fk.ref_table == parent.name and len(fk.columns) == 1
+        ]
+        if sold is None or len(children) != 1 or len(parent.primary_key) != 1:
+            continue
+        child, ref = children[0]
+        counted = counted_column(child)
+        held: dict[Scalar, int] = {}
+        for row in seed.get(child.name, []):
+            if any(isinstance(v, str) and _GONE.search(v) for k, v in row.items() if "status" in k):
+                continue
+            step = row.get(counted) if counted else 1
+            held[row.get(ref)] = held.get(row.get(ref), 0) + (step if isinstance(step, int) else 1)
+        key = parent.primary_key[0]
+        out[parent.name] = [
+            {**r, sold: max(n, held.get(r.get(key), 0))} if isinstance(n := r.get(sold), int) else r
+            for r in seed.get(parent.name, [])
+        ]
+    return out

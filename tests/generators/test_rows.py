@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from generators.rows import id_start, id_starts, plan_model, propose_rows
+from generators.rows import id_start, id_starts, plan_model, propose_rows, sold_counted
 from generators.toolkit import schema_tools
 from tests.generators.library import (
     Library,
@@ -20,6 +20,7 @@ from tests.generators.library import (
     stage_of,
     with_checks,
 )
+from tests.generators.railway import railway_spec
 from toolscale.environment import Environment
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Column, Scalar, Schema, Table
@@ -142,3 +143,16 @@ def test_new_ids_continue_the_seeds_key_sequence() -> None:
     assert id_start({"orders": [{"order_id": "ORD10234"}, {"order_id": "ORD977"}]}, text) == 10_235
     # no numbered key at all: the round default
     assert id_start({"orders": [{"order_id": "NYC"}]}, text) == 1_000_000
+
+
+def test_a_parents_sold_count_holds_at_least_its_childrens() -> None:
+    """Railway's data plan drew `seats_sold` apart from the tickets (trip 30987 sold 2 and
+    held 4 active tickets on 21ceb83); a ticket moved off it then took its count below 0. A
+    refunded ticket holds no seat."""
+    spec = railway_spec()
+    seed = {t: [dict(r) for r in rows] for t, rows in spec.seed.items()}
+    trips = {r["trip_id"]: r for r in seed["trips"]}
+    trips[11]["seats_sold"] = 1  # five active tickets on it
+    seed["tickets"][-1]["status"] = "refunded"  # ticket 906, trip 12's one
+    counted = {r["trip_id"]: r["seats_sold"] for r in sold_counted(seed, spec.schema_)["trips"]}
+    assert counted == {10: 2, 11: 5, 12: 0, 13: 7}
