@@ -60,6 +60,27 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     )
 
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# a whole day with its month's name: "December 26, 2024", "26th of December 2024"
+_WORDED_DAY = re.compile(
+    rf"\b(?:{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"{_MONTH}),?\s+(\d{{4}})\b",
+    re.IGNORECASE,
+)
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def worded_days(text: str) -> set[str]:
+    """The days a text writes with their month's name, as ISO dates."""
+    out = set()
+    for m in _WORDED_DAY.finditer(text):
+        month, day = (m[1], m[2]) if m[1] else (m[4], m[3])
+        number = _MONTHS.index(month.casefold()[:3]) + 1
+        out.add(f"{m[5]}-{number:02d}-{int(day):02d}")
+    return out
+
+
 class Text:
     """A text tokenised once, asked about many values."""
 
@@ -67,6 +88,7 @@ class Text:
         self.text = text
         self.tokens = tokens(text)
         self.numbers = numbers(text)
+        self.days = worded_days(text)
 
     def mentions(self, value: Any) -> bool:
         if value is None:
@@ -75,6 +97,8 @@ class Text:
             return bool(set(self.tokens) & (_TRUE if value else _FALSE))
         if isinstance(value, int | float):
             return any(same_number(n, float(value)) for n in self.numbers)
+        if isinstance(value, str) and _ISO_DAY.fullmatch(value) and value in self.days:
+            return True  # "December 26, 2024" states 2024-12-26 (school-intent-00046)
         wanted = tokens(str(value))
         if not wanted:
             return str(value).strip() != "" and str(value).strip() in self.text

@@ -43,3 +43,13 @@ def test_does_not_state(text: str, value: object) -> None:
 def test_text_is_tokenised_once_and_reused() -> None:
     text = Text("Moved 250 from A1 to A2")
     assert text.mentions(250) and text.mentions("A2") and not text.mentions("A3")
+
+
+def test_a_day_written_with_its_months_name_states_the_iso_day() -> None:
+    """school-intent-00046 on 13b4e73 said "December 26, 2024", and the verbaliser, not
+    seeing 2024-12-26 stated, added "My enrollment start date is 2024-12-26." beside it."""
+    assert mentions("It starts on December 26, 2024.", "2024-12-26")
+    assert mentions("from the 21st of January 2025", "2025-01-21")
+    assert mentions("on Aug. 15 2024", "2024-08-15")
+    assert not mentions("It starts on December 26.", "2024-12-26")  # which year?
+    assert not mentions("It starts on December 26, 2023.", "2024-12-26")
