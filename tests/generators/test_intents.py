@@ -429,21 +429,13 @@ def test_a_move_is_worded_as_a_verb_on_the_record_and_where_it_goes() -> None:
     """School on 5d152ba worded `move_enrollment_student` as "move enrollment student, for
     their enrollment ..., to the student Kari Spencer", and its 1.5B wrote "the enrollment for
     student Kari Spencer ... to the student named Kari Spencer" (3 of its moves)."""
-    move = Tool.model_validate(
-        {
-            "name": "move_hotel_booking_hotel",
-            "description": "Move a hotel booking to another hotel.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "booking_id": {"type": "integer"},
-                    "new_hotel_id": {"type": "integer"},
-                },
-                "required": ["booking_id", "new_hotel_id"],
-            },
-            "run": ["UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = 500"],
-        }
+    keys = {k: {"type": "integer"} for k in ("booking_id", "new_hotel_id")}
+    move = Tool(
+        name="move_hotel_booking_hotel",
+        description="Move a hotel booking to another hotel.",
+        kind="write",
+        parameters={"type": "object", "properties": keys},
+        run=["UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = 500"],
     )
     bookings = travel_spec().schema_.table("hotel_bookings")
     purpose = Purpose(move, "hotel_bookings", 500, {"booking_id": 500, "new_hotel_id": 21})
