@@ -416,6 +416,9 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     token, before = tokens[i], tokens[i - 1] if i else ""
     if token in _NOUN_CUES and _after_determiner(tokens, i):
         return True
+    # "my hotel booking whose check-in date is 2025-05-23" (travel-intent-00014 on d7b1bec)
+    if token == "check" and tokens[i + 1 : i + 2] in (["in"], ["out"]):
+        return True
     if token in RELATIVE and before and before not in _ASKING_BEFORE:
         return True
     if token in _GRANTS and _grants_an_act(tokens[i + 1 : i + 5]):

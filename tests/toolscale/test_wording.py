@@ -285,3 +285,11 @@ def test_turning_a_thing_on_or_off_asks_to_activate_or_deactivate_it() -> None:
     assert Request("Can you turn on the New Jonathan Station?").requests("activate", set())
     assert Request("Please switch off my station.").requests("deactivate", set())
     assert not Request("Please turn the page.").says("activate")
+
+
+def test_a_check_in_date_asks_nothing() -> None:
+    """travel-intent-00014 on d7b1bec: "I want to cancel my hotel booking whose check-in
+    date is 2025-05-23." was read as asking for its check-in date (`untold_value`)."""
+    said = Request("I want to cancel my hotel booking whose check-in date is 2025-05-23.")
+    assert not said.asks_for_information
+    assert Request("Please check my check-in date.").asks_for_information
