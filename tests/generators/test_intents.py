@@ -15,6 +15,7 @@ from generators.intents import (
     STAGE,
     Purpose,
     _asks_what_is,
+    _destination,
     _rule_columns,
     _still_live,
     capped,
@@ -1205,10 +1206,12 @@ def test_a_refusal_keeps_a_past_day_only_where_its_rule_reads_the_moment() -> No
     assert not _past_for_nothing(rooms, past | {"check_in": "2025-03-17"}, "refused", clock)
 
 
-def test_a_move_onto_a_record_without_a_name_says_its_parent_and_its_moment() -> None:
+def test_a_move_onto_a_record_without_a_name_says_its_moment_only_where_a_call_shows_it() -> None:
     """Movie on 71aacdf kept 4 moves of a booking onto another showtime, and all 4 said
     the film as the booking's ("Move the showtime for my booking of Inception on
-    2024-10-10"): the purpose named no destination, a showtime having no name."""
+    2024-10-10"): the purpose named no destination, a showtime having no name. Said by its
+    parent and moment, where no call reads it, travel's "to the flight at
+    2025-02-01T20:15:25" was unrelated_fact (4 of 18 drafts on d7b1bec): it goes by its id."""
     spec = movie_spec()
     cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
     move = cands["move:bookings.showtime_id"].tool
@@ -1220,4 +1223,8 @@ def test_a_move_onto_a_record_without_a_name_says_its_parent_and_its_moment() ->
     with Environment(spec) as env:
         chain = gold_chain(env, purpose, customers, owned)
     assert chain is not None and chain.purpose is not None
-    assert "to the showtime of Alien at 2025-01-20T21:00:00" in chain.purpose, chain.purpose
+    assert "2025-01-20T21:00:00" not in chain.purpose, chain.purpose  # no call shows it
+    assert ("new_showtime_id", 11) in chain.facts
+    shown = {"2025-01-20T21:00:00"}
+    said = _destination(purpose, spec, customers, 5, [], shown)
+    assert said == "to the showtime of Alien at 2025-01-20T21:00:00", said
