@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, create_model
 from generators import dataplan
 from generators.allowances import settled
 from generators.dataplan import ColumnPlan, DataPlan, TablePlan
-from generators.patterns import counted_column, sold_column
+from generators.patterns import CANCELLED, counted_column, sold_column
 from generators.prompting import messages
 from generators.realise import seed_problems
 from toolscale.brief import Brief
@@ -210,7 +210,8 @@ async def propose_rows(
     )
 
 
-_GONE = re.compile(r"cancel|refund|void", re.IGNORECASE)
+# a child in one of these states holds nothing of its parent any more
+_RELEASED = frozenset({*CANCELLED, "refunded", "voided"})
 
 
 def sold_counted(
@@ -234,7 +235,7 @@ def sold_counted(
         counted = counted_column(child)
         held: dict[Scalar, int] = {}
         for row in seed.get(child.name, []):
-            if any(isinstance(v, str) and _GONE.search(v) for k, v in row.items() if "status" in k):
+            if any(str(v).casefold() in _RELEASED for k, v in row.items() if "status" in k):
                 continue
             step = row.get(counted) if counted else 1
             held[row.get(ref)] = held.get(row.get(ref), 0) + (step if isinstance(step, int) else 1)
