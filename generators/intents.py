@@ -219,7 +219,13 @@ def draft_purpose(
             k for k in keys if k.table in owned
         ]
         target = targets[0]
-        person = rng.choice(sorted(set(owned[target.table].values()), key=str))
+        holders = sorted(set(owned[target.table].values()), key=str)
+        if not refusal and not _to_unasked_state(tool):
+            # travel-intent-00024 on d7b1bec moved a hotel stay of 2024-12-11 under a 2025
+            # clock, its customer's only one, while others held stays ahead
+            ahead = set(_ahead(owned[target.table], spec, target.table).values())
+            holders = [p for p in holders if p in ahead] or holders
+        person = rng.choice(holders)
         mine = {
             t: sorted((k for k, o in recs.items() if o == person), key=str)
             for t, recs in owned.items()
@@ -270,12 +276,14 @@ def second_change(
     """`chain` and after it a second change the same person asks for, by another write on
     a record of another kind (`compound.joined`), or None where none joins it. Two of one
     kind leave "tell me the booking status" asking of either: a trial on movie's 71aacdf
-    environment set one booking active, moved another and asked so."""
+    environment set one booking active, moved another and asked so. Only their records
+    still to come are offered: the second change has no other person to turn to."""
+    spec = env.spec
     person = owned[first.table][first.target]
     mine = {
         t: theirs
         for t, recs in owned.items()
-        if (theirs := {k: p for k, p in recs.items() if p == person})
+        if (theirs := _ahead({k: p for k, p in recs.items() if p == person}, spec, t))
     }
     for _ in range(3):
         other = draft_purpose(env, sampler, people, mine, rng, False)
@@ -292,9 +300,17 @@ def second_change(
 def _still_to_come(spec: EnvironmentSpec, table: Table, keys: list[Scalar]) -> list[Scalar]:
     """Of the person's records, those still to come (`still_to_come`), else all of them.
     What is over is a refusal's to pick, or a move to a state only the business reaches."""
-    rows = _rows_by_key(spec, table)
-    ahead = still_to_come(table, list(rows.values()), spec.clock)
-    return [k for k in keys if ahead(rows.get(k, {}))] or keys
+    ahead = _ahead({k: k for k in keys}, spec, table.name)
+    return [k for k in keys if k in ahead] or keys
+
+
+def _ahead(
+    records: dict[Scalar, Scalar], spec: EnvironmentSpec, table: str
+) -> dict[Scalar, Scalar]:
+    """Of `records` (key to owner) of `table`, those still to come (`still_to_come`)."""
+    rows = _rows_by_key(spec, spec.schema_.table(table))
+    ahead = still_to_come(spec.schema_.table(table), list(rows.values()), spec.clock)
+    return {key: owner for key, owner in records.items() if ahead(rows.get(key, {}))}
 
 
 def _still_live(
