@@ -428,6 +428,8 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
 
 _GRANTS = frozenset({"give", "provide"})
 _ACTS = frozenset(w for group in OPERATIONS for w in group)
+_ACT_STEMS = frozenset(stem(w) for w in _ACTS)
+_FOR = frozenset({"for", "on", "per"})  # "the fee for those checked bags"
 
 
 def _grants_an_act(after: Sequence[str]) -> bool:
@@ -606,6 +608,25 @@ class Request:
             cued = any(t in INFO_CUES and (t not in own or sentence.count(t) > 1) for t in sentence)
             if cued and all(_variants(w, FIELDS) & stems for w in wanted):
                 return True
+        return False
+
+    def names_as_asked(self, field: str) -> bool:
+        """A word of `field` is said in a sentence that asks, neither as what another thing
+        is for nor after an act before the cue: "add checked bags to this booking and check
+        the fees" and "I also need to know the fee for those bags" ask the fee, not the bags
+        (travel-intent-00000 on d7b1bec was told its bag count too); "I need two numbers:
+        the total balance ... and how many active cards I have" asks both."""
+        wanted = {v for w in words(field) if w not in GENERIC for v in _variants(w, FIELDS)}
+        for sentence in self.sentences:
+            cues = [i for i, t in enumerate(sentence) if t in INFO_CUES]
+            cues = [i for i in cues if not _not_a_cue(sentence, i)]
+            if not cues:
+                continue
+            for i, token in enumerate(sentence):
+                if stem(token) not in wanted or _FOR & set(sentence[max(0, i - 3) : i]):
+                    continue
+                if i > cues[0] or not _ACT_STEMS & {stem(t) for t in sentence[:i]}:
+                    return True
         return False
 
 

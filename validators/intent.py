@@ -704,6 +704,23 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
                 f"communicate[{i}] is the {field} of the {record_phrase(shown)} {tool.name} "
                 f"returns, but the instruction asks for the {field} of the {record_phrase(other)}"
             )
+    return _said_not_asked(task, request)
+
+
+def _said_not_asked(task: Task, request: Request) -> str | None:
+    """A told field the request names only outside what it asks, beside one it asks for:
+    travel-intent-00000 on d7b1bec, "add 16 checked bags to my flight booking ... I also
+    need to know the fee for those bags", was told the bag count and the fee."""
+    fields = [_field(ref) for ref in task.communicate]
+    asked = [f for f in fields if f and request.names_as_asked(f)]
+    if not asked:
+        return None
+    for i, field in enumerate(fields):
+        if field and field not in asked and request.says_any(words(field), FIELDS):
+            return (
+                f"communicate[{i}] ({field}) is said in the instruction only as what to change "
+                f"or whom for; it asks to be told {', '.join(sorted(set(asked)))}"
+            )
     return None
 
 

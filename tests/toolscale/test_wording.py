@@ -293,3 +293,15 @@ def test_a_check_in_date_asks_nothing() -> None:
     said = Request("I want to cancel my hotel booking whose check-in date is 2025-05-23.")
     assert not said.asks_for_information
     assert Request("Please check my check-in date.").asks_for_information
+
+
+def test_a_field_is_asked_after_a_cue_not_as_what_another_is_for() -> None:
+    """travel-intent-00000 on d7b1bec: "the fee for those bags" asks the fee alone."""
+    request = Request("Add 16 checked bags to my booking. I need to know the fee for those bags.")
+    assert request.names_as_asked("bag_fees")
+    assert not request.names_as_asked("checked_bags")
+    assert Request("Add 2 bags and tell me how many bags I have now.").names_as_asked("bags")
+    assert not Request("Add 2 bags and tell me the fee.").names_as_asked("bags")
+    assert not Request("I want to add checked bags and check the fees.").names_as_asked("bags")
+    asked = Request("I need two numbers: the total balance and how many active cards I have.")
+    assert asked.names_as_asked("total_balance") and asked.names_as_asked("active_cards")

@@ -372,6 +372,31 @@ def test_a_field_of_a_written_row_asked_of_another_record_is_unasked_value(
         assert verdict == ("accepted", "ok", ""), ask
 
 
+def test_a_field_said_only_as_the_change_beside_one_asked_is_unasked_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """travel-intent-00000 on d7b1bec, "add 16 checked bags to my flight booking ... I also
+    need to know the fee for those bags", was told the bag count and the fee: the count is
+    what the user gives, not what they ask to be told."""
+    limit = {
+        "name": "set_transfer_limit",
+        "arguments": {"client_id": "C1001", "account_id": "A20001", "daily_limit": 500},
+    }
+    told = [{"call": 0, "path": "daily_transfer_limit"}, {"call": 0, "path": "balance"}]
+    ask = "Please set the daily transfer limit of my account A20001 to 500. I also need to know"
+    stage, reason, detail = bank_verdict(
+        banking_spec, f"{ask} the balance for that account.", gold_calls=[limit], communicate=told
+    )
+    assert (stage, reason) == ("intent", "unasked_value")
+    assert "communicate[0] (daily_transfer_limit)" in detail and "balance" in detail
+    for asked in (
+        f"{ask} the balance and the new daily transfer limit.",
+        f"{ask} what the limit and the balance are now.",
+    ):
+        verdict = bank_verdict(banking_spec, asked, gold_calls=[limit], communicate=told)
+        assert verdict == ACCEPTED, asked
+
+
 def test_a_lookup_by_a_field_tells_of_what_it_finds_not_of_the_field(
     banking_spec: EnvironmentSpec,
 ) -> None:
