@@ -279,6 +279,23 @@ def said_as_verb(text: str, tool: Tool) -> str | None:
     return said.group() if said else None
 
 
+# weather-intent-00012 on aedf9df, "I want you to send an alert for watch on House
+# Antarctica ...", was unasked_write of create_alert: a record sent or filed is made
+_ISSUED = re.compile(
+    r"\b(?:send|issue|post|raise|file|submit|lodge|log|put (?:in|out))\s+"
+    r"(?:(?:a|an|one|new|another)\s+){0,2}(\w+)",
+    re.I,
+)
+
+
+def said_as_issued(text: str, tool: Tool) -> str | None:
+    """The words sending or filing a record of the new one's kind ("send an alert", "file
+    a claim"), if the text has them."""
+    made = {stem(singular(table.casefold())) for table in tool.inserts()}
+    said = next((m for m in _ISSUED.finditer(text) if stem(m.group(1).casefold()) in made), None)
+    return said.group() if said else None
+
+
 _MAKING = next(group for group in OPERATIONS if "create" in group)
 
 
@@ -339,7 +356,9 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
         act = named[0] if named and named[0] not in GENERIC else "create"
         if tool.creates and (other := other_kind_asked(request, tool, tools)):
             return f"gold call {i} {call.key()} {other}"
-        if tool.creates and said_as_verb(task.instruction, tool):
+        if tool.creates and (
+            said_as_verb(task.instruction, tool) or said_as_issued(task.instruction, tool)
+        ):
             continue
         if tool.creates and not request.requests(act, entities, describes=False):
             return (

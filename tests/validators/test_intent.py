@@ -18,6 +18,7 @@ from validators.intent import (
     _amount_as_column,
     _asks_state,
     _names_a_record,
+    said_as_issued,
     said_as_verb,
     unsaid_destination,
 )
@@ -1187,6 +1188,21 @@ def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
     assert (stage, reason) == ("intent", "unasked_write")
     asked = "Please freeze my card K30001 and tell me its status. Thank you for your help."
     assert freeze_verdict(banking_spec, asked) == ("accepted", "ok", "")
+
+
+def test_a_record_sent_or_filed_is_asked_for() -> None:
+    """weather-intent-00012 on aedf9df, "I want you to send an alert for watch on House
+    Antarctica ...", was unasked_write of create_alert: sending an alert makes one. What
+    is sent to the user, or sent of another kind, makes none."""
+    base: dict[str, object] = {"name": "create_alert", "description": "d", "kind": "write"}
+    base["parameters"] = {"type": "object", "properties": {}}
+    alerts = Tool.model_validate(base | {"run": ["INSERT INTO alerts (id) VALUES (1)"]})
+    claims = Tool.model_validate(base | {"run": ["INSERT INTO claims (id) VALUES (1)"]})
+    asked = "I want you to send an alert for watch on House Antarctica."
+    assert said_as_issued(asked, alerts) == "send an alert"
+    assert said_as_issued("Please file a new claim for my bag.", claims) == "file a new claim"
+    for text in ("The alert ID will be sent to me.", "Send me the alert status.", asked):
+        assert said_as_issued(text, claims if text == asked else alerts) is None, text
 
 
 def test_new_opening_a_place_name_asks_to_create_nothing(banking_spec: EnvironmentSpec) -> None:
