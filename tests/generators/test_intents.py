@@ -172,6 +172,25 @@ def test_a_second_change_acts_on_a_record_of_another_kind() -> None:
             for i in range(20)
         ]
     assert joined == [None] * 20
+    # nor does making a new booking: a create's kind is the record it makes
+    picked = (
+        "find:customers by email",
+        "create:bookings under customers",
+        "move:bookings.showtime_id",
+    )
+    spec = spec.model_copy(update={"tools": [*bed("movie", MOVIE_SCHEMA, seed).tools]})
+    spec = spec.model_copy(update={"tools": [*spec.tools, *(made[i] for i in picked)]})
+    move = made["move:bookings.showtime_id"]
+    first = Purpose(move, "bookings", 70, {"booking_id": 70, "new_showtime_id": 11})
+    with Environment(spec) as env:
+        chain = gold_chain(env, first, people, owned)
+        assert chain is not None
+        sampler = ArgumentSampler(spec)
+        joined = [
+            second_change(env, sampler, first, chain, people, owned, random.Random(i))
+            for i in range(20)
+        ]
+    assert joined == [None] * 20
 
 
 def test_a_second_change_acts_only_on_a_record_still_to_come() -> None:
