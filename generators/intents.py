@@ -34,7 +34,14 @@ from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef, Task
 from toolscale.tool import RequireStep, Tool, ToolCall, ToolResult
-from toolscale.wording import GENERIC, closed_choices, operation_words, singular, words
+from toolscale.wording import (
+    GENERIC,
+    closed_choices,
+    operation_words,
+    record_names,
+    singular,
+    words,
+)
 
 STAGE = "intent"
 # of intent work items that look for an operation a rule forbids: at 0.25, basketball and
@@ -761,10 +768,7 @@ def _by_its_parent(spec: EnvironmentSpec, table: Table, row: dict) -> str:
 
 
 def _name_of(row: dict) -> str:
-    """What a person calls the record: its first and last name, or its name or title."""
-    if isinstance(row.get("first_name"), str) and isinstance(row.get("last_name"), str):
-        return f"{row['first_name']} {row['last_name']}"
-    return next((row[c] for c in NAMES if isinstance(row.get(c), str) and row[c]), "")
+    return next(iter(record_names(row)), "")
 
 
 def _other_routes(

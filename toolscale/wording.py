@@ -686,6 +686,32 @@ def record_phrase(table: str) -> str:
     return singular(table).replace("_", " ")
 
 
+# what a person calls a record, best first; a name's parts alone only where no whole is
+NAME_COLUMNS = ("name", "full_name", "title")
+_NAME_PARTS = ("first_name", "last_name")
+
+
+def record_names(row: Mapping[str, object]) -> list[str]:
+    """What a person calls a record, best first: a person's first and last name, its name
+    columns (name, full name, title, any other ending in "name" but a username), then a
+    name's part alone. The intent generator words a record by the first; the facts stage
+    reads every one."""
+    out: list[str] = []
+    first, last = row.get("first_name"), row.get("last_name")
+    if isinstance(first, str) and isinstance(last, str) and first.strip() and last.strip():
+        out.append(f"{first.strip()} {last.strip()}")
+    others = [k for k in row if k.endswith("name") and k not in NAME_COLUMNS]
+    for column in (*NAME_COLUMNS, *others):
+        value = row.get(column)
+        if column in _NAME_PARTS or "user" in column or not isinstance(value, str):
+            continue
+        if value.strip() and value.strip() not in out:
+            out.append(value.strip())
+    if not out:
+        out = [v.strip() for c in _NAME_PARTS if isinstance(v := row.get(c), str) and v.strip()]
+    return out
+
+
 def singular(name: str) -> str:
     """`accounts` → account, `categories` → category, `courses` → course, `statuses` →
     status (table names are mostly plurals)."""

@@ -30,6 +30,7 @@ from toolscale.wording import (
     NOT_LEFT,
     PEOPLE,
     entity_words,
+    record_names,
     record_phrase,
     said_left,
     singular,
@@ -1227,22 +1228,6 @@ def _reached(
     return out
 
 
-_NAME_PARTS = {"first_name", "last_name", "username", "user_name"}
-
-
-def _names_of(row: dict) -> set[str]:
-    """What a record is called: its name columns, and a person's first and last name."""
-    out = {
-        v.strip()
-        for k, v in row.items()
-        if isinstance(v, str) and k.endswith("name") and k not in _NAME_PARTS and v.strip()
-    }
-    first, last = row.get("first_name"), row.get("last_name")
-    if isinstance(first, str) and isinstance(last, str):
-        out.add(f"{first} {last}")
-    return out
-
-
 # the record's owner as the text describes it: "the enrollment for the student named X",
 # "from X", "X's enrollment"
 _OWNER_BEFORE = re.compile(
@@ -1305,8 +1290,8 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
     for table, was, now, new in moves(task, spec, tools):
         if new in others:
             continue
-        before = _names_of(was)
-        for name in sorted(_names_of(now) - before, key=len, reverse=True):
+        before = set(record_names(was))
+        for name in sorted(set(record_names(now)) - before, key=len, reverse=True):
             for m in re.finditer(rf"\b{re.escape(name)}\b(?:'s\s+(\w+))?", text, re.I):
                 lead = text[max(0, m.start() - 60) : m.start()]
                 owner = _OWNER_BEFORE.search(lead)

@@ -12,6 +12,7 @@ from toolscale.wording import (
     entity_words,
     names_operation,
     operation_words,
+    record_names,
     same_field,
     singular,
     stem,
@@ -305,3 +306,14 @@ def test_a_field_is_asked_after_a_cue_not_as_what_another_is_for() -> None:
     assert not Request("I want to add checked bags and check the fees.").names_as_asked("bags")
     asked = Request("I need two numbers: the total balance and how many active cards I have.")
     assert asked.names_as_asked("total_balance") and asked.names_as_asked("active_cards")
+
+
+def test_a_record_is_called_by_its_whole_name_first() -> None:
+    """The intent generator words a record by its first name here, the facts stage reads
+    every one: a person's first and last name, then a name or title, never a username."""
+    person = {"first_name": "Kari", "last_name": "Spencer", "username": "kari9", "name": ""}
+    assert record_names(person) == ["Kari Spencer"]
+    film = {"title": "Alien", "name": "Alien (1979)", "director_name": "Ridley Scott"}
+    assert record_names(film) == ["Alien (1979)", "Alien", "Ridley Scott"]
+    assert record_names({"first_name": "Kari", "seats": 2}) == ["Kari"]
+    assert record_names({"seats": 2}) == []
