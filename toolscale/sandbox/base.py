@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import weakref
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, get_args
@@ -210,7 +209,6 @@ class Sandbox:
         self.arguments = ArgumentCheck(spec.tools, self.limits.max_string)
         self._param_types = {t.name: t.param_types() for t in spec.tools}
         _check_seed_values(spec.schema_, spec.seed)
-        self._made: Counter[int] = Counter()  # per id sequence, as the engine counts them
         # successful write calls since reset, bound: a lost worker is rebuilt from them
         self._log: list[tuple[str, dict[str, Any]]] = []
         self._blueprint = blueprint(spec, self.engine, self.limits, self.programs)
@@ -266,9 +264,8 @@ class Sandbox:
 
     # -- calls --------------------------------------------------------------------------
     def reset(self) -> None:
-        """Back to the seed; also restarts :_new_id."""
+        """Back to the seed; also restarts :_new_id (the engine counts the ids it gives)."""
         self._log.clear()
-        self._made.clear()
         if self._worker is not None and self._worker.alive:
             self._ask(("reset",), _BOOKKEEPING_S)
 
@@ -295,7 +292,7 @@ class Sandbox:
 
     def bind(self, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
         """Arguments with their declared types (JSON 250 for a number is 250.0), so both
-        engines compute with the same types, plus the built-ins."""
+        engines compute with the same types, plus :_now (the engine adds :_new_id)."""
         params = tool.param_defaults()
         params.update(arguments)
         for name, kind in self._param_types[tool.name].items():
@@ -307,8 +304,6 @@ class Sandbox:
             elif kind in ("integer", "boolean") and float(value).is_integer():
                 params[name] = int(value)
         params["_now"] = self.spec.clock
-        start = self._blueprint.sequence(tool.name)
-        params["_new_id"] = start + self._made[start]
         return params
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
@@ -331,7 +326,6 @@ class Sandbox:
     ) -> tuple[list[ToolResult], Changes]:
         if reset:
             self._log.clear()
-            self._made.clear()
         results: list[ToolResult | None] = [None] * len(calls)
         pending: list[tuple[int, str, dict[str, Any]]] = []
         for i, (name, arguments) in enumerate(calls):
@@ -355,7 +349,6 @@ class Sandbox:
             done += 1
             if outcome.ok and outcome.new_id is not None:  # a write: kept to rebuild from
                 self._log.append((name, {**params, "_new_id": outcome.new_id}))
-                self._made[self._blueprint.sequence(name)] += self._blueprint.takes_id(name)
             results[i] = ToolResult(
                 ok=outcome.ok, output=outcome.output, error=outcome.error, code=outcome.code
             )
