@@ -21,7 +21,7 @@ from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
 from toolscale.report import Rejection
-from toolscale.schema import Scalar
+from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
@@ -1132,7 +1132,9 @@ def not_today(task: Task, clock: str) -> str:
     return ""
 
 
-_PROPER = r"([A-Z][\w'&.]*(?:[ -][A-Z][\w'&.]*){0,4})"
+# a name may be a firm's: "Martinez, Howard and Le" (travel-intent-00023 on 00fbd03, "My
+# hotel's name is Martinez, Howard and Le" of the hotel a booking moves to, was kept)
+_PROPER = r"([A-Z][\w'&.]*(?:(?:[ -]|, |,? and )[A-Z][\w'&.]*){0,4})"
 # "my hotel Barron-Fleming", "The hotel Barron-Fleming is my hotel": a record of a table no
 # person owns (a hotel, a doctor) called the user's by its name
 # and "My region's name is Antarctica", "My region is California" (weather-intent-00000
@@ -1186,12 +1188,7 @@ def not_my_named(
             )
             if table is None or table.name == seed.people or len(table.primary_key) != 1:
                 continue
-            key = table.primary_key[0]
-            named = {
-                value_key(r[key])
-                for r in spec.seed.get(table.name, [])
-                if any(isinstance(v, str) and v.casefold() == name.casefold() for v in r.values())
-            }
+            name, named = _records_named(spec, table, name)
             if not named or named & tied.get(table.name, set()) or name.casefold() in new_names:
                 continue
             claim = m.group().strip().rstrip(".")
@@ -1200,6 +1197,22 @@ def not_my_named(
                 f"{singular(table.name)} {name!r}"
             )
     return ""
+
+
+def _records_named(spec: EnvironmentSpec, table: Table, said: str) -> tuple[str, set[object]]:
+    """The longest leading part of `said` that names records of `table`, and their keys:
+    "Dune Lodge, Paris" is Dune Lodge; "Martinez, Howard and Le" a firm's whole name."""
+    key = table.primary_key[0]
+    cuts = [m.start() for m in re.finditer(r",? and |, ", said)]
+    for name in [said, *(said[:i] for i in reversed(cuts))]:
+        named = {
+            value_key(r[key])
+            for r in spec.seed.get(table.name, [])
+            if any(isinstance(v, str) and v.casefold() == name.casefold() for v in r.values())
+        }
+        if named:
+            return name, named
+    return said, set()
 
 
 def _reached(

@@ -981,6 +981,18 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
     assert said("Move my booking to the Dune Lodge.", move, ("My hotel's name is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel name is Harbor Inn",)) == ""
+    # a firm's name (travel-intent-00023 on 00fbd03), and a name with more said after it
+    hotels = [
+        h | {"name": "Martinez, Howard and Le"} if h["hotel_id"] == 21 else h
+        for h in spec.seed["hotels"]
+    ]
+    spec = spec.model_copy(update={"seed": {**spec.seed, "hotels": hotels}})
+    assert "'Martinez, Howard and Le'" in said(
+        "Move my booking.", move, ("My hotel's name is Martinez, Howard and Le",)
+    )
+    assert (
+        said("Move my booking.", move, ("My hotel is Harbor Inn, and Ben's is Dune Lodge",)) == ""
+    )
     for true, write in (
         ("Move my booking from my hotel Harbor Inn to the Dune Lodge.", move),
         ("Please book my hotel Dune Lodge for me.", book),  # the new booking is at it
