@@ -202,9 +202,10 @@ _ASKS_TO_ACT = re.compile(
 # a verb that also means to check a fact, and what follows it when it does: travel's gold
 # confirmed a booking for "I want to confirm that the hotel booking I made is still active"
 _ARTICLES = {"a", "an", "the"}
-# "how can I activate ...", "what I should do next to withdraw ...": a way asked for
+# "how can I activate ...", "what I should do next to withdraw ...": a way asked for; and
+# travel-intent-00035 on 00fbd03's "let me know how I can cancel the hotel booking"
 _HOW = re.compile(
-    r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|to)$"
+    r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|(?:i|we) (?:can|could|should|may)|to)$"
     r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"
     # finance's "I just need to know if I can fail the pending transfer": whether it may
     # be done, asked to be told by the one who would do it ("if you can" is a polite

@@ -107,6 +107,8 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         # finance-intent-00161 on 03eaeac, whose gold deactivated the account
         "I'm looking for a way to activate my profile.",
         "Is there an easy way to activate my profile?",
+        # travel-intent-00035 on 00fbd03, whose gold tried the cancellation
+        "Could you please let me know how I can activate my profile?",
     ):
         assert not Request(how).requests("activate", entities), how
     for done in (
