@@ -430,7 +430,7 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
 _GRANTS = frozenset({"give", "provide"})
 _ACTS = frozenset(w for group in OPERATIONS for w in group)
 _ACT_STEMS = frozenset(stem(w) for w in _ACTS)
-_FOR = frozenset({"for", "on", "per"})  # "the fee for those checked bags"
+_FOR = frozenset({"for", "per"})  # "the fee for those checked bags" ("due on" is a field)
 
 
 def _grants_an_act(after: Sequence[str]) -> bool:

@@ -308,6 +308,8 @@ def test_a_field_is_asked_after_a_cue_not_as_what_another_is_for() -> None:
     assert not Request("I want to add checked bags and check the fees.").names_as_asked("bags")
     asked = Request("I need two numbers: the total balance and how many active cards I have.")
     assert asked.names_as_asked("total_balance") and asked.names_as_asked("active_cards")
+    # the fake model's "Please tell me the due on, returned.": "on" is a field's own word
+    assert Request("Please tell me the due on, returned.").names_as_asked("returned")
 
 
 def test_a_record_is_called_by_its_whole_name_first() -> None:
