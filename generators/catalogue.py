@@ -21,6 +21,7 @@ from generators.allowances import charges
 from generators.patterns import (
     Candidate,
     Condition,
+    Variant,
     catalogue,
     condition_problems,
     condition_step,
@@ -217,7 +218,7 @@ def fallback_choice(
                 if any(m.rule == i and m.candidate == cand.id for m in mapped):
                     continue
                 moved = every and cand.pattern == "move"
-                if moved and _plain(cand.id) != cand.id:
+                if moved and cand.variant is not None:
                     continue  # its plain form's mapping goes to it (`onto_variants`)
                 # the record's state before the move, not the row it moves to: "a flight
                 # booking with fare_class basic_economy" is the booked flight's class
@@ -240,16 +241,15 @@ def fallback_choice(
     return CatalogueChoice(tools=[ToolChoice(candidate=c.id) for c in picked], rules=mapped)
 
 
-VARIANTS = (" taking ", " restocking ", " counting ")
-
-
 def onto_variants(choice: CatalogueChoice, by_id: dict[str, Candidate]) -> CatalogueChoice:
     """Where a rule needs a variant ("while seats_sold is below the train's capacity": the
     sale that counts itself), the plain form's pick and rules go to it, under the pick's
     name or the plain tool's (`create_ticket`, not `create_ticket_counting_seats_sold`):
     one tool for one act, named as the agent would look for it."""
     variant = {
-        _plain(m.candidate): m.candidate for m in choice.rules if _plain(m.candidate) != m.candidate
+        _plain(m.candidate, by_id): m.candidate
+        for m in choice.rules
+        if _plain(m.candidate, by_id) != m.candidate
     }
     if not variant:
         return choice
@@ -270,20 +270,22 @@ def onto_variants(choice: CatalogueChoice, by_id: dict[str, Candidate]) -> Catal
     return choice.model_copy(update={"tools": tools, "rules": rules})
 
 
-def _plain(ident: str) -> str:
+def _plain(ident: str, by_id: dict[str, Candidate]) -> str:
     """The id of the operation a variant is offered beside."""
-    return re.split("|".join(VARIANTS), ident)[0]
+    cand = by_id.get(ident)
+    return cand.plain if cand is not None else ident
 
 
-def _plain_name(name: str) -> str:
+def _plain_name(cand: Candidate, by_id: dict[str, Candidate]) -> str:
     """A variant tool's name as its plain form's: ecommerce's users asked to "create an
     order item taking stock", the tool's name, for an order item."""
-    return re.split("|".join(v.strip() for v in VARIANTS).join(("_(?:", ")_")), name)[0]
+    plain = by_id.get(cand.plain)
+    return plain.tool.name if plain is not None else cand.tool.name
 
 
 def _variant(cand: Candidate) -> bool:
     """An operation offered beside a plainer one, or one few domains want (a move)."""
-    return cand.pattern == "move" or any(v in cand.id for v in VARIANTS)
+    return cand.pattern == "move" or cand.variant is not None
 
 
 def topped_up(
@@ -326,8 +328,12 @@ def onto_moves(
             move = by_id.get(f"move:{cand.creates}.{param}")
             # a record made taking its parent's stock moves taking the new one's: travel's
             # moves of a flight booking took no seat
-            took = re.search(r" taking (\S+)$", cand.id)
-            taking = by_id.get(f"{move.id} taking {took.group(1)}") if move and took else None
+            took = cand.variant if cand.variant and cand.variant.how == "taking" else None
+            taking = (
+                by_id.get(Variant(of=move.id, how="taking", column=took.column).id)
+                if move and took
+                else None
+            )
             if move is None or not {move.id, taking.id if taking else ""} & picked:
                 continue  # not picked, nor its taking form (picked for a rule of its own)
             carried = [
@@ -353,14 +359,16 @@ def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, st
     seats_sold, and `move_ticket_trip` left both trips' counts as they were."""
     out = {}
     for ident in picked:
-        made = re.search(r"^create:(\w+).* counting (\w+\.\w+)$", ident)
-        if made is None:
+        made = by_id.get(ident)
+        if made is None or made.creates is None or made.variant is None:
+            continue
+        if made.variant.how != "counting":
             continue
         for move in picked:
             cand = by_id.get(move)
-            if cand is None or cand.pattern != "move" or cand.rows[cand.main] != made[1]:
+            if cand is None or cand.pattern != "move" or cand.rows[cand.main] != made.creates:
                 continue
-            counting = f"{move} counting {made[2]}"
+            counting = Variant(of=move, how="counting", column=made.variant.column).id
             if counting in by_id:
                 out[move] = counting
     return out
@@ -412,9 +420,10 @@ def realise(
     renamed: dict[str, str] = {}
     for m in moved:  # a move that takes along replaces the plain one picked, under its name,
         # and takes its rules along ("cannot be changed" holds for it)
-        if m.candidate not in picks and _plain(m.candidate) in picks:
-            picks[m.candidate] = picks.pop(_plain(m.candidate))
-            renamed[_plain(m.candidate)] = m.candidate
+        plain = _plain(m.candidate, by_id)
+        if m.candidate not in picks and plain in picks:
+            picks[m.candidate] = picks.pop(plain)
+            renamed[plain] = m.candidate
     for plain, counting in counted_moves(set(picks), by_id).items():
         picks[counting] = picks.pop(plain)
         renamed[plain] = counting
@@ -434,13 +443,14 @@ def realise(
             steps.setdefault(m.candidate, []).append((m.rule, cond, step))
     out = PatternTools()
     coverage = [RuleCoverage(rule=r) for r in rules]
-    plain_picked = [by_id[i].tool.name for i in picks if _plain(i) == i]
+    plain_picked = [by_id[i].tool.name for i in picks if _plain(i, by_id) == i]
     for ident, pick in picks.items():
         cand = by_id[ident]
         kept = keeps_verb(pick.name, cand.tool.name) and names_its_records(pick.name, cand)
         name = pick.name if kept else cand.tool.name
-        if name == cand.tool.name and _plain_name(name) not in taken | set(plain_picked):
-            name = _plain_name(name)  # `create_order_item`, not `..._taking_stock`
+        plain_name = _plain_name(cand, by_id)
+        if name == cand.tool.name and plain_name not in taken | set(plain_picked):
+            name = plain_name  # `create_order_item`, not `..._taking_stock`
         if name in taken:
             if pick.name or cand.tool.kind == "read":
                 continue  # a derived tool already does it (or the name is the model's slip)

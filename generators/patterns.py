@@ -180,6 +180,21 @@ class Condition(BaseModel):
     cases: list[Condition] = Field(default_factory=list, max_length=4)
 
 
+class Variant(BaseModel):
+    """How an operation differs from the plainer one it is offered beside: it takes from a
+    parent's stock, gives back to it, or counts itself sold on it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    of: str = Field(description="the id of the plain operation")
+    how: Literal["taking", "restocking", "counting"]
+    column: str = Field(description="the parent's column, as table.column")
+
+    @property
+    def id(self) -> str:
+        return f"{self.of} {self.how} {self.column}"
+
+
 class Candidate(BaseModel):
     """A concrete operation the catalogue offers, with its tool already rendered."""
 
@@ -210,7 +225,15 @@ class Candidate(BaseModel):
         description="checks every such operation needs whatever the rules (two references "
         "to one table differ, an end is not before its start): after the rules' own",
     )
+    variant: Variant | None = Field(
+        default=None, description="what it does beside the plain operation it varies"
+    )
     tool: Tool
+
+    @property
+    def plain(self) -> str:
+        """The id of the operation it is offered beside: its own where it is plain."""
+        return self.variant.of if self.variant is not None else self.id
 
 
 # -- schema reading -----------------------------------------------------------------------
@@ -1130,9 +1153,11 @@ def _taking(
             "run": run,
         }
     )
+    variant = Variant(of=cand.id, how="taking", column=stock)
     return cand.model_copy(
         update={
-            "id": f"{cand.id} taking {stock}",
+            "id": variant.id,
+            "variant": variant,
             "summary": f"{cand.summary}; {summary}",
             "guards": cand.guards | {"enough": len(tool.require) - 1, "takes": -1},
             "tool": tool,
@@ -1207,10 +1232,12 @@ def moved_sellings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
                     "run": [off, on, *cand.tool.run],
                 }
             )
+            variant = Variant(of=cand.id, how="counting", column=f"{parent.name}.{sold}")
             out.append(
                 cand.model_copy(
                     update={
-                        "id": f"{cand.id} counting {parent.name}.{sold}",
+                        "id": variant.id,
+                        "variant": variant,
                         "summary": f"{cand.summary}; moves its count of {parent.name}.{sold}",
                         "tool": tool,
                     }
@@ -1240,9 +1267,11 @@ def _selling(cand: Candidate, parent: Table, ref: str, sold: str, counted: str |
             "run": [*cand.tool.run, count],
         }
     )
+    variant = Variant(of=cand.id, how="counting", column=f"{parent.name}.{sold}")
     return cand.model_copy(
         update={
-            "id": f"{cand.id} counting {parent.name}.{sold}",
+            "id": variant.id,
+            "variant": variant,
             "summary": f"{cand.summary}; adds to {parent.name}.{sold}",
             "guards": cand.guards | {"counts": -1},
             "tool": tool,
@@ -1309,10 +1338,12 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
                 "run": [*cand.tool.run, sql],
             }
         )
+        variant = Variant(of=cand.id, how="restocking", column=f"{parent_name}.{stock}")
         out.append(
             cand.model_copy(
                 update={
-                    "id": f"{cand.id} restocking {parent_name}.{stock}",
+                    "id": variant.id,
+                    "variant": variant,
                     "summary": f"{cand.summary}; gives back to {parent_name}.{stock}",
                     "guards": cand.guards | {"restocks": -1},
                     "tool": tool,
