@@ -93,7 +93,7 @@ def useless_reads(
             useless.append(i)
             continue
         known = {
-            value_key(v) for j in range(i) if results[j].ok for v in scalars(results[j].output)
+            value_key(v) for j in range(i) if results[j].ok for v in shown_values(results[j].output)
         }
         mine = {value_key(v) for v in scalars(results[i].output)}
         new = {v for v in mine - known if not text.mentions(v)}
@@ -110,6 +110,24 @@ def useless_reads(
                 continue
         useless.append(i)
     return useless
+
+
+def shown_values(output: object) -> list[object]:
+    """The values an output tells of what it shows: a row's own key and columns, not the
+    ids of other records it points to. travel-intent-00030 on 00fbd03 listed the user's
+    bookings (one at hotel 38582), then found "Marshall-King" (38582) to move another one
+    there: the listing does not say which hotel 38582 is, and the find was called idle."""
+    rows = output if isinstance(output, list) else [output]
+    out: list[object] = []
+    for row in rows:
+        if not isinstance(row, dict):
+            out.extend(scalars(row))
+            continue
+        key = next((c for c in row if c == "id" or c.endswith("_id")), None)
+        for column, value in row.items():
+            if column == key or not (column == "id" or column.endswith("_id")):
+                out.extend(scalars(value))
+    return [v for v in out if v is not None]
 
 
 def _shows(output: object, write: ToolCall, looked_up: set[object]) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolscale.dataflow import stale_told, value_key
+from toolscale.dataflow import shown_values, stale_told, value_key
 from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, numbers, scalars, tokens
 from toolscale.reasons import IntentReason
@@ -401,13 +401,20 @@ def targets(task: Task, tools: dict[str, Tool], schema: Schema, seed: SeedFacts)
     return out
 
 
-def _first_output(value: object, replay: Replay, before: int) -> int | None:
+def _outputs_of(value: object, replay: Replay, before: int) -> list[int]:
+    """The calls before `before` whose output holds `value`: first those that show it as
+    what a row is (its key or a column), then those that only point to it (the trip of one
+    of the tickets listed). travel-intent-00030 on 00fbd03 was rejected for a hotel id one
+    of its listed bookings pointed to, where the find of the hotel the user named gave it."""
     key = value_key(value)
-    for j in range(before):
-        result = replay.results[j]
-        if result.ok and any(value_key(v) == key for v in scalars(result.output)):
-            return j
-    return None
+    ok = [j for j in range(before) if replay.results[j].ok]
+    shown = [j for j in ok if key in map(value_key, shown_values(replay.results[j].output))]
+    held = [j for j in ok if key in map(value_key, scalars(replay.results[j].output))]
+    return [*shown, *(j for j in held if j not in shown)]
+
+
+def _first_output(value: object, replay: Replay, before: int) -> int | None:
+    return next(iter(_outputs_of(value, replay, before)), None)
 
 
 def _picked(rows: list[dict], value: object, said: Text) -> bool:
@@ -644,16 +651,9 @@ def _found_by(value: object, task: Task, replay: Replay, before: int, hops: int 
     """The text argument the instruction says that an earlier lookup found `value` by, or
     found the key of that lookup by: movie-intent-00004 on 71aacdf moved a booking onto a
     showtime listed by a movie id that the film's title found ("Move the showtime for my
-    booking of Inception", a booking of another film)."""
-    for index in range(min(before, len(replay.results))):
-        result = replay.results[index]
-        rows = result.output if isinstance(result.output, list) else [result.output]
-        found = any(
-            isinstance(r, dict) and any(value_key(v) == value_key(value) for v in r.values())
-            for r in rows
-        )
-        if not found:
-            continue
+    booking of Inception", a booking of another film). The lookup is the one that shows
+    `value` as what a row is before one that only points to it (`_outputs_of`)."""
+    for index in _outputs_of(value, replay, min(before, len(replay.results))):
         for said in task.gold_calls[index].arguments.values():
             if (
                 isinstance(said, str)

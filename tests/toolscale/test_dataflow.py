@@ -79,3 +79,21 @@ def test_a_told_value_an_earlier_output_gave_is_avoidable() -> None:
     results = _ok([{"id": 7, "balance": 5}], {"id": 7, "balance": 5})
     told = [(0, "0.balance"), (1, "balance")]
     assert avoidable_reads(calls, results, is_write, "owner 1, id 7", told) == [1]
+
+
+def test_a_find_brings_what_an_earlier_row_only_pointed_to() -> None:
+    """travel-intent-00030 on 00fbd03 listed the user's bookings (one at hotel 38582), then
+    found "Marshall-King" (38582) to move another booking there: the listing does not say
+    which hotel 38582 is, so the find is no idle read. A row's own key already shown is."""
+    calls = _calls(
+        ("list_bookings", {"customer_id": 1}),
+        ("find_hotel", {"name": "Marshall-King"}),
+        ("set_hotel", {"booking_id": 5, "new_hotel_id": 38582}),
+    )
+    bookings = [{"booking_id": 5, "hotel_id": 10}, {"booking_id": 6, "hotel_id": 38582}]
+    results = _ok(bookings, {"hotel_id": 38582, "name": "Marshall-King"}, {"booking_id": 5})
+    said = "Move my booking 5 to Marshall-King."
+    assert useless_reads(calls, results, is_write, said, set(), check_before_write=False) == []
+    hotels = [{"hotel_id": 38582, "name": "Marshall-King"}]
+    shown = _ok(hotels, {"hotel_id": 38582, "name": "Marshall-King"}, {"booking_id": 5})
+    assert useless_reads(calls, shown, is_write, said, set(), check_before_write=False) == [1]

@@ -18,6 +18,7 @@ from validators.intent import (
     _amount_as_column,
     _asks_state,
     _names_a_record,
+    _outputs_of,
     said_as_issued,
     said_as_verb,
     unsaid_destination,
@@ -1295,6 +1296,37 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
     ):
         detail = unsaid_destination(mini_task(instruction=ask, gold_calls=listed), tools, chain)
         assert (detail is not None) == wrong, ask
+    # travel-intent-00030 on 00fbd03: the user's listed bookings, found by their email,
+    # held one at the table the find gave; the move goes where the find says
+    mine = [
+        {"name": "find_table", "arguments": {"email": "kevin@yahoo.com"}},
+        {"name": "find_table", "arguments": {"customer_id": 7}},
+        *calls,
+    ]
+    rows = [{"reservation_id": 36104, "table_id": 3}, {"reservation_id": 36105, "table_id": 29499}]
+    chain = Replay(
+        results=[
+            ToolResult(ok=True, output={"customer_id": 7}),
+            ToolResult(ok=True, output=rows),
+            *replay.results,
+        ],
+        changes={},
+    )
+    ask = "Please move my reservation to the table Special Table 7. My email is kevin@yahoo.com."
+    assert unsaid_destination(mini_task(instruction=ask, gold_calls=mine), tools, chain) is None
+
+
+def test_a_value_comes_from_the_row_it_is_before_a_row_that_points_to_it() -> None:
+    """travel-intent-00030 on 00fbd03 was unasked_target: "new_hotel_id=38582 is one of 5
+    rows of gold call 1" (the user's bookings, one at that hotel), where the find of the
+    hotel the user named gave it. A value only pointed to still has a source."""
+    bookings = [{"booking_id": 5, "hotel_id": 10}, {"booking_id": 6, "hotel_id": 38582}]
+    hotel = {"hotel_id": 38582, "name": "Marshall-King"}
+    outputs = [{"customer_id": 7}, bookings, hotel]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+    assert _outputs_of(38582, replay, 3) == [2, 1]
+    assert _outputs_of(38582, replay, 2) == [1]
+    assert _outputs_of(6, replay, 3) == [1]
 
 
 def test_a_field_named_by_the_records_kind_is_not_asked_about() -> None:
