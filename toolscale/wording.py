@@ -79,7 +79,8 @@ FIELDS: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split())
     for group in (
         "balance left remaining available funds money",
-        "amount much sum total cost price",
+        # travel-intent-00026 on 00fbd03: "receive the prices of these bags", told bag_fees
+        "amount much sum total cost price fee charge",
         "status state",
         "limit cap maximum",
         "count many number",
@@ -431,6 +432,16 @@ _GRANTS = frozenset({"give", "provide"})
 _ACTS = frozenset(w for group in OPERATIONS for w in group)
 _ACT_STEMS = frozenset(stem(w) for w in _ACTS)
 _FOR = frozenset({"for", "per"})  # "the fee for those checked bags" ("due on" is a field)
+_COUNTS = frozenset({"number", "count", "amount", "total", "quantity"})
+
+
+def _said_for(sentence: Sequence[str], i: int) -> bool:
+    """The words before the field's word at `i` say it is what another thing is for or of:
+    "the fee for those bags", "the prices of these bags"; "the number of bags" asks them."""
+    near = range(max(0, i - 3), i)
+    if any(sentence[k] in _FOR for k in near):
+        return True
+    return any(sentence[k] == "of" and k and sentence[k - 1] not in _COUNTS for k in near)
 
 
 def _grants_an_act(after: Sequence[str]) -> bool:
@@ -624,7 +635,7 @@ class Request:
             if not cues:
                 continue
             for i, token in enumerate(sentence):
-                if stem(token) not in wanted or _FOR & set(sentence[max(0, i - 3) : i]):
+                if stem(token) not in wanted or _said_for(sentence, i):
                     continue
                 if i > cues[0] or not _ACT_STEMS & {stem(t) for t in sentence[:i]}:
                     return True

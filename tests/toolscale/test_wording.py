@@ -308,6 +308,11 @@ def test_a_field_is_asked_after_a_cue_not_as_what_another_is_for() -> None:
     assert not Request("I want to add checked bags and check the fees.").names_as_asked("bags")
     asked = Request("I need two numbers: the total balance and how many active cards I have.")
     assert asked.names_as_asked("total_balance") and asked.names_as_asked("active_cards")
+    # travel-intent-00026 on 00fbd03: the prices of the bags, not their number
+    prices = Request("Add checked bags to my booking and tell me the prices of these bags.")
+    assert prices.names_as_asked("bag_fees") and not prices.names_as_asked("checked_bags")
+    assert Request("Tell me the number of my checked bags.").names_as_asked("checked_bags")
+    assert not Request("Tell me the prices of these checked bags.").names_as_asked("bags")
     # the fake model's "Please tell me the due on, returned.": "on" is a field's own word
     assert Request("Please tell me the due on, returned.").names_as_asked("returned")
 
