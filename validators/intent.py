@@ -300,28 +300,43 @@ _MAKING = next(group for group in OPERATIONS if "create" in group)
 
 
 def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> str | None:
-    """A new record of another kind asked for, one another tool makes, and this kind never
-    named: medicine's "I need to schedule an appointment for Royal Migraine Pills" whose
-    gold made a prescription (create_appointment makes appointments)."""
+    """Every act of making said is of another kind, one another tool makes: medicine's "I
+    need to schedule an appointment for Royal Migraine Pills" whose gold made a prescription
+    (create_appointment makes appointments); travel-intent-00040 on 00fbd03, "I just booked
+    a hotel stay ... and I want to add a flight booking with 20 bags", whose gold made the
+    hotel booking. An act followed by no kind, or by a word both kinds share ("booking"),
+    may be of this one."""
     made = set(tool.inserts())
+    # a maker that also takes a seat (create_flight_booking on 00fbd03) makes one all the same
+    others = {t for other in tools.values() for t in other.inserts()} - made
+
+    def kind_words(tables: set[str]) -> set[str]:
+        found = set().union(*(entity_words(t) for t in tables)) if tables else set()
+        return found | {singular(w) for w in found}
+
+    mine, theirs = kind_words(made), kind_words(others)
     toks = request.tokens
-    said = set(toks)
-    if any(entity_words(t) & (said | {singular(w) for w in said}) for t in made):
-        return None
-    others = {t for other in tools.values() if other.creates for t in other.inserts()} - made
+    asked: tuple[str, str, str] | None = None  # (act, the other kind's word, its table)
     for k, word in enumerate(toks):
         if word not in _MAKING:
             continue
-        for after in toks[k + 1 : k + 4]:
-            kind = next((t for t in others if after in entity_words(t)), None)
-            if kind is not None:
-                maker = next(o.name for o in tools.values() if o.creates and kind in o.inserts())
-                kind_made = record_phrase(sorted(made)[0]) if made else "record"
-                return (
-                    f"creates a new {kind_made}; the instruction asks to {word} a {after}, "
-                    f"which {maker} makes"
-                )
-    return None
+        after = [singular(a) for a in toks[k + 1 : k + 4]]
+        kind = next(
+            (t for a in after if a in theirs - mine for t in others if a in kind_words({t})),
+            None,
+        )
+        if kind is None or any(a in mine - theirs for a in after):
+            return None  # an act that may be of this kind
+        asked = asked or (word, next(a for a in after if a in theirs - mine), kind)
+    if asked is None:
+        return None
+    word, after_word, kind = asked
+    maker = next(o.name for o in tools.values() if kind in o.inserts())
+    kind_made = record_phrase(sorted(made)[0]) if made else "record"
+    return (
+        f"creates a new {kind_made}; the instruction asks to {word} a {after_word}, "
+        f"which {maker} makes"
+    )
 
 
 # thanks for an act is no request for it: medicine's "Thank you for creating an appointment

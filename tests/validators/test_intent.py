@@ -13,6 +13,7 @@ from toolscale.environment import Replay
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolResult
+from toolscale.wording import Request
 from validators.facts import SeedFacts
 from validators.intent import (
     _amount_as_column,
@@ -1179,6 +1180,34 @@ def test_a_new_record_of_another_kind_asked_for_is_unasked_write(
     assert "creates a new account; the instruction asks to add a payee, which add_payee" in detail
     asked = "Please open a new savings account for me and tell me its status."
     assert open_verdict(banking_spec, asked) == ("accepted", "ok", "")
+
+
+def test_a_new_record_asked_as_another_kind_that_shares_a_word_is_another() -> None:
+    """travel-intent-00040 on 00fbd03: "I just booked a hotel stay ... and I want to add a
+    flight booking with 20 bags", whose gold made the hotel booking: "booking" is both
+    kinds', "flight" only the other's."""
+    from validators.intent import other_kind_asked
+
+    base: dict[str, object] = {"description": "d", "kind": "write"}
+    base["parameters"] = {"type": "object", "properties": {}}
+    hotel = Tool.model_validate(
+        base
+        | {"name": "create_hotel_booking", "run": ["INSERT INTO hotel_bookings (id) VALUES (1)"]}
+    )
+    # a booking that takes a seat is made all the same (no plain create)
+    seat = "UPDATE flights SET seats = seats - 1 WHERE id = 1"
+    made = ["INSERT INTO flight_bookings (id) VALUES (1)", seat]
+    flight = Tool.model_validate(base | {"name": "create_flight_booking", "run": made})
+    tools = {t.name: t for t in (hotel, flight)}
+    said = "I just booked a hotel stay, and I want to add a flight booking with 20 bags."
+    detail = other_kind_asked(Request(said), hotel, tools)
+    assert detail is not None and "add a flight, which create_flight_booking makes" in detail
+    for asked in (
+        "I want to add a hotel booking and a flight booking.",
+        "I want to add a booking at the Dune Lodge.",
+        "Please book a room for me.",
+    ):
+        assert other_kind_asked(Request(asked), hotel, tools) is None, asked
 
 
 def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
