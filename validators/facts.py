@@ -510,6 +510,8 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := misattributed(task, replay, tools or {}, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := unknown_id(text, seed, replay):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     # a sentence of the request may describe a record too ("my account ACC-83392, which is
@@ -783,6 +785,42 @@ def targets(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> list[dict]
                 ):
                     out.append(row)
     return out
+
+
+def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
+    """A value of the new record said as another record's: travel-intent-00057 on 00fbd03
+    cancelled a hotel booking and made a flight booking, and said "The check-out date for
+    the hotel booking is 2025-03-04T20:00:38", the new flight booking's. Where the text
+    names the other kind and not the new one's, and the record of that kind the gold acts
+    on holds another value of that column, the statement is false."""
+    acted = [(t, row) for row in targets(task, replay, tools) if (t := _table_of(row, seed))]
+    texts = [*task.known_facts, *re.split(r"(?<=[.!?])\s+", task.instruction)]
+    for call in task.gold_calls:
+        tool = tools.get(call.name)
+        made = tool.inserts() if tool is not None else []
+        if not made:
+            continue
+        new = {w for w in entity_words(made[0])}
+        for column, value in call.arguments.items():
+            if value is None or isinstance(value, bool) or column.endswith("_id"):
+                continue
+            for text in texts:
+                said = {singular(w) for w in tokens(text.replace("_", " "))}
+                if not Text(text).mentions(value) or not set(name_words(column)) <= said:
+                    continue
+                for table, row in acted:
+                    other = {singular(w) for w in entity_words(table)} - {singular(w) for w in new}
+                    own = {singular(w) for w in new} - {singular(w) for w in entity_words(table)}
+                    if table == made[0] or not other & said or own & said:
+                        continue
+                    held = row.get(column)
+                    if held is not None and value_key(held) != value_key(value):
+                        return (
+                            f"{text.strip()!r} says the {record_phrase(table)}'s {column} is "
+                            f"{value}, the new {record_phrase(made[0])}'s; the {record_phrase(table)} "
+                            f"the gold acts on has {held}"
+                        )
+    return ""
 
 
 def _table_of(row: dict, seed: SeedFacts) -> str | None:

@@ -1105,3 +1105,61 @@ def test_a_record_two_hops_from_the_users_is_theirs_to_name() -> None:
         'the user says "My train\'s name is Coastal"; none of their records is tied to the '
         "train 'Coastal'"
     )
+
+
+def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> None:
+    """travel-intent-00057 on 00fbd03 cancelled a hotel booking and made a flight booking,
+    and said "The check-out date for the hotel booking is 2025-03-04T20:00:38", the new
+    flight booking's."""
+    from tests.generators.railway import bed, col, fk
+    from validators.facts import misattributed
+
+    def bookings(kind: str) -> dict:
+        columns = [col(f"{kind}_booking_id", "integer"), col("customer_id", "integer")]
+        return {
+            "name": f"{kind}_bookings",
+            "columns": [*columns, col("check_out_date", "datetime")],
+            "primary_key": [f"{kind}_booking_id"],
+            "foreign_keys": [fk("customer_id", "customers")],
+        }
+
+    customers = {"name": "customers", "columns": [col("customer_id", "integer")]}
+    schema = {
+        "tables": [
+            customers | {"primary_key": ["customer_id"]},
+            *map(bookings, ("hotel", "flight")),
+        ]
+    }
+    stay = {"hotel_booking_id": 5, "customer_id": 1, "check_out_date": "2025-07-09T10:00:00"}
+    spec = bed("travel", schema, {"customers": [{"customer_id": 1}], "hotel_bookings": [stay]})
+    cancel = one_write(
+        "cancel_hotel_booking",
+        "DELETE FROM hotel_bookings WHERE hotel_booking_id = :hotel_booking_id",
+    )
+    book = one_write(
+        "create_flight_booking",
+        "INSERT INTO flight_bookings (check_out_date) VALUES (:check_out_date)",
+    )
+    tools = {t.name: t for t in (cancel, book)}
+    calls = [
+        {"name": "list_hotel_bookings", "arguments": {"customer_id": 1}},
+        {"name": "cancel_hotel_booking", "arguments": {"hotel_booking_id": 5}},
+        {"name": "create_flight_booking", "arguments": {"check_out_date": "2025-03-04T20:00:38"}},
+    ]
+    outputs = [[stay], stay, {"flight_booking_id": 9}]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+
+    def said(fact: str) -> str:
+        task = mini_task(
+            instruction="Cancel my stay and book a flight.", gold_calls=calls, known_facts=[fact]
+        )
+        return misattributed(task, replay, tools, SeedFacts.of(spec))
+
+    wrong = said("The check-out date for the hotel booking is 2025-03-04T20:00:38")
+    assert "the new flight booking's; the hotel booking the gold acts on has 2025-07-09" in wrong
+    for true in (
+        "The check-out date for the flight booking is 2025-03-04T20:00:38",
+        "My check-out date is 2025-03-04T20:00:38",
+        "The check-out date for the hotel booking is 2025-07-09T10:00:00",
+    ):
+        assert said(true) == "", true
