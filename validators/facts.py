@@ -401,7 +401,7 @@ class SeedFacts:
 
 
 _DISOWNS = re.compile(
-    r"\b(?:forgot(?:ten)?|(?:do not|don't|can't|cannot|can not) (?:remember|recall|know|find)"
+    r"\b(?:forgot(?:ten)?|(?:do not|don['’]t|can['’]t|cannot|can not) (?:remember|recall|know|find)"
     r"|lost)\s+(?:what\s+)?(?:my|the)\s+(?P<what>[\w' ,-]+?)(?=\s+(?:is|was|are)\b|[.;:!?(]|$)",
     re.I,
 )
@@ -815,10 +815,10 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
                         continue
                     held = row.get(column)
                     if held is not None and value_key(held) != value_key(value):
+                        kind, new_kind = record_phrase(table), record_phrase(made[0])
                         return (
-                            f"{text.strip()!r} says the {record_phrase(table)}'s {column} is "
-                            f"{value}, the new {record_phrase(made[0])}'s; the {record_phrase(table)} "
-                            f"the gold acts on has {held}"
+                            f"{text.strip()!r} says the {kind}'s {column} is {value}, the new "
+                            f"{new_kind}'s; the {kind} the gold acts on has {held}"
                         )
     return ""
 

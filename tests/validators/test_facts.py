@@ -472,7 +472,12 @@ def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
 ) -> None:
     """movie-intent-00025: "I forgot the email and seat count", its facts giving both (kept
     by the judge for a wrong reason). A lost card says nothing of a card number."""
-    for said in ("I forgot the email and my phone.", "I don't remember my email address."):
+    # travel-intent-00039 on dee4810: "I don’t know my email or flight ID", a curly quote
+    for said in (
+        "I forgot the email and my phone.",
+        "I don't remember my email address.",
+        "I don\u2019t know my email or flight ID.",
+    ):
         stage, reason, detail = loan_verdict(banking_spec, f"{said} {ASK}")
         assert (stage, reason) == ("facts", "disowned_fact"), said
         assert "yet a known fact is 'My email is maria.lopez@example.com.'" in detail
