@@ -114,7 +114,7 @@ def useless_reads(
 
 def shown_values(output: object) -> list[object]:
     """The values an output tells of what it shows: a row's own key and columns, not the
-    ids of other records it points to. travel-intent-00030 on 00fbd03 listed the user's
+    ids of other records it points to. travel-intent-00030 on d7b1bec listed the user's
     bookings (one at hotel 38582), then found "Marshall-King" (38582) to move another one
     there: the listing does not say which hotel 38582 is, and the find was called idle."""
     rows = output if isinstance(output, list) else [output]

@@ -79,7 +79,7 @@ FIELDS: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split())
     for group in (
         "balance left remaining available funds money",
-        # travel-intent-00026 on 00fbd03: "receive the prices of these bags", told bag_fees
+        # travel-intent-00026 on d7b1bec: "receive the prices of these bags", told bag_fees
         "amount much sum total cost price fee charge",
         "status state",
         "limit cap maximum",
@@ -204,7 +204,7 @@ _ASKS_TO_ACT = re.compile(
 # confirmed a booking for "I want to confirm that the hotel booking I made is still active"
 _ARTICLES = {"a", "an", "the"}
 # "how can I activate ...", "what I should do next to withdraw ...": a way asked for; and
-# travel-intent-00035 on 00fbd03's "let me know how I can cancel the hotel booking"
+# travel-intent-00035 on d7b1bec's "let me know how I can cancel the hotel booking"
 _HOW = re.compile(
     r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|(?:i|we) (?:can|could|should|may)|to)$"
     r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"

@@ -1170,7 +1170,7 @@ def not_today(task: Task, clock: str) -> str:
     return ""
 
 
-# a name may be a firm's: "Martinez, Howard and Le" (travel-intent-00023 on 00fbd03, "My
+# a name may be a firm's: "Martinez, Howard and Le" (travel-intent-00023 on d7b1bec, "My
 # hotel's name is Martinez, Howard and Le" of the hotel a booking moves to, was kept)
 _PROPER = r"([A-Z][\w'&.]*(?:(?:[ -]|, |,? and )[A-Z][\w'&.]*){0,4})"
 # "my hotel Barron-Fleming", "The hotel Barron-Fleming is my hotel": a record of a table no

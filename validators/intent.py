@@ -419,7 +419,7 @@ def targets(task: Task, tools: dict[str, Tool], schema: Schema, seed: SeedFacts)
 def _outputs_of(value: object, replay: Replay, before: int) -> list[int]:
     """The calls before `before` whose output holds `value`: first those that show it as
     what a row is (its key or a column), then those that only point to it (the trip of one
-    of the tickets listed). travel-intent-00030 on 00fbd03 was rejected for a hotel id one
+    of the tickets listed). travel-intent-00030 on d7b1bec was rejected for a hotel id one
     of its listed bookings pointed to, where the find of the hotel the user named gave it."""
     key = value_key(value)
     ok = [j for j in range(before) if replay.results[j].ok]

@@ -82,7 +82,7 @@ def test_a_told_value_an_earlier_output_gave_is_avoidable() -> None:
 
 
 def test_a_find_brings_what_an_earlier_row_only_pointed_to() -> None:
-    """travel-intent-00030 on 00fbd03 listed the user's bookings (one at hotel 38582), then
+    """travel-intent-00030 on d7b1bec listed the user's bookings (one at hotel 38582), then
     found "Marshall-King" (38582) to move another booking there: the listing does not say
     which hotel 38582 is, so the find is no idle read. A row's own key already shown is."""
     calls = _calls(

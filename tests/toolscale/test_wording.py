@@ -107,7 +107,7 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         # finance-intent-00161 on 03eaeac, whose gold deactivated the account
         "I'm looking for a way to activate my profile.",
         "Is there an easy way to activate my profile?",
-        # travel-intent-00035 on 00fbd03, whose gold tried the cancellation
+        # travel-intent-00035 on d7b1bec, whose gold tried the cancellation
         "Could you please let me know how I can activate my profile?",
     ):
         assert not Request(how).requests("activate", entities), how
@@ -308,7 +308,7 @@ def test_a_field_is_asked_after_a_cue_not_as_what_another_is_for() -> None:
     assert not Request("I want to add checked bags and check the fees.").names_as_asked("bags")
     asked = Request("I need two numbers: the total balance and how many active cards I have.")
     assert asked.names_as_asked("total_balance") and asked.names_as_asked("active_cards")
-    # travel-intent-00026 on 00fbd03: the prices of the bags, not their number
+    # travel-intent-00026 on d7b1bec: the prices of the bags, not their number
     prices = Request("Add checked bags to my booking and tell me the prices of these bags.")
     assert prices.names_as_asked("bag_fees") and not prices.names_as_asked("checked_bags")
     assert Request("Tell me the number of my checked bags.").names_as_asked("checked_bags")

@@ -472,7 +472,7 @@ def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
 ) -> None:
     """movie-intent-00025: "I forgot the email and seat count", its facts giving both (kept
     by the judge for a wrong reason). A lost card says nothing of a card number."""
-    # travel-intent-00039 on dee4810: "I don’t know my email or flight ID", a curly quote
+    # travel-intent-00039 on 00fbd03: "I don’t know my email or flight ID", a curly quote
     for said in (
         "I forgot the email and my phone.",
         "I don't remember my email address.",
@@ -986,7 +986,7 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
     assert said("Move my booking to the Dune Lodge.", move, ("My hotel's name is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel name is Harbor Inn",)) == ""
-    # a firm's name (travel-intent-00023 on 00fbd03), and a name with more said after it
+    # a firm's name (travel-intent-00023 on d7b1bec), and a name with more said after it
     hotels = [
         h | {"name": "Martinez, Howard and Le"} if h["hotel_id"] == 21 else h
         for h in spec.seed["hotels"]

@@ -1325,7 +1325,7 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
     ):
         detail = unsaid_destination(mini_task(instruction=ask, gold_calls=listed), tools, chain)
         assert (detail is not None) == wrong, ask
-    # travel-intent-00030 on 00fbd03: the user's listed bookings, found by their email,
+    # travel-intent-00030 on d7b1bec: the user's listed bookings, found by their email,
     # held one at the table the find gave; the move goes where the find says
     mine = [
         {"name": "find_table", "arguments": {"email": "kevin@yahoo.com"}},
@@ -1346,7 +1346,7 @@ def test_a_move_onto_a_record_named_as_another_end_is_unasked_target() -> None:
 
 
 def test_a_value_comes_from_the_row_it_is_before_a_row_that_points_to_it() -> None:
-    """travel-intent-00030 on 00fbd03 was unasked_target: "new_hotel_id=38582 is one of 5
+    """travel-intent-00030 on d7b1bec was unasked_target: "new_hotel_id=38582 is one of 5
     rows of gold call 1" (the user's bookings, one at that hotel), where the find of the
     hotel the user named gave it. A value only pointed to still has a source."""
     bookings = [{"booking_id": 5, "hotel_id": 10}, {"booking_id": 6, "hotel_id": 38582}]
