@@ -421,6 +421,9 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     # "my hotel booking whose check-in date is 2025-05-23" (travel-intent-00014 on d7b1bec)
     if token == "check" and tokens[i + 1 : i + 2] in (["in"], ["out"]):
         return True
+    # "I want to see it on February 17": a film watched (movie-intent-00047 on 9a0577e)
+    if token == "see" and _WATCHED.match(" ".join(tokens[i + 1 : i + 4])):
+        return True
     if token in RELATIVE and before and before not in _ASKING_BEFORE:
         return True
     if token in _GRANTS and _grants_an_act(tokens[i + 1 : i + 5]):
@@ -428,6 +431,10 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     return token == "find" and before in _UNABLE
 
 
+_WATCHED = re.compile(
+    r"(?:it (?:on|at|in|this|next|tonight|tomorrow)|(?:the|a|this) (?:movie|film|show|showtime|"
+    r"game|match|play|concert|performance))\b"
+)
 _GRANTS = frozenset({"give", "provide"})
 _ACTS = frozenset(w for group in OPERATIONS for w in group)
 _ACT_STEMS = frozenset(stem(w) for w in _ACTS)

@@ -622,7 +622,9 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
         field = r"\s+(?:[a-z]+\s+)?".join(re.escape(part) for part in name.split("_") if part)
         # not the 4 of "4.85%" (weather's humidity): a number is read whole or not at all
         pattern = (
-            rf"\b{field}{_OF_RECORD}(?:,? which is| is| of| was| at|:)?{_NOW}\s+{_NUMBER}"
+            # movie-intent-00050 on 9a0577e: "My loyalty points are 0" of a customer with 145
+            rf"\b{field}{_OF_RECORD}(?:,? which is| is| are| of| was| were| at|:)?{_NOW}"
+            rf"\s+{_NUMBER}"
             r"(?![\d%]|\.\d)"
         )
         parts = [p for p in name.split("_") if p]

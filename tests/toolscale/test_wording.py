@@ -326,3 +326,12 @@ def test_a_record_is_called_by_its_whole_name_first() -> None:
     assert record_names(film) == ["Alien (1979)", "Alien", "Ridley Scott"]
     assert record_names({"first_name": "Kari", "seats": 2}) == ["Kari"]
     assert record_names({"seats": 2}) == []
+
+
+def test_seeing_a_film_asks_nothing() -> None:
+    """movie-intent-00047 on 9a0577e: "I want to see it on February 17, 2025. Can you please
+    book it for me?" was told the booking's id and status, on the cue "see"."""
+    assert not Request("I want to see it on February 17. Can you book it?").asks_for_information
+    assert not Request("We'd love to see the movie together.").asks_for_information
+    assert Request("I want to see my bookings.").asks_for_information
+    assert Request("Can I see it?").asks_for_information

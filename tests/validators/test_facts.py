@@ -170,6 +170,12 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     verdict = bank_verdict(banking_spec, inside, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact"), verdict
     assert "monthly_payment 350" in verdict[2]
+    # movie-intent-00050 on 9a0577e: "My loyalty points are 0" of a customer with 145
+    from validators.facts import _misstated
+
+    found = Replay(results=[ToolResult(ok=True, output={"loyalty_points": 145})], changes={})
+    assert "loyalty_points 145" in _misstated("My loyalty points are 0.", found, set())
+    assert _misstated("My loyalty points are 145.", found, set()) == ""
     assert bank_verdict(
         banking_spec, ask.format("8,400"), gold_calls=[read, pay], communicate=told
     ) == ("accepted", "ok", "")
