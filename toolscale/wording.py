@@ -335,9 +335,11 @@ _HOW_MANY_HAVE = re.compile(
 
 
 # the request told about its user instead of by them: ecommerce's "The customer wants to
-# know the order item quantity" (a brief's words, kept verified)
+# know the order item quantity" (a brief's words, kept verified); finance-intent-00010 on
+# 7b689c3: "Margaret Hughes, the client, says to the assistant, 'I want to close ...'"
 _NARRATED = re.compile(
-    r"\bthe\s+(\w+)\s+(?:wants|would like|needs|wishes|asks|is asking|requests|expects)\b",
+    r"\bthe\s+(\w+)\s*,?\s+(?:wants|would like|needs|wishes|asks|is asking|requests|expects"
+    r"|says|said|tells|writes)\b",
     re.I,
 )
 

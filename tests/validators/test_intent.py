@@ -644,6 +644,9 @@ def test_a_request_for_someone_elses_record_is_third_person(
         "Please freeze card K30001. Could you tell me their card status?",
         # ecommerce on 33ecf7a: "The customer wants to know the order item quantity"
         "Please freeze card K30001. The client wants to know its status.",
+        # finance-intent-00010 on 7b689c3: "Margaret Hughes, the client, says to the
+        # assistant, 'I want to close my inactive account ...'"
+        "Now the client, says to the assistant: freeze card K30001 and tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, other)
         assert verdict[:2] == ("intent", "third_person"), other
