@@ -28,6 +28,7 @@ from generators.intents import (
     second_change,
 )
 from generators.patterns import catalogue
+from generators.sampling import Chain
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
 from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
@@ -147,6 +148,28 @@ def test_intent_tasks_identify_the_user_serve_the_purpose_and_verify(
                 assert str(to["kind"]) in said or str(to["account_id"]) in said
 
 
+def _with_picked(schema: dict, seed: dict, picked: tuple[str, ...]) -> tuple[EnvironmentSpec, dict]:
+    """A movie bed with the catalogue's `picked` operations, and the catalogue's tools."""
+    spec = bed("movie", schema, seed)
+    made = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
+    return spec.model_copy(update={"tools": [*spec.tools, *(made[i] for i in picked)]}), made
+
+
+def _second_changes(spec: EnvironmentSpec, first: Purpose, n: int) -> list[Chain | None]:
+    """What `second_change` joins, for `n` seeds, to the chain serving the customer's
+    `first` purpose."""
+    people = spec.schema_.table("customers")
+    owned = spec.owners(people)
+    with Environment(spec) as env:
+        chain = gold_chain(env, first, people, owned)
+        assert chain is not None
+        sampler = ArgumentSampler(spec)
+        return [
+            second_change(env, sampler, first, chain, people, owned, random.Random(i))
+            for i in range(n)
+        ]
+
+
 def test_a_second_change_acts_on_a_record_of_another_kind() -> None:
     """A trial on movie's 71aacdf environment set one booking active, moved another and
     asked "let me know the booking status": of two records of one kind, of either. Mia
@@ -155,42 +178,20 @@ def test_a_second_change_acts_on_a_record_of_another_kind() -> None:
     seed["bookings"].append(
         {"booking_id": 72, "customer_id": 5, "showtime_id": 11, "seats": 1, "status": "confirmed"}
     )
-    spec = bed("movie", MOVIE_SCHEMA, seed)
-    made = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
     picked = ("find:customers by email", "cancel:bookings", "move:bookings.showtime_id")
-    spec = spec.model_copy(update={"tools": [*spec.tools, *(made[i] for i in picked)]})
-    people = spec.schema_.table("customers")
-    owned = spec.owners(people)
-    cancel = made["cancel:bookings"]
-    first = Purpose(cancel, "bookings", 70, {"booking_id": 70})
-    with Environment(spec) as env:
-        chain = gold_chain(env, first, people, owned)
-        assert chain is not None
-        sampler = ArgumentSampler(spec)
-        joined = [
-            second_change(env, sampler, first, chain, people, owned, random.Random(i))
-            for i in range(20)
-        ]
-    assert joined == [None] * 20
+    spec, made = _with_picked(MOVIE_SCHEMA, seed, picked)
+    first = Purpose(made["cancel:bookings"], "bookings", 70, {"booking_id": 70})
+    assert _second_changes(spec, first, 20) == [None] * 20
     # nor does making a new booking: a create's kind is the record it makes
     picked = (
         "find:customers by email",
         "create:bookings under customers",
         "move:bookings.showtime_id",
     )
-    spec = spec.model_copy(update={"tools": [*bed("movie", MOVIE_SCHEMA, seed).tools]})
-    spec = spec.model_copy(update={"tools": [*spec.tools, *(made[i] for i in picked)]})
+    spec, made = _with_picked(MOVIE_SCHEMA, seed, picked)
     move = made["move:bookings.showtime_id"]
     first = Purpose(move, "bookings", 70, {"booking_id": 70, "new_showtime_id": 11})
-    with Environment(spec) as env:
-        chain = gold_chain(env, first, people, owned)
-        assert chain is not None
-        sampler = ArgumentSampler(spec)
-        joined = [
-            second_change(env, sampler, first, chain, people, owned, random.Random(i))
-            for i in range(20)
-        ]
-    assert joined == [None] * 20
+    assert _second_changes(spec, first, 20) == [None] * 20
 
 
 def test_a_second_change_acts_only_on_a_record_still_to_come() -> None:
@@ -218,23 +219,14 @@ def test_a_second_change_acts_only_on_a_record_still_to_come() -> None:
         {"visit_id": 80, "customer_id": 5, "day": "2024-11-02", "status": "booked"},
         {"visit_id": 81, "customer_id": 6, "day": "2025-02-02", "status": "booked"},
     ]
-    spec = bed("movie", schema, seed)
-    made = {c.id: c.tool for c in catalogue(spec.schema_, spec.seed)}
     picked = ("find:customers by email", "cancel:bookings", "cancel:visits")
-    spec = spec.model_copy(update={"tools": [*spec.tools, *(made[i] for i in picked)]})
+    spec, made = _with_picked(schema, seed, picked)
+    first = Purpose(made["cancel:bookings"], "bookings", 70, {"booking_id": 70})
+    assert _second_changes(spec, first, 10) == [None] * 10
+    # Sam's visit lies ahead: a first purpose on a visit is his, never Mia's of 2024
     people = spec.schema_.table("customers")
     owned = spec.owners(people)
-    first = Purpose(made["cancel:bookings"], "bookings", 70, {"booking_id": 70})
-    with Environment(spec) as env:
-        chain = gold_chain(env, first, people, owned)
-        assert chain is not None
-        sampler = ArgumentSampler(spec)
-        joined = [
-            second_change(env, sampler, first, chain, people, owned, random.Random(i))
-            for i in range(10)
-        ]
-    assert joined == [None] * 10
-    # Sam's visit lies ahead: a first purpose on a visit is his, never Mia's of 2024
+    sampler = ArgumentSampler(spec)
     with Environment(spec) as env:
         drafted = [
             draft_purpose(env, sampler, people, owned, random.Random(i), False) for i in range(10)
