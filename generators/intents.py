@@ -36,6 +36,8 @@ from toolscale.task import OutputRef, Task
 from toolscale.tool import RequireStep, Tool, ToolCall, ToolResult
 from toolscale.wording import (
     GENERIC,
+    NAME_COLUMNS,
+    NAME_PARTS,
     closed_choices,
     operation_words,
     record_names,
@@ -794,7 +796,7 @@ def _other_routes(
     return out
 
 
-NAMES = ("name", "full_name", "first_name", "last_name", "title")  # what a person calls a record
+NAMES = (*NAME_COLUMNS, *NAME_PARTS)  # what a person calls a record
 
 
 @dataclass

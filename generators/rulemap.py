@@ -129,7 +129,7 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     column = cand.id.split(".", 1)[1].split("=")[0] if "." in cand.id else ""
     # a create taking stock is about its stock where the rule says it goes down: travel's
     # "the hotel must have rooms_available above 0" is a hotel booking's check, no taking
-    taking = bool(cand.variant and cand.variant.how == "taking")
+    taking = cand.variant is not None and cand.variant.how == "taking"
     taking = taking and not re.search(GUARDS["takes"], text)
     if column and column in text and not taking:
         score += 1

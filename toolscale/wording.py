@@ -709,7 +709,7 @@ def record_phrase(table: str) -> str:
 
 # what a person calls a record, best first; a name's parts alone only where no whole is
 NAME_COLUMNS = ("name", "full_name", "title")
-_NAME_PARTS = ("first_name", "last_name")
+NAME_PARTS = ("first_name", "last_name")
 
 
 def record_names(row: Mapping[str, object]) -> list[str]:
@@ -724,12 +724,12 @@ def record_names(row: Mapping[str, object]) -> list[str]:
     others = [k for k in row if k.endswith("name") and k not in NAME_COLUMNS]
     for column in (*NAME_COLUMNS, *others):
         value = row.get(column)
-        if column in _NAME_PARTS or "user" in column or not isinstance(value, str):
+        if column in NAME_PARTS or "user" in column or not isinstance(value, str):
             continue
         if value.strip() and value.strip() not in out:
             out.append(value.strip())
     if not out:
-        out = [v.strip() for c in _NAME_PARTS if isinstance(v := row.get(c), str) and v.strip()]
+        out = [v.strip() for c in NAME_PARTS if isinstance(v := row.get(c), str) and v.strip()]
     return out
 
 

@@ -517,7 +517,7 @@ def check(
     # a sentence of the request may describe a record too ("my account ACC-83392, which is
     # frozen"); a word the gold makes true ("set card K30001 to frozen") is no claim
     outcome = {w for v in gold if isinstance(v, str) for w in tokens(v)}
-    for sentence in re.split(r"(?<=[.!?])\s+", task.instruction):
+    for sentence in _sentences(task.instruction):
         if said := _miscategorised(sentence, seed, outcome):
             return Rejection(
                 stage=STAGE,
@@ -789,6 +789,11 @@ def targets(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> list[dict]
     return out
 
 
+def _sentences(text: str) -> list[str]:
+    """A request's sentences: each may state a fact as a known fact does."""
+    return re.split(r"(?<=[.!?])\s+", text)
+
+
 def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
     """A value of the new record said as another record's: travel-intent-00057 on 00fbd03
     cancelled a hotel booking and made a flight booking, and said "The check-out date for
@@ -796,13 +801,13 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
     names the other kind and not the new one's, and the record of that kind the gold acts
     on holds another value of that column, the statement is false."""
     acted = [(t, row) for row in targets(task, replay, tools) if (t := _table_of(row, seed))]
-    texts = [*task.known_facts, *re.split(r"(?<=[.!?])\s+", task.instruction)]
+    texts = [*task.known_facts, *_sentences(task.instruction)]
     for call in task.gold_calls:
         tool = tools.get(call.name)
         made = tool.inserts() if tool is not None else []
         if not made:
             continue
-        new = {w for w in entity_words(made[0])}
+        new = entity_words(made[0])  # singulars included
         for column, value in call.arguments.items():
             if value is None or isinstance(value, bool) or column.endswith("_id"):
                 continue
@@ -811,8 +816,7 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
                 if not Text(text).mentions(value) or not set(name_words(column)) <= said:
                     continue
                 for table, row in acted:
-                    other = {singular(w) for w in entity_words(table)} - {singular(w) for w in new}
-                    own = {singular(w) for w in new} - {singular(w) for w in entity_words(table)}
+                    other, own = entity_words(table) - new, new - entity_words(table)
                     if table == made[0] or not other & said or own & said:
                         continue
                     held = row.get(column)
@@ -995,7 +999,7 @@ def _misdescribed_target(
         for sql in tools[c.name].run
         for v in _LITERAL.findall(sql)
     } | {str(v).casefold() for c in task.gold_calls for v in c.arguments.values()}
-    texts = [*task.known_facts, *re.split(r"(?<=[.!?])\s+", task.instruction)]
+    texts = [*task.known_facts, *_sentences(task.instruction)]
     held: dict[tuple[str, str], set[str]] = {}  # (table, column): what the target rows hold
     for row in rows:
         table = _table_of(row, seed)

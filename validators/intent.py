@@ -310,24 +310,20 @@ def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> st
     # a maker that also takes a seat (create_flight_booking on 00fbd03) makes one all the same
     others = {t for other in tools.values() for t in other.inserts()} - made
 
-    def kind_words(tables: set[str]) -> set[str]:
-        found = set().union(*(entity_words(t) for t in tables)) if tables else set()
-        return found | {singular(w) for w in found}
-
-    mine, theirs = kind_words(made), kind_words(others)
+    mine = set().union(*map(entity_words, made))  # entity_words holds singulars too
+    theirs = set().union(*map(entity_words, others))
+    only_mine, only_theirs = mine - theirs, theirs - mine
     toks = request.tokens
     asked: tuple[str, str, str] | None = None  # (act, the other kind's word, its table)
     for k, word in enumerate(toks):
         if word not in _MAKING:
             continue
         after = [singular(a) for a in toks[k + 1 : k + 4]]
-        kind = next(
-            (t for a in after if a in theirs - mine for t in others if a in kind_words({t})),
-            None,
-        )
-        if kind is None or any(a in mine - theirs for a in after):
+        said = next((a for a in after if a in only_theirs), None)
+        if said is None or any(a in only_mine for a in after):
             return None  # an act that may be of this kind
-        asked = asked or (word, next(a for a in after if a in theirs - mine), kind)
+        kind = next(t for t in others if said in entity_words(t))
+        asked = asked or (word, said, kind)
     if asked is None:
         return None
     word, after_word, kind = asked
