@@ -495,6 +495,16 @@ def without_name_new(text: str) -> str:
     )
 
 
+# the typographic quotes a model writes ("I’d like to", "don’t"), as the checks spell them
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def straight_quotes(text: str) -> str:
+    """The text with typographic quotes made plain: travel-intent-00039 on 00fbd03, "I
+    don’t know my email", passed a check written for "don't"."""
+    return text.translate(_TYPOGRAPHIC)
+
+
 class Request:
     """An instruction (or a whole user text) stemmed once, asked about many words."""
 
@@ -520,18 +530,23 @@ class Request:
         entities: set[str],
         groups: tuple[frozenset[str], ...] = OPERATIONS,
         describes: bool = True,
+        fields: frozenset[str] = frozenset(),
     ) -> bool:
         """The word is said as something to do, not as what a record is: "my pending
         transfer" and "if my profile is frozen" describe a record, "mark my transfer as
         pending" asks for a change
         (with `describes` off, for a create, "a checking account" names the new record's
         kind). A synonym that is also a record's name is that record: "my order" does not
-        ask to create anything, though "order" can mean "create"."""
+        ask to create anything, though "order" can mean "create"; nor does a word that
+        with its neighbour names one of `fields` (the columns): "my prescription refills
+        used" asks to refill nothing."""
         variants = _variants(word.casefold(), groups)
         for i, token in enumerate(self.tokens):
             if stem(token) not in variants:
                 continue
             if token in entities and stem(token) != stem(word.casefold()):
+                continue
+            if self._names_field(i, fields):
                 continue
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
             if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
@@ -553,6 +568,14 @@ class Request:
                 continue  # "if my profile is frozen", "if it is currently repaid": a state
             return True
         return False
+
+    def _names_field(self, i: int, fields: frozenset[str]) -> bool:
+        """The token at `i` and the one before or after it are a column's name:
+        medicine-intent-00095 on 61a5427, "I'd like to know my prescription refills used",
+        whose gold tried a refill (the column `refills_used`)."""
+        toks = self.tokens
+        pairs = [toks[i - 1 : i + 1] if i else [], toks[i : i + 2]]
+        return any(len(pair) == 2 and "_".join(pair) in fields for pair in pairs)
 
     def _narrated(self, i: int) -> bool:
         """The verb at `i` is in the past and its subject is the user: ecommerce-intent-00025
@@ -586,9 +609,12 @@ class Request:
         entities: set[str],
         groups: tuple[frozenset[str], ...] = OPERATIONS,
         describes: bool = True,
+        fields: frozenset[str] = frozenset(),
     ) -> bool:
         return any(
-            self.requests(w, entities, groups, describes) for w in candidates if w not in GENERIC
+            self.requests(w, entities, groups, describes, fields)
+            for w in candidates
+            if w not in GENERIC
         )
 
     @property

@@ -343,6 +343,7 @@ _THANKED = re.compile(r"\bthank(?:s| you)(?: so much| very much)? for [^.!?]*", 
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(_THANKED.sub(" ", task.instruction))
     entities = schema_entities(schema)
+    columns = frozenset(c.name.casefold() for t in schema.tables for c in t.columns)
     for i, call in enumerate(task.gold_calls):
         tool = tools[call.name]
         if tool.kind != "write":
@@ -376,7 +377,9 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
                 f"gold call {i} {call.key()} creates a record the instruction does not ask "
                 f"for (it never says {act!r} or its like)"
             )
-        if said and not request.requests_any(said, entities, describes=not tool.creates):
+        if said and not request.requests_any(
+            said, entities, describes=not tool.creates, fields=columns
+        ):
             how = "as a change" if request.says_any(said) else ""
             return (
                 f"gold call {i} {call.key()} is a write the instruction does not ask for "
@@ -1274,4 +1277,4 @@ def check(
 
 
 def run(ctx: TaskContext) -> Rejection | None:
-    return check(ctx.task, ctx.env.tools, ctx.env.spec.schema_, ctx.replayed, ctx.seed_facts)
+    return check(ctx.worded, ctx.env.tools, ctx.env.spec.schema_, ctx.replayed, ctx.seed_facts)

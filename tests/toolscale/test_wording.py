@@ -123,6 +123,22 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         assert Request(done).requests("activate", entities), done
 
 
+def test_a_word_that_with_its_neighbour_names_a_column_asks_for_no_act() -> None:
+    """medicine-intent-00095 on 61a5427, "I'd like to know my prescription refills used
+    and the prescription expiry date", whose gold tried a refill: "refills used" is the
+    column `refills_used`, not a refill asked for."""
+    entities = {"prescription", "prescriptions"}
+    fields = frozenset({"refills_used", "refills_allowed", "expiry_date"})
+    for field in (
+        "I'd like to know my prescription refills used and the prescription expiry date.",
+        "How many refills allowed are left on my prescription?",
+    ):
+        assert not Request(field).requests("refill", entities, fields=fields), field
+        assert Request(field).requests("refill", entities), field  # the columns unknown
+    for act in ("Please refill my prescription.", "I want my prescription refilled, used up."):
+        assert Request(act).requests("refill", entities, fields=fields), act
+
+
 def test_a_word_after_an_article_before_the_record_describes_it() -> None:
     """Basketball's gold completed a game for "I'm looking for a complete basketball game
     starting on February 20, 2024. Can you help me find it?": "a complete game" is a kind
