@@ -1420,10 +1420,10 @@ def _dated(day: str, today: dt.date) -> dt.date | None:
 
 
 def run(ctx: TaskContext) -> Rejection | None:
-    found = check(ctx.task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
+    task, spec = ctx.worded, ctx.env.spec
+    found = check(task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
     if found is not None:
         return found
-    task, spec = ctx.task, ctx.env.spec
     false_facts = (  # each a claim the records the gold makes or reads contradict
         lambda: past_moment(task, spec, ctx.env.tools),
         lambda: told_before_made(task, ctx.env.tools),

@@ -16,6 +16,7 @@ from toolscale.report import Rejection
 from toolscale.sandbox.base import EngineName, Limits, Program
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
+from toolscale.wording import straight_quotes
 
 if TYPE_CHECKING:  # these stages take this context: a runtime import would be circular
     from validators.dedup import DedupIndex
@@ -32,6 +33,21 @@ class TaskContext:
     dedup: DedupIndex
     seed_facts: SeedFacts  # what the seed holds, for the facts stage
     first: Replay | None = None  # filled by the replay stage, read by the stages after it
+
+    @property
+    def worded(self) -> Task:
+        """The task as the wording checks read it: its quotes plain, so that one spelling
+        of "I'd" or "don't" serves every check."""
+        task = self.task
+        texts = [task.instruction, *task.known_facts]
+        if all(straight_quotes(t) == t for t in texts):
+            return task
+        return task.model_copy(
+            update={
+                "instruction": straight_quotes(task.instruction),
+                "known_facts": [straight_quotes(f) for f in task.known_facts],
+            }
+        )
 
     @property
     def replayed(self) -> Replay:

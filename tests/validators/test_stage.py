@@ -64,3 +64,26 @@ def test_a_stage_reports_its_own_name(mini_spec: EnvironmentSpec) -> None:
         found = structure.run(TaskContext(task, env, None, index, facts.SeedFacts()))
     index.close()
     assert found is not None and (found.stage, found.reason) == (structure.STAGE, "unknown_tool")
+
+
+def test_the_wording_stages_read_typographic_quotes_as_plain(mini_spec: EnvironmentSpec) -> None:
+    """A model writes "I’d like to" as often as "I'd like to"; travel-intent-00039 on
+    00fbd03 ("I don’t know my email") passed a check written for the plain quote. The
+    intent and facts stages read both alike, and the task itself keeps what was written."""
+    found = []
+    for quote in ("'", "\u2019"):
+        instruction = (
+            f"I{quote}d like to close account A1. "
+            "Withdraw $30 from account A1 and tell me the new balance."
+        )
+        task = mini_task(instruction=instruction, known_facts=[f"It{quote}s my account"])
+        index = dedup.DedupIndex()
+        with Environment(mini_spec) as env:
+            ctx = TaskContext(task, env, None, index, facts.SeedFacts.of(mini_spec))
+            assert replay.run(ctx) is None
+            assert ctx.worded.instruction.startswith("I'd like")
+            assert ctx.worded.known_facts == ["It's my account"]
+            assert ctx.task.instruction == instruction  # the task as written
+            found.append(intent.run(ctx))
+        index.close()
+    assert [f.reason if f else None for f in found] == ["unserved_request"] * 2
