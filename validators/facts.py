@@ -1288,7 +1288,9 @@ def _reached(
 # the record's owner as the text describes it: "the enrollment for the student named X",
 # "from X", "X's enrollment"
 _OWNER_BEFORE = re.compile(
-    r"\b(?:for|of|from|belonging to|held by|under|(?:is|are|was) (?:currently )?(?:in|at|with))"
+    r"\b(?:for|of|from|belonging to|held by|under|"
+    # weather-intent-00055 on 61a5427: "It's located in the region named Greenland"
+    r"(?:is|are|was|'s) (?:currently )?(?:located |based |situated |kept )?(?:in|at|with))"
     r"\s+(?:the\s+|my\s+|a\s+)?"
     r"(?:[a-z]+\s+)?(?:named\s+|called\s+)?$",
     re.I,
