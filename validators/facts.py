@@ -1185,7 +1185,9 @@ _PROPER = r"([A-Z][\w'&.]*(?:(?:[ -]|, |,? and )[A-Z][\w'&.]*){0,4})"
 # and 00011 on aedf9df, of the region a station of theirs moves to)
 _MY_NAMED = re.compile(
     rf"\b[Mm]y ([a-z]+) {_PROPER}|\b{_PROPER} is my ([a-z]+)\b"
-    rf"|\b[Mm]y ([a-z]+)(?:(?:'s)? name)? is {_PROPER}"
+    # medicine-intent-00098 on 61a5427: "My doctor's first name is Marvin" of the doctor an
+    # appointment moves to
+    rf"|\b[Mm]y ([a-z]+)(?:(?:'s)?(?: first| last| full| given| family)? name)? is {_PROPER}"
 )
 
 

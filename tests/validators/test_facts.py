@@ -992,6 +992,20 @@ def test_a_record_called_the_users_by_name_that_none_of_theirs_is_tied_to_is_fal
     assert said("Move my booking to the Dune Lodge.", move, ("My hotel's name is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel is Dune Lodge",))
     assert said("Move my booking.", move, ("My hotel name is Harbor Inn",)) == ""
+    # medicine-intent-00098 on 61a5427: "My doctor's first name is Marvin", "My doctor's
+    # last name is Fox", of the doctor an appointment moves to
+    parts = [h | {"first": "Dune"} if h["hotel_id"] == 21 else h for h in spec.seed["hotels"]]
+    with_parts = spec.model_copy(update={"seed": {**spec.seed, "hotels": parts}})
+    task = mini_task(
+        instruction="Move my booking to the Dune Lodge.",
+        gold_calls=[
+            {"name": "find_customer", "arguments": {"email": "ava@example.com"}},
+            {"name": "move_booking", "arguments": {"new_hotel_id": 21}},
+        ],
+        known_facts=["My hotel's first name is Dune"],
+    )
+    assert not_my_named(task, with_parts, tools, replay, SeedFacts.of(with_parts))
+    assert said("Move my booking.", move, ("My hotel's full name is Dune Lodge",))
     # a firm's name (travel-intent-00023 on d7b1bec), and a name with more said after it
     hotels = [
         h | {"name": "Martinez, Howard and Le"} if h["hotel_id"] == 21 else h
