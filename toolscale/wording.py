@@ -216,6 +216,16 @@ _HOW = re.compile(
     # finance's "I'm looking for a way to deactivate my active account"
     r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
 )
+# the way to an act said before asked for after it: travel-intent-00063 on dee4810, "I
+# want to move my hotel booking ... to Martinez, Howard and Le. How do I do that?";
+# movie-intent-00051 on 9a0577e, "I want to top up my loyalty points by 518 points. Could
+# you please guide me on how to do this?"
+_HOW_THAT = re.compile(
+    r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we) |(?:i|we) (?:can|could|should|may) "
+    r"|to )?(?:do|go about|proceed with|manage) (?:that|this|it)\b"
+    r"|\bwhat (?:do|should|must|would) (?:i|we) (?:need to |have to )?do\b"
+    r"|\b(?:guide|walk|take|talk) me (?:on|through) (?:how|the steps|the process|it|this|that)\b"
+)
 _VERIFY = {"confirm", "verify"}
 _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}
 # "if my profile is frozen", "if my transfer has failed", "has been closed": a state
@@ -559,6 +569,8 @@ class Request:
                 continue  # "I just placed an order", "I ordered 4 units": done, not asked
             if _HOW.search(" ".join(self.tokens[max(0, i - 8) : i])):
                 continue  # "how can I activate my profile?": a way asked for, not the act
+            if _HOW_THAT.search(" ".join(self.tokens[i + 1 :])):
+                continue  # "I want to activate my profile. How do I do that?"
             before = self.tokens[max(0, i - 2) : i]
             if (
                 describes

@@ -109,6 +109,12 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "Is there an easy way to activate my profile?",
         # travel-intent-00035 on d7b1bec, whose gold tried the cancellation
         "Could you please let me know how I can activate my profile?",
+        # the way asked for after the act is said: travel-intent-00063 on dee4810 and
+        # movie-intent-00051 on 9a0577e, whose golds tried the act
+        "I want to activate my profile. How do I do that?",
+        "Hello! I want to activate my profile. Could you please guide me on how to do this?",
+        "I'd like to activate my profile; what do I need to do?",
+        "I need to activate my profile. Can you walk me through the steps?",
     ):
         assert not Request(how).requests("activate", entities), how
     for done in (
@@ -119,6 +125,8 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "Please activate my profile if I can still have it.",
         # railway-intent-00008: a polite request
         "I was just wondering if I could activate my profile.",
+        "Please activate my profile, and tell me how it went.",
+        "Please activate my profile. What is my new status?",
     ):
         assert Request(done).requests("activate", entities), done
 
