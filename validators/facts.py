@@ -1357,7 +1357,9 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
                 lead = text[max(0, m.start() - 60) : m.start()]
                 owner = _OWNER_BEFORE.search(lead)
                 # "over to a room of the Dune Lodge" is where it goes
-                near = " ".join(lead[: owner.start()].split()[-3:]) if owner else ""
+                # ... in its own sentence: "to Greenland. It's located in" ties it there
+                clause = re.split(r"[.!?;]\s", lead[: owner.start()])[-1] if owner else ""
+                near = " ".join(clause.split()[-3:])
                 if owner and _TOWARD.search(f"{near} {owner.group()}"):
                     owner = None
                 kind = singular(table)

@@ -1090,7 +1090,7 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     assert said("Move my booking to the Dune Lodge.", ("My booking is at the Dune Lodge.",))
     # weather-intent-00055 on 61a5427: "It's located in the region named Greenland" of a
     # station the gold moves to Greenland
-    assert said("Move my booking to the Dune Lodge. It's located in the hotel named Dune Lodge.")
+    assert said("Move my booking to a new hotel. It's located in the hotel named Dune Lodge.")
     assert said("Move my booking to the Dune Lodge.", ("My booking is based at Dune Lodge.",))
     for true in (
         "Move my booking at the Harbor Inn to the Dune Lodge.",
