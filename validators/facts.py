@@ -1156,6 +1156,43 @@ def unpaired(task: Task, replay: Replay) -> str:
     return ""
 
 
+# "the check-in date for both is 2025-02-13T15:00:40": one value said of two records
+_BOTH = re.compile(
+    r"\b(?:for|of) both(?: of them)?\s+(?:is|are|was|were|should be|will be|would be)\s+"
+    r"(?P<value>[^,;!?]+)",
+    re.I,
+)
+
+
+def said_of_both(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
+    """A value said of two records that fewer than two records the gold reads or writes
+    hold: travel-intent-00064 on dee4810 added bags to a flight booking and made a hotel
+    booking, "specifying that the check-in date for both is 2025-02-13T15:00:40", its fact
+    "My flight check-in date is 2025-02-28"."""
+    for text in [task.instruction, *task.known_facts]:
+        for m in _BOTH.finditer(text):
+            said = literals(m.group("value"))
+            if not said:
+                continue
+            key = value_key(said[0])
+            rows = [r for r in rows_read(replay) if any(value_key(v) == key for v in r.values())]
+            # a write whose output is not the row it made (a count, nothing) holds it too
+            made = [
+                c
+                for c, result in zip(task.gold_calls, replay.results, strict=False)
+                if (tool := tools.get(c.name)) is not None and tool.kind == "write"
+                if any(value_key(v) == key for v in c.arguments.values())
+                and not isinstance(result.output, dict)
+            ]
+            held = len({tuple(sorted(map(str, r.items()))) for r in rows}) + len(made)
+            if held < 2:
+                return (
+                    f"the user says {m.group().strip()!r} of two records; "
+                    f"{'only one' if held else 'no'} record the gold reads or writes holds it"
+                )
+    return ""
+
+
 # a record said to be today's: "my appointment for today", "it is today", "today's flight"
 _TODAYS = re.compile(r"\b(?:for|is|on|scheduled|booked) today\b|\btoday's\b", re.I)
 
@@ -1434,6 +1471,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: past_moment(task, spec, ctx.env.tools),
         lambda: told_before_made(task, ctx.env.tools),
         lambda: unpaired(task, ctx.replayed),
+        lambda: said_of_both(task, ctx.replayed, ctx.env.tools),
         lambda: not_today(task, spec.clock),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),

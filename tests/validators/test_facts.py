@@ -1192,3 +1192,34 @@ def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> No
         "The check-out date for the hotel booking is 2025-07-09T10:00:00",
     ):
         assert said(true) == "", true
+
+
+def test_a_value_said_of_both_records_that_one_holds_is_false_fact() -> None:
+    """travel-intent-00064 on dee4810 added bags to a flight booking and made a hotel
+    booking, "specifying that the check-in date for both is 2025-02-13T15:00:40" (its fact:
+    "My flight check-in date is 2025-02-28")."""
+    from validators.facts import said_of_both
+
+    book = one_write(
+        "book_hotel", "INSERT INTO hotel_bookings (check_in) VALUES (:check_in) RETURNING *"
+    )
+    made = {"booking_id": 7, "check_in": "2025-02-13T15:00:40"}
+    flight = {"flight_booking_id": 3, "check_in": "2025-02-28"}
+
+    def said(text: str, flight_at: str) -> str:
+        calls = [
+            {"name": "list_flight_bookings", "arguments": {"customer_id": 1}},
+            {"name": "book_hotel", "arguments": {"check_in": "2025-02-13T15:00:40"}},
+        ]
+        outputs = [[flight | {"check_in": flight_at}], made]
+        replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+        task = mini_task(instruction="Book me a hotel.", gold_calls=calls, known_facts=[text])
+        return said_of_both(task, replay, {"book_hotel": book})
+
+    fact = "The check-in date for both is 2025-02-13T15:00:40"
+    assert said(fact, "2025-02-28") == (
+        "the user says 'for both is 2025-02-13T15:00:40' of two records; only one record "
+        "the gold reads or writes holds it"
+    )
+    assert said(fact, "2025-02-13T15:00:40") == ""  # the flight booking's is that day too
+    assert said("The check-in date is 2025-02-13T15:00:40", "2025-02-28") == ""
