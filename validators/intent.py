@@ -695,6 +695,52 @@ def literal_keys(text: str, keys: frozenset[object]) -> list[object]:
     return list({value_key(x): x for x in found if value_key(x) in keys}.values())
 
 
+def _written_records(
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
+) -> dict[int, set[tuple[str, object]]]:
+    """Per write call, the records it changes or makes, as (table, key): a new record's key
+    is its output's, or the call itself where the output shows none; a move's destination
+    (`new_course_id`) is only pointed to."""
+    out: dict[int, set[tuple[str, object]]] = {}
+    for target in targets(task, tools, schema, seed):
+        if not target.param.startswith("new_"):  # a move's destination is pointed to
+            out.setdefault(target.call, set()).add((target.table, value_key(target.value)))
+    for i, call in enumerate(task.gold_calls):
+        tool = tools[call.name]
+        for table in tool.inserts() if tool.kind == "write" and tool.creates else []:
+            pk = schema.table(table).primary_key
+            row = replay.results[i].output if i < len(replay.results) else None
+            key = row.get(pk[0]) if isinstance(row, dict) and len(pk) == 1 else None
+            out.setdefault(i, set()).add((table, value_key(key) if key is not None else ("new", i)))
+    return out
+
+
+def told_of_either(
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
+) -> str | None:
+    """A value told of one of two records of a kind that two writes change or make:
+    travel-intent-00024 on d7b1bec moved a hotel booking and made another, and asked "the
+    hotel booking ID and its status"; school-intent-00062 on 13b4e73 made an enrollment,
+    moved another, and asked "the enrollment id and enrollment status". Either answer fits
+    the words, and the gold holds one."""
+    written = _written_records(task, tools, schema, replay, seed)
+    for ref in task.communicate:
+        call = task.gold_calls[ref.call] if ref.call < len(task.gold_calls) else None
+        if call is None or ref.call not in written:
+            continue
+        for table, record in written[ref.call]:
+            others = {
+                r for i, recs in written.items() if i != ref.call for t, r in recs if t == table
+            }
+            if others - {record}:
+                kind = record_phrase(table)
+                return (
+                    f"tells {ref.path} of the {kind} gold call {ref.call} {call.name} "
+                    f"writes, beside another {kind} another write changes: asked of either"
+                )
+    return None
+
+
 def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
     if task.communicate and not request.asks_for_information:
@@ -1264,6 +1310,8 @@ def check(
     if (detail := unsaid_destination(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unasked_value(task, tools, schema)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
+    if (detail := told_of_either(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := untold_value(task, tools, schema, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)

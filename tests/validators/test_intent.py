@@ -1367,3 +1367,33 @@ def test_a_field_named_by_the_records_kind_is_not_asked_about() -> None:
     schema = flights_spec().schema_
     assert _names_a_record("booked_at", schema)
     assert not _names_a_record("status", schema) and not _names_a_record("seats_available", schema)
+
+
+def test_a_value_told_of_one_of_two_records_of_a_kind_two_writes_touch_is_asked_of_either(
+    mini_spec: EnvironmentSpec,
+) -> None:
+    """travel-intent-00024 on d7b1bec moved a hotel booking and made another, and asked "the
+    hotel booking ID and its status"; school-intent-00062 on 13b4e73 made an enrollment and
+    moved another. Here a withdrawal from A1 and a new account, with a balance told."""
+    from toolscale.environment import Environment
+    from validators.intent import told_of_either
+
+    withdraw = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}
+    opened = {"name": "open_account", "arguments": {"client_id": 1}}
+
+    def said(calls: list[dict], told: int) -> str | None:
+        task = mini_task(gold_calls=calls, communicate=[{"call": told, "path": "balance"}])
+        with Environment(mini_spec) as env:
+            env.reset()
+            replay = Replay(results=[env.step(c) for c in task.gold_calls], changes={})
+        tools = mini_spec.tool_map()
+        return told_of_either(task, tools, mini_spec.schema_, replay, SeedFacts.of(mini_spec))
+
+    assert said([withdraw, opened], 1) == (
+        "tells balance of the account gold call 1 open_account writes, beside another "
+        "account another write changes: asked of either"
+    )
+    assert said([withdraw, opened], 0)
+    assert said([withdraw], 0) is None
+    again = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 5}}
+    assert said([withdraw, again], 1) is None  # one account, written twice
