@@ -561,13 +561,20 @@ def names_its_records(name: str, cand: Candidate) -> bool:
 def _enforcement(
     tool: Tool, cand: Candidate, cond: Condition, step: RequireStep | None
 ) -> Enforcement:
+    """Where the tool enforces a condition: its step, found by SQL in the tool as built (a
+    rule's states replace the pattern's own transition step, which shifts the steps after
+    it), or its description for a guard built into the writes (the restocking of a cancel).
+    The pattern's description was reported for ecommerce's cancel on 6b0b758: "allowed from
+    pending, shipped, delivered", the states the rule had replaced."""
     if step is None:  # a built-in guard
         index = cand.guards[cond.guard]
         if index < 0:
-            return Enforcement(tool=tool.name, step=None, check=cand.tool.description)
-        return Enforcement(tool=tool.name, step=index, check=tool.require[index].error)
-    index = next(i for i, r in enumerate(tool.require) if r.sql == step.sql)
-    return Enforcement(tool=tool.name, step=index, check=tool.require[index].error)
+            return Enforcement(tool=tool.name, step=None, check=tool.description)
+        step = cand.tool.require[index]
+    found = next((i for i, r in enumerate(tool.require) if r.sql == step.sql), None)
+    if found is None:  # a guard the rule's own step replaced
+        return Enforcement(tool=tool.name, step=None, check=tool.description)
+    return Enforcement(tool=tool.name, step=found, check=tool.require[found].error)
 
 
 def example_choice(candidates: list[Candidate]) -> dict:

@@ -895,6 +895,23 @@ def _built(spec: EnvironmentSpec, rule: str) -> dict[str, Tool]:
     return {tools[t.name]: t for t in built.tools if t.name in enforcing and t.name in tools}
 
 
+def test_a_rules_enforcement_is_reported_as_the_tool_is_built() -> None:
+    """Ecommerce's cancel on 6b0b758 was reported as enforcing "only while pending or paid"
+    by "Set the status of a order to cancelled (allowed from pending, shipped, delivered)":
+    the pattern's description, naming the states the rule's own step had replaced."""
+    spec = ecommerce_spec()
+    cancelled = ecommerce_rules()[2]
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [cancelled], spec.schema_, spec.seed)
+    built = realise(choice, candidates, [cancelled], spec)
+    cancel = next(t for t in built.tools if t.name in built.rules[0].tools())
+    checks = {e.step: e.check for e in built.rules[0].enforced_by}
+    assert checks[None] == cancel.description  # the restocking, built into the writes
+    assert "allowed from" not in checks[None]
+    steps = [k for k in checks if k is not None]
+    assert steps and all(checks[k] == cancel.require[k].error for k in steps)
+
+
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_change_rule_guards_every_move_of_its_record(engine: str) -> None:
     """Restaurant's "a reservation can be changed or cancelled only while its status is
