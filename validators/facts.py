@@ -817,7 +817,9 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
                     continue
                 for table, row in acted:
                     other, own = entity_words(table) - new, new - entity_words(table)
-                    if table == made[0] or not other & said or own & said:
+                    if table == made[0] or not other & said:
+                        continue
+                    if own & said and not _whose(text, other, column, value):
                         continue
                     held = row.get(column)
                     if held is not None and value_key(held) != value_key(value):
@@ -827,6 +829,23 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
                             f"{new_kind}'s; the {kind} the gold acts on has {held}"
                         )
     return ""
+
+
+def _whose(text: str, kind: set[str], column: str, value: object) -> bool:
+    """The text gives the value as the column of a record of that kind, though it names
+    the new record's kind too: ecommerce-intent-00004 on 63628b9, "create a return for my
+    order item whose quantity is 12", whose gold returned 12 of an item of 6."""
+    kinds = "|".join(sorted(map(re.escape, kind), key=len, reverse=True))
+    col = r"[\s_-]+".join(map(re.escape, name_words(column)))
+    said = re.compile(
+        rf"\b(?:{kinds})s?(?:\s+\w+)?\s+"
+        r"(?:whose|with(?: a| an| the)?|that (?:has|holds)(?: a| an)?)\s+"
+        rf"{col}\s+(?:is|of|was|=)?\s*\$?$",
+        re.I,
+    )
+    spelled = {str(value), f"{value:g}" if isinstance(value, int | float) else str(value)}
+    at = rf"(?<![\w.])(?:{'|'.join(map(re.escape, spelled))})(?![\w]|\.\d)"
+    return any(said.search(text[: m.start()]) for m in re.finditer(at, text, re.I))
 
 
 def _table_of(row: dict, seed: SeedFacts) -> str | None:

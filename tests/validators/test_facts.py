@@ -1186,7 +1186,13 @@ def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> No
 
     wrong = said("The check-out date for the hotel booking is 2025-03-04T20:00:38")
     assert "the new flight booking's; the hotel booking the gold acts on has 2025-07-09" in wrong
+    # the new kind named too, the value still given as the other's (ecommerce-intent-00004
+    # on 63628b9: "create a return for my order item whose quantity is 12")
+    assert said("Book a flight for my hotel stay whose check-out date is 2025-03-04T20:00:38")
+    assert said("Book a flight for my hotel with a check-out date of 2025-03-04T20:00:38")
     for true in (
+        "Book a flight for my hotel stay, its check-out date 2025-03-04T20:00:38",
+        "Book a flight whose check-out date is 2025-03-04T20:00:38 for my hotel stay",
         "The check-out date for the flight booking is 2025-03-04T20:00:38",
         "My check-out date is 2025-03-04T20:00:38",
         "The check-out date for the hotel booking is 2025-07-09T10:00:00",
