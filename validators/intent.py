@@ -698,12 +698,12 @@ def literal_keys(text: str, keys: frozenset[object]) -> list[object]:
 def _written_records(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> dict[int, set[tuple[str, object]]]:
-    """Per write call, the records it changes or makes, as (table, key): a new record's key
-    is its output's, or the call itself where the output shows none; a move's destination
-    (`new_course_id`) is only pointed to."""
+    """Per write call that succeeds, the records it changes or makes, as (table, key): a new
+    record's key is its output's, or the call itself where the output shows none; a move's
+    destination (`new_course_id`) is only pointed to."""
     out: dict[int, set[tuple[str, object]]] = {}
     for target in targets(task, tools, schema, seed):
-        if not target.param.startswith("new_"):  # a move's destination is pointed to
+        if not target.param.startswith("new_"):
             out.setdefault(target.call, set()).add((target.table, value_key(target.value)))
     for i, call in enumerate(task.gold_calls):
         tool = tools[call.name]
@@ -712,7 +712,10 @@ def _written_records(
             row = replay.results[i].output if i < len(replay.results) else None
             key = row.get(pk[0]) if isinstance(row, dict) and len(pk) == 1 else None
             out.setdefault(i, set()).add((table, value_key(key) if key is not None else ("new", i)))
-    return out
+    return {i: recs for i, recs in out.items() if task.gold_calls[i].expect_error is None}
+
+
+_ASKS_OF_NEW = re.compile(r"\bnew\s+(?:\w+\s+){0,2}?(\w+)", re.I)
 
 
 def told_of_either(
@@ -722,23 +725,43 @@ def told_of_either(
     travel-intent-00024 on d7b1bec moved a hotel booking and made another, and asked "the
     hotel booking ID and its status"; school-intent-00062 on 13b4e73 made an enrollment,
     moved another, and asked "the enrollment id and enrollment status". Either answer fits
-    the words, and the gold holds one."""
+    the words, and the gold holds one. Not so where the record is said by its key ("my
+    checking A20003"), where the asking sentence says the new one ("the id of the new
+    account"), or where one call writes both (a transfer's `from_balance` says which)."""
     written = _written_records(task, tools, schema, replay, seed)
+    text = " ".join([task.instruction, *task.known_facts])
+    asking = [
+        s for s in re.split(r"(?<=[.?!])\s+", task.instruction) if Request(s).asks_for_information
+    ]
     for ref in task.communicate:
-        call = task.gold_calls[ref.call] if ref.call < len(task.gold_calls) else None
-        if call is None or ref.call not in written:
-            continue
-        for table, record in written[ref.call]:
+        records = written.get(ref.call, set())
+        if len({t for t, _ in records}) != len(records):
+            continue  # two records of one kind in one call: the path says which
+        for table, record in records:
             others = {
                 r for i, recs in written.items() if i != ref.call for t, r in recs if t == table
             }
-            if others - {record}:
-                kind = record_phrase(table)
-                return (
-                    f"tells {ref.path} of the {kind} gold call {ref.call} {call.name} "
-                    f"writes, beside another {kind} another write changes: asked of either"
-                )
+            if not others - {record} or Text(text).mentions(record):
+                continue
+            kind = entity_words(table)
+            is_new = isinstance(record, tuple) or ref.call in _created(task, tools)
+            if is_new and any(
+                singular(m.group(1).casefold()) in kind
+                for s in asking
+                for m in _ASKS_OF_NEW.finditer(s)
+            ):
+                continue
+            phrase = record_phrase(table)
+            name = task.gold_calls[ref.call].name
+            return (
+                f"tells {ref.path} of the {phrase} gold call {ref.call} {name} writes, "
+                f"beside another {phrase} another write changes: asked of either"
+            )
     return None
+
+
+def _created(task: Task, tools: dict[str, Tool]) -> set[int]:
+    return {i for i, c in enumerate(task.gold_calls) if tools[c.name].creates}
 
 
 def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:

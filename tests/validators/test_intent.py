@@ -1381,8 +1381,12 @@ def test_a_value_told_of_one_of_two_records_of_a_kind_two_writes_touch_is_asked_
     withdraw = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}
     opened = {"name": "open_account", "arguments": {"client_id": 1}}
 
-    def said(calls: list[dict], told: int) -> str | None:
-        task = mini_task(gold_calls=calls, communicate=[{"call": told, "path": "balance"}])
+    def said(calls: list[dict], told: int, ask: str = "Tell me the balance.") -> str | None:
+        task = mini_task(
+            instruction=f"Withdraw $30 from my account and open another. {ask}",
+            gold_calls=calls,
+            communicate=[{"call": told, "path": "balance"}],
+        )
         with Environment(mini_spec) as env:
             env.reset()
             replay = Replay(results=[env.step(c) for c in task.gold_calls], changes={})
@@ -1394,6 +1398,11 @@ def test_a_value_told_of_one_of_two_records_of_a_kind_two_writes_touch_is_asked_
         "account another write changes: asked of either"
     )
     assert said([withdraw, opened], 0)
+    # the asking sentence says the new one, or the record is said by its key (bank-007,
+    # bank-002 of the banking fixture)
+    assert said([withdraw, opened], 1, "Tell me the balance of the new account.") is None
+    assert said([withdraw, opened], 0, "Tell me the balance of A1.") is None
+    assert said([withdraw, opened], 0, "Tell me the balance of the new account.")
     assert said([withdraw], 0) is None
     again = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 5}}
     assert said([withdraw, again], 1) is None  # one account, written twice
