@@ -30,6 +30,7 @@ from functools import cache
 from pydantic import BaseModel, Field, create_model
 
 from toolscale import prompting
+from toolscale.dataflow import value_key
 from toolscale.environment import Replay
 from toolscale.llm.client import Invalid, LLMClient
 from toolscale.matching import Text
@@ -55,6 +56,7 @@ from toolscale.wording import (
     words,
 )
 from validators import replay
+from validators.facts import literals
 
 STAGE = "judge"
 SYSTEM = (
@@ -256,6 +258,7 @@ def _names(part: set[str], field: str) -> bool:
     return bool(wanted) and all(variants(w, FIELDS) & part for w in wanted)
 
 
+_DESCRIBED_NEW = re.compile(r"\b(?:the|my|our|your|its|their)\s+new\b", re.I)
 _DETERMINED = re.compile(r"\b(?:the|my|our|your|this|that|an?|his|her|their|its)\s+(\w+)", re.I)
 
 
@@ -268,6 +271,14 @@ def _joined(text: str) -> str:
     """Hyphened words as one ("check-in", "top-up"): "It's for check-in date 2025-04-27"
     asks nothing to be checked (travel-intent-00023 on 277c846)."""
     return re.sub(r"\b([A-Za-z]+)-(in|out|up)\b", r"\1\2", text)
+
+
+def _within(said: Scalar, value: Scalar) -> bool:
+    """A value said is the written one, or a part of its text ("168" of "168 Oak Lane")."""
+    text = f"{said:g}" if isinstance(said, float) else str(said)
+    return value_key(said) == value_key(value) or (
+        isinstance(value, str) and text.casefold() in value.casefold()
+    )
 
 
 def done_anyway(
@@ -286,6 +297,13 @@ def done_anyway(
         for c in task.gold_calls
         if c.name in tools and tools[c.name].kind == "write" and c.expect_error is None
     ]
+    written = [
+        v
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write" and c.expect_error is None
+        for v in c.arguments.values()
+        if isinstance(v, str | int | float) and not isinstance(v, bool)
+    ]
     fields = {stem(w) for t in schema.tables for c in t.columns for w in words(c.name)}
     fields -= {stem(w) for w in GENERIC}
     own = Text(_joined(" ".join([task.instruction, *task.known_facts])))
@@ -295,6 +313,11 @@ def done_anyway(
         # wish about tools: no request of theirs (travel-intent-00015, 00010 on 277c846)
         if not own.mentions(part) or wish.mentions(part):
             continue
+        # "the new address is 168 Rodriguez Light" says what a gold write sets, it makes
+        # nothing (ecommerce-intent-00000 on 6b0b758, whose gold updated the order's address)
+        named = [v for v in written if Text(part).mentions(v)]
+        if named and all(any(_within(x, v) for v in named) for x in literals(part)):
+            part = _DESCRIBED_NEW.sub(" ", part)
         said = {stem(w) for w in words(part)}
         # "confirm" and "check" also ask to be told; "the order quantity is 40" names an
         # order, it does not order (restaurant-intent-00011 on 277c846)

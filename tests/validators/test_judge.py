@@ -215,6 +215,11 @@ def test_each_verdict_maps_to_its_reason(
         # travel-intent-00023: "It's for check-in date 2025-04-27" asks nothing checked
         ("It's for check-in date 2025-04-27.", "same", True),
         ("Please check my card's status.", "same", False),
+        # ecommerce-intent-00000 on 6b0b758: "The new address is 168 Rodriguez Light" says
+        # what a change sets; "a new account" still asks to make one
+        ("Please move $250 into savings. The new amount is $250.", "same", True),
+        ("Please move $250 into savings. The new amount is $300.", "same", False),
+        ("Please move $250 into savings. I want a new account.", "same", False),
     ],
 )
 def test_what_the_judge_quotes_as_missing_is_checked_against_the_gold(
