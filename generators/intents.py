@@ -508,9 +508,12 @@ def route(
     person: Scalar,
     target: Scalar,
     by_id: bool = False,
+    depth: int = 3,
 ) -> list[Listing]:
     """How an agent finds the target from the person: their rows of its table, else their
-    rows of its parent (an account) and the parent's rows (its cards); each step with what
+    rows of its parent (an account) and the parent's rows (its cards), the parent itself
+    found so where the person lists none of it (ecommerce's returns: the person's orders,
+    an order's items, an item's returns; `depth` tables down at most); each step with what
     the person would say to pick the row. With `by_id`, a way where nothing but its id
     tells a row apart (the user then gives the id) is taken when no other is. Empty when
     no such way exists."""
@@ -532,6 +535,12 @@ def route(
             return [up, down]
         if by_id and up and down and not fallback:
             fallback = [up, down]
+        if up is None and down is not None and depth > 2:
+            ups = route(env, parent, people, person, row[fk.columns[0]], by_id, depth - 1)
+            if ups and down.described and all(u.described for u in ups):
+                return [*ups, down]
+            if by_id and ups and not fallback:
+                fallback = [*ups, down]
     if by_id and direct is not None:
         return [direct]
     return fallback

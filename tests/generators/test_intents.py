@@ -7,6 +7,7 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,7 @@ from generators.intents import (
 )
 from generators.patterns import catalogue
 from generators.sampling import Chain
+from tests.generators.ecommerce import SEED as SEED_SHOP
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
 from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
@@ -1309,3 +1311,32 @@ def test_a_move_onto_a_record_without_a_name_says_its_moment_only_where_a_call_s
     shown = {"2025-01-20T21:00:00"}
     said = _destination(purpose, spec, customers, 5, [], shown)
     assert said == "to the showtime of Alien at 2025-01-20T21:00:00", said
+
+
+def test_a_record_three_tables_below_its_person_is_found_through_each_listing() -> None:
+    """Ecommerce's returns on 6b0b758 hang off order items, the items off orders, the orders
+    off their customer: no listing of the customer's order items exists, so each of the
+    8 of 40 drafts on a return (`close_return`, `reduce_return_quantity`, ...) found no
+    gold and was dropped. The route now finds the parent the same way it finds the
+    record."""
+    from tests.generators.ecommerce import SCHEMA as SHOP
+
+    tables: dict[str, Any] = {str(t["name"]): t for t in SHOP["tables"]}
+    returns = {
+        **tables["returns"],
+        "columns": [c for c in tables["returns"]["columns"] if c["name"] != "order_id"],
+        "foreign_keys": [fk("order_item_id", "order_items")],
+    }
+    schema = {"tables": [*(t for n, t in tables.items() if n != "returns"), returns]}
+    seed = {
+        **SEED_SHOP,
+        "returns": [{"return_id": 700, "order_item_id": 402, "quantity": 1}],
+    }
+    spec = bed("ecommerce", schema, seed)
+    people = spec.schema_.table("customers")
+    with Environment(spec) as env:
+        steps = route(env, spec.schema_.table("returns"), people, 1, 700, by_id=True)
+        assert [s.table for s in steps] == ["orders", "order_items", "returns"]
+        assert steps[-1].call.arguments == {"order_item_id": 402}
+        deep = route(env, spec.schema_.table("returns"), people, 1, 700, by_id=True, depth=2)
+    assert deep == []  # two tables down at most: the way before
