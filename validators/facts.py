@@ -834,12 +834,14 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
 def _whose(text: str, kind: set[str], column: str, value: object) -> bool:
     """The text gives the value as the column of a record of that kind, though it names
     the new record's kind too: ecommerce-intent-00004 on 63628b9, "create a return for my
-    order item whose quantity is 12", whose gold returned 12 of an item of 6."""
+    order item whose quantity is 12", whose gold returned 12 of an item of 6. "with" is
+    not read: "a new reading for New James Station with temperature 2.11" gives the new
+    reading's (weather-intent-00050 on 61a5427)."""
     kinds = "|".join(sorted(map(re.escape, kind), key=len, reverse=True))
     col = r"[\s_-]+".join(map(re.escape, name_words(column)))
     said = re.compile(
         rf"\b(?:{kinds})s?(?:\s+\w+)?\s+"
-        r"(?:whose|with(?: a| an| the)?|that (?:has|holds)(?: a| an)?)\s+"
+        r"(?:whose|that (?:has|holds)(?: a| an)?)\s+"
         rf"{col}\s+(?:is|of|was|=)?\s*\$?$",
         re.I,
     )

@@ -1189,9 +1189,12 @@ def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> No
     # the new kind named too, the value still given as the other's (ecommerce-intent-00004
     # on 63628b9: "create a return for my order item whose quantity is 12")
     assert said("Book a flight for my hotel stay whose check-out date is 2025-03-04T20:00:38")
-    assert said("Book a flight for my hotel with a check-out date of 2025-03-04T20:00:38")
+    assert said("Book a flight for my hotel that has a check-out date of 2025-03-04T20:00:38")
     for true in (
         "Book a flight for my hotel stay, its check-out date 2025-03-04T20:00:38",
+        # weather-intent-00050 on 61a5427: "a new reading for New James Station with
+        # temperature 2.11" is the new reading's
+        "Book a flight for my hotel stay with the check-out date 2025-03-04T20:00:38",
         "Book a flight whose check-out date is 2025-03-04T20:00:38 for my hotel stay",
         "The check-out date for the flight booking is 2025-03-04T20:00:38",
         "My check-out date is 2025-03-04T20:00:38",
