@@ -1350,7 +1350,9 @@ def _reached(
 _OWNER_BEFORE = re.compile(
     r"\b(?:for|of|from|belonging to|held by|under|"
     # weather-intent-00055 on 61a5427: "It's located in the region named Greenland"
-    r"(?:is|are|was|'s) (?:currently )?(?:located |based |situated |kept )?(?:in|at|with))"
+    r"(?:is|are|was|'s) (?:currently )?(?:located |based |situated |kept )?(?:in|at|with)"
+    # weather-intent-00042 on aedf9df: "The current region is House California"
+    r"|current [a-z]+ (?:is|was))"
     r"\s+(?:the\s+|my\s+|a\s+)?"
     r"(?:[a-z]+\s+)?(?:named\s+|called\s+)?$",
     re.I,

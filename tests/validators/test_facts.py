@@ -1092,12 +1092,16 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     # station the gold moves to Greenland
     assert said("Move my booking to a new hotel. It's located in the hotel named Dune Lodge.")
     assert said("Move my booking to the Dune Lodge.", ("My booking is based at Dune Lodge.",))
+    # weather-intent-00042 on aedf9df: "The current region is House California" of the
+    # region a station moves to
+    assert said("Move my booking to the Dune Lodge.", ("The current hotel is Dune Lodge",))
     for true in (
         "Move my booking at the Harbor Inn to the Dune Lodge.",
         "Move my booking from the Harbor Inn to the hotel named Dune Lodge.",
         "Move my booking to the Dune Lodge.",
         "Dune Lodge should hold my booking from now on.",
         "Please move my booking over to a room of the Dune Lodge.",
+        "Move my booking from the current hotel to the Dune Lodge.",
         "My booking is at the Harbor Inn; I want it to be at the Dune Lodge.",
     ):
         assert said(true) == "", true
