@@ -1431,6 +1431,50 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
     return ""
 
 
+def tied_elsewhere(
+    task: Task, spec: EnvironmentSpec, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
+) -> str:
+    """A record the gold acts on said to be "with" a named record it does not point to:
+    medicine-intent-00015 on 277c846, "I am scheduling an appointment with Dr. Melissa
+    Wood ... I would like to create a prescription for this appointment", whose appointment
+    was with another doctor (and the prescription was refused for it). A move to that
+    record is where it goes, not where it is."""
+    text = "\n".join([task.instruction, *task.known_facts])
+    moved_to = {
+        (param.removeprefix("new_"), value_key(v))
+        for c in task.gold_calls
+        for param, v in c.arguments.items()
+        if param.startswith("new_")
+    }
+    for row in targets(task, replay, tools):
+        table = _table_of(row, seed)
+        if table is None:
+            continue
+        kinds = "|".join(map(re.escape, sorted(entity_words(table), key=len, reverse=True)))
+        for fk in spec.schema_.table(table).foreign_keys:
+            column = fk.columns[0] if len(fk.columns) == 1 else None
+            if column is None or fk.ref_table == seed.people or column not in row:
+                continue
+            key = spec.schema_.table(fk.ref_table).primary_key
+            for parent in spec.seed.get(fk.ref_table, []) if len(key) == 1 else []:
+                held = value_key(parent.get(key[0]))
+                if held == value_key(row[column]) or (column, held) in moved_to:
+                    continue
+                for name in record_names(parent):
+                    said = re.search(
+                        rf"\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\bwith\s+(?:Dr\.?\s+|Doctor\s+)?"
+                        rf"{re.escape(name)}\b",
+                        text,
+                        re.I,
+                    )
+                    if said and " " in name:
+                        return (
+                            f"the user says {said.group()!r}; the {record_phrase(table)} the "
+                            f"gold acts on is with another {record_phrase(fk.ref_table)}"
+                        )
+    return ""
+
+
 _IN_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _N = r"(\d{1,3}|a|one|two|three|four|five|six|ten)"
 # a day said from today, and the days from today it may be (a week said is read loosely)
@@ -1499,6 +1543,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),
+        lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
     )
     for said in (claim() for claim in false_facts):
         if said:

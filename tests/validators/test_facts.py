@@ -1236,3 +1236,37 @@ def test_a_value_said_of_both_records_that_one_holds_is_false_fact() -> None:
     )
     assert said(fact, "2025-02-13T15:00:40") == ""  # the flight booking's is that day too
     assert said("The check-in date is 2025-02-13T15:00:40", "2025-02-28") == ""
+
+
+def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_fact() -> None:
+    """medicine-intent-00015 on 277c846: "I am scheduling an appointment with Dr. Melissa
+    Wood ... I would like to create a prescription for this appointment", whose appointment
+    was with another doctor. Here Ava's booking 500 is at the Harbor Inn."""
+    from tests.generators.travel import travel_spec
+    from validators.facts import tied_elsewhere
+
+    spec = travel_spec()
+    booking = spec.seed["hotel_bookings"][0]
+    cancel = one_write(
+        "cancel_booking", "UPDATE hotel_bookings SET status = 'x' WHERE booking_id = :booking_id"
+    )
+    move = one_write(
+        "move_booking", "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = 1"
+    )
+    tools = {t.name: t for t in (cancel, move)}
+
+    def said(text: str, write: dict) -> str:
+        calls = [{"name": "list_bookings", "arguments": {"customer_id": 1}}, write]
+        outputs = [[booking], booking]
+        replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+        task = mini_task(instruction=text, gold_calls=calls)
+        return tied_elsewhere(task, spec, replay, tools, SeedFacts.of(spec))
+
+    cancelled = {"name": "cancel_booking", "arguments": {"booking_id": 500}}
+    moved = {"name": "move_booking", "arguments": {"booking_id": 500, "new_hotel_id": 21}}
+    assert said("Cancel my booking with Dune Lodge.", cancelled) == (
+        "the user says 'booking with Dune Lodge'; the hotel booking the gold acts on is with "
+        "another hotel"
+    )
+    assert said("Cancel my booking with Harbor Inn.", cancelled) == ""
+    assert said("Move my booking so that it is with Dune Lodge.", moved) == ""
