@@ -272,6 +272,9 @@ _ASSISTANT = re.compile(
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
     r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"
+    # ecommerce-intent-00035 on 8d65db4: "Can you please let me know if you want to place
+    # an order?", whose gold made one
+    r"if you (?:want|would like|wish) to\b|"
     # a greeting to the customer by their email: movie's "Hello there, mpeterson@outlook.com!
     # Can you help me activate a booking" (a person says who they are, "I'm ...")
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear|welcome)(?: there)?,? [\w.+-]+@[\w-]+\.\w[\w.]*|"

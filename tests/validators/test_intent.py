@@ -501,6 +501,11 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     for spoken in ("Sure, I'll freeze your card K30001.", "Card K30001: I'll let you know."):
         verdict = bank_verdict(banking_spec, spoken, gold_calls=[freeze], communicate=told)
         assert verdict[:2] == ("intent", "assistant_voice"), spoken
+    # ecommerce-intent-00035 on 8d65db4: "Can you please let me know if you want to place an
+    # order?", whose gold made one
+    asked_back = "Can you please let me know if you want to freeze my card K30001?"
+    verdict = bank_verdict(banking_spec, asked_back, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     # weather's "... Is there anything else I can help you with?"
     closing = "Freeze my card K30001 and tell me its status. Anything else I can help with?"
     verdict = bank_verdict(banking_spec, closing, gold_calls=[freeze], communicate=told)
