@@ -164,8 +164,9 @@ _TO_NUMBER = re.compile(
 def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]) -> str | None:
     """A write that changes a column by an amount, asked for as a change to that amount:
     ecommerce-intent-00017 "reduce the quantity of my order item from 4 to 29", whose gold
-    reduced it by 29, and restaurant's "top up my order to the amount of 39". An amount
-    another write of the gold sets is that write's."""
+    reduced it by 29, and restaurant's "top up my order to the amount of 39"; or from one
+    number to another that it does not differ by. An amount another write of the gold sets
+    is that write's."""
     for column, param, _ in tool.adjustments():
         amount = arguments.get(param)
         if not isinstance(amount, int | float) or isinstance(amount, bool):
@@ -178,7 +179,23 @@ def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]
                     f"changes {column} by {amount:g}; the instruction asks for it "
                     f"{said.group().strip()!r}"
                 )
+        col = r"[\s_]+".join(re.escape(w) for w in words(column))
+        for said in _FROM_TO.finditer(instruction):
+            named = re.search(rf"\b{col}\b", instruction[max(0, said.start() - 60) : said.start()])
+            start, end = (float(g.replace(",", "")) for g in said.groups())
+            if named and abs(end - start) != abs(float(amount)):
+                return (
+                    f"changes {column} by {amount:g}; the instruction asks for it "
+                    f"{said.group().strip()!r}"
+                )
     return None
+
+
+# ecommerce-intent-00032 on 8d65db4: "reduce the quantity of my open return ... from 18 to
+# 16", whose gold reduced it by 20
+_FROM_TO = re.compile(
+    r"\bfrom\s+\$?(\d[\d,]*(?:\.\d+)?)\s+to\s+\$?(\d[\d,]*(?:\.\d+)?)(?!\d|\.\d|%|-)", re.I
+)
 
 
 _NUMBER = re.compile(r"(?<![\w.])\$?(\d(?:[\d,]*\d)?(?:\.\d+)?)(?![\w%]|\.\d)")

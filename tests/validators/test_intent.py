@@ -1009,11 +1009,28 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
     )
     assert (stage, reason) == ("intent", "unasked_write"), detail
     assert detail.endswith("asks for it 'to the amount of 250'")
+    # ecommerce-intent-00032 on 8d65db4: "reduce the quantity of my open return ... from 18
+    # to 16", whose gold reduced it by 20
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        "Move $250 from A20001 into A20002, so its balance goes from 1250 to 1150.",
+        gold_calls=[MOVE],
+        communicate=told,
+    )
+    assert (stage, reason) == ("intent", "unasked_write"), detail
+    assert detail.endswith("asks for it 'from 1250 to 1150'")
     kept = (
         "Please transfer 250 from A20001 to A20002. What is my balance then?",
         "Please transfer $250 from A20001 to my account A20002. My balance?",
     )
     all_kept(banking_spec, kept, gold_calls=[MOVE], communicate=told)
+    from validators.intent import _by_as_to
+
+    transfer_funds = banking_spec.tool("transfer_funds")
+    moved = "Move $250 from A20001 to A20002: its balance goes from {} to {}."
+    for start, end, wrong in (("1250", "1000", False), ("1250", "1150", True)):
+        found = _by_as_to(moved.format(start, end), transfer_funds, MOVE["arguments"], set())
+        assert (found is not None) == wrong, (start, end)
 
 
 def test_a_count_topped_up_by_money_is_unasked_write() -> None:
