@@ -443,7 +443,19 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
         return True
     if token in _GRANTS and _grants_an_act(tokens[i + 1 : i + 5]):
         return True
+    # "I want to confirm my booking seat count of 2" asks for the act, not to be told
+    # (movie-intent-00044 on 71aacdf was told its status unasked); "confirm that ..." and
+    # "confirm the status" still ask
+    if token in _VERIFY and not _verifying(tokens[i + 1 : i + 5]):
+        return True
     return token == "find" and before in _UNABLE
+
+
+def _verifying(after: Sequence[str]) -> bool:
+    """The words after "confirm" or "verify" ask to be told a fact: "confirm that ...",
+    "confirm whether ...", "confirm the status of ...", "confirm the current booking
+    status", not "confirm my booking"."""
+    return bool(after) and (after[0] in _CLAUSE or "status" in after)
 
 
 _WATCHED = re.compile(
@@ -612,11 +624,8 @@ class Request:
         return i > 0 and self.tokens[i - 1] in _ARTICLES and bool(entities & set(ahead))
 
     def _verifies(self, i: int) -> bool:
-        """The verb at `i` asks to be told a fact: "confirm that ...", "confirm whether
-        ...", "confirm the status of ...", "confirm the current booking status", not
-        "confirm my booking"."""
-        after = self.tokens[i + 1 : i + 5]  # "confirm the current booking status"
-        return bool(after) and (after[0] in _CLAUSE or "status" in after)
+        """The verb at `i` asks to be told a fact (`_verifying`)."""
+        return _verifying(self.tokens[i + 1 : i + 5])
 
     def requests_any(
         self,

@@ -186,6 +186,11 @@ def test_information_each_and_fields_asked_about() -> None:
         assert not Request(said).asks_for_information, said
     for asks in ("Please provide me with a list of my tickets.", "Give me the refund amount."):
         assert Request(asks).asks_for_information, asks
+    # confirming a record asks for the act (movie-intent-00044 on 71aacdf, "I want to confirm
+    # my booking seat count of 2", was told its status); confirming a fact asks
+    assert not Request("I want to confirm my booking seat count of 2.").asks_for_information
+    for asks in ("Please confirm that my card is locked.", "Can you confirm the card status?"):
+        assert Request(asks).asks_for_information, asks
     left = Request("Tell me how much is left in checking.")
     assert left.asks_about("balance") and left.asks_about("remaining_balance")
     assert not left.asks_about("status")
