@@ -1475,6 +1475,35 @@ def tied_elsewhere(
     return ""
 
 
+_COUNT_WORDS = frozenset({"count", "number", "quantity", "total", "amount", "num"})
+
+
+def one_said_of_many(task: Task, tools: Mapping[str, Tool]) -> str:
+    """One thing said of a write that counts more: movie-intent-00006 on 71aacdf, "I want to
+    book a seat for myself on Pulp Fiction 3", whose gold booked 3 seats (`seat_count`)."""
+    text = "\n".join([task.instruction, *task.known_facts])
+    for call in task.gold_calls:
+        tool = tools.get(call.name)
+        if tool is None or tool.kind != "write":
+            continue
+        for param, value in call.arguments.items():
+            if type(value) is not int or value <= 1 or param.endswith("_id"):
+                continue
+            named = name_words(param)
+            if not set(named) & _COUNT_WORDS and not any(singular(w) != w for w in named):
+                continue  # a measure ("severity", "party_size"), not things counted
+            for noun in {singular(w) for w in named} - _COUNT_WORDS - GENERIC:
+                one = re.search(
+                    rf"\b(?:a|an|one|a single)\s+{re.escape(noun)}\b"
+                    r"(?!\s+(?:count|number|quantity|total|of|size)\b|-)",
+                    text,
+                    re.I,
+                )
+                if one:
+                    return f"the user says {one.group()!r}; the gold's {param} is {value}"
+    return ""
+
+
 _IN_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _N = r"(\d{1,3}|a|one|two|three|four|five|six|ten)"
 # a day said from today, and the days from today it may be (a week said is read loosely)
@@ -1544,6 +1573,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),
         lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
+        lambda: one_said_of_many(task, ctx.env.tools),
     )
     for said in (claim() for claim in false_facts):
         if said:

@@ -1270,3 +1270,25 @@ def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_f
     )
     assert said("Cancel my booking with Harbor Inn.", cancelled) == ""
     assert said("Move my booking so that it is with Dune Lodge.", moved) == ""
+
+
+def test_one_thing_said_of_a_write_that_counts_more_is_false_fact() -> None:
+    """movie-intent-00006 on 71aacdf: "I want to book a seat for myself on Pulp Fiction 3",
+    whose gold booked 3 seats. A measure is no count: "a party of 7", "a severity of 5"."""
+    from validators.facts import one_said_of_many
+
+    book = one_write("book", "INSERT INTO bookings (seat_count) VALUES (:seat_count)")
+    party = one_write("reserve", "INSERT INTO reservations (party_size) VALUES (:party_size)")
+    tools = {"book": book, "reserve": party}
+
+    def said(text: str, call: str, param: str, value: int) -> str:
+        task = mini_task(instruction=text, gold_calls=[{"name": call, "arguments": {param: value}}])
+        return one_said_of_many(task, tools)
+
+    assert said("I want to book a seat for Pulp Fiction 3.", "book", "seat_count", 3) == (
+        "the user says 'a seat'; the gold's seat_count is 3"
+    )
+    for true in ("Book 3 seats for Pulp Fiction.", "Book with a seat count of 3, please."):
+        assert said(true, "book", "seat_count", 3) == "", true
+    assert said("I want to book a seat for Pulp Fiction 3.", "book", "seat_count", 1) == ""
+    assert said("A table for a party of 7, please.", "reserve", "party_size", 7) == ""
