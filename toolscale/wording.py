@@ -444,9 +444,10 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     if token in _GRANTS and _grants_an_act(tokens[i + 1 : i + 5]):
         return True
     # "I want to confirm my booking seat count of 2" asks for the act, not to be told
-    # (movie-intent-00044 on 71aacdf was told its status unasked); "confirm that ..." and
-    # "confirm the status" still ask
-    if token in _VERIFY and not _verifying(tokens[i + 1 : i + 5]):
+    # (movie-intent-00044 on 71aacdf was told its status unasked); "confirm that ...",
+    # "confirm the status" and "can you confirm this?" (medicine-intent-00037) still ask
+    after = tokens[i + 1 : i + 5]
+    if token in _VERIFY and after[:1] in (["my"], ["the"], ["our"]) and not _verifying(after):
         return True
     return token == "find" and before in _UNABLE
 

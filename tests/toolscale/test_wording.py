@@ -189,7 +189,11 @@ def test_information_each_and_fields_asked_about() -> None:
     # confirming a record asks for the act (movie-intent-00044 on 71aacdf, "I want to confirm
     # my booking seat count of 2", was told its status); confirming a fact asks
     assert not Request("I want to confirm my booking seat count of 2.").asks_for_information
-    for asks in ("Please confirm that my card is locked.", "Can you confirm the card status?"):
+    for asks in (
+        "Please confirm that my card is locked.",
+        "Can you confirm the card status?",
+        "Lock my card. Can you confirm this?",  # medicine-intent-00037 on 277c846
+    ):
         assert Request(asks).asks_for_information, asks
     left = Request("Tell me how much is left in checking.")
     assert left.asks_about("balance") and left.asks_about("remaining_balance")
