@@ -1082,11 +1082,12 @@ def reads_like_calls(task: Task, tools: dict[str, Tool]) -> str | None:
     """A gold lookup's name of three words or more spelled out in the instruction ("get
     cards with card id 39495, then list cards by account id"): a sampled walk put into
     words, not what a person asks, which the issue named as invalid training data. A
-    write's name is how people say what they want ("make a loan payment"), so only
-    reads count."""
+    write's name is how people say what they want ("make a loan payment"), so a write
+    counts only from five words: travel-intent-00010 on d7b1bec, "I want to add flight
+    booking checked bags for my flight booking" (`add_flight_booking_checked_bags`)."""
     for name in dict.fromkeys(c.name for c in task.gold_calls):
         parts = [re.escape(w) for w in words(name)]
-        if len(parts) < 3 or name not in tools or tools[name].kind != "read":
+        if name not in tools or len(parts) < (3 if tools[name].kind == "read" else 5):
             continue
         said = re.search(r"\b" + rf"\s+{FILLER}".join(parts) + r"\b", task.instruction, re.I)
         if said:

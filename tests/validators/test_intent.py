@@ -445,6 +445,26 @@ def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
         banking_spec, said, gold_calls=lost, communicate=[{"call": 0, "path": "status"}]
     )
     assert verdict == ("accepted", "ok", "")
+    # a write's name of five words or more: travel-intent-00010 on d7b1bec, "I want to add
+    # flight booking checked bags for my flight booking"
+    from validators.intent import reads_like_calls
+
+    bags = Tool.model_validate(
+        {
+            "name": "add_flight_booking_checked_bags",
+            "description": "Add checked bags to a flight booking.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"bags": {"type": "integer"}}},
+            "run": ["UPDATE flight_bookings SET checked_bags = checked_bags + :bags"],
+        }
+    )
+    calls = [{"name": bags.name, "arguments": {"bags": 5}}]
+    for text, spelled in (
+        ("I want to add flight booking checked bags for my flight booking.", True),
+        ("I want to add 5 checked bags to my flight booking.", False),
+    ):
+        task = mini_task(instruction=text, gold_calls=calls, communicate=[])
+        assert (reads_like_calls(task, {bags.name: bags}) is not None) == spelled, text
 
 
 def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
