@@ -211,7 +211,9 @@ _HOW = re.compile(
     # finance's "I just need to know if I can fail the pending transfer": whether it may
     # be done, asked to be told by the one who would do it ("if you can" is a polite
     # request, and so is railway's "I was just wondering if I could cancel my ticket")
-    r"|\b(?:know|check|see|find out|tell me|sure|confirm) (?:\w+ )?(?:if|whether) (?:i|we) "
+    # and ecommerce-intent-00061 on 8d65db4's "I wanted to ask if I can reduce 37 from ..."
+    r"|\b(?:know|check|see|find out|tell me|sure|confirm|ask) (?:\w+ )?(?:if|whether) "
+    r"(?:i|we) "
     r"(?:can|could|may|am able to|am allowed to|are allowed to)$"
     # finance's "I'm looking for a way to deactivate my active account"
     r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
