@@ -401,6 +401,12 @@ def third_person(text: str, entities: set[str], user: str | None = None) -> str 
         kind = m.group(1).lower()
         if kind in entities and user in (None, kind):
             return m.group()
+    return narrated(text)
+
+
+def narrated(text: str) -> str | None:
+    """Words that tell about the user instead of by them ("the customer wants to ..."), or
+    None."""
     for m in _NARRATED.finditer(text):
         if m.group(1).lower() in PEOPLE:
             return m.group()

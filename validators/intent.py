@@ -33,6 +33,7 @@ from toolscale.wording import (
     dangling_reference,
     entity_words,
     names_operation,
+    narrated,
     operation_words,
     record_phrase,
     same_field,
@@ -1333,6 +1334,10 @@ def check(
     user = singular(people.name) if people is not None else None
     if (said := third_person(task.instruction, entities, user)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"
+        return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
+    # ecommerce-intent-00063 on 8d65db4 knew "The customer wants to move the open return."
+    if said := next(filter(None, map(narrated, task.known_facts)), None):
+        detail = f"a known fact says {said!r}: told about the user, not what they know"
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (detail := named_self(task, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)

@@ -675,6 +675,13 @@ def test_a_request_for_someone_elses_record_is_third_person(
     ):
         verdict = freeze_verdict(banking_spec, other)
         assert verdict[:2] == ("intent", "third_person"), other
+    # a known fact that tells about the user (ecommerce-intent-00063 on 8d65db4: "The
+    # customer wants to move the open return.")
+    told = "Please freeze my card K30001 and tell me its status."
+    facts = ["The client wants to freeze card K30001."]
+    stage, reason, detail = freeze_verdict(banking_spec, told, known_facts=facts)
+    assert (stage, reason) == ("intent", "third_person"), detail
+    assert "a known fact says 'The client wants'" in detail
     mine = "Please freeze my card K30001; her birthday is today. Tell me its status."
     # money sent to her account is the user's own act (bank-017 sends $60 to a friend's)
     assert freeze_verdict(banking_spec, mine) == (
