@@ -447,16 +447,12 @@ def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
     assert verdict == ("accepted", "ok", "")
     # a write's name of five words or more: travel-intent-00010 on d7b1bec, "I want to add
     # flight booking checked bags for my flight booking"
+    from tests.validators.test_facts import one_write
     from validators.intent import reads_like_calls
 
-    bags = Tool.model_validate(
-        {
-            "name": "add_flight_booking_checked_bags",
-            "description": "Add checked bags to a flight booking.",
-            "kind": "write",
-            "parameters": {"type": "object", "properties": {"bags": {"type": "integer"}}},
-            "run": ["UPDATE flight_bookings SET checked_bags = checked_bags + :bags"],
-        }
+    bags = one_write(
+        "add_flight_booking_checked_bags",
+        "UPDATE flight_bookings SET checked_bags = checked_bags + :bags",
     )
     calls = [{"name": bags.name, "arguments": {"bags": 5}}]
     for text, spelled in (
@@ -1027,25 +1023,22 @@ def test_a_change_by_an_amount_asked_for_as_a_change_to_it_is_unasked_write(
     )
     assert (stage, reason) == ("intent", "unasked_write")
     assert detail.endswith("changes balance by 250; the instruction asks for it 'to 250'")
-    # restaurant-intent-00009 on ec28a14: "top up my order to the amount of 39" (27 + 39)
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        "Please move money into A20002 to bring my account A20001 to the amount of 250.",
-        gold_calls=[MOVE],
-        communicate=told,
-    )
-    assert (stage, reason) == ("intent", "unasked_write"), detail
-    assert detail.endswith("asks for it 'to the amount of 250'")
-    # ecommerce-intent-00032 on 8d65db4: "reduce the quantity of my open return ... from 18
-    # to 16", whose gold reduced it by 20
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        "Move $250 from A20001 into A20002, so its balance goes from 1250 to 1150.",
-        gold_calls=[MOVE],
-        communicate=told,
-    )
-    assert (stage, reason) == ("intent", "unasked_write"), detail
-    assert detail.endswith("asks for it 'from 1250 to 1150'")
+    for ask, said in (
+        # restaurant-intent-00009 on ec28a14: "top up my order to the amount of 39" (27 + 39)
+        (
+            "Please move money into A20002 to bring my account A20001 to the amount of 250.",
+            "'to the amount of 250'",
+        ),
+        # ecommerce-intent-00032 on 8d65db4: "reduce the quantity of my open return ... from
+        # 18 to 16", whose gold reduced it by 20
+        (
+            "Move $250 from A20001 into A20002, so its balance goes from 1250 to 1150.",
+            "'from 1250 to 1150'",
+        ),
+    ):
+        stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[MOVE], communicate=told)
+        assert (stage, reason) == ("intent", "unasked_write"), detail
+        assert detail.endswith(f"asks for it {said}")
     kept = (
         "Please transfer 250 from A20001 to A20002. What is my balance then?",
         "Please transfer $250 from A20001 to my account A20002. My balance?",
