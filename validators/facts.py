@@ -1390,6 +1390,14 @@ def moves(
                 yield table.name, was or {}, now or {}, value_key(new)
 
 
+_MOVED_AS = re.compile(r"\b(?:move|moving|switch|transfer)\s+(?:my|the|this)\s+$", re.I)
+_TO_AFTER = re.compile(r"\s+(?:to|into|onto)\b", re.I)
+_IS_IN_MY = re.compile(
+    r"\s+(?:is|was)\s+(?:already\s+|currently\s+)?(?:in|on|part of)\s+my\s+((?:\w+\s+){0,2}\w+)",
+    re.I,
+)
+
+
 def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
     """A move that calls its record the new owner's: school-intent-00013 on 5d152ba moved
     Dennis Bishop's enrollment "for the student named Scott Underwood ... to another student
@@ -1422,6 +1430,14 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
                 near = " ".join(clause.split()[-3:])
                 if owner and _TOWARD.search(f"{near} {owner.group()}"):
                     owner = None
+                # ecommerce-intent-00049 on 8d65db4, of a House Dishwasher moved to the TV:
+                # "move the TV from order item quantity 29 to the TV product", "The TV is in
+                # my paid order": the record called by its new owner's name
+                called = _MOVED_AS.search(lead) and not _TO_AFTER.match(text[m.end() :])
+                placed = _IS_IN_MY.match(text[m.end() :])
+                kinds = entity_words(table)
+                if called or (placed and kinds & {singular(w) for w in tokens(placed.group(1))}):
+                    owner = owner or m
                 kind = singular(table)
                 if owner or (m.group(1) and singular(m.group(1)) in entity_words(table)):
                     return (

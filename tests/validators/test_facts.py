@@ -1095,6 +1095,10 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     # weather-intent-00042 on aedf9df: "The current region is House California" of the
     # region a station moves to
     assert said("Move my booking to the Dune Lodge.", ("The current hotel is Dune Lodge",))
+    # ecommerce-intent-00049 on 8d65db4, a House Dishwasher moved to the TV: "move the TV
+    # from order item quantity 29 to the TV product", "The TV is in my paid order"
+    assert said("Please move the Dune Lodge from my booking to the other hotel.")
+    assert said("Move my booking to the Dune Lodge.", ("The Dune Lodge is in my booking.",))
     for true in (
         "Move my booking at the Harbor Inn to the Dune Lodge.",
         "Move my booking from the Harbor Inn to the hotel named Dune Lodge.",
@@ -1102,6 +1106,8 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
         "Dune Lodge should hold my booking from now on.",
         "Please move my booking over to a room of the Dune Lodge.",
         "Move my booking from the current hotel to the Dune Lodge.",
+        "Please move my booking to Dune Lodge.",
+        "Move the booking to the Dune Lodge; the Dune Lodge is in my plans.",
         "My booking is at the Harbor Inn; I want it to be at the Dune Lodge.",
     ):
         assert said(true) == "", true
