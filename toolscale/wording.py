@@ -333,7 +333,7 @@ def asks_left_of_count(text: str, field: str) -> str | None:
     thing = set(named) - counts - GENERIC
     if not counts or not thing:
         return None
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
+    for sentence in sentences(text):
         said = set(tokens(sentence))
         said |= {singular(w) for w in said}
         left = said & LEFT_WORDS or _HOW_MANY_HAVE.search(sentence)
@@ -529,6 +529,18 @@ def without_name_new(text: str) -> str:
     )
 
 
+def spelled(name: str) -> str:
+    """A pattern for a snake_case name as a text may write it ("in progress", "in-progress",
+    "check_in date")."""
+    return r"[\s_-]+".join(map(re.escape, name.split("_")))
+
+
+def sentences(text: str) -> list[str]:
+    """A text's sentences, split after a stop: each may ask, or state a fact as a known
+    fact does."""
+    return re.split(r"(?<=[.!?])\s+", text)
+
+
 # the typographic quotes a model writes ("I’d like to", "don’t"), as the checks spell them
 _TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
@@ -666,7 +678,7 @@ class Request:
     def asks_after(self) -> str | None:
         """The words of a sentence that asks to be told something after an operation ("I
         want to know the balance of my account after this transfer"), or None."""
-        for sentence in re.split(r"(?<=[.!?])\s+", self.text):
+        for sentence in sentences(self.text):
             after = _AFTER.search(sentence)
             if after and _ASKING.search(sentence):
                 return after.group()

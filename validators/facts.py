@@ -33,7 +33,9 @@ from toolscale.wording import (
     record_names,
     record_phrase,
     said_left,
+    sentences,
     singular,
+    spelled,
 )
 from toolscale.wording import (
     words as name_words,
@@ -517,7 +519,7 @@ def check(
     # a sentence of the request may describe a record too ("my account ACC-83392, which is
     # frozen"); a word the gold makes true ("set card K30001 to frozen") is no claim
     outcome = {w for v in gold if isinstance(v, str) for w in tokens(v)}
-    for sentence in _sentences(task.instruction):
+    for sentence in sentences(task.instruction):
         if said := _miscategorised(sentence, seed, outcome):
             return Rejection(
                 stage=STAGE,
@@ -789,11 +791,6 @@ def targets(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> list[dict]
     return out
 
 
-def _sentences(text: str) -> list[str]:
-    """A request's sentences: each may state a fact as a known fact does."""
-    return re.split(r"(?<=[.!?])\s+", text)
-
-
 def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
     """A value of the new record said as another record's: travel-intent-00057 on 00fbd03
     cancelled a hotel booking and made a flight booking, and said "The check-out date for
@@ -801,7 +798,7 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
     names the other kind and not the new one's, and the record of that kind the gold acts
     on holds another value of that column, the statement is false."""
     acted = [(t, row) for row in targets(task, replay, tools) if (t := _table_of(row, seed))]
-    texts = [*task.known_facts, *_sentences(task.instruction)]
+    texts = [*task.known_facts, *sentences(task.instruction)]
     for call in task.gold_calls:
         tool = tools.get(call.name)
         made = tool.inserts() if tool is not None else []
@@ -834,19 +831,20 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
 def _whose(text: str, kind: set[str], column: str, value: object) -> bool:
     """The text gives the value as the column of a record of that kind, though it names
     the new record's kind too: ecommerce-intent-00004 on 63628b9, "create a return for my
-    order item whose quantity is 12", whose gold returned 12 of an item of 6. "with" is
+    order item whose quantity is 12", whose gold returned 12 of an item of 6 (proposed on
+    6b0b758; the commit that added this says 63628b9). "with" is
     not read: "a new reading for New James Station with temperature 2.11" gives the new
     reading's (weather-intent-00050 on 61a5427)."""
     kinds = "|".join(sorted(map(re.escape, kind), key=len, reverse=True))
-    col = r"[\s_-]+".join(map(re.escape, name_words(column)))
+    col = spelled(column)
     said = re.compile(
         rf"\b(?:{kinds})s?(?:\s+\w+)?\s+"
         r"(?:whose|that (?:has|holds)(?: a| an)?)\s+"
         rf"{col}\s+(?:is|of|was|=)?\s*\$?$",
         re.I,
     )
-    spelled = {str(value), f"{value:g}" if isinstance(value, int | float) else str(value)}
-    at = rf"(?<![\w.])(?:{'|'.join(map(re.escape, spelled))})(?![\w]|\.\d)"
+    forms = {str(value), f"{value:g}" if isinstance(value, int | float) else str(value)}
+    at = rf"(?<![\w.])(?:{'|'.join(map(re.escape, forms))})(?![\w]|\.\d)"
     return any(said.search(text[: m.start()]) for m in re.finditer(at, text, re.I))
 
 
@@ -856,11 +854,6 @@ def _table_of(row: dict, seed: SeedFacts) -> str | None:
     keyed = [t for t, key in seed.primary.items() if key and set(key) <= set(row)]
     best = max(keyed, key=lambda t: len(set(seed.columns[t]) & set(row)), default=None)
     return best if best and 2 * len(set(seed.columns[best]) & set(row)) > len(row) else None
-
-
-def _spelled(name: str) -> str:
-    """A pattern for a snake_case name as a text may write it ("in progress", "in-progress")."""
-    return r"[\s_-]+".join(map(re.escape, name.split("_")))
 
 
 _IS = r"(?:is\s+|:\s*|of\s+|=\s*)?"
@@ -876,7 +869,7 @@ def unknown_id(text: str, seed: SeedFacts, replay: Replay) -> str:
         if len(key) != 1 or not seed.keys.get(table):
             continue
         made = _written(replay, seed, table, key[0])
-        noun = _spelled(singular(table))
+        noun = spelled(singular(table))
         pattern = rf"\b{noun}[\s_-]*(?:id|number|no\.?|#)\s*{_IS}#?([A-Za-z0-9][\w-]*)"
         # "the booking is for Flight 10": a record named by its kind and a number alone,
         # after a word that makes it a thing ("to order 12 tacos" orders)
@@ -923,7 +916,7 @@ def _not_a_value(text: str, column: str, values: Iterable[str], others: Set[str]
     """What a text gives as the column's value ("the current game status is in progress")
     when it is none of the values the column takes; a value given as the column of another
     kind of record ("my account kind is checking", an entity of `others`) is not."""
-    phrase = _spelled(column)
+    phrase = spelled(column)
     values = list(values)
     for said in re.finditer(
         rf"(\w+)?\s*\b{phrase}\s*(?:is|:)\s+(?:currently\s+|now\s+|still\s+)?['\"]?"
@@ -961,7 +954,7 @@ def _not_a_state(text: str, table: str, seed: SeedFacts, allowed: Set[str]) -> s
     """A common state word the text gives the record ("my reservation is currently active")
     that no status column of its table takes, where the gold does not set it."""
     taken = {phrase(v) for values in seed.states.get(table, {}).values() for v in values}
-    noun = _spelled(singular(table))
+    noun = spelled(singular(table))
     # movie-intent-00035 on 71aacdf: "My booking is currently in the status 'inactive'"
     within = r"(?:in\s+(?:the\s+|a\s+)?(?:status|state)\s+(?:of\s+)?['\"]?)?"
     pattern = (
@@ -993,7 +986,7 @@ def _denied(text: str, value: str) -> str:
     """The words of a reason that says the record is not in a state ("deactivate my
     account, as it's no longer active"): finance's gold deactivated an active account. A
     wish is no reason ("so that it is no longer active")."""
-    phrase = _spelled(value)
+    phrase = spelled(value)
     m = re.search(
         rf"\b(?:as|since|because)\s+(?:it|it['’]s|it\s+is|my\s+\w+(?:\s+is)?|the\s+\w+\s+is)\s+"
         rf"(?:(?:currently|now|already)\s+)?(?:no\s+longer|not|never)\s+(?:been\s+)?{phrase}\b",
@@ -1020,7 +1013,7 @@ def _misdescribed_target(
         for sql in tools[c.name].run
         for v in _LITERAL.findall(sql)
     } | {str(v).casefold() for c in task.gold_calls for v in c.arguments.values()}
-    texts = [*task.known_facts, *_sentences(task.instruction)]
+    texts = [*task.known_facts, *sentences(task.instruction)]
     held: dict[tuple[str, str], set[str]] = {}  # (table, column): what the target rows hold
     for row in rows:
         table = _table_of(row, seed)
@@ -1044,11 +1037,11 @@ def _misdescribed_target(
             # weather's region) is that one
             own = text
             for value in now:
-                own = re.sub(rf"\b{_spelled(value)}\b", lambda m: " " * len(m[0]), own, flags=re.I)
+                own = re.sub(rf"\b{spelled(value)}\b", lambda m: " " * len(m[0]), own, flags=re.I)
             for value in sorted(seed.states[table][column]):
                 if value.casefold() in sets | now or _of_another(value, table, words, seed):
                     continue
-                phrase = _spelled(value)
+                phrase = spelled(value)
                 for m in re.finditer(rf"\b{phrase}\b", own, re.I):
                     if _NO_CLAIM_BEFORE.search(text[: m.start()]) or _NO_CLAIM_AFTER.match(
                         text[m.end() :]
@@ -1467,7 +1460,15 @@ def tied_elsewhere(
         if table is None:
             continue
         kinds = "|".join(map(re.escape, sorted(entity_words(table), key=len, reverse=True)))
-        for fk in spec.schema_.table(table).foreign_keys:
+        # the words first, then the named records: the seed is read only where they are
+        said = list(
+            re.finditer(
+                rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\bwith\s+(?:Dr\.?\s+|Doctor\s+)?)"
+                r"(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)+)",
+                text,
+            )
+        )
+        for fk in spec.schema_.table(table).foreign_keys if said else []:
             column = fk.columns[0] if len(fk.columns) == 1 else None
             if column is None or fk.ref_table == seed.people or column not in row:
                 continue
@@ -1476,19 +1477,20 @@ def tied_elsewhere(
                 held = value_key(parent.get(key[0]))
                 if held == value_key(row[column]) or (column, held) in moved_to:
                     continue
-                for name in record_names(parent):
-                    said = re.search(
-                        rf"\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\bwith\s+(?:Dr\.?\s+|Doctor\s+)?"
-                        rf"{re.escape(name)}\b",
-                        text,
-                        re.I,
-                    )
-                    if said and " " in name:
+                for name in (n for n in record_names(parent) if " " in n):
+                    found = next((m for m in said if _starts_with(m["name"], name)), None)
+                    if found:
+                        quoted = text[found.start() : found.start("name") + len(name)]
                         return (
-                            f"the user says {said.group()!r}; the {record_phrase(table)} the "
+                            f"the user says {quoted!r}; the {record_phrase(table)} the "
                             f"gold acts on is with another {record_phrase(fk.ref_table)}"
                         )
     return ""
+
+
+def _starts_with(said: str, name: str) -> bool:
+    """The words said begin with the whole name: "Melissa Wood" of "Melissa Wood Today"."""
+    return re.match(rf"{re.escape(name)}\b", said, re.I) is not None
 
 
 _COUNT_WORDS = frozenset({"count", "number", "quantity", "total", "amount", "num"})

@@ -38,7 +38,9 @@ from toolscale.wording import (
     record_phrase,
     same_field,
     schema_entities,
+    sentences,
     singular,
+    spelled,
     stem,
     tables_of,
     third_person,
@@ -180,7 +182,7 @@ def _by_as_to(instruction: str, tool: Tool, arguments: dict, others: set[object]
                     f"changes {column} by {amount:g}; the instruction asks for it "
                     f"{said.group().strip()!r}"
                 )
-        col = r"[\s_]+".join(re.escape(w) for w in words(column))
+        col = spelled(column)
         for said in _FROM_TO.finditer(instruction):
             named = re.search(rf"\b{col}\b", instruction[max(0, said.start() - 60) : said.start()])
             start, end = (float(g.replace(",", "")) for g in said.groups())
@@ -206,7 +208,7 @@ def _as_column(text: str, start: int, end: int, column: str) -> bool:
     """The number at text[start:end] is said as the column's value: "the quantity of my
     order is 27", "27, which is the quantity of my order", "the current quantity of 38";
     "a quantity of 5" is an amount."""
-    col = r"[\s_]+".join(re.escape(w) for w in words(column))
+    col = spelled(column)
     before = re.compile(
         rf"(?<!\ba )(?<!\ban )\b{col}(?:\s+of\s+(?:\w+\s+){{0,3}}?\w+)?\s*"
         rf"(?:is|was|stands at|of|:|=)\s*(?:currently\s+|now\s+)?\$?$",
@@ -746,11 +748,10 @@ def told_of_either(
     the words, and the gold holds one. Not so where the record is said by its key ("my
     checking A20003"), where the asking sentence says the new one ("the id of the new
     account"), or where one call writes both (a transfer's `from_balance` says which)."""
+    if sum(tools[c.name].kind == "write" for c in task.gold_calls) < 2:
+        return None
     written = _written_records(task, tools, schema, replay, seed)
-    text = " ".join([task.instruction, *task.known_facts])
-    asking = [
-        s for s in re.split(r"(?<=[.?!])\s+", task.instruction) if Request(s).asks_for_information
-    ]
+    said = Text(" ".join([task.instruction, *task.known_facts]))
     for ref in task.communicate:
         records = written.get(ref.call, set())
         if len({t for t, _ in records}) != len(records):
@@ -759,15 +760,9 @@ def told_of_either(
             others = {
                 r for i, recs in written.items() if i != ref.call for t, r in recs if t == table
             }
-            if not others - {record} or Text(text).mentions(record):
+            if not others - {record} or said.mentions(record):
                 continue
-            kind = entity_words(table)
-            is_new = isinstance(record, tuple) or ref.call in _created(task, tools)
-            if is_new and any(
-                singular(m.group(1).casefold()) in kind
-                for s in asking
-                for m in _ASKS_OF_NEW.finditer(s)
-            ):
+            if tools[task.gold_calls[ref.call].name].creates and _asked_as_new(task, table):
                 continue
             phrase = record_phrase(table)
             name = task.gold_calls[ref.call].name
@@ -778,8 +773,16 @@ def told_of_either(
     return None
 
 
-def _created(task: Task, tools: dict[str, Tool]) -> set[int]:
-    return {i for i, c in enumerate(task.gold_calls) if tools[c.name].creates}
+def _asked_as_new(task: Task, table: str) -> bool:
+    """A sentence that asks to be told says the new record of the table: "Tell me the id of
+    the new account"."""
+    kind = entity_words(table)
+    return any(
+        singular(m.group(1).casefold()) in kind
+        for s in sentences(task.instruction)
+        if Request(s).asks_for_information
+        for m in _ASKS_OF_NEW.finditer(s)
+    )
 
 
 def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
@@ -854,7 +857,7 @@ def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | 
     """The table another record is named by right before the field ("the order created
     at"), where the row told is of `shown` (an order item): None when the field is named
     with the shown row's own name ("the order item created at") or with none."""
-    phrase = r"[\s_]+".join(re.escape(w) for w in words(field))
+    phrase = spelled(field)
     for m in re.finditer(rf"((?:\w+\s+)?\w+)(?:'s)?\s+{phrase}\b", text, re.I):
         start = max(text.rfind(p, 0, m.start()) for p in ".?!")
         if not INFO_CUES & set(tokens(text[start + 1 : m.start()])):
