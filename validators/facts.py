@@ -819,8 +819,13 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
                     if own & said and not _whose(text, other, column, value):
                         continue
                     held = row.get(column)
+                    kind, new_kind = record_phrase(table), record_phrase(made[0])
+                    if column not in seed.columns.get(table, ()) and _as_of(text, other, column):
+                        return (
+                            f"{text.strip()!r} gives {value}, the new {new_kind}'s {column}, "
+                            f"as the {kind}'s; the {kind} has no {column}"
+                        )
                     if held is not None and value_key(held) != value_key(value):
-                        kind, new_kind = record_phrase(table), record_phrase(made[0])
                         return (
                             f"{text.strip()!r} says the {kind}'s {column} is {value}, the new "
                             f"{new_kind}'s; the {kind} the gold acts on has {held}"
@@ -846,6 +851,17 @@ def _whose(text: str, kind: set[str], column: str, value: object) -> bool:
     forms = {str(value), f"{value:g}" if isinstance(value, int | float) else str(value)}
     at = rf"(?<![\w.])(?:{'|'.join(map(re.escape, forms))})(?![\w]|\.\d)"
     return any(said.search(text[: m.start()]) for m in re.finditer(at, text, re.I))
+
+
+def _as_of(text: str, kind: set[str], column: str) -> bool:
+    """The text says the column as a record of that kind's: basketball-intent-00016 on
+    277c846, "The price of the game is $50.33", of the new ticket's price (games have no
+    price, so no held value could show it false)."""
+    kinds = "|".join(sorted(map(re.escape, kind), key=len, reverse=True))
+    col = spelled(column)
+    of = rf"\b{col}\s+(?:of|for)\s+(?:the|my|this|that|our)\s+(?:\w+\s+)?(?:{kinds})s?\b"
+    owned = rf"\b(?:{kinds})(?:'s|s')?\s+{col}\b"
+    return bool(re.search(of, text, re.I) or re.search(owned, text, re.I))
 
 
 def _table_of(row: dict, seed: SeedFacts) -> str | None:

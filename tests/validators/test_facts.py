@@ -1213,6 +1213,60 @@ def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> No
         assert said(true) == "", true
 
 
+def test_a_value_of_the_new_record_said_of_a_kind_without_that_column_is_false_fact() -> None:
+    """basketball-intent-00016 on 277c846 made a ticket at 50.33 for a game, and said "The
+    price of the game is $50.33": games have no price, so no held value showed it false."""
+    from tests.generators.railway import bed, col, fk
+    from validators.facts import misattributed
+
+    games = {"name": "games", "columns": [col("game_id", "integer"), col("day", "date")]}
+    tickets = {
+        "name": "tickets",
+        "columns": [col("ticket_id", "integer"), col("game_id", "integer"), col("price", "real")],
+        "primary_key": ["ticket_id"],
+        "foreign_keys": [fk("game_id", "games")],
+    }
+    schema = {"tables": [games | {"primary_key": ["game_id"]}, tickets]}
+    game = {"game_id": 4, "day": "2025-03-16"}
+    spec = bed("basketball", schema, {"games": [game]})
+    sell = Tool(
+        name="create_ticket",
+        kind="write",
+        description="Sell a ticket for a game.",
+        parameters={
+            "type": "object",
+            "properties": {"game_id": {"type": "integer"}, "price": {"type": "number"}},
+        },
+        run=["INSERT INTO tickets (game_id, price) VALUES (:game_id, :price)"],
+    )
+    calls = [
+        {"name": "list_games", "arguments": {"day": "2025-03-16"}},
+        {"name": "create_ticket", "arguments": {"game_id": 4, "price": 50.33}},
+    ]
+    outputs = [[game], {"ticket_id": 9}]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+
+    def said(fact: str) -> str:
+        task = mini_task(
+            instruction="Sell me a ticket for my game on March 16th at $50.33.",
+            gold_calls=calls,
+            known_facts=[fact],
+        )
+        return misattributed(task, replay, {"create_ticket": sell}, SeedFacts.of(spec))
+
+    assert said("The price of the game is $50.33") == (
+        "'The price of the game is $50.33' gives 50.33, the new ticket's price, as the "
+        "game's; the game has no price"
+    )
+    assert said("The game's price is 50.33")
+    for true in (
+        "The price of the ticket is $50.33",
+        "I want a ticket for the game at a price of 50.33",
+        "My price is 50.33",
+    ):
+        assert said(true) == "", true
+
+
 def test_a_value_said_of_both_records_that_one_holds_is_false_fact() -> None:
     """travel-intent-00064 on dee4810 added bags to a flight booking and made a hotel
     booking, "specifying that the check-in date for both is 2025-02-13T15:00:40" (its fact:
