@@ -1186,7 +1186,61 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
                 f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write "
                 "does it"
             )
-    return _unset_field(task, tools, schema) or _timed_act(task, tools)
+    return _unmade_kind(task, tools) or _unset_field(task, tools, schema) or _timed_act(task, tools)
+
+
+_A = {"a", "an", "another", "one", "some"}
+# "add two bags to a flight booking": the record an act is done to is not the one made
+_TO = {"to", "for", "on", "onto", "in", "into", "at", "from", "with", "of", "under"}
+
+
+def _unmade_kind(task: Task, tools: dict[str, Tool]) -> str | None:
+    """A kind asked to be made that no gold write makes, though another of the user's acts
+    is a making: travel-intent-00064 on dee4810, "I want to book some travel, specifically a
+    flight and a hotel", whose gold made a hotel booking and added bags to a flight booking
+    it already had. The things made are the first kind after the act that an article opens
+    ("a flight"), not one a preposition opens ("to a flight"), and those "and" joins to it
+    ("and a hotel"); a kind only counts where some tool makes it and no gold write does."""
+    gold = {t for c in task.gold_calls for t in tools[c.name].inserts()}
+    makeable = {t for tool in tools.values() for t in tool.inserts()} - gold
+    mine = set().union(*map(entity_words, gold))
+    theirs = {w: t for t in makeable for w in entity_words(t) - mine}
+    if not gold or not theirs:
+        return None
+    kinds = theirs.keys() | mine
+    for said in sentences(task.instruction):
+        if not _ASKS_FOR.search(said):
+            continue
+        toks = tokens(said)
+        for k, word in enumerate(toks):
+            if word not in _MAKING:
+                continue
+            first = next(
+                (
+                    j
+                    for j in range(k + 2, len(toks))
+                    if toks[j - 1] in _A and singular(toks[j]) in kinds and toks[j - 2] not in _TO
+                ),
+                None,
+            )
+            if first is None:
+                continue
+            made = [first]
+            j = first + 1
+            while j < len(toks) - 2 and j - made[-1] <= 2:
+                if toks[j] == "and" and toks[j + 1] in _A and singular(toks[j + 2]) in kinds:
+                    made.append(j + 2)
+                    j += 3
+                else:
+                    j += 1
+            for at in made:
+                if (kind := singular(toks[at])) in theirs:
+                    return (
+                        f"the instruction asks to {word} {toks[at - 1]} {toks[at]} "
+                        f"({said.strip()!r}), and no gold write makes a "
+                        f"{record_phrase(theirs[kind])}"
+                    )
+    return None
 
 
 # "suspended as of 2022-02-12", "effective June 1": the moment an act is to take hold

@@ -1255,6 +1255,50 @@ def test_a_new_record_asked_as_another_kind_that_shares_a_word_is_another() -> N
         assert other_kind_asked(Request(asked), hotel, tools) is None, asked
 
 
+def test_a_kind_asked_to_be_made_that_no_gold_write_makes_is_unserved_request() -> None:
+    """travel-intent-00064 on dee4810: "I want to book some travel, specifically a flight
+    and a hotel", whose gold made a hotel booking and added bags to a flight booking the
+    user had: the making was served, the flight was not."""
+    from validators.intent import _unmade_kind
+
+    base: dict[str, object] = {"description": "d", "kind": "write"}
+    base["parameters"] = {"type": "object", "properties": {}}
+    hotel = Tool.model_validate(
+        base
+        | {"name": "create_hotel_booking", "run": ["INSERT INTO hotel_bookings (id) VALUES (1)"]}
+    )
+    flight = Tool.model_validate(
+        base
+        | {"name": "create_flight_booking", "run": ["INSERT INTO flight_bookings (id) VALUES (1)"]}
+    )
+    bags = Tool.model_validate(
+        base | {"name": "add_bags", "run": ["UPDATE flight_bookings SET bags = 2 WHERE id = 1"]}
+    )
+    tools = {t.name: t for t in (hotel, flight, bags)}
+    calls = [
+        {"name": "add_bags", "arguments": {}},
+        {"name": "create_hotel_booking", "arguments": {}},
+    ]
+
+    def said(instruction: str) -> str | None:
+        task = mini_task(instruction=instruction, gold_calls=calls, communicate=[])
+        return _unmade_kind(task, tools)
+
+    asked = "I want to book some travel, specifically a flight and a hotel. Add two bags too."
+    assert said(asked) == (
+        "the instruction asks to book a flight ('I want to book some travel, specifically a "
+        "flight and a hotel.'), and no gold write makes a flight booking"
+    )
+    assert said("I'd like to book a hotel and a flight for my trip.")
+    for kept in (
+        "I want to book a hotel for the flight I have, and add two bags to a flight booking.",
+        "I want to book a hotel booking. Add two bags to my flight.",
+        "I want to book some travel: a hotel near the airport. Add two bags to a flight.",
+        "Please add two bags to my flight booking and book a hotel.",
+    ):
+        assert said(kept) is None, kept
+
+
 def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
     """Medicine's "Thank you for creating an appointment for March 20, 2025 ... I would like
     to know the appointment ID and status." thanked for a booking as if it were made."""
