@@ -853,29 +853,47 @@ def _returned_table(tool: Tool, schema: Schema) -> str | None:
     return found if found in schema.table_names else None
 
 
+def _past_own_fields(before: list[str], own: set[str]) -> list[str]:
+    """The words before a list of a record's own fields that ends in "and": "the ticket ID
+    and status" asks the ticket's status (basketball on 9b9d975, told it and kept only
+    after this)."""
+    cut = before[:-1] if before[-1:] in (["its"], ["the"]) else before
+    if cut[-1:] != ["and"]:
+        return before
+    cut = cut[:-1]
+    while cut and (cut[-1] in own or cut[-1] == "s"):
+        cut = cut[:-1]
+    return cut if len(cut) < len(before) - 1 else before
+
+
 def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | None:
     """The table another record is named by right before the field ("the order created
     at"), where the row told is of `shown` (an order item): None when the field is named
     with the shown row's own name ("the order item created at") or with none."""
     phrase = spelled(field)
-    for m in re.finditer(rf"((?:\w+\s+)?\w+)(?:'s)?\s+{phrase}\b", text, re.I):
+    fields = {w for t in schema.tables if t.name == shown for c in t.columns for w in words(c.name)}
+    own = fields - entity_words(shown)
+    other: str | None = None
+    for m in re.finditer(rf"\b{phrase}\b", text, re.I):
         start = max(text.rfind(p, 0, m.start()) for p in ".?!")
         if not INFO_CUES & set(tokens(text[start + 1 : m.start()])):
             continue  # "a return for my order item with order status 'delivered'": said of it
         if re.match(r"\s*(?:is|was|are|were|of|=|:|')", text[m.end() :]):
             continue  # "my account status is active": a fact, not a question
-        before = tokens(m.group(1))
+        before = tokens(text[start + 1 : m.start()])
+        before = _past_own_fields(before[:-1] if before[-1:] == ["s"] else before, own)
         said = {" ".join(before[-1:]), " ".join(before[-2:])}
         if record_phrase(shown) in said:
-            continue
+            return None  # asked of the shown record too ("the contract status, ticket status")
         for table in schema.tables:
             if (
-                table.name != shown
+                other is None
+                and table.name != shown
                 and field in table.column_names
                 and record_phrase(table.name) in said
             ):
-                return table.name
-    return None
+                other = table.name
+    return other
 
 
 def _left_told_as_count(task: Task) -> str | None:

@@ -370,9 +370,28 @@ def test_a_field_of_a_written_row_asked_of_another_record_is_unasked_value(
         "Please open a new checking account for me and tell me its account id and status.",
         "My card status is active. Please open a new checking account for me and tell me its "
         "account id and account status.",
+        "Please open a new checking account for me and tell me the account's id and status.",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[opened], communicate=told)
         assert verdict == ("accepted", "ok", ""), ask
+    # asked of the shown record too, in a list or before a list of its own fields
+    # (basketball on 9b9d975: "tell me the contract status, ticket id, ticket status";
+    # "provide the ticket ID and status, as well as the contract status", each told both)
+    from validators.intent import _asked_of_other
+
+    schema = banking_spec.schema_
+    for both in (
+        "Open an account and tell me the card status, account id, account status.",
+        "Open an account and tell me the account ID and status, as well as the card status.",
+        "Open an account and tell me the account's ID and its status, and the card status.",
+    ):
+        assert _asked_of_other(both, "status", "accounts", schema) is None, both
+    for other in (
+        "Open an account and tell me the card status.",
+        "Open an account and tell me the card ID and status.",
+        "Open an account and tell me the card's status.",
+    ):
+        assert _asked_of_other(other, "status", "accounts", schema) == "cards", other
 
 
 def test_a_field_said_only_as_the_change_beside_one_asked_is_unasked_value(
