@@ -317,6 +317,16 @@ def test_a_fields_own_word_is_no_question() -> None:
         assert Request(asked).asks_about("check_in_date"), asked
 
 
+def test_a_record_named_by_its_name_is_no_question_about_a_name() -> None:
+    """basketball on 9b9d975: "Please suspend the player named Sean Woods and provide the
+    player status." was untold_value of the team's name."""
+    said = "Please suspend the player named Sean Woods and provide the player status."
+    assert not Request(said).asks_about("name") and Request(said).asks_about("status")
+    assert not Request("Tell me the status of the team called Hawks.").asks_about("name")
+    for asked in ("Please tell me the name of my team.", "What is the team's name?"):
+        assert Request(asked).asks_about("name"), asked
+
+
 def test_turning_a_thing_on_or_off_asks_to_activate_or_deactivate_it() -> None:
     """weather-intent-00016 on aedf9df: "Can you turn on the New Jonathan Station?" was
     unasked_write of activate_station."""
