@@ -1041,6 +1041,13 @@ _ASKS_IF_STATE = (
         r"\s+(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
         re.I,
     ),
+    # basketball on 9b9d975: "Please tell me that the ticket on my game on June 3rd, 2025,
+    # is still active and that I would like to receive a refund", told 'refunded'
+    re.compile(
+        r"\b(?:tell|let)\s+me\s+(?:know\s+)?that\s+[^.?!]{0,60}?\b(?:is|are)\s+"
+        r"(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
+        re.I,
+    ),
 )
 
 

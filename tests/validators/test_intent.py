@@ -828,6 +828,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Can you please freeze my card K30001 to confirm it's still active?",
         # railway-intent-00011 on 21ceb83, told 'cancelled' by the cancel
         "Freeze my card K30001. Can you tell me if it's already been used?",
+        # basketball on 9b9d975: "Please tell me that the ticket on my game on June 3rd,
+        # 2025, is still active and that I would like to receive a refund"
+        "Please tell me that my card K30001, the one I use, is still active; freeze it.",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -841,6 +844,7 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001 before I lose it again, and tell me its status.",
         "Freeze my card K30001 and tell me its status to proceed with my claim.",
         "Freeze my card K30001 and confirm that it is frozen.",
+        "Freeze my card K30001 and let me know that it is frozen now.",
         "Freeze my card K30001 and tell me its status so I can relax.",
         "Freeze my card K30001, then check if it has been frozen. Its status?",
     ):
