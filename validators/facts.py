@@ -1243,6 +1243,25 @@ def not_today(task: Task, clock: str) -> str:
     return ""
 
 
+_TO_COME = re.compile(r"\b(?:upcoming|forthcoming|future)\b", re.I)
+
+
+def not_to_come(task: Task, clock: str) -> str:
+    """A record said to be still to come on a day before today: basketball on 9b9d975, "I
+    want to create a ticket for my upcoming game at 2024-10-30", under a clock of
+    2025-01-15 (the game was completed, and the ticket refused for it). A day without its
+    year says nothing of which side of today it lies on."""
+    today = clock[:10]
+    for text in [task.instruction, *task.known_facts]:
+        for sentence in re.split(r"(?<=[.;!?])\s+", text):
+            if not _TO_COME.search(sentence):
+                continue
+            for day in _days_in(sentence):
+                if not day.startswith("day ") and day < today:
+                    return f"the user says {sentence.strip()!r}, but {day} is before today, {today}"
+    return ""
+
+
 # a name may be a firm's: "Martinez, Howard and Le" (travel-intent-00023 on d7b1bec, "My
 # hotel's name is Martinez, Howard and Le" of the hotel a booking moves to, was kept)
 _PROPER = r"([A-Z][\w'&.]*(?:(?:[ -]|, |,? and )[A-Z][\w'&.]*){0,4})"
@@ -1603,6 +1622,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: unpaired(task, ctx.replayed),
         lambda: said_of_both(task, ctx.replayed, ctx.env.tools),
         lambda: not_today(task, spec.clock),
+        lambda: not_to_come(task, spec.clock),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),

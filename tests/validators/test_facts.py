@@ -1057,6 +1057,29 @@ def test_a_record_said_to_be_todays_on_another_day_is_false_fact() -> None:
         assert said(true) == "", true
 
 
+def test_a_record_said_to_be_still_to_come_on_a_past_day_is_false_fact() -> None:
+    """basketball on 9b9d975: "I want to create a ticket for my upcoming game at
+    2024-10-30", under a clock of 2025-01-15."""
+    from validators.facts import not_to_come
+
+    clock = "2025-01-15T10:00:00"
+
+    def said(instruction: str) -> str:
+        return not_to_come(mini_task(instruction=instruction), clock)
+
+    assert said("I want a ticket for my upcoming game at 2024-10-30. Its status?") == (
+        "the user says 'I want a ticket for my upcoming game at 2024-10-30.', but 2024-10-30 "
+        "is before today, 2025-01-15"
+    )
+    for true in (
+        "I want a ticket for my upcoming game at 2025-02-01.",
+        "I want a ticket for my upcoming game on March 3rd.",  # no year: either side
+        "My game on 2024-10-30 is over; book the upcoming one.",
+        "Please refund my ticket for the game of 2024-10-30.",
+    ):
+        assert said(true) == "", true
+
+
 def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     """school-intent-00013 on 5d152ba moved Dennis Bishop's enrollment "for the student named
     Scott Underwood ... to another student named Scott Underwood". Here Ava's booking 500 is
