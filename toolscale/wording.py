@@ -694,7 +694,7 @@ class Request:
         if not wanted:
             return False
         own = set(words(field))
-        for sentence in self.sentences:
+        for sentence in map(_without_given, self.sentences):
             # "suspend the player named Sean Woods and provide the player status" asks no name
             # (basketball on 9b9d975, whose team's name was then wanted)
             stems = {stem(t) for t in sentence if t not in _CALLED}
@@ -725,6 +725,28 @@ class Request:
 
 
 _CALLED = {"named", "called"}  # "the player named Sean Woods": a name given, not asked
+
+
+def _without_given(sentence: list[str]) -> list[str]:
+    """A sentence's words less each "whose <field> is": "suspend my player whose name is
+    Wayne Hughes" gives a name and asks none (basketball on 9b9d975)."""
+    out: list[str] = []
+    k = 0
+    while k < len(sentence):
+        end = next(
+            (j for j in range(k + 2, min(k + 5, len(sentence))) if sentence[j] in _IS),
+            None,
+        )
+        after_a_thing = k > 0 and sentence[k - 1] not in INFO_CUES | {"me", "us", "know"}
+        if sentence[k] == "whose" and end is not None and after_a_thing:
+            k = end + 1
+            continue
+        out.append(sentence[k])
+        k += 1
+    return out
+
+
+_IS = {"is", "was", "are", "were"}
 
 
 def same_field(a: str, b: str) -> bool:

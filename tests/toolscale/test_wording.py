@@ -323,7 +323,16 @@ def test_a_record_named_by_its_name_is_no_question_about_a_name() -> None:
     said = "Please suspend the player named Sean Woods and provide the player status."
     assert not Request(said).asks_about("name") and Request(said).asks_about("status")
     assert not Request("Tell me the status of the team called Hawks.").asks_about("name")
-    for asked in ("Please tell me the name of my team.", "What is the team's name?"):
+    # "suspend my player whose name is Wayne Hughes. Please tell me if ... is suspended."
+    whose = "Tell me the status of my player whose name is Wayne Hughes."
+    assert not Request(whose).asks_about("name") and Request(whose).asks_about("status")
+    assert not Request("Suspend my player whose name is Wayne Hughes.").asks_about("name")
+    for asked in (
+        "Please tell me the name of my team.",
+        "What is the team's name?",
+        "Whose name is on the ticket?",
+        "Please tell me whose name is on the ticket.",
+    ):
         assert Request(asked).asks_about("name"), asked
 
 
