@@ -580,6 +580,38 @@ def unasked_target(
                 f"{where}: {target.param}={target.value!r} is one of {len(rows)} rows of gold "
                 f"call {source}, and nothing the user says tells it apart"
             )
+    return None if every else _unpicked_reference(task, tools, replay, seed, found)
+
+
+def _unpicked_reference(
+    task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts, found: list[Target]
+) -> str | None:
+    """A record a write points to without changing it, picked from a listing of several
+    rows that nothing the user says tells apart: basketball on cb56dcd, "Please create a
+    ticket for my game on June 26 at 438.31 price", whose gold made it for player 23568, one
+    of the team's players the request never names. An agent cannot know which; another
+    choice fails the state check, so the gold teaches a guess."""
+    said = Text(task.user_text())
+    changed = {(t.call, t.param) for t in found}
+    keys = set().union(*seed.keys.values()) if seed.keys else set()
+    for i, call in enumerate(task.gold_calls):
+        if tools[call.name].kind != "write":
+            continue
+        for param, value in call.arguments.items():
+            if (i, param) in changed or value is None or isinstance(value, bool):
+                continue
+            if value_key(value) not in keys or said.mentions(value):
+                continue
+            source = _first_output(value, replay, i)
+            if source is None:
+                continue
+            output = replay.results[source].output
+            rows = [r for r in output if isinstance(r, dict)] if isinstance(output, list) else []
+            if len(rows) > 1 and not _picked(rows, value, said):
+                return (
+                    f"gold call {i} {call.key()}: {param}={value!r} is one of {len(rows)} rows "
+                    f"of gold call {source}, and nothing the user says tells it apart"
+                )
     return None
 
 

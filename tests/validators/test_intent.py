@@ -263,6 +263,61 @@ def test_a_record_described_by_a_column_and_its_value_is_named(
         assert (stage, reason) == ("intent", "unasked_target"), limit
 
 
+def test_a_record_a_write_points_to_picked_from_a_listing_must_be_told_apart() -> None:
+    """basketball on cb56dcd: "Please create a ticket for my game on June 26 at 438.31
+    price", whose gold made it for one of the team's players the request never names. Here
+    Ava books a stay, and the gold picks the Harbor Inn of the two hotels listed (a tool
+    named for hotels would make the hotel a record it is about, told apart as such)."""
+    from tests.generators.travel import travel_spec
+    from validators.intent import unasked_target
+
+    spec = travel_spec()
+    params = ("customer_id", "hotel_id", "check_in_date", "check_out_date")
+    book = Tool(
+        name="book_stay",
+        kind="write",
+        description="Book a stay.",
+        parameters={"type": "object", "properties": {p: {"type": "string"} for p in params}},
+        run=[
+            "INSERT INTO hotel_bookings (customer_id, hotel_id, check_in_date, check_out_date, "
+            "status) VALUES (:customer_id, :hotel_id, :check_in_date, :check_out_date, 'booked')"
+        ],
+    )
+    reads = {
+        n: Tool(name=n, kind="read", description="d", returns="SELECT 1") for n in ("me", "hotels")
+    }
+    tools = {"book_stay": book, **reads}
+    stay = {"customer_id": 1, "hotel_id": 20, "check_in_date": "2025-03-01"}
+    calls = [
+        {"name": "me", "arguments": {"email": "ava@example.com"}},
+        {"name": "hotels", "arguments": {}},
+        {"name": "book_stay", "arguments": stay | {"check_out_date": "2025-03-02"}},
+    ]
+    me, made = spec.seed["customers"][0], {"booking_id": 501}
+    outputs = [me, spec.seed["hotels"], made]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+
+    def said(instruction: str) -> str | None:
+        task = mini_task(
+            instruction=instruction,
+            known_facts=["My email is ava@example.com"],
+            gold_calls=calls,
+            communicate=[{"call": 2, "path": "booking_id"}],
+        )
+        return unasked_target(task, tools, spec.schema_, replay, SeedFacts.of(spec))
+
+    assert said("Book me a hotel stay from 2025-03-01 to 2025-03-02. Its booking id?") == (
+        'gold call 2 book_stay{"check_in_date":"2025-03-01","check_out_date":'
+        '"2025-03-02","customer_id":1,"hotel_id":20}: hotel_id=20 is one of 2 rows of gold '
+        "call 1, and nothing the user says tells it apart"
+    )
+    for kept in (
+        "Book me a stay at the Harbor Inn from 2025-03-01 to 2025-03-02. Its booking id?",
+        "Book me a stay at hotel 20 from 2025-03-01 to 2025-03-02. Its booking id?",
+    ):
+        assert said(kept) is None, kept
+
+
 def test_a_record_picked_from_a_listing_must_be_told_apart(
     banking_spec: EnvironmentSpec,
 ) -> None:
