@@ -587,10 +587,11 @@ def _unpicked_reference(
     task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts, found: list[Target]
 ) -> str | None:
     """A record a write points to without changing it, picked from a listing of several
-    rows that nothing the user says tells apart: basketball on cb56dcd, "Please create a
-    ticket for my game on June 26 at 438.31 price", whose gold made it for player 23568, one
-    of the team's players the request never names. An agent cannot know which; another
-    choice fails the state check, so the gold teaches a guess."""
+    rows that nothing the user says tells apart: a ticket made for one of a team's several
+    players, none named. An agent cannot know which; another choice fails the state check,
+    so the gold teaches a guess. (Asked on reading basketball-intent-00022 on cb56dcd, "create
+    a ticket for my game on June 26 at 438.31 price", whose player the facts name and whose
+    team lists one: kept, rightly.) The records a tool is named for are `unasked_target`'s."""
     said = Text(task.user_text())
     changed = {(t.call, t.param) for t in found}
     keys = set().union(*seed.keys.values()) if seed.keys else set()

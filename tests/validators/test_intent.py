@@ -264,10 +264,10 @@ def test_a_record_described_by_a_column_and_its_value_is_named(
 
 
 def test_a_record_a_write_points_to_picked_from_a_listing_must_be_told_apart() -> None:
-    """basketball on cb56dcd: "Please create a ticket for my game on June 26 at 438.31
-    price", whose gold made it for one of the team's players the request never names. Here
-    Ava books a stay, and the gold picks the Harbor Inn of the two hotels listed (a tool
-    named for hotels would make the hotel a record it is about, told apart as such)."""
+    """A ticket made for one of a team's players the request never names (asked on reading
+    basketball-intent-00022 on cb56dcd, whose facts named the player). Here Ava books a
+    stay, and the gold picks the Harbor Inn of the two hotels listed (a tool named for
+    hotels would make the hotel a record it is about, told apart as such)."""
     from tests.generators.travel import travel_spec
     from validators.intent import unasked_target
 
