@@ -457,7 +457,26 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     after = tokens[i + 1 : i + 5]
     if token in _VERIFY and after[:1] in (["my"], ["the"], ["our"]) and not _verifying(after):
         return True
+    # "Please tell the team to activate Gabriella Gallagher's player status" passes an
+    # order on (basketball-intent-00019 on cb56dcd was told the status unasked)
+    if token == "tell" and _passed_on(tokens[i + 1 : i + 5]):
+        return True
     return token == "find" and before in _UNABLE
+
+
+def _passed_on(after: Sequence[str]) -> bool:
+    """ "tell the team to activate ...", "tell my coach to ...": an order for someone else
+    to carry out, not a question; "tell me ..." and "tell us ..." ask."""
+    if not after or after[0] in ("me", "us") or "to" not in after[1:4]:
+        return False
+    return after.index("to", 1) + 1 < len(after) and after[0] in (
+        "the",
+        "my",
+        "our",
+        "his",
+        "her",
+        "their",
+    )
 
 
 def _verifying(after: Sequence[str]) -> bool:

@@ -317,6 +317,20 @@ def test_a_fields_own_word_is_no_question() -> None:
         assert Request(asked).asks_about("check_in_date"), asked
 
 
+def test_telling_someone_else_to_act_asks_nothing() -> None:
+    """basketball-intent-00019 on cb56dcd: "Please tell the team to activate Gabriella
+    Gallagher's player status.", told the status though nothing was asked."""
+    said = "Please tell the team to activate Gabriella Gallagher's player status."
+    assert not Request(said).asks_for_information
+    assert not Request("Tell my coach to suspend Wayne Hughes.").asks_for_information
+    for asked in (
+        "Please tell me the status of Wayne Hughes.",
+        "Tell us to whom the ticket was sold.",
+        "Activate Wayne Hughes and tell the team status to me.",
+    ):
+        assert Request(asked).asks_for_information, asked
+
+
 def test_a_record_named_by_its_name_is_no_question_about_a_name() -> None:
     """basketball on 9b9d975: "Please suspend the player named Sean Woods and provide the
     player status." was untold_value of the team's name."""
