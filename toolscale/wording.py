@@ -237,7 +237,10 @@ _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
-    r"need (?:any )?further assistance|happy to help you|glad to assist|"
+    r"need (?:any )?further assistance|(?:happy|ready|glad) to help you|glad to assist|"
+    # basketball-intent-00042 on cb56dcd: "Please let me know if you're ready. I'm ready to
+    # help you activate Holly Moody."
+    r"let me know if you(?:'re| are) ready\b|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
     r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do)\b|"
     # finance-intent-00535 on 3b9f36e: "Do you have any questions or updates you'd like to

@@ -1071,7 +1071,7 @@ _ASKS_IF_STATE = (
     # it's active" is a wish about the state after: unmet_wish)
     re.compile(
         r"\b(?:confirm|verify)\s+(?:that\s+)?[^.?!,]{0,30}?(?:'s|\u2019s|\s+is|\s+are)"
-        r"\s+(?:still\s+|currently\s+|now\s+)?(?P<state>\w+)",
+        r"\s+(?:still\s+|currently\s+|now\s+)?['\"]?(?P<state>\w+)",
         re.I,
     ),
     # basketball on 9b9d975: "Please tell me that the ticket on my game on June 3rd, 2025,

@@ -596,6 +596,11 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     asked_back = "Can you please let me know if you want to freeze my card K30001?"
     verdict = bank_verdict(banking_spec, asked_back, gold_calls=[freeze], communicate=told)
     assert verdict[:2] == ("intent", "assistant_voice")
+    # basketball-intent-00042 on cb56dcd: "Please let me know if you're ready. I'm ready
+    # to help you activate Holly Moody."
+    ready = "Please let me know if you're ready. I'm ready to help you freeze card K30001."
+    verdict = bank_verdict(banking_spec, ready, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     # weather's "... Is there anything else I can help you with?"
     closing = "Freeze my card K30001 and tell me its status. Anything else I can help with?"
     verdict = bank_verdict(banking_spec, closing, gold_calls=[freeze], communicate=told)
@@ -886,6 +891,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # basketball on 9b9d975: "Please tell me that the ticket on my game on June 3rd,
         # 2025, is still active and that I would like to receive a refund"
         "Please tell me that my card K30001, the one I use, is still active; freeze it.",
+        # basketball-intent-00032 on cb56dcd: "... we're planning to refund our active
+        # ticket ... could you confirm the ticket status is 'active'?", told 'refunded'
+        "Freeze my card K30001. Could you confirm the card status is 'active'?",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
