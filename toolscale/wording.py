@@ -242,7 +242,7 @@ _ASSISTANT = re.compile(
     # help you activate Holly Moody."
     r"let me know if you(?:'re| are) ready\b|"
     r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
-    r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do)\b|"
+    r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do|assist)\b|"
     # finance-intent-00535 on 3b9f36e: "Do you have any questions or updates you'd like to
     # share?", the agent's closing line
     r"do you have any (?:other |more |further )?questions\b|you(?:'d| would) like to share\b|"

@@ -605,6 +605,11 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     closing = "Freeze my card K30001 and tell me its status. Anything else I can help with?"
     verdict = bank_verdict(banking_spec, closing, gold_calls=[freeze], communicate=told)
     assert verdict[:2] == ("intent", "assistant_voice")
+    # railway-intent-00015 on 33c588b: "... Please inform me if there is anything else I
+    # can assist with."
+    assist = "Freeze my card K30001. Inform me if there is anything else I can assist with."
+    verdict = bank_verdict(banking_spec, assist, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     # travel's "Please update my customer email ... Your email is samantha.cortez@..."
     told_back = "Freeze my card K30001. Your email is maria.lopez@example.com. Its status?"
     verdict = bank_verdict(banking_spec, told_back, gold_calls=[freeze], communicate=told)
