@@ -214,7 +214,10 @@ _HOW = re.compile(
     # and ecommerce-intent-00061 on 8d65db4's "I wanted to ask if I can reduce 37 from ..."
     r"|\b(?:know|check|see|find out|tell me|sure|confirm|ask) (?:\w+ )?(?:if|whether) "
     r"(?:i|we) "
-    r"(?:can|could|may|am able to|am allowed to|are allowed to)$"
+    r"(?:can|could|may|am able to|am allowed to|are allowed to)"
+    # railway-intent-00025 on a4b9fc9: "I just wanted to know if I can get a refund on my
+    # ticket", whose gold tried the refund
+    r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?$"
     # finance's "I'm looking for a way to deactivate my active account"
     r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
 )

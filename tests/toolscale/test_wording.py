@@ -111,6 +111,8 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "Could you please let me know how I can activate my profile?",
         # ecommerce-intent-00061 on 8d65db4, whose gold tried the reduction
         "I wanted to ask if I can activate my profile.",
+        # railway-intent-00025 on a4b9fc9, whose gold tried the refund
+        "I just wanted to know if I can get an activation of my profile.",
         # the way asked for after the act is said: travel-intent-00063 on dee4810 and
         # movie-intent-00051 on 9a0577e, whose golds tried the act
         "I want to activate my profile. How do I do that?",
