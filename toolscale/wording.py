@@ -218,6 +218,12 @@ _HOW = re.compile(
     # railway-intent-00025 on a4b9fc9: "I just wanted to know if I can get a refund on my
     # ticket", whose gold tried the refund
     r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?$"
+    # railway-intent-00053 on a4b9fc9, "let me know if the ticket has been issued and if I
+    # can get a refund if necessary", and 00046, "I want to know the status of my ticket
+    # ... and if it can be refunded", whose golds tried the refund: a second question
+    r"|\band (?:if|whether) (?:i|we) (?:can|could|may)"
+    r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?$"
+    r"|\b(?:if|whether) (?:it|this|that|they|my \w+) (?:can|could|may) be$"
     # finance's "I'm looking for a way to deactivate my active account"
     r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
 )

@@ -113,6 +113,9 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "I wanted to ask if I can activate my profile.",
         # railway-intent-00025 on a4b9fc9, whose gold tried the refund
         "I just wanted to know if I can get an activation of my profile.",
+        # railway-intent-00053 and 00046 on a4b9fc9, whose golds tried the refund
+        "Let me know if it has been issued and if I can get an activation of my profile.",
+        "I want to know the status of my profile, and if it can be activated.",
         # the way asked for after the act is said: travel-intent-00063 on dee4810 and
         # movie-intent-00051 on 9a0577e, whose golds tried the act
         "I want to activate my profile. How do I do that?",
