@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 
 from toolscale.dataflow import value_key
@@ -1233,14 +1233,18 @@ def not_today(task: Task, clock: str) -> str:
     clock of 2025-01-15. "Today I want to cancel my booking of March 1" says when the user
     asks, not when the record is."""
     today = clock[:10]
+    for sentence, day in _days_said(task, _TODAYS):
+        if not _on_day(today, day):
+            return f"the user says {sentence.strip()!r}, but today is {today}"
+    return ""
+
+
+def _days_said(task: Task, cue: re.Pattern[str]) -> Iterator[tuple[str, str]]:
+    """Each day said in a sentence of the user's that has the cue, with its sentence."""
     for text in [task.instruction, *task.known_facts]:
         for sentence in re.split(r"(?<=[.;!?])\s+", text):
-            if not _TODAYS.search(sentence):
-                continue
-            for day in _days_in(sentence):
-                if not _on_day(today, day):
-                    return f"the user says {sentence.strip()!r}, but today is {today}"
-    return ""
+            if cue.search(sentence):
+                yield from ((sentence, day) for day in _days_in(sentence))
 
 
 _TO_COME = re.compile(r"\b(?:upcoming|forthcoming|future)\b", re.I)
@@ -1252,13 +1256,9 @@ def not_to_come(task: Task, clock: str) -> str:
     2025-01-15 (the game was completed, and the ticket refused for it). A day without its
     year says nothing of which side of today it lies on."""
     today = clock[:10]
-    for text in [task.instruction, *task.known_facts]:
-        for sentence in re.split(r"(?<=[.;!?])\s+", text):
-            if not _TO_COME.search(sentence):
-                continue
-            for day in _days_in(sentence):
-                if not day.startswith("day ") and day < today:
-                    return f"the user says {sentence.strip()!r}, but {day} is before today, {today}"
+    for sentence, day in _days_said(task, _TO_COME):
+        if not day.startswith("day ") and day < today:
+            return f"the user says {sentence.strip()!r}, but {day} is before today, {today}"
     return ""
 
 
