@@ -205,6 +205,8 @@ _ASKS_TO_ACT = re.compile(
 _ARTICLES = {"a", "an", "the"}
 # "how can I activate ...", "what I should do next to withdraw ...": a way asked for; and
 # travel-intent-00035 on d7b1bec's "let me know how I can cancel the hotel booking"
+# "if I can get a refund": the weak verb before the act's own word
+_GETTING = r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?"
 _HOW = re.compile(
     r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|(?:i|we) (?:can|could|should|may)|to)$"
     r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"
@@ -217,12 +219,11 @@ _HOW = re.compile(
     r"(?:can|could|may|am able to|am allowed to|are allowed to)"
     # railway-intent-00025 on a4b9fc9: "I just wanted to know if I can get a refund on my
     # ticket", whose gold tried the refund
-    r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?$"
+    rf"{_GETTING}$"
     # railway-intent-00053 on a4b9fc9, "let me know if the ticket has been issued and if I
     # can get a refund if necessary", and 00046, "I want to know the status of my ticket
     # ... and if it can be refunded", whose golds tried the refund: a second question
-    r"|\band (?:if|whether) (?:i|we) (?:can|could|may)"
-    r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?$"
+    rf"|\band (?:if|whether) (?:i|we) (?:can|could|may){_GETTING}$"
     r"|\b(?:if|whether) (?:it|this|that|they|my \w+) (?:can|could|may) be$"
     # finance's "I'm looking for a way to deactivate my active account"
     r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
@@ -479,16 +480,9 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
 def _passed_on(after: Sequence[str]) -> bool:
     """ "tell the team to activate ...", "tell my coach to ...": an order for someone else
     to carry out, not a question; "tell me ..." and "tell us ..." ask."""
-    if not after or after[0] in ("me", "us") or "to" not in after[1:4]:
+    if after[:1] not in (["the"], ["my"], ["our"], ["his"], ["her"], ["their"]):
         return False
-    return after.index("to", 1) + 1 < len(after) and after[0] in (
-        "the",
-        "my",
-        "our",
-        "his",
-        "her",
-        "their",
-    )
+    return "to" in after[1:4] and after.index("to", 1) + 1 < len(after)
 
 
 def _verifying(after: Sequence[str]) -> bool:
@@ -726,9 +720,7 @@ class Request:
             return False
         own = set(words(field))
         for sentence in map(_without_given, self.sentences):
-            # "suspend the player named Sean Woods and provide the player status" asks no name
-            # (basketball on 9b9d975, whose team's name was then wanted)
-            stems = {stem(t) for t in sentence if t not in _CALLED}
+            stems = {stem(t) for t in sentence}
             # "The check-in date is 2022-04-18": the field's own "check" asks nothing
             cued = any(t in INFO_CUES and (t not in own or sentence.count(t) > 1) for t in sentence)
             if cued and all(_variants(w, FIELDS) & stems for w in wanted):
@@ -755,15 +747,20 @@ class Request:
         return False
 
 
-_CALLED = {"named", "called"}  # "the player named Sean Woods": a name given, not asked
+_CALLED = {"named", "called"}
 
 
 def _without_given(sentence: list[str]) -> list[str]:
-    """A sentence's words less each "whose <field> is": "suspend my player whose name is
-    Wayne Hughes" gives a name and asks none (basketball on 9b9d975)."""
+    """A sentence's words less what gives a value rather than asks it: each "whose <field>
+    is" ("suspend my player whose name is Wayne Hughes") and "named"/"called" ("suspend the
+    player named Sean Woods and provide the player status"), which asked the team's name
+    of basketball on 9b9d975."""
     out: list[str] = []
     k = 0
     while k < len(sentence):
+        if sentence[k] in _CALLED:
+            k += 1
+            continue
         end = next(
             (j for j in range(k + 2, min(k + 5, len(sentence))) if sentence[j] in _IS),
             None,

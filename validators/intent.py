@@ -570,17 +570,25 @@ def unasked_target(
                     f"{target.value}"
                 )
             continue
-        source = _first_output(target.value, replay, target.call)
-        if source is None or every:
-            continue
-        output = replay.results[source].output
-        rows = [r for r in output if isinstance(r, dict)] if isinstance(output, list) else []
-        if len(rows) > 1 and not _picked(rows, target.value, said):
-            return (
-                f"{where}: {target.param}={target.value!r} is one of {len(rows)} rows of gold "
-                f"call {source}, and nothing the user says tells it apart"
-            )
+        if not every and (among := _one_of_many(target.value, target.call, replay, said)):
+            return f"{where}: {target.param}={target.value!r} {among}"
     return None if every else _unpicked_reference(task, tools, replay, seed, found)
+
+
+def _one_of_many(value: object, call: int, replay: Replay, said: Text) -> str | None:
+    """Where `value` was picked from a listing of several rows before gold call `call`, and
+    nothing the user says tells its row apart: how to say so."""
+    source = _first_output(value, replay, call)
+    if source is None:
+        return None
+    output = replay.results[source].output
+    rows = [r for r in output if isinstance(r, dict)] if isinstance(output, list) else []
+    if len(rows) > 1 and not _picked(rows, value, said):
+        return (
+            f"is one of {len(rows)} rows of gold call {source}, and nothing the user says "
+            "tells it apart"
+        )
+    return None
 
 
 def _unpicked_reference(
@@ -603,16 +611,8 @@ def _unpicked_reference(
                 continue
             if value_key(value) not in keys or said.mentions(value):
                 continue
-            source = _first_output(value, replay, i)
-            if source is None:
-                continue
-            output = replay.results[source].output
-            rows = [r for r in output if isinstance(r, dict)] if isinstance(output, list) else []
-            if len(rows) > 1 and not _picked(rows, value, said):
-                return (
-                    f"gold call {i} {call.key()}: {param}={value!r} is one of {len(rows)} rows "
-                    f"of gold call {source}, and nothing the user says tells it apart"
-                )
+            if among := _one_of_many(value, i, replay, said):
+                return f"gold call {i} {call.key()}: {param}={value!r} {among}"
     return None
 
 

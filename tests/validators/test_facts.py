@@ -3,6 +3,7 @@ known fact that names a record says what that record is."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tests.conftest import mini_task
@@ -904,13 +905,13 @@ def test_one_record_said_by_a_number_and_a_day_no_record_pairs_is_false_fact() -
 
 
 def one_write(name: str, sql: str) -> Tool:
-    """A write of one statement, its one parameter the first the statement binds."""
-    param = sql.split(":")[1].split()[0].rstrip(")")
+    """A write of one statement, its parameters the names the statement binds."""
+    params = {key: {"type": "integer"} for key in re.findall(r":(\w+)", sql)}
     return Tool(
         name=name,
         kind="write",
         description=f"{name.replace('_', ' ').capitalize()}.",
-        parameters={"type": "object", "properties": {param: {"type": "integer"}}},
+        parameters={"type": "object", "properties": params},
         run=[sql],
     )
 
@@ -1252,15 +1253,8 @@ def test_a_value_of_the_new_record_said_of_a_kind_without_that_column_is_false_f
     schema = {"tables": [games | {"primary_key": ["game_id"]}, tickets]}
     game = {"game_id": 4, "day": "2025-03-16"}
     spec = bed("basketball", schema, {"games": [game]})
-    sell = Tool(
-        name="create_ticket",
-        kind="write",
-        description="Sell a ticket for a game.",
-        parameters={
-            "type": "object",
-            "properties": {"game_id": {"type": "integer"}, "price": {"type": "number"}},
-        },
-        run=["INSERT INTO tickets (game_id, price) VALUES (:game_id, :price)"],
+    sell = one_write(
+        "create_ticket", "INSERT INTO tickets (game_id, price) VALUES (:game_id, :price)"
     )
     calls = [
         {"name": "list_games", "arguments": {"day": "2025-03-16"}},
