@@ -1262,6 +1262,51 @@ def not_to_come(task: Task, clock: str) -> str:
     return ""
 
 
+# a day said as when a record ends or starts: "my contract that expires on December 31"
+_ENDS = re.compile(
+    r"\b(?:expir\w*|ends?|ending|ended|finish\w*|arriv\w*|due|until|valid through)"
+    r"(?:\s+(?:on|at|by))?(?:\s+the)?\s+$",
+    re.I,
+)
+_STARTS = re.compile(
+    r"\b(?:starts?|starting|started|begins?|beginning|began|depart\w*|leav\w*)"
+    r"(?:\s+(?:on|at|from))?(?:\s+the)?\s+$",
+    re.I,
+)
+_END_WORDS = frozenset({"end", "ends", "expiry", "expiration", "expires", "arrival", "due"})
+_START_WORDS = frozenset({"start", "starts", "begin", "begins", "departure"})
+_ENDS_OR_STARTS = (
+    (_ENDS, _END_WORDS, _START_WORDS, "ends"),
+    (_STARTS, _START_WORDS, _END_WORDS, "starts"),
+)
+
+
+def wrong_end(task: Task, replay: Replay) -> str:
+    """A day said as when a record ends that only a record's start holds, or the other way
+    round: basketball-intent-00054 on fe80ced, "I want to activate my contract that expires
+    on December 31", of a contract that starts on 2024-12-31 and ends on 2025-01-29. A day
+    the gold passes is asked of a record, not said of one ("a contract that ends on ...")."""
+    rows = rows_read(replay)
+    given = [v for call in task.gold_calls for v in call.arguments.values()]
+    for text in [task.instruction, *task.known_facts]:
+        for sentence in re.split(r"(?<=[.;!?])\s+", text):
+            for m in [*_DATE.finditer(sentence), *_NAMED_DAY.finditer(sentence)]:
+                day = m.group()[:10] if m.re is _DATE else named_day(m)
+                if day is None or any(_on_day(g, day) for g in given):
+                    continue
+                held = {c: v for row in rows for c, v in row.items() if _on_day(v, day)}
+                for cue, said, other, verb in _ENDS_OR_STARTS:
+                    if not cue.search(sentence[: m.start()][-40:]):
+                        continue
+                    wrong = [c for c in held if other & set(name_words(c))]
+                    if wrong and not any(said & set(name_words(c)) for c in held):
+                        return (
+                            f"the user says {sentence.strip()!r}, but {held[wrong[0]]} is the "
+                            f"{wrong[0]} of a record the gold reads, and none {verb} on {day}"
+                        )
+    return ""
+
+
 # a name may be a firm's: "Martinez, Howard and Le" (travel-intent-00023 on d7b1bec, "My
 # hotel's name is Martinez, Howard and Le" of the hotel a booking moves to, was kept)
 _PROPER = r"([A-Z][\w'&.]*(?:(?:[ -]|, |,? and )[A-Z][\w'&.]*){0,4})"
@@ -1623,6 +1668,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: said_of_both(task, ctx.replayed, ctx.env.tools),
         lambda: not_today(task, spec.clock),
         lambda: not_to_come(task, spec.clock),
+        lambda: wrong_end(task, ctx.replayed),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),

@@ -1081,6 +1081,36 @@ def test_a_record_said_to_be_still_to_come_on_a_past_day_is_false_fact() -> None
         assert said(true) == "", true
 
 
+def test_a_day_said_as_a_records_end_that_only_its_start_holds_is_false_fact() -> None:
+    """basketball-intent-00054 on fe80ced: "I want to activate my contract that expires on
+    December 31", of a contract that starts on 2024-12-31 and ends on 2025-01-29."""
+    from toolscale.tool import ToolResult
+    from validators.facts import wrong_end
+
+    contract = {"contract_id": 7, "start_date": "2024-12-31", "end_date": "2025-01-29"}
+    replay = Replay(results=[ToolResult(ok=True, output=[contract])], changes={})
+    activate = [{"name": "activate_contract", "arguments": {"contract_id": 7}}]
+
+    def said(instruction: str, calls: list | None = None) -> str:
+        return wrong_end(mini_task(instruction=instruction, gold_calls=calls or activate), replay)
+
+    assert said("I want to activate my contract that expires on December 31. Is it active?") == (
+        "the user says 'I want to activate my contract that expires on December 31.', but "
+        "2024-12-31 is the start_date of a record the gold reads, and none ends on day 12-31"
+    )
+    assert "none starts on 2025-01-29" in said("Activate my contract starting on 2025-01-29.")
+    for true in (
+        "I want to activate my contract that expires on January 29th.",
+        "Activate my contract that starts on 2024-12-31.",
+        "Activate my contract of December 31.",  # said of no end or start
+        "Activate my contract; it ends soon. It began on 2024-12-31.",
+    ):
+        assert said(true) == "", true
+    # a day the gold passes is asked of a record: "a new contract that ends on ..."
+    create = [{"name": "create_contract", "arguments": {"end_date": "2024-12-31"}}]
+    assert said("Create a contract that ends on 2024-12-31 for me.", create) == ""
+
+
 def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     """school-intent-00013 on 5d152ba moved Dennis Bishop's enrollment "for the student named
     Scott Underwood ... to another student named Scott Underwood". Here Ava's booking 500 is
