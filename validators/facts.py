@@ -961,7 +961,7 @@ STATES = frozenset(
         *("canceled", "completed", "booked", "seated", "suspended", "frozen", "blocked"),
         *("expired", "paid", "unpaid", "shipped", "delivered", "scheduled", "approved"),
         *("rejected", "available", "unavailable", "enabled", "disabled", "finished"),
-        *("started", "ongoing"),
+        *("started", "ongoing", "used", "redeemed"),
     )
 )
 
@@ -973,16 +973,20 @@ def _not_a_state(text: str, table: str, seed: SeedFacts, allowed: Set[str]) -> s
     noun = spelled(singular(table))
     # movie-intent-00035 on 71aacdf: "My booking is currently in the status 'inactive'"
     within = r"(?:in\s+(?:the\s+|a\s+)?(?:status|state)\s+(?:of\s+)?['\"]?)?"
+    # railway-intent-00041 on a4b9fc9: "cancel my ticket because it's already been used"
     pattern = (
-        rf"\b{noun}\b[^.?!]{{0,40}}?\b(?:is|was)\s+(?:currently |now |still |already )?"
-        rf"{within}(\w+)"
+        rf"\b{noun}\b([^.?!]{{0,40}}?)(?:\b(?:is|was|has)|\bit['’]s)\s+"
+        rf"(?:(?:currently|now|still|already)\s+)?(?:been\s+)?{within}(\w+)"
     )
     for m in re.finditer(pattern, text, re.I):
-        said = m.group(1).casefold()
+        said = m.group(2).casefold()
         if said not in STATES or said in taken or said in allowed:
             continue
-        if _NO_CLAIM_BEFORE.search(text[: m.start()]) or _NO_CLAIM_AFTER.match(text[m.end() :]):
+        before = (text[: m.start()], m.group(1))  # "if my ticket", "my ticket if it's"
+        if any(map(_NO_CLAIM_BEFORE.search, before)) or _NO_CLAIM_AFTER.match(text[m.end() :]):
             continue
+        if said == "used" and re.match(r"\s+(?:to|for|by|in|on|at|as|with)\b", text[m.end() :]):
+            continue  # "my card is used for groceries" says what it is for
         return said
     return ""
 

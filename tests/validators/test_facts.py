@@ -670,6 +670,18 @@ def test_a_state_no_record_of_the_kind_takes_is_false_fact(banking_spec: Environ
         listed=True,
     )
     assert "says 'expired', which no card is (they are active, blocked, frozen)" in detail
+    # railway-intent-00041 on a4b9fc9: "cancel my ticket because it's already been used"
+    detail = false_claim(
+        banking_spec,
+        "Please freeze my card K30001 because it's already been used, and tell me its status.",
+        kept=(
+            "Please freeze my card K30001 if it's been used, and tell me its status.",
+            "My card K30001 is used for groceries. Please freeze it and tell me its status.",
+            "Please freeze my card K30001 because it's active, and tell me its status.",
+        ),
+        listed=True,
+    )
+    assert "says 'used', which no card is (they are active, blocked, frozen)" in detail
 
 
 def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: EnvironmentSpec) -> None:
