@@ -474,6 +474,10 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     # order on (basketball-intent-00019 on cb56dcd was told the status unasked)
     if token == "tell" and _passed_on(tokens[i + 1 : i + 5]):
         return True
+    # "Could you please tell me your status?" asks the assistant about itself, no record
+    # (railway-intent-00036 on a4b9fc9 was told the passenger's status)
+    if [t for t in tokens[i + 1 : i + 3] if t not in ("me", "us")][:1] == ["your"]:
+        return True
     return token == "find" and before in _UNABLE
 
 
@@ -722,7 +726,11 @@ class Request:
         for sentence in map(_without_given, self.sentences):
             stems = {stem(t) for t in sentence}
             # "The check-in date is 2022-04-18": the field's own "check" asks nothing
-            cued = any(t in INFO_CUES and (t not in own or sentence.count(t) > 1) for t in sentence)
+            cued = any(
+                t in INFO_CUES and (t not in own or sentence.count(t) > 1)
+                for i, t in enumerate(sentence)
+                if not _not_a_cue(sentence, i)
+            )
             if cued and all(_variants(w, FIELDS) & stems for w in wanted):
                 return True
         return False

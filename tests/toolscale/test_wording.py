@@ -355,6 +355,18 @@ def test_a_record_named_by_its_name_is_no_question_about_a_name() -> None:
         assert Request(asked).asks_about("name"), asked
 
 
+def test_the_assistants_own_field_is_no_question_about_a_record() -> None:
+    """railway-intent-00036 on a4b9fc9: "I want to activate my passenger profile. Could you
+    please tell me your status?" was told the passenger's status."""
+    said = "I want to activate my passenger profile. Could you please tell me your status?"
+    assert not Request(said).asks_for_information and not Request(said).asks_about("status")
+    for asked in (
+        "Could you please tell me my status?",
+        "Could you check your records and tell me the status of my ticket?",
+    ):
+        assert Request(asked).asks_about("status"), asked
+
+
 def test_turning_a_thing_on_or_off_asks_to_activate_or_deactivate_it() -> None:
     """weather-intent-00016 on aedf9df: "Can you turn on the New Jonathan Station?" was
     unasked_write of activate_station."""
