@@ -26,9 +26,11 @@ from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
 from toolscale.wording import (
+    FIELDS,
     GENERIC,
     NOT_LEFT,
     PEOPLE,
+    Request,
     entity_words,
     record_names,
     record_phrase,
@@ -810,7 +812,9 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
                 continue
             for text in texts:
                 said = {singular(w) for w in tokens(text.replace("_", " "))}
-                if not Text(text).mentions(value) or not set(name_words(column)) <= said:
+                # "My game will cost 287.02" says the price
+                named = all(Request(text).says(w, FIELDS) for w in name_words(column))
+                if not Text(text).mentions(value) or not named:
                     continue
                 for table, row in acted:
                     other, own = entity_words(table) - new, new - entity_words(table)
@@ -858,9 +862,11 @@ def _as_of(text: str, kind: set[str], column: str) -> bool:
     277c846, "The price of the game is $50.33", of the new ticket's price (games have no
     price, so no held value could show it false)."""
     kinds = "|".join(sorted(map(re.escape, kind), key=len, reverse=True))
-    col = spelled(column)
-    of = rf"\b{col}\s+(?:of|for)\s+(?:the|my|this|that|our)\s+(?:\w+\s+)?(?:{kinds})s?\b"
-    owned = rf"\b(?:{kinds})(?:'s|s')?\s+{col}\b"
+    alike = next((group for group in FIELDS if column in group), {column})
+    col = "|".join(sorted({spelled(column), *alike}, key=len, reverse=True))
+    of = rf"\b(?:{col})\s+(?:of|for)\s+(?:the|my|this|that|our)\s+(?:\w+\s+)?(?:{kinds})s?\b"
+    # "My game will cost 287.02" (basketball-intent-00038 on fe80ced, of the ticket's price)
+    owned = rf"\b(?:{kinds})(?:'s|s')?\s+(?:(?:will|would|should|does)\s+)?(?:{col})s?\b"
     return bool(re.search(of, text, re.I) or re.search(owned, text, re.I))
 
 

@@ -1318,10 +1318,16 @@ def test_a_value_of_the_new_record_said_of_a_kind_without_that_column_is_false_f
         "game's; the game has no price"
     )
     assert said("The game's price is 50.33")
+    # basketball-intent-00038 on fe80ced: "My game will cost 287.02", the ticket's price
+    assert said("My game will cost 50.33") == (
+        "'My game will cost 50.33' gives 50.33, the new ticket's price, as the game's; the "
+        "game has no price"
+    )
     for true in (
         "The price of the ticket is $50.33",
         "I want a ticket for the game at a price of 50.33",
         "My price is 50.33",
+        "My ticket for the game will cost 50.33",
     ):
         assert said(true) == "", true
 
