@@ -474,6 +474,10 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     # order on (basketball-intent-00019 on cb56dcd was told the status unasked)
     if token == "tell" and _passed_on(tokens[i + 1 : i + 5]):
         return True
+    # "I know my email is ..." and "I know it's the 207 seat" tell, they ask nothing
+    # (railway-intent-00027 on a4b9fc9, "can I cancel my ticket ...? I know my email is")
+    if token == "know" and before in ("i", "we"):
+        return True
     # "Could you please tell me your status?" asks the assistant about itself, no record
     # (railway-intent-00036 on a4b9fc9 was told the passenger's status)
     if [t for t in tokens[i + 1 : i + 3] if t not in ("me", "us")][:1] == ["your"]:

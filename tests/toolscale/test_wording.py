@@ -355,6 +355,19 @@ def test_a_record_named_by_its_name_is_no_question_about_a_name() -> None:
         assert Request(asked).asks_about("name"), asked
 
 
+def test_what_the_user_says_they_know_is_no_question() -> None:
+    """railway-intent-00027 on a4b9fc9: "Hi, can I cancel my ticket with seat number 445? I
+    know my email is christopher@icloud.com." asked for nothing, and was told the status."""
+    said = "Hi, can I cancel my ticket with seat number 445? I know my email is a@b.com."
+    assert not Request(said).asks_for_information
+    for asked in (
+        "Cancel my ticket. I want to know the status.",
+        "Cancel my ticket and let me know.",
+        "Cancel my ticket; I don't know its status, tell me.",
+    ):
+        assert Request(asked).asks_for_information, asked
+
+
 def test_the_assistants_own_field_is_no_question_about_a_record() -> None:
     """railway-intent-00036 on a4b9fc9: "I want to activate my passenger profile. Could you
     please tell me your status?" was told the passenger's status."""
