@@ -19,7 +19,7 @@ from generators.patterns import Candidate, literal, pattern_tool
 from generators.toolkit import param_schema, row_exists
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.tool import RequireStep
-from toolscale.wording import record_phrase, singular
+from toolscale.wording import record_phrase, singular, with_article
 
 _FREE = re.compile(
     r"\bfree (?P<thing>[a-z]+(?: [a-z]+)?) (?:per (?P<per>[a-z]+) )?(?:(?:on|of|for|with) "
@@ -222,7 +222,7 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
     sets = [f"{fee} = COALESCE({fee}, 0) + {charged}", f"{count} = COALESCE({count}, 0) + :{n}"]
     tiers = ", ".join(f"{n} for {t}" for t, n in allowance.free.items())
     said = (
-        f"Add {allowance.thing} to a {noun}. Free {allowance.thing}"
+        f"Add {allowance.thing} to {with_article(noun)}. Free {allowance.thing}"
         + (f" per {allowance.per}" if per else "")
         + f": {tiers} ({owner.name}.{tier}); each one beyond costs {price}, added to its {fee}."
     )

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
-from toolscale.wording import COUNTERS, singular, spans
+from toolscale.wording import COUNTERS, singular, spans, with_article
 
 Pattern = Literal[
     "transfer",
@@ -592,7 +592,10 @@ def creates(
             Candidate(
                 id=f"create:{child.name} under {fks[0].ref_table}",
                 pattern="create",
-                summary=f"create a {noun} row under a {singular(fks[0].ref_table)}",
+                summary=(
+                    f"create {with_article(noun)} row under "
+                    f"{with_article(singular(fks[0].ref_table))}"
+                ),
                 rows=rows,
                 main=parent,
                 amount=amount,
@@ -640,7 +643,7 @@ def _status_change(
     ]
     tool = pattern_tool(
         f"{verb}_{noun}",
-        f"Set the {column} of a {noun} to {target} (allowed from {', '.join(allowed)})."
+        f"Set the {column} of {with_article(noun)} to {target} (allowed from {', '.join(allowed)})."
         + "".join(f" Records its {p}." for p in props if p != key),
         "write",
         props,
@@ -729,7 +732,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             verb = "repay" if debt else "withdraw" if quantity(col, MONEYLIKE) else "reduce"
             tool = pattern_tool(
                 f"{verb}_{noun}_{col.name}",
-                f"Reduce the {col.name} of a {noun} by an amount"
+                f"Reduce the {col.name} of {with_article(noun)} by an amount"
                 + (f"; at 0 it becomes {closing}." if closing else "."),
                 "write",
                 props,
@@ -756,7 +759,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             if holding(col):
                 up = pattern_tool(
                     f"{'deposit' if quantity(col, MONEYLIKE) else 'increase'}_{noun}_{col.name}",
-                    f"Increase the {col.name} of a {noun} by an amount.",
+                    f"Increase the {col.name} of {with_article(noun)} by an amount.",
                     "write",
                     props,
                     require[:2],
@@ -794,7 +797,7 @@ def usages(schema: Schema) -> list[Candidate]:
             use = singular(parts[0])  # refills_used: a refill
             tool = pattern_tool(
                 f"{use}_{noun}",
-                f"Use one {use} of a {noun}: its {col.name} goes up by one.",
+                f"Use one {use} of {with_article(noun)}: its {col.name} goes up by one.",
                 "write",
                 {key: param_schema(table.column(key), f"the {key} of the {noun}")},
                 [row_exists(table)],
@@ -834,13 +837,13 @@ def moves(schema: Schema) -> list[Candidate]:
                 _exists(parent, param),
                 f"The {noun} already belongs to that {singular(parent.name)}.",
                 f"move_{noun}_to_{singular(parent.name)}",
-                f"Move a {noun} to another {singular(parent.name)}.",
+                f"Move {with_article(noun)} to another {singular(parent.name)}.",
             )
             out.append(
                 Candidate(
                     id=f"move:{table.name}.{ref}",
                     pattern="move",
-                    summary=f"move a {noun} to another {singular(parent.name)} ({ref})",
+                    summary=f"move {with_article(noun)} to another {singular(parent.name)} ({ref})",
                     rows={key: table.name, param: parent.name},
                     main=key,
                     guards={"exists": 0, "differs": 2},
@@ -936,7 +939,7 @@ def updates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 _validation(col, param),
                 f"The {noun} already has that {col.name}.",
                 f"update_{noun}_{col.name}",
-                f"Change the {col.name} of a {noun}.",
+                f"Change the {col.name} of {with_article(noun)}.",
             )
             out.append(
                 Candidate(
@@ -985,7 +988,8 @@ def reads(schema: Schema) -> list[Candidate]:
                         guards={"exists": 0},
                         tool=pattern_tool(
                             f"total_{child.name}_by_{col}",
-                            f"How many {child.name} a {pnoun} has and their total {num}.",
+                            f"How many {child.name} {with_article(pnoun)} has and their "
+                            f"total {num}.",
                             "read",
                             props,
                             exists,
@@ -1009,7 +1013,7 @@ def reads(schema: Schema) -> list[Candidate]:
                         guards={"exists": 0},
                         tool=pattern_tool(
                             f"recent_{child.name}_by_{col}",
-                            f"The 20 most recent {child.name} of a {pnoun} by {date}.",
+                            f"The 20 most recent {child.name} of {with_article(pnoun)} by {date}.",
                             "read",
                             props,
                             exists,
@@ -1029,12 +1033,12 @@ def reads(schema: Schema) -> list[Candidate]:
                 Candidate(
                     id=f"find:{table.name} by email",
                     pattern="find",
-                    summary=f"find a {noun} by email",
+                    summary=f"find {with_article(noun)} by email",
                     rows={},
                     main="",
                     tool=pattern_tool(
                         f"find_{noun}_by_email",
-                        f"Find a {noun} by email address (case does not matter).",
+                        f"Find {with_article(noun)} by email address (case does not matter).",
                         "read",
                         {"email": param_schema(table.column("email"), "the email address")},
                         [],
@@ -1055,12 +1059,13 @@ def reads(schema: Schema) -> list[Candidate]:
                 Candidate(
                     id=f"find:{table.name} by {by}",
                     pattern="find",
-                    summary=f"find a {noun} by {' and '.join(parts)}",
+                    summary=f"find {with_article(noun)} by {' and '.join(parts)}",
                     rows={},
                     main="",
                     tool=pattern_tool(
                         f"find_{noun}_by_{by}",
-                        f"Find a {noun} by {' and '.join(parts)} (case does not matter).",
+                        f"Find {with_article(noun)} by {' and '.join(parts)} "
+                        "(case does not matter).",
                         "read",
                         {p: param_schema(table.column(p), f"the {p}") for p in parts},
                         [],

@@ -871,6 +871,14 @@ def record_names(row: Mapping[str, object]) -> list[str]:
     return out
 
 
+_AN = re.compile(r"[aeio]|u(?!ni|s[aeu]|ti)|h(?:our|onou?r)", re.I)
+
+
+def with_article(noun: str) -> str:
+    """The noun after its indefinite article: "an appointment", "a user", "an hour"."""
+    return f"{'an' if _AN.match(noun) else 'a'} {noun}"
+
+
 def singular(name: str) -> str:
     """`accounts` → account, `categories` → category, `courses` → course, `statuses` →
     status (table names are mostly plurals)."""

@@ -5,6 +5,7 @@ rules forbid, with the rule's words."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -1294,3 +1295,13 @@ def test_a_booking_that_says_no_count_takes_one_seat(engine: str) -> None:
             assert found.output["seats_available"] == left
         full = env.step(ToolCall(name=book.name, arguments={"customer_id": 1, "flight_id": 20}))
     assert full.error == "The flight has no seats_available left."
+
+
+def test_a_tools_description_takes_the_article_its_noun_needs() -> None:
+    """medicine's environment on 9bfe401 said "Set the status of a appointment to cancelled"
+    and "The 20 most recent prescriptions of a appointment", in its tools and its policy."""
+    said = [c.tool.description for c in by_id(ecommerce_spec()).values()]
+    said += [c.summary for c in by_id(ecommerce_spec()).values()]
+    wrong = [d for d in said if re.search(r"\ba [aeio]", d)]
+    assert not wrong, wrong
+    assert any("of an order" in d for d in said)

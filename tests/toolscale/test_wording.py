@@ -433,3 +433,10 @@ def test_seeing_a_film_asks_nothing() -> None:
     assert not Request("We'd love to see the movie together.").asks_for_information
     assert Request("I want to see my bookings.").asks_for_information
     assert Request("Can I see it?").asks_for_information
+
+
+def test_a_noun_takes_the_article_its_sound_needs() -> None:
+    from toolscale.wording import with_article
+
+    said = [with_article(n) for n in ("appointment", "order", "user", "unit", "hour", "ticket")]
+    assert said == ["an appointment", "an order", "a user", "a unit", "an hour", "a ticket"]
