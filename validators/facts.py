@@ -1386,6 +1386,35 @@ def not_my_named(
     return ""
 
 
+# "my game on January 18th against Briana Ward": the other side, by its name
+_AGAINST = re.compile(rf"\bagainst\s+(?:the\s+)?{_PROPER}")
+
+
+def against_own(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
+    """A record the gold's write puts on the user's side, said to be the other side:
+    basketball-intent-00052 on cb56dcd, "create a ticket for my game on January 18th
+    against Briana Ward", of a ticket for the user's own player Briana Ward."""
+    own: dict[str, str] = {}  # a name, and the argument that points to its record
+    for call in task.gold_calls:
+        if (tool := tools.get(call.name)) is None or tool.kind != "write":
+            continue
+        for key, value in call.arguments.items():
+            if key.endswith("_id"):
+                for row in rows_read(replay):
+                    if value_key(row.get(key)) == value_key(value):
+                        own |= {name.casefold(): key for name in record_names(row)}
+    for text in [task.instruction, *task.known_facts]:
+        for m in _AGAINST.finditer(text):
+            # "against Briana Ward. I'll charge ...": the name ends with its sentence
+            said = re.split(r"\.(?:\s|$)", m.group(1))[0]
+            if (key := own.get(said.casefold())) is not None:
+                return (
+                    f"the user says 'against {said}', but {said} is the record the gold's "
+                    f"write is for ({key})"
+                )
+    return ""
+
+
 def _records_named(spec: EnvironmentSpec, table: Table, said: str) -> tuple[str, set[object]]:
     """The longest leading part of `said` that names records of `table`, and their keys:
     "Dune Lodge, Paris" is Dune Lodge; "Martinez, Howard and Le" a firm's whole name."""
@@ -1679,6 +1708,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_today(task, spec.clock),
         lambda: not_to_come(task, spec.clock),
         lambda: wrong_end(task, ctx.replayed),
+        lambda: against_own(task, ctx.replayed, ctx.env.tools),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),

@@ -1123,6 +1123,37 @@ def test_a_day_said_as_a_records_end_that_only_its_start_holds_is_false_fact() -
     assert said("Create a contract that ends on 2024-12-31 for me.", create) == ""
 
 
+def test_the_users_own_record_said_to_be_the_other_side_is_false_fact() -> None:
+    """basketball-intent-00052 on cb56dcd: "create a ticket for my game on January 18th
+    against Briana Ward", a ticket for the user's own player Briana Ward."""
+    from toolscale.tool import ToolResult
+    from validators.facts import against_own
+
+    players = [{"player_id": 5, "name": "Briana Ward"}, {"player_id": 6, "name": "Gus Hale"}]
+    replay = Replay(results=[ToolResult(ok=True, output=players), ToolResult(ok=True)], changes={})
+    sell = one_write(
+        "create_ticket", "INSERT INTO tickets (game_id, player_id) VALUES (:game_id, :player_id)"
+    )
+    calls = [
+        {"name": "list_players", "arguments": {"team_id": 1}},
+        {"name": "create_ticket", "arguments": {"game_id": 9, "player_id": 5}},
+    ]
+
+    def said(instruction: str) -> str:
+        task = mini_task(instruction=instruction, gold_calls=calls)
+        return against_own(task, replay, {"create_ticket": sell})
+
+    assert said("Create a ticket for my game on January 18th against Briana Ward. I pay.") == (
+        "the user says 'against Briana Ward', but Briana Ward is the record the gold's write "
+        "is for (player_id)"
+    )
+    for true in (
+        "Create a ticket for Briana Ward for my game against the Hawks.",
+        "Create a ticket for my game against Gus Hale.",  # listed, not the ticket's
+    ):
+        assert said(true) == "", true
+
+
 def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     """school-intent-00013 on 5d152ba moved Dennis Bishop's enrollment "for the student named
     Scott Underwood ... to another student named Scott Underwood". Here Ava's booking 500 is
