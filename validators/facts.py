@@ -1407,10 +1407,10 @@ def against_own(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
         for m in _AGAINST.finditer(text):
             # "against Briana Ward. I'll charge ...": the name ends with its sentence
             said = re.split(r"\.(?:\s|$)", m.group(1))[0]
-            if (key := own.get(said.casefold())) is not None:
+            if (by := own.get(said.casefold())) is not None:
                 return (
                     f"the user says 'against {said}', but {said} is the record the gold's "
-                    f"write is for ({key})"
+                    f"write is for ({by})"
                 )
     return ""
 
