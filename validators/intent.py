@@ -9,7 +9,9 @@ left to the judge.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Set
 from dataclasses import dataclass
 
 from toolscale.dataflow import shown_values, stale_told, value_key
@@ -911,6 +913,14 @@ def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | 
         start = max(text.rfind(p, 0, m.start()) for p in ".?!")
         if not INFO_CUES & set(tokens(text[start + 1 : m.start()])):
             continue  # "a return for my order item with order status 'delivered'": said of it
+        rest = re.split(r"[.?!,;]", text[m.end() :])[0]
+        if re.match(r"\s*of\b", rest):  # "the status of Vicki Clarke's player"
+            after = tokens(rest)
+            grams = set(after) | {" ".join(pair) for pair in itertools.pairwise(after)}
+            if record_phrase(shown) in grams:
+                return None
+            other = other or _named_in(grams, field, shown, schema)
+            continue
         if re.match(r"\s*(?:is|was|are|were|of|=|:|')", text[m.end() :]):
             continue  # "my account status is active": a fact, not a question
         before = tokens(text[start + 1 : m.start()])
@@ -918,15 +928,20 @@ def _asked_of_other(text: str, field: str, shown: str, schema: Schema) -> str | 
         said = {" ".join(before[-1:]), " ".join(before[-2:])}
         if record_phrase(shown) in said:
             return None  # asked of the shown record too ("the contract status, ticket status")
-        for table in schema.tables:
-            if (
-                other is None
-                and table.name != shown
-                and field in table.column_names
-                and record_phrase(table.name) in said
-            ):
-                other = table.name
+        other = other or _named_in(said, field, shown, schema)
     return other
+
+
+def _named_in(said: Set[str], field: str, shown: str, schema: Schema) -> str | None:
+    """Another table with the field whose record's name is one of the words said."""
+    return next(
+        (
+            t.name
+            for t in schema.tables
+            if t.name != shown and field in t.column_names and record_phrase(t.name) in said
+        ),
+        None,
+    )
 
 
 def _left_told_as_count(task: Task) -> str | None:

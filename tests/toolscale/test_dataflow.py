@@ -97,3 +97,36 @@ def test_a_find_brings_what_an_earlier_row_only_pointed_to() -> None:
     hotels = [{"hotel_id": 38582, "name": "Marshall-King"}]
     shown = _ok(hotels, {"hotel_id": 38582, "name": "Marshall-King"}, {"booking_id": 5})
     assert useless_reads(calls, shown, is_write, said, set(), check_before_write=False) == [1]
+
+
+def test_a_new_rows_field_is_not_the_field_of_the_row_it_points_to() -> None:
+    """basketball on 9cd916d: a new ticket's row holds its game's key, and "gold call 3
+    tells games.status = 'active', read before a later write made it 'scheduled'" was said
+    of the ticket's own status (the write had raised the game's tickets sold)."""
+    from tests.generators.railway import col, fk
+    from toolscale.dataflow import stale_told
+    from toolscale.schema import Schema
+    from toolscale.task import OutputRef
+
+    games = {"name": "games", "columns": [col("game_id", "integer"), col("status", "text")]}
+    ticket_columns = [col("ticket_id", "integer"), col("game_id", "integer"), col("status", "text")]
+    schema = Schema.model_validate(
+        {
+            "tables": [
+                games | {"primary_key": ["game_id"]},
+                {"name": "tickets", "columns": ticket_columns, "primary_key": ["ticket_id"]}
+                | {"foreign_keys": [fk("game_id", "games")]},
+            ]
+        }
+    )
+    calls = _calls(("sell", {"game_id": 4}), ("set_status", {"game_id": 4}))
+    new_ticket = {"ticket_id": 9, "game_id": 4, "status": "active"}
+    told = [OutputRef(call=0, path="status")]
+
+    def stale(changes: dict) -> str | None:
+        return stale_told(told, calls, _ok(new_ticket, None), changes, schema, is_write)
+
+    assert stale({"games": {(4,): (4, "scheduled")}}) is None
+    assert stale({"tickets": {(9,): (9, 4, "void")}}) == (
+        "gold call 0 tells tickets.status = 'active', read before a later write made it 'void'"
+    )

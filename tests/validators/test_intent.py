@@ -439,12 +439,16 @@ def test_a_field_of_a_written_row_asked_of_another_record_is_unasked_value(
         "Open an account and tell me the card status, account id, account status.",
         "Open an account and tell me the account ID and status, as well as the card status.",
         "Open an account and tell me the account's ID and its status, and the card status.",
+        # basketball on 9cd916d: "... the ticket ID and its status, as well as the status of
+        # Vicki Clarke's player", told the ticket's and the player's
+        "Open an account and tell me the card ID and its status, and the status of my account.",
     ):
         assert _asked_of_other(both, "status", "accounts", schema) is None, both
     for other in (
         "Open an account and tell me the card status.",
         "Open an account and tell me the card ID and status.",
         "Open an account and tell me the card's status.",
+        "Open an account and tell me the status of my card.",
     ):
         assert _asked_of_other(other, "status", "accounts", schema) == "cards", other
 
