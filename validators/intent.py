@@ -115,7 +115,11 @@ def named_self(task: Task, schema: Schema, replay: Replay, seed: SeedFacts) -> s
     if first is None or len(first) < 3:
         return None
     text = task.instruction
+    # "my passenger profile, Alan@gmail.com": an email's own name (railway on a4b9fc9)
+    emails = [e.span() for e in re.finditer(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text)]
     for m in re.finditer(rf"\b{re.escape(first)}\b", text):
+        if any(a <= m.start() < b for a, b in emails):
+            continue
         span = _name_span(text, m.start(), m.end(), own)
         if span is None:  # "North Marcus Course"
             continue

@@ -798,6 +798,8 @@ def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
         "Please freeze card K30001 and tell me its status. Thanks, Maria.",
         # a name inside another record's: the user Maria and "Santa Maria Street"
         "Please freeze card K30001, the one I use on Santa Maria Street. Its status?",
+        # an email's own name (railway on a4b9fc9: "my passenger profile, Alan@gmail.com")
+        "Please freeze the card K30001 of Maria@example.com and tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "third_person"), (own, verdict)
