@@ -209,3 +209,22 @@ def test_the_cards_scoring_snippet_runs(
     snippet = snippet.split("```")[0].replace('"OWNER/NAME"', repr(str(out)))
     exec(compile(snippet, "card", "exec"), {"__name__": "card"})
     assert "success=True" in capsys.readouterr().out
+
+
+def test_the_cards_loading_snippet_runs(
+    exported: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The card's "Load it" lines, run against the exported folder: each opens what it says
+    (the one-domain line named its result `finance` whatever the domain was)."""
+    import datasets.config
+
+    root, out = exported
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", root / "load-cache")
+    card = (out / "README.md").read_text()
+    snippet = card.split("## Load it")[1].split("```python\n")[1].split("```")[0]
+    names: dict[str, object] = {"__name__": "card"}
+    exec(compile(snippet.replace('"OWNER/NAME"', repr(str(out))), "card", "exec"), names)
+    one = names["one_domain"]
+    banking = load_fresh(str(out), "banking")
+    assert {r["id"] for r in one["train"]} == {r["id"] for r in banking["train"]}  # type: ignore[index]
+    assert len(names["envs"]) >= 1 and len(names["rejected"]) >= 1  # type: ignore[arg-type]
