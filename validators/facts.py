@@ -1332,6 +1332,9 @@ _MY_NAMED = re.compile(
 )
 
 
+_TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+")
+
+
 def not_my_named(
     task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool], replay: Replay, seed: SeedFacts
 ) -> str:
@@ -1370,6 +1373,7 @@ def not_my_named(
         for m in _MY_NAMED.finditer(text):
             noun, name = next((m[i], m[j]) for i, j in ((1, 2), (4, 3), (5, 6)) if m[i])
             name = name.rstrip(".")  # "... my hotel Dune Lodge." (a name may hold "St.")
+            name = _TITLE.sub("", name)  # "Dr. Edward Spencer is my doctor" (medicine on 6789a02)
             table = next(
                 (t for t in spec.schema_.tables if singular(noun) in entity_words(t.name)), None
             )
@@ -1424,7 +1428,10 @@ def _records_named(spec: EnvironmentSpec, table: Table, said: str) -> tuple[str,
         named = {
             value_key(r[key])
             for r in spec.seed.get(table.name, [])
-            if any(isinstance(v, str) and v.casefold() == name.casefold() for v in r.values())
+            if any(
+                isinstance(v, str) and v.casefold() == name.casefold()
+                for v in [*r.values(), *record_names(r)]  # "Edward Spencer": first and last
+            )
         }
         if named:
             return name, named

@@ -1243,6 +1243,59 @@ def test_a_record_two_hops_from_the_users_is_theirs_to_name() -> None:
     )
 
 
+def test_a_person_called_the_users_by_title_and_full_name_must_be_tied_to_them() -> None:
+    """medicine on 6789a02 moved an appointment with Dr. Anna Lynch to Dr. Edward Spencer
+    and said "Dr. Edward Spencer is my doctor": doctors hold a first and a last name, and
+    the title hid the claim."""
+    from tests.generators.railway import bed, col, fk
+    from validators.facts import not_my_named
+
+    patients = {"name": "patients", "columns": [col("patient_id", "integer"), col("email", "text")]}
+    doctor_columns = [
+        col("doctor_id", "integer"),
+        col("first_name", "text"),
+        col("last_name", "text"),
+    ]
+    visit_columns = [col(f"{k}_id", "integer") for k in ("appointment", "patient", "doctor")]
+    schema = {
+        "tables": [
+            patients | {"primary_key": ["patient_id"]},
+            {"name": "doctors", "columns": doctor_columns, "primary_key": ["doctor_id"]},
+            {"name": "appointments", "columns": visit_columns, "primary_key": ["appointment_id"]}
+            | {"foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")]},
+        ]
+    }
+    me = {"patient_id": 1, "email": "c@x.com"}
+    doctors = [
+        {"doctor_id": 7, "first_name": "Anna", "last_name": "Lynch"},
+        {"doctor_id": 8, "first_name": "Edward", "last_name": "Spencer"},
+    ]
+    visit = {"appointment_id": 5, "patient_id": 1, "doctor_id": 7}
+    spec = bed("medicine", schema, {"patients": [me], "doctors": doctors, "appointments": [visit]})
+    replay = Replay(results=[ToolResult(ok=True, output=me)], changes={})
+    move = one_write(
+        "move_appointment_to_doctor",
+        "UPDATE appointments SET doctor_id = :new_doctor_id WHERE appointment_id = :appointment_id",
+    )
+    calls = [
+        {"name": "find_patient", "arguments": {"email": "c@x.com"}},
+        {
+            "name": "move_appointment_to_doctor",
+            "arguments": {"appointment_id": 5, "new_doctor_id": 8},
+        },
+    ]
+
+    def said(fact: str) -> str:
+        task = mini_task(instruction="Move my appointment.", gold_calls=calls, known_facts=[fact])
+        return not_my_named(task, spec, {move.name: move}, replay, SeedFacts.of(spec))
+
+    assert said("Dr. Edward Spencer is my doctor") == (
+        "the user says 'Dr. Edward Spencer is my doctor'; none of their records is tied to the "
+        "doctor 'Edward Spencer'"
+    )
+    assert said("Dr. Anna Lynch is my doctor") == ""
+
+
 def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> None:
     """travel-intent-00057 on 00fbd03 cancelled a hotel booking and made a flight booking,
     and said "The check-out date for the hotel booking is 2025-03-04T20:00:38", the new
