@@ -17,11 +17,17 @@ IsWrite = Callable[[str], bool]  # tool name -> is it a write
 
 
 def value_key(value: object) -> object:
-    """Values compared as a person would: 1, 1.0 and True meet, text ignores case."""
+    """Values compared as a person would: 1, 1.0 and True meet, text ignores case and the
+    American spelling ("canceled" of a status 'cancelled', medicine on 6789a02)."""
     value = normalise(value)
     if isinstance(value, int | float):
         return float(value)
-    return value.casefold() if isinstance(value, str) else value
+    if isinstance(value, str):
+        return _SPELLED.get(value.casefold(), value.casefold())
+    return value
+
+
+_SPELLED = {"canceled": "cancelled", "canceling": "cancelling"}
 
 
 def repeated_call(

@@ -765,9 +765,10 @@ def _miscategorised(text: str, seed: SeedFacts, outcome: set[str]) -> str:
 # what keeps a status word from being a claim: a negation, a question ("if it is active"),
 # or a choice ("active or not")
 # ... nor a time to come: finance's "Please notify me when the loan status is updated"
+# "let me know if my appointment is still scheduled" asks, words on (medicine on 6789a02)
 _NO_CLAIM_BEFORE = re.compile(
-    r"(?:\bnot|n't|\bnever|\bno longer|\bif|\bwhether|\bwhen|\bonce|\buntil|\bas soon as)"
-    r"\W+(?:\w+\W+)?$",
+    r"(?:(?:\bnot|n't|\bnever|\bno longer|\bwhen|\bonce|\buntil|\bas soon as)\W+(?:\w+\W+)?"
+    r"|(?:\bif|\bwhether)\W+(?:[\w']+\W+){0,5})$",
     re.I,
 )
 _NO_CLAIM_AFTER = re.compile(r"^\W*or\b", re.I)

@@ -21,6 +21,7 @@ def is_write(name: str) -> bool:
 def test_value_key_meets_as_a_person_would() -> None:
     assert value_key(1) == value_key(1.0) == value_key(True)
     assert value_key("Active") == value_key("active") and value_key("a") != value_key("b")
+    assert value_key("Canceled") == value_key("cancelled")  # medicine on 6789a02: 'canceled'
 
 
 def test_a_repeat_counts_only_while_nothing_was_written() -> None:

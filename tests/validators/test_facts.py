@@ -270,6 +270,9 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
         "I want my card active.",
         "I want it unfrozen so that it is no longer active.",
         "My card is not blocked, as it is not frozen.",
+        # a question four words on (medicine on 6789a02: "let me know if my appointment is
+        # still scheduled ... or if it has been canceled" of a completed one)
+        "Let me know if my visa card is still blocked for payments, or if it is active.",
     ):
         facts = [*MARIA["known_facts"], fact]
         verdict = bank_verdict(
