@@ -478,11 +478,24 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     # (railway-intent-00027 on a4b9fc9, "can I cancel my ticket ...? I know my email is")
     if token == "know" and before in ("i", "we"):
         return True
+    # "let me know if I need to fill out any additional information" asks what the user
+    # must do, which no record tells (railway-intent-00003 on a4b9fc9, told a status)
+    if _asks_a_duty([t for t in tokens[i + 1 : i + 7] if t not in ("me", "us")]):
+        return True
     # "Could you please tell me your status?" asks the assistant about itself, no record
     # (railway-intent-00036 on a4b9fc9 was told the passenger's status)
     if [t for t in tokens[i + 1 : i + 3] if t not in ("me", "us")][:1] == ["your"]:
         return True
     return token == "find" and before in _UNABLE
+
+
+def _asks_a_duty(after: Sequence[str]) -> bool:
+    """ "if I need to ...", "whether we have to ...": what the user must do."""
+    return (
+        after[:1] in (["if"], ["whether"])
+        and after[1:2] in (["i"], ["we"])
+        and after[2:3] in (["need"], ["have"], ["must"], ["should"])
+    )
 
 
 def _passed_on(after: Sequence[str]) -> bool:

@@ -368,6 +368,18 @@ def test_what_the_user_says_they_know_is_no_question() -> None:
         assert Request(asked).asks_for_information, asked
 
 
+def test_what_the_user_must_do_is_no_question_about_a_record() -> None:
+    """railway-intent-00003 on a4b9fc9: "I want to activate my passenger profile. Please let
+    me know if I need to fill out any additional information.", told the status."""
+    said = "I want to activate my profile. Please let me know if I need to fill out a form."
+    assert not Request(said).asks_for_information
+    for asked in (
+        "Activate my profile and let me know if it is active.",
+        "Activate my profile. Let me know if I need to sign again, and tell me its status.",
+    ):
+        assert Request(asked).asks_for_information, asked
+
+
 def test_the_assistants_own_field_is_no_question_about_a_record() -> None:
     """railway-intent-00036 on a4b9fc9: "I want to activate my passenger profile. Could you
     please tell me your status?" was told the passenger's status."""
