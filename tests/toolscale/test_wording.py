@@ -322,17 +322,44 @@ def test_a_fields_own_word_is_no_question() -> None:
         assert Request(asked).asks_about("check_in_date"), asked
 
 
-def test_telling_someone_else_to_act_asks_nothing() -> None:
-    """basketball-intent-00019 on cb56dcd: "Please tell the team to activate Gabriella
-    Gallagher's player status.", told the status though nothing was asked."""
-    said = "Please tell the team to activate Gabriella Gallagher's player status."
+# Each: a request that asks for nothing though it holds a cue, the task it came from, and
+# near misses that still ask.
+_ASKS_NOTHING = [
+    # basketball-intent-00019 on cb56dcd, told the status though nothing was asked
+    (
+        "Please tell the team to activate Gabriella Gallagher's player status.",
+        (
+            "Please tell me the status of Wayne Hughes.",
+            "Tell us to whom the ticket was sold.",
+            "Activate Wayne Hughes and tell the team status to me.",
+        ),
+    ),
+    ("Tell my coach to suspend Wayne Hughes.", ()),
+    # railway-intent-00027 on a4b9fc9: "... I know my email is christopher@icloud.com."
+    (
+        "Hi, can I cancel my ticket with seat number 445? I know my email is a@b.com.",
+        (
+            "Cancel my ticket. I want to know the status.",
+            "Cancel my ticket and let me know.",
+            "Cancel my ticket; I don't know its status, tell me.",
+        ),
+    ),
+    # railway-intent-00003 on a4b9fc9: "... Please let me know if I need to fill out any
+    # additional information.", told the status
+    (
+        "I want to activate my profile. Please let me know if I need to fill out a form.",
+        (
+            "Activate my profile and let me know if it is active.",
+            "Activate my profile. Let me know if I need to sign again, and tell me its status.",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "still_asking"), _ASKS_NOTHING)
+def test_a_cue_that_asks_for_no_value_is_no_question(said: str, still_asking: tuple) -> None:
     assert not Request(said).asks_for_information
-    assert not Request("Tell my coach to suspend Wayne Hughes.").asks_for_information
-    for asked in (
-        "Please tell me the status of Wayne Hughes.",
-        "Tell us to whom the ticket was sold.",
-        "Activate Wayne Hughes and tell the team status to me.",
-    ):
+    for asked in still_asking:
         assert Request(asked).asks_for_information, asked
 
 
@@ -353,31 +380,6 @@ def test_a_record_named_by_its_name_is_no_question_about_a_name() -> None:
         "Please tell me whose name is on the ticket.",
     ):
         assert Request(asked).asks_about("name"), asked
-
-
-def test_what_the_user_says_they_know_is_no_question() -> None:
-    """railway-intent-00027 on a4b9fc9: "Hi, can I cancel my ticket with seat number 445? I
-    know my email is christopher@icloud.com." asked for nothing, and was told the status."""
-    said = "Hi, can I cancel my ticket with seat number 445? I know my email is a@b.com."
-    assert not Request(said).asks_for_information
-    for asked in (
-        "Cancel my ticket. I want to know the status.",
-        "Cancel my ticket and let me know.",
-        "Cancel my ticket; I don't know its status, tell me.",
-    ):
-        assert Request(asked).asks_for_information, asked
-
-
-def test_what_the_user_must_do_is_no_question_about_a_record() -> None:
-    """railway-intent-00003 on a4b9fc9: "I want to activate my passenger profile. Please let
-    me know if I need to fill out any additional information.", told the status."""
-    said = "I want to activate my profile. Please let me know if I need to fill out a form."
-    assert not Request(said).asks_for_information
-    for asked in (
-        "Activate my profile and let me know if it is active.",
-        "Activate my profile. Let me know if I need to sign again, and tell me its status.",
-    ):
-        assert Request(asked).asks_for_information, asked
 
 
 def test_the_assistants_own_field_is_no_question_about_a_record() -> None:
