@@ -894,8 +894,11 @@ def _moment(
 
     def moment(r: random.Random, row: dict[str, Scalar]) -> Scalar:
         day = dt.date.fromordinal(first + r.randint(0, days))
+        # on the minute, as a person books: "11:20 AM" is 11:20:00, and a new appointment
+        # copied from one at 11:20:10 could not be booked from the user's own words
+        # (medicine on 6789a02: "from 11:20 AM to 2:20 PM", the gold's 11:20:10 to 14:20:10)
         hour, minute = r.randint(7, 21), r.choice((0, 5, 10, 15, 20, 30, 40, 45, 50))
-        return f"{day.isoformat()}T{hour:02d}:{minute:02d}:{r.randint(0, 59):02d}"
+        return f"{day.isoformat()}T{hour:02d}:{minute:02d}:00"
 
     return moment
 

@@ -355,6 +355,9 @@ def test_a_span_named_by_its_columns_never_ends_before_it_starts() -> None:
         for r in rows
     ]
     assert min(hours) >= 0.25 and max(hours) <= 3  # a sitting: medicine's ran 12 hours
+    # on the minute: a new appointment copied from one at 11:20:10 could not be booked from
+    # "11:20 AM" (medicine on 6789a02)
+    assert {r[c][-3:] for r in rows for c in ("start_time", "end_time")} == {":00"}
     # a thing of one day is over within it, whatever its columns say: basketball's games
     # lasted up to 30 days and travel's flights up to 14, on 277c846
     games = keyed_table("games", start_date="date", end_date="date")
