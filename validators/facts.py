@@ -1391,6 +1391,70 @@ def not_my_named(
     return ""
 
 
+def loose_time(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
+    """A time of day the user asks a write to set that the gold sets to another minute or
+    second: medicine on 6789a02 asked for "a new appointment ... on April 8th at 8 PM" and
+    "from 11:20 AM to 2:20 PM", and its gold set 20:45:33, 11:20:10 and 14:20:10 (moments
+    copied from the seed). An agent books what it is told. A time a record the gold reads
+    holds names that record ("move my 4 PM appointment to 4:30 PM")."""
+    text = task.instruction
+    said: list[tuple[int, int | None, int, str]] = [
+        (
+            int(clock(*m.groups())[5:7]),
+            int(m[2]),
+            int(m[0].split(":")[2][:2]) if m[0].count(":") > 1 else 0,
+            m[0],
+        )
+        for m in _TIME.finditer(text)
+    ]
+    said += [
+        (int(hour(*m.groups())[5:7]), None, 0, m[0]) for m in _HOUR.finditer(_TIME.sub(" ", text))
+    ]
+    writes = {
+        i
+        for i, c in enumerate(task.gold_calls)
+        if (tool := tools.get(c.name)) is not None and tool.kind == "write"
+    }
+    moments = [
+        (call.name, name, moment)
+        for i, call in enumerate(task.gold_calls)
+        if i in writes
+        for name, value in call.arguments.items()
+        if isinstance(value, str) and (moment := _moment_of(value)) is not None
+    ]
+    read = [
+        moment
+        for i, result in enumerate(replay.results)
+        if i not in writes and result.ok
+        for row in (result.output if isinstance(result.output, list) else [result.output])
+        if isinstance(row, dict)
+        for value in row.values()
+        if isinstance(value, str) and (moment := _moment_of(value)) is not None
+    ]
+    for h, m, sec, words in said:
+        if any((t.hour, t.minute, t.second) == (h, m or 0, sec) for _, _, t in moments):
+            continue  # set as said
+        if any(t.hour == h and (m is None or t.minute == m) for t in read):
+            continue  # a record's own time
+        for tool_name, name, t in moments:
+            if t.hour == h and (m is None or t.minute == m):
+                asked = words.strip().rstrip(".")  # "at 8 PM." ends its sentence
+                return (
+                    f"the user asks for {asked!r}; the gold's {tool_name} sets {name} "
+                    f"{t.isoformat(timespec='seconds')}"
+                )
+    return ""
+
+
+def _moment_of(value: str) -> dt.datetime | None:
+    """A moment with its time of day, or None (a day alone, or no moment)."""
+    if len(value) <= 10 or not _DATE.match(value):
+        return None
+    with contextlib.suppress(ValueError):
+        return dt.datetime.fromisoformat(value)
+    return None
+
+
 # "my game on January 18th against Briana Ward": the other side, by its name
 _AGAINST = re.compile(rf"\bagainst\s+(?:the\s+)?{_PROPER}")
 
@@ -1717,6 +1781,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_to_come(task, spec.clock),
         lambda: wrong_end(task, ctx.replayed),
         lambda: against_own(task, ctx.replayed, ctx.env.tools),
+        lambda: loose_time(task, ctx.replayed, ctx.env.tools),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),

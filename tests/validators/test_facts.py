@@ -1157,6 +1157,46 @@ def test_the_users_own_record_said_to_be_the_other_side_is_false_fact() -> None:
         assert said(true) == "", true
 
 
+def test_a_time_asked_for_that_the_gold_sets_to_another_minute_is_false_fact() -> None:
+    """medicine on 6789a02: "create a new appointment for myself on April 8th at 8 PM", and
+    "from 11:20 AM to 2:20 PM", whose golds set 20:45:33 and 11:20:10 (seed moments)."""
+    from toolscale.tool import ToolResult
+    from validators.facts import loose_time
+
+    book = one_write(
+        "create_appointment",
+        "INSERT INTO appointments (start_time, end_time) VALUES (:start_time, :end_time)",
+    )
+    mine = [{"appointment_id": 3, "start_time": "2025-04-01T16:00:00"}]
+
+    def said(instruction: str, start: str, end: str = "2025-04-08T23:00:00") -> str:
+        calls = [
+            {"name": "list_appointments", "arguments": {"patient_id": 1}},
+            {"name": "create_appointment", "arguments": {"start_time": start, "end_time": end}},
+        ]
+        replay = Replay(results=[ToolResult(ok=True, output=mine), ToolResult(ok=True)], changes={})
+        task = mini_task(instruction=instruction, gold_calls=calls)
+        return loose_time(task, replay, {"create_appointment": book})
+
+    ask = "Book me an appointment on April 8th at {}."
+    assert said(ask.format("8 PM"), "2025-04-08T20:45:33") == (
+        "the user asks for '8 PM'; the gold's create_appointment sets start_time "
+        "2025-04-08T20:45:33"
+    )
+    assert "sets start_time 2025-04-08T11:20:10" in said(
+        ask.format("11:20 AM"), "2025-04-08T11:20:10"
+    )
+    for kept, start in (
+        ("8 PM", "2025-04-08T20:00:00"),
+        ("8:45 PM", "2025-04-08T20:45:00"),
+        ("20:45:33", "2025-04-08T20:45:33"),
+        ("9 PM", "2025-04-08T20:45:33"),  # another hour: another check's
+    ):
+        assert said(ask.format(kept), start) == "", kept
+    # a time a record the gold reads holds names it: "my 4 PM appointment"
+    assert said("Move my 4 PM appointment to 4:30 PM.", "2025-04-01T16:30:00") == ""
+
+
 def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     """school-intent-00013 on 5d152ba moved Dennis Bishop's enrollment "for the student named
     Scott Underwood ... to another student named Scott Underwood". Here Ava's booking 500 is
