@@ -258,7 +258,9 @@ def _names(part: set[str], field: str) -> bool:
     return bool(wanted) and all(variants(w, FIELDS) & part for w in wanted)
 
 
-_DESCRIBED_NEW = re.compile(r"\b(?:the|my|our|your|its|their)\s+new\b", re.I)
+# "the new address is ...", and "new email is ..." where "and" opened the part (railway on
+# a4b9fc9: "... pdixon@yahoo.com and new email is wheelerdebra@example.org")
+_DESCRIBED_NEW = re.compile(r"(?:^\s*|\b(?:the|my|our|your|its|their)\s+)new\b", re.I)
 _DETERMINED = re.compile(r"\b(?:the|my|our|your|this|that|an?|his|her|their|its)\s+(\w+)", re.I)
 
 

@@ -220,6 +220,9 @@ def test_each_verdict_maps_to_its_reason(
         ("Please move $250 into savings. The new amount is $250.", "same", True),
         ("Please move $250 into savings. The new amount is $300.", "same", False),
         ("Please move $250 into savings. I want a new account.", "same", False),
+        # railway on a4b9fc9: "... and new email is wheelerdebra@example.org", a part that
+        # "and" opened, says what the change sets
+        ("Please move $250 into savings and new amount is $250.", "same", True),
     ],
 )
 def test_what_the_judge_quotes_as_missing_is_checked_against_the_gold(
