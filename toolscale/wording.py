@@ -295,8 +295,11 @@ _ASSISTANT = re.compile(
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear|welcome)(?: there)?,? [\w.+-]+@[\w-]+\.\w[\w.]*|"
     # ... or by a name: basketball-intent-00048 on 277c846, "Hey joyce, I need to move
     # Andrea Lang's contract" from joyce@hotmail.com; the customer knows no agent's name
+    # ... or by a record's name of words and numbers: medicine on fe97d36, "Hi Pillbox 2, I
+    # need to move the prescription ... to Pillbox 2"
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
-    r"folks|guys|again|friend|assistant|agent|sir|madam|you)\b)[a-z]+\s*[,!]|"
+    r"folks|guys|again|friend|assistant|agent|sir|madam|you|good)\b)[a-z]+(?:(?: [a-z]+)? \d+)?"
+    r"\s*[,!]|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )

@@ -1381,6 +1381,8 @@ def not_my_named(
             if table is None or table.name == seed.people or len(table.primary_key) != 1:
                 continue
             name, named = _records_named(spec, table, name)
+            if not named:  # "My prescription's name is Classic Pillbox": a medication's name
+                table, name, named = _named_elsewhere(spec, table, name)
             if not named or named & tied.get(table.name, set()) or name.casefold() in new_names:
                 continue
             claim = m.group().strip().rstrip(".")
@@ -1482,6 +1484,20 @@ def against_own(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
                     f"write is for ({by})"
                 )
     return ""
+
+
+def _named_elsewhere(
+    spec: EnvironmentSpec, table: Table, said: str
+) -> tuple[Table, str, set[object]]:
+    """The records of another table that `said` names, where none of `table` is named so:
+    medicine on fe97d36 said "My prescription's name is Classic Pillbox" of the medication
+    its prescription moves to."""
+    for other in spec.schema_.tables:
+        if other.name != table.name and len(other.primary_key) == 1:
+            name, named = _records_named(spec, other, said)
+            if named:
+                return other, name, named
+    return table, said, set()
 
 
 def _records_named(spec: EnvironmentSpec, table: Table, said: str) -> tuple[str, set[object]]:

@@ -1337,6 +1337,13 @@ def test_a_person_called_the_users_by_title_and_full_name_must_be_tied_to_them()
         "doctor 'Edward Spencer'"
     )
     assert said("Dr. Anna Lynch is my doctor") == ""
+    # medicine on fe97d36: "My prescription's name is Classic Pillbox", the name of the
+    # medication it moved to; appointments have no name, doctors do
+    assert said("My appointment's name is Edward Spencer") == (
+        'the user says "My appointment\'s name is Edward Spencer"; none of their records is '
+        "tied to the doctor 'Edward Spencer'"
+    )
+    assert said("My appointment's name is Anna Lynch") == ""
 
 
 def test_a_value_of_the_new_record_said_as_another_records_is_false_fact() -> None:

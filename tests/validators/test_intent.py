@@ -690,6 +690,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # contract", from joyce@hotmail.com
         "Hey maria, I need card K30001 frozen. Tell me its status.",
         "Hello Maria! Please freeze card K30001 and tell me its status.",
+        # medicine on fe97d36: "Hi Pillbox 2, I need to move the prescription ..."
+        "Hi Savings 2, I need card K30001 frozen. Tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
         # weather on 2abff72: "As an assistant, I am unable to create a reading ...",
         # "Please inform the assistant to cancel ...", "... and tell the assistant the id"
@@ -719,6 +721,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hi there! Please freeze card K30001 and tell me its status.",
         "Hello team, please freeze card K30001 and tell me its status.",
         "Hi Maria here. Please freeze card K30001 and tell me its status.",
+        "Hello, good morning! Please freeze card K30001 and tell me its status.",
+        "Hello good morning, please freeze card K30001 and tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
