@@ -166,6 +166,9 @@ _MY_NAME = re.compile(
 )
 
 
+_MY_NAME_PART = re.compile(r"\b(?i:my) (first|last) (?i:name is)\s+([A-Za-z][\w'-]*)", re.I)
+
+
 def without_own_name(text: str) -> str:
     """The text without the name the user gives as their own ("I'm Shannon Sparks")."""
     return _MY_NAME.sub(" ", text)
@@ -182,6 +185,12 @@ def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
     if not named:
         return ""
     for text in [*task.known_facts, task.instruction]:
+        # medicine on fe97d36: "My first name is Mary", "My last name is Black" from a
+        # patient named otherwise (Mary Black was the doctor the appointment moved to)
+        for m in _MY_NAME_PART.finditer(text):
+            part = row.get(f"{m.group(1).casefold()}_name")
+            if isinstance(part, str) and m.group(2).casefold() != part.casefold():
+                return f"the user says {m.group().strip()!r}; their {m.group(1)} name is {part!r}"
         for m in _MY_NAME.finditer(text):
             words = tokens(m.group(1) or m.group(2))
             if len(words) >= 2 and not set(words) & named:
@@ -1448,6 +1457,36 @@ def loose_time(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
     return ""
 
 
+def unpaired_moment(task: Task, replay: Replay) -> str:
+    """A day and a time of day said together of one record that no moment the gold reads or
+    passes holds together: medicine on fe97d36 said "my appointment on 2024-12-02, starting
+    at 11:05:21", the day of the appointment a prescription moved to and the time of the
+    new one made on 2025-02-17."""
+    values = [v for row in rows_read(replay) for v in row.values()]
+    values += [v for call in task.gold_calls for v in call.arguments.values()]
+    moments = [t for v in values if isinstance(v, str) and (t := _moment_of(v)) is not None]
+    for text in [task.instruction, *task.known_facts]:
+        for sentence in re.split(r"(?<=[.;!?])\s+", text):
+            days = _days_in(sentence)
+            if len(days) != 1:
+                continue
+            for m in _TIME.finditer(sentence):
+                h, minute = int(clock(*m.groups())[5:7]), int(m[2])
+                second = int(m[0].split(":")[2][:2]) if m[0].count(":") > 1 else None
+                at = [
+                    t
+                    for t in moments
+                    if (t.hour, t.minute) == (h, minute) and second in (None, t.second)
+                ]
+                on = [t for t in moments if _on_day(t.isoformat(), days[0])]
+                if at and on and not any(t in on for t in at):
+                    return (
+                        f"the user says {sentence.strip()!r}: no record the gold reads or "
+                        f"writes is at {m[0].strip()} on {days[0]}"
+                    )
+    return ""
+
+
 def _moment_of(value: str) -> dt.datetime | None:
     """A moment with its time of day, or None (a day alone, or no moment)."""
     if len(value) <= 10 or not _DATE.match(value):
@@ -1798,6 +1837,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: wrong_end(task, ctx.replayed),
         lambda: against_own(task, ctx.replayed, ctx.env.tools),
         lambda: loose_time(task, ctx.replayed, ctx.env.tools),
+        lambda: unpaired_moment(task, ctx.replayed),
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),

@@ -92,7 +92,9 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
 
 
 # how a person says who they are: "I'm Katherine", "this is Katherine Schmidt"
-_INTRODUCES = re.compile(r"\b(?:I'm|I am|this is|my name is|name's|it's|it is)\s+$", re.I)
+_INTRODUCES = re.compile(
+    r"\b(?:I'm|I am|this is|my (?:first |last |full )?name is|name's|it's|it is)\s+$", re.I
+)
 # ... or "Katherine here", "Daniel Okafor speaking", "Kenji Sato, kenji.sato@example.com"
 _INTRODUCED = re.compile(r"\s+(?:here|speaking)\b|,?\s*\(?[\w.+-]+@")
 # the user's name opening a message and calling on someone: "Katherine, please ..."

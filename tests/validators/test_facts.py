@@ -599,7 +599,19 @@ def test_a_name_the_user_gives_as_their_own_must_be_the_persons_found(
         "the user says 'My name is Secured leadingedge focus group'; the person the gold "
         "finds them as is 'Maria Lopez'"
     )
-    for own in ("My name is Maria Lopez. ", "I'm Maria and I want to know. "):
+    # medicine on fe97d36: "My first name is Mary", "My last name is Black", the doctor's
+    stage, reason, detail = loan_verdict(banking_spec, "My first name is Ahmed. " + ASK)
+    assert (stage, reason, detail) == (
+        "facts",
+        "false_fact",
+        "the user says 'My first name is Ahmed'; their first name is 'Maria'",
+    )
+    for own in (
+        "My name is Maria Lopez. ",
+        "I'm Maria and I want to know. ",
+        "My first name is Maria. ",
+        "My last name is lopez. ",
+    ):
         verdict = loan_verdict(banking_spec, own + ASK)
         assert verdict == ("accepted", "ok", ""), own
 
@@ -1195,6 +1207,34 @@ def test_a_time_asked_for_that_the_gold_sets_to_another_minute_is_false_fact() -
         assert said(ask.format(kept), start) == "", kept
     # a time a record the gold reads holds names it: "my 4 PM appointment"
     assert said("Move my 4 PM appointment to 4:30 PM.", "2025-04-01T16:30:00") == ""
+
+
+def test_a_day_and_a_time_no_moment_holds_together_is_false_fact() -> None:
+    """medicine on fe97d36: "my appointment on 2024-12-02, starting at 11:05:21", the day of
+    the appointment a prescription moved to and the time of the new one, on 2025-02-17."""
+    from toolscale.tool import ToolResult
+    from validators.facts import unpaired_moment
+
+    mine = [{"appointment_id": 3, "start_time": "2024-12-02T09:30:00"}]
+    replay = Replay(results=[ToolResult(ok=True, output=mine), ToolResult(ok=True)], changes={})
+    calls = [
+        {"name": "list_appointments", "arguments": {"patient_id": 1}},
+        {"name": "create_appointment", "arguments": {"start_time": "2025-02-17T11:05:21"}},
+    ]
+
+    def said(instruction: str) -> str:
+        return unpaired_moment(mini_task(instruction=instruction, gold_calls=calls), replay)
+
+    assert said("Book it like my appointment on 2024-12-02, starting at 11:05:21.") == (
+        "the user says 'Book it like my appointment on 2024-12-02, starting at 11:05:21.': no "
+        "record the gold reads or writes is at 11:05:21 on 2024-12-02"
+    )
+    for true in (
+        "Book me an appointment on 2025-02-17 at 11:05:21.",
+        "My appointment on December 2nd is at 9:30. Book another.",
+        "Book one at 11:05:21; my other is on 2024-12-02.",  # two sentences, two records
+    ):
+        assert said(true) == "", true
 
 
 def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
