@@ -287,6 +287,9 @@ _ASSISTANT = re.compile(
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
     r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"
+    # medicine on fe97d36: "Please tell me what appointment you would like to move to Dr.
+    # Anna Lynch"
+    r"\bwhat (?:\w+ )?you would like to\b|"
     # ecommerce-intent-00035 on 8d65db4: "Can you please let me know if you want to place
     # an order?", whose gold made one
     r"if you (?:want|would like|wish) to\b|"

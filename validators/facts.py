@@ -111,8 +111,10 @@ def hour(value: str, half: str | None) -> str:
 
 
 # ... and ecommerce-intent-00004 on 277c846's "The return id is xxxxxx"
+# ... and medicine on fe97d36's "The current date is (provide the current date)"
 _PLACEHOLDER = re.compile(
     r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}|\b[xX]{3,}\b|_{3,}|\?{3,}|\bTBD\b"
+    r"|\((?:provide|insert|enter|fill in|add)\b[^)]{0,40}\)"
 )
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|[A-Z]\.?))+\b")
 _NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's name

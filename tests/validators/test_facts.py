@@ -580,7 +580,8 @@ def test_a_number_is_read_whole_or_not_at_all() -> None:
 
 def test_a_template_blank_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """Travel's "As of now, my customer status is [current status]", kept by the judge."""
-    for blank in ("[current status]", "<status>", "{status}"):
+    # medicine on fe97d36: "The current date is (provide the current date)"
+    for blank in ("[current status]", "<status>", "{status}", "(fill in the status)"):
         ask = f"My loan is {blank}. " + ASK
         stage, reason, detail = loan_verdict(banking_spec, ask)
         assert (stage, reason) == ("facts", "false_fact"), blank

@@ -690,6 +690,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # contract", from joyce@hotmail.com
         "Hey maria, I need card K30001 frozen. Tell me its status.",
         "Hello Maria! Please freeze card K30001 and tell me its status.",
+        # medicine on fe97d36: "Please tell me what appointment you would like to move to
+        # Dr. Anna Lynch on January 31, 2024."
+        "Please tell me what card you would like to freeze, K30001? Tell me its status.",
         # medicine on fe97d36: "Hi Pillbox 2, I need to move the prescription ..."
         "Hi Savings 2, I need card K30001 frozen. Tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
