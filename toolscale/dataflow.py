@@ -232,14 +232,18 @@ def _same_row(a: dict, b: dict) -> bool:
     return bool(shared) and all(value_key(a[k]) == value_key(b[k]) for k in shared)
 
 
-def _row_table(row: Mapping[str, object], schema: Schema) -> str | None:
+def row_table(
+    row: Mapping[str, object],
+    keys: Mapping[str, Sequence[str]],
+    columns: Mapping[str, Sequence[str]],
+) -> str | None:
     """The table a row is of: of those whose key it holds, the one with most of its columns,
-    where those are most of the row. A new ticket's row holds its game's key too, and its
-    status is not the game's (basketball on 9cd916d: "gold call 3 tells games.status =
-    'active'" of the ticket just made)."""
-    keyed = [t for t in schema.tables if t.primary_key and set(t.primary_key) <= set(row)]
-    best = max(keyed, key=lambda t: len(set(t.column_names) & set(row)), default=None)
-    return best.name if best and 2 * len(set(best.column_names) & set(row)) > len(row) else None
+    where those are most of the row (a join adds a column or two of another table). A new
+    ticket's row holds its game's key too, and its status is not the game's (basketball on
+    9cd916d: "gold call 3 tells games.status = 'active'" of the ticket just made)."""
+    keyed = [t for t, key in keys.items() if key and set(key) <= set(row)]
+    best = max(keyed, key=lambda t: len(set(columns[t]) & set(row)), default=None)
+    return best if best and 2 * len(set(columns[best]) & set(row)) > len(row) else None
 
 
 def stale_told(
@@ -256,6 +260,8 @@ def stale_told(
     what you paid"), and a value told again from a read after the write ("the balance, then
     move $250, then the balance again")."""
     rows = [(ref, *_row_at(results[ref.call].output, ref.path)) for ref in told]
+    keys = {t.name: t.primary_key for t in schema.tables}
+    columns = {t.name: t.column_names for t in schema.tables}
     for ref, row, field in rows:
         if row is None or not field:
             continue
@@ -274,7 +280,7 @@ def stale_told(
             continue
         for name, changed in changes.items():
             table = schema.table(name)
-            if field not in table.column_names or name != _row_table(row, schema):
+            if field not in table.column_names or name != row_table(row, keys, columns):
                 continue
             now = changed.get(tuple(normalise(row[k]) for k in table.primary_key))
             if now is None:  # unchanged, or deleted: what it was is all there is to tell

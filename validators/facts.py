@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 
-from toolscale.dataflow import value_key
+from toolscale.dataflow import row_table, value_key
 from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
@@ -48,7 +48,7 @@ STAGE = "facts"
 SMALL = 31  # integers up to this are counts, days or ordinals, not facts about records
 CATEGORIES = 8  # a text column with at most this many distinct seed values is a category
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
 _MONTHS = (
     *("january", "february", "march", "april", "may", "june", "july", "august"),
@@ -168,7 +168,7 @@ _MY_NAME = re.compile(
 )
 
 
-_MY_NAME_PART = re.compile(r"\b(?i:my) (first|last) (?i:name is)\s+([A-Za-z][\w'-]*)", re.I)
+_MY_NAME_PART = re.compile(r"\bmy (first|last) name is\s+([A-Za-z][\w'-]*)", re.I)
 
 
 def without_own_name(text: str) -> str:
@@ -279,7 +279,7 @@ def literals(text: str) -> list[Scalar]:
     """Emails, dates, phone numbers, codes mixing letters and digits, then numbers other than
     small counts, each taken out of the text before the next kind is looked for."""
     found: list[Scalar] = []
-    for pattern in (_EMAIL, _DATE, _PHONE):
+    for pattern in (EMAIL, _DATE, _PHONE):
         found += [m.group() for m in pattern.finditer(text)]
         text = pattern.sub(" ", text)
     found += [d for m in _NAMED_DAY.finditer(text) if (d := named_day(m))]
@@ -610,15 +610,21 @@ _NOW = r"(?:\s+(?:currently|now|still|presently|at present|right now|today))?"
 _DONE = re.compile(r"used|allowed|sold|taken|booked|spent|redeemed|enrolled")
 
 
-def rows_read(replay: Replay) -> list[dict]:
-    """Every row the gold's calls returned, in order."""
+def rows_read(replay: Replay, skip: Set[int] = frozenset()) -> list[dict]:
+    """Every row the gold's calls returned, in order (less the calls at `skip`)."""
     return [
         row
-        for result in replay.results
-        if result.ok
+        for i, result in enumerate(replay.results)
+        if result.ok and i not in skip
         for row in (result.output if isinstance(result.output, list) else [result.output])
         if isinstance(row, dict)
     ]
+
+
+def user_sentences(task: Task) -> Iterator[str]:
+    """Each sentence of the request and of the known facts: what one claim is read in."""
+    for text in [task.instruction, *task.known_facts]:
+        yield from re.split(r"(?<=[.;!?])\s+", text)
 
 
 def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
@@ -813,6 +819,7 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
     on holds another value of that column, the statement is false."""
     acted = [(t, row) for row in targets(task, replay, tools) if (t := _table_of(row, seed))]
     texts = [*task.known_facts, *sentences(task.instruction)]
+    requests = [Request(text) for text in texts]
     for call in task.gold_calls:
         tool = tools.get(call.name)
         made = tool.inserts() if tool is not None else []
@@ -822,10 +829,10 @@ def misattributed(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: S
         for column, value in call.arguments.items():
             if value is None or isinstance(value, bool) or column.endswith("_id"):
                 continue
-            for text in texts:
+            for text, request in zip(texts, requests, strict=True):
                 said = {singular(w) for w in tokens(text.replace("_", " "))}
                 # "My game will cost 287.02" says the price
-                named = all(Request(text).says(w, FIELDS) for w in name_words(column))
+                named = all(request.says(w, FIELDS) for w in name_words(column))
                 if not Text(text).mentions(value) or not named:
                     continue
                 for table, row in acted:
@@ -885,9 +892,7 @@ def _as_of(text: str, kind: set[str], column: str) -> bool:
 def _table_of(row: dict, seed: SeedFacts) -> str | None:
     """The table a read's row comes from: of those whose key it holds, the one that has the
     most of its columns (a join adds a column or two of another table)."""
-    keyed = [t for t, key in seed.primary.items() if key and set(key) <= set(row)]
-    best = max(keyed, key=lambda t: len(set(seed.columns[t]) & set(row)), default=None)
-    return best if best and 2 * len(set(seed.columns[best]) & set(row)) > len(row) else None
+    return row_table(row, seed.primary, seed.columns)
 
 
 _IS = r"(?:is\s+|:\s*|of\s+|=\s*)?"
@@ -1176,35 +1181,34 @@ def unpaired(task: Task, replay: Replay) -> str:
     rows = rows_read(replay)
     columns = {c for row in rows for c, v in row.items() if type(v) is int or type(v) is float}
     given = {v for call in task.gold_calls for k, v in call.arguments.items() if k[-3:] != "_id"}
-    for text in [task.instruction, *task.known_facts]:
-        for sentence in re.split(r"(?<=[.;!?])\s+", text):
-            days = _days_in(sentence)
-            said = [
-                (column, float(m.group(1)))
-                for column in sorted(columns)
-                for w in name_words(column)
-                if w not in GENERIC and not column.endswith("_id")
-                for m in re.finditer(
-                    rf"\b{re.escape(w)}\w*(?:\s+\w+){{0,2}}?\s+(\d+(?:\.\d+)?)(?![\d-]|\.\d)",
-                    sentence,
-                    re.I,
-                )
-            ]
-            if len(days) != 1 or len(said) != 1:
-                continue
-            (column, number), day = said[0], days[0]
-            if number in given:
-                continue  # what the user asks a record to hold: "a ticket ... with a price of"
-            held = [r for r in rows if r.get(column) == number]
-            # the day of a record of the number's kind: "the quantity of 3 from the
-            # reservation on 2024-10-01" is an order's quantity and a reservation's day
-            dated = [r for r in rows if column in r and any(_on_day(v, day) for v in r.values())]
-            both = [r for r in held if r in dated]
-            if held and dated and not both:
-                return (
-                    f"the user says {sentence.strip()!r}: no record the gold reads has "
-                    f"{column} {number:g} on {day}"
-                )
+    for sentence in user_sentences(task):
+        days = _days_in(sentence)
+        said = [
+            (column, float(m.group(1)))
+            for column in sorted(columns)
+            for w in name_words(column)
+            if w not in GENERIC and not column.endswith("_id")
+            for m in re.finditer(
+                rf"\b{re.escape(w)}\w*(?:\s+\w+){{0,2}}?\s+(\d+(?:\.\d+)?)(?![\d-]|\.\d)",
+                sentence,
+                re.I,
+            )
+        ]
+        if len(days) != 1 or len(said) != 1:
+            continue
+        (column, number), day = said[0], days[0]
+        if number in given:
+            continue  # what the user asks a record to hold: "a ticket ... with a price of"
+        held = [r for r in rows if r.get(column) == number]
+        # the day of a record of the number's kind: "the quantity of 3 from the
+        # reservation on 2024-10-01" is an order's quantity and a reservation's day
+        dated = [r for r in rows if column in r and any(_on_day(v, day) for v in r.values())]
+        both = [r for r in held if r in dated]
+        if held and dated and not both:
+            return (
+                f"the user says {sentence.strip()!r}: no record the gold reads has "
+                f"{column} {number:g} on {day}"
+            )
     return ""
 
 
@@ -1263,10 +1267,9 @@ def not_today(task: Task, clock: str) -> str:
 
 def _days_said(task: Task, cue: re.Pattern[str]) -> Iterator[tuple[str, str]]:
     """Each day said in a sentence of the user's that has the cue, with its sentence."""
-    for text in [task.instruction, *task.known_facts]:
-        for sentence in re.split(r"(?<=[.;!?])\s+", text):
-            if cue.search(sentence):
-                yield from ((sentence, day) for day in _days_in(sentence))
+    for sentence in user_sentences(task):
+        if cue.search(sentence):
+            yield from ((sentence, day) for day in _days_in(sentence))
 
 
 _TO_COME = re.compile(r"\b(?:upcoming|forthcoming|future)\b", re.I)
@@ -1310,22 +1313,21 @@ def wrong_end(task: Task, replay: Replay) -> str:
     the gold passes is asked of a record, not said of one ("a contract that ends on ...")."""
     rows = rows_read(replay)
     given = [v for call in task.gold_calls for v in call.arguments.values()]
-    for text in [task.instruction, *task.known_facts]:
-        for sentence in re.split(r"(?<=[.;!?])\s+", text):
-            for m in [*_DATE.finditer(sentence), *_NAMED_DAY.finditer(sentence)]:
-                day = m.group()[:10] if m.re is _DATE else named_day(m)
-                if day is None or any(_on_day(g, day) for g in given):
+    for sentence in user_sentences(task):
+        for m in [*_DATE.finditer(sentence), *_NAMED_DAY.finditer(sentence)]:
+            day = m.group()[:10] if m.re is _DATE else named_day(m)
+            if day is None or any(_on_day(g, day) for g in given):
+                continue
+            held = {c: v for row in rows for c, v in row.items() if _on_day(v, day)}
+            for cue, said, other, verb in _ENDS_OR_STARTS:
+                if not cue.search(sentence[: m.start()][-40:]):
                     continue
-                held = {c: v for row in rows for c, v in row.items() if _on_day(v, day)}
-                for cue, said, other, verb in _ENDS_OR_STARTS:
-                    if not cue.search(sentence[: m.start()][-40:]):
-                        continue
-                    wrong = [c for c in held if other & set(name_words(c))]
-                    if wrong and not any(said & set(name_words(c)) for c in held):
-                        return (
-                            f"the user says {sentence.strip()!r}, but {held[wrong[0]]} is the "
-                            f"{wrong[0]} of a record the gold reads, and none {verb} on {day}"
-                        )
+                wrong = [c for c in held if other & set(name_words(c))]
+                if wrong and not any(said & set(name_words(c)) for c in held):
+                    return (
+                        f"the user says {sentence.strip()!r}, but {held[wrong[0]]} is the "
+                        f"{wrong[0]} of a record the gold reads, and none {verb} on {day}"
+                    )
     return ""
 
 
@@ -1411,18 +1413,8 @@ def loose_time(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
     copied from the seed). An agent books what it is told. A time a record the gold reads
     holds names that record ("move my 4 PM appointment to 4:30 PM")."""
     text = task.instruction
-    said: list[tuple[int, int | None, int, str]] = [
-        (
-            int(clock(*m.groups())[5:7]),
-            int(m[2]),
-            int(m[0].split(":")[2][:2]) if m[0].count(":") > 1 else 0,
-            m[0],
-        )
-        for m in _TIME.finditer(text)
-    ]
-    said += [
-        (int(hour(*m.groups())[5:7]), None, 0, m[0]) for m in _HOUR.finditer(_TIME.sub(" ", text))
-    ]
+    said = [(*_time_said(m), m[0]) for m in _TIME.finditer(text)]
+    said += [(*_time_said(m), m[0]) for m in _HOUR.finditer(_TIME.sub(" ", text))]
     writes = {
         i
         for i, c in enumerate(task.gold_calls)
@@ -1433,19 +1425,11 @@ def loose_time(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
         for i, call in enumerate(task.gold_calls)
         if i in writes
         for name, value in call.arguments.items()
-        if isinstance(value, str) and (moment := _moment_of(value)) is not None
+        if (moment := _moment_of(value)) is not None
     ]
-    read = [
-        moment
-        for i, result in enumerate(replay.results)
-        if i not in writes and result.ok
-        for row in (result.output if isinstance(result.output, list) else [result.output])
-        if isinstance(row, dict)
-        for value in row.values()
-        if isinstance(value, str) and (moment := _moment_of(value)) is not None
-    ]
+    read = _moments(v for row in rows_read(replay, skip=writes) for v in row.values())
     for h, m, sec, words in said:
-        if any((t.hour, t.minute, t.second) == (h, m or 0, sec) for _, _, t in moments):
+        if any((t.hour, t.minute, t.second) == (h, m or 0, sec or 0) for _, _, t in moments):
             continue  # set as said
         if any(t.hour == h and (m is None or t.minute == m) for t in read):
             continue  # a record's own time
@@ -1464,34 +1448,45 @@ def unpaired_moment(task: Task, replay: Replay) -> str:
     passes holds together: medicine on fe97d36 said "my appointment on 2024-12-02, starting
     at 11:05:21", the day of the appointment a prescription moved to and the time of the
     new one made on 2025-02-17."""
-    values = [v for row in rows_read(replay) for v in row.values()]
-    values += [v for call in task.gold_calls for v in call.arguments.values()]
-    moments = [t for v in values if isinstance(v, str) and (t := _moment_of(v)) is not None]
-    for text in [task.instruction, *task.known_facts]:
-        for sentence in re.split(r"(?<=[.;!?])\s+", text):
-            days = _days_in(sentence)
-            if len(days) != 1:
-                continue
-            for m in _TIME.finditer(sentence):
-                h, minute = int(clock(*m.groups())[5:7]), int(m[2])
-                second = int(m[0].split(":")[2][:2]) if m[0].count(":") > 1 else None
-                at = [
-                    t
-                    for t in moments
-                    if (t.hour, t.minute) == (h, minute) and second in (None, t.second)
-                ]
-                on = [t for t in moments if _on_day(t.isoformat(), days[0])]
-                if at and on and not any(t in on for t in at):
-                    return (
-                        f"the user says {sentence.strip()!r}: no record the gold reads or "
-                        f"writes is at {m[0].strip()} on {days[0]}"
-                    )
+    moments = _moments(
+        [v for row in rows_read(replay) for v in row.values()]
+        + [v for call in task.gold_calls for v in call.arguments.values()]
+    )
+    for sentence in user_sentences(task):
+        days = _days_in(sentence)
+        if len(days) != 1:
+            continue
+        for m in _TIME.finditer(sentence):
+            h, minute, second = _time_said(m)
+            at = [
+                t
+                for t in moments
+                if (t.hour, t.minute) == (h, minute) and second in (None, t.second)
+            ]
+            on = [t for t in moments if _on_day(t.isoformat(), days[0])]
+            if at and on and not any(t in on for t in at):
+                return (
+                    f"the user says {sentence.strip()!r}: no record the gold reads or "
+                    f"writes is at {m[0].strip()} on {days[0]}"
+                )
     return ""
 
 
-def _moment_of(value: str) -> dt.datetime | None:
+def _time_said(m: re.Match[str]) -> tuple[int, int | None, int | None]:
+    """The hour, minute and second a match of `_TIME` or `_HOUR` says (None: not said)."""
+    if m.re is _HOUR:
+        return int(hour(*m.groups())[5:7]), None, None
+    parts = m[0].split(":")
+    return int(clock(*m.groups())[5:7]), int(m[2]), int(parts[2][:2]) if len(parts) > 2 else None
+
+
+def _moments(values: Iterable[object]) -> list[dt.datetime]:
+    return [t for v in values if (t := _moment_of(v)) is not None]
+
+
+def _moment_of(value: object) -> dt.datetime | None:
     """A moment with its time of day, or None (a day alone, or no moment)."""
-    if len(value) <= 10 or not _DATE.match(value):
+    if not isinstance(value, str) or len(value) <= 10 or not _DATE.match(value):
         return None
     with contextlib.suppress(ValueError):
         return dt.datetime.fromisoformat(value)
@@ -1507,12 +1502,13 @@ def against_own(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
     basketball-intent-00052 on cb56dcd, "create a ticket for my game on January 18th
     against Briana Ward", of a ticket for the user's own player Briana Ward."""
     own: dict[str, str] = {}  # a name, and the argument that points to its record
+    rows = rows_read(replay)
     for call in task.gold_calls:
         if (tool := tools.get(call.name)) is None or tool.kind != "write":
             continue
         for key, value in call.arguments.items():
             if key.endswith("_id"):
-                for row in rows_read(replay):
+                for row in rows:
                     if value_key(row.get(key)) == value_key(value):
                         own |= {name.casefold(): key for name in record_names(row)}
     for text in [task.instruction, *task.known_facts]:

@@ -50,6 +50,7 @@ from toolscale.wording import (
     words,
 )
 from validators.facts import (
+    EMAIL,
     STATES,
     SeedFacts,
     asker,
@@ -118,7 +119,7 @@ def named_self(task: Task, schema: Schema, replay: Replay, seed: SeedFacts) -> s
         return None
     text = task.instruction
     # "my passenger profile, Alan@gmail.com": an email's own name (railway on a4b9fc9)
-    emails = [e.span() for e in re.finditer(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text)]
+    emails = [e.span() for e in EMAIL.finditer(text)]
     for m in re.finditer(rf"\b{re.escape(first)}\b", text):
         if any(a <= m.start() < b for a, b in emails):
             continue
