@@ -523,6 +523,8 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misread_remainder(text, replay):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := count_at(text, replay, targets(task, replay, tools or {})):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misattributed(task, replay, tools or {}, seed):
@@ -754,6 +756,49 @@ def misread_remainder(text: str, replay: Replay) -> str:
         if columns and all(NOT_LEFT.search(c) for c in columns):
             held = " or ".join(sorted(columns))
             return f"the user says {words.strip()!r}; {said:g} is the {held}, not what is left"
+    return ""
+
+
+_AT_COUNT = re.compile(
+    rf"\b(?:is|are|'s|am)\s+(?:currently\s+|now\s+|still\s+|already\s+)?at\s+{_NUMBER}\s+([a-z]+)",
+    re.I,
+)
+
+
+def _counts(name: str, thing: str) -> bool:
+    """`refills_used` counts refills, as done (used, allowed, sold ...)."""
+    parts = name.split("_")
+    return len(parts) > 1 and parts[0].rstrip("s") == thing and bool(_DONE.fullmatch(parts[-1]))
+
+
+def count_at(text: str, replay: Replay, aimed: list[dict]) -> str:
+    """A record said to be "at" a count of a thing its fields count only as used and allowed:
+    medicine's "My prescription is currently at 0 refills" of the one a refill acts on, with
+    3 used of 100. The count may be either field, or what is left between them; any other
+    number is false. Said of the record a write acts on, it is that record's (`aimed`)."""
+    for m in _AT_COUNT.finditer(text):
+        said, thing = float(m.group(1).replace(",", "")), m.group(2).casefold().rstrip("s")
+        held: dict[str, set[float]] = {}
+        possible: set[float] = set()
+        counted = [row for row in aimed if any(_counts(name, thing) for name in row)]
+        for row in counted or rows_read(replay):
+            counts = {
+                name: float(value)
+                for name, value in row.items()
+                if _counts(name, thing)
+                and isinstance(value, int | float)
+                and not isinstance(value, bool)
+            }
+            for name, value in counts.items():
+                held.setdefault(name, set()).add(value)
+            possible |= {*counts.values()}
+            possible |= {abs(a - b) for x, a in counts.items() for y, b in counts.items() if x != y}
+        if held and not any(same_number(said, v) for v in possible):
+            shown = "; ".join(
+                f"{n} {', '.join(f'{v:g}' for v in sorted(vs)[:3])}"
+                for n, vs in sorted(held.items())
+            )
+            return f"the user says {m.group().strip()!r}; the records the gold reads hold {shown}"
     return ""
 
 

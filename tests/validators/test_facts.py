@@ -544,6 +544,37 @@ def test_a_count_said_with_its_fields_verb_is_checked() -> None:
         assert _misstated(true, read, set()) == "", true
 
 
+def test_a_record_said_to_be_at_a_count_it_does_not_hold_is_false_fact() -> None:
+    """medicine-intent-00046 on c778e9c: "My prescription is currently at 0 refills", of the
+    prescription a refill acts on, with 3 refills used of 100 allowed (another of the user's
+    has 0 used). Either count, or what is left between them, is a true thing to say."""
+    from toolscale.environment import Replay
+    from toolscale.tool import ToolResult
+    from validators.facts import count_at
+
+    rows = [
+        {"prescription_id": 1, "refills_allowed": 100, "refills_used": 3},
+        {"prescription_id": 2, "refills_allowed": 10, "refills_used": 4},
+    ]
+    read = Replay(results=[ToolResult(ok=True, output=rows)], changes={})
+    assert count_at("My prescription is currently at 0 refills", read, []) == (
+        "the user says 'is currently at 0 refills'; the records the gold reads hold "
+        "refills_allowed 10, 100; refills_used 3, 4"
+    )
+    for true in ("It is at 3 refills.", "my prescription is at 97 refills", "It's at 6 refills"):
+        assert count_at(true, read, []) == "", true
+    # a count of a thing no field counts says nothing checkable
+    assert count_at("It is at 0 doses.", read, []) == ""
+    # said of the record a write acts on, the count is that record's
+    unused = {"prescription_id": 3, "refills_allowed": 50, "refills_used": 0}
+    read = Replay(results=[ToolResult(ok=True, output=[*rows, unused])], changes={})
+    assert count_at("It is at 0 refills.", read, []) == ""
+    assert count_at("It is at 0 refills.", read, [rows[0]]) == (
+        "the user says 'is at 0 refills'; the records the gold reads hold "
+        "refills_allowed 100; refills_used 3"
+    )
+
+
 def test_a_number_is_read_whole_or_not_at_all() -> None:
     """Weather's "a humidity of 4.85%" was read as a humidity of 4 (the pattern gave up the
     decimals to get past the per cent sign), and rejected against the 4.85 the gold read."""
