@@ -388,9 +388,49 @@ _POINTS_AT = re.compile(
 )
 
 
+# medicine-intent-00102 on c778e9c opened "Brady. I'd like to set an appointment ...": one
+# word, a doctor's last name, standing as a sentence that belongs to nothing said
+_LONE_OPENING = re.compile(r"^\W*([A-Z][a-z]+)[.!]\s")
+_INTERJECTIONS = frozenset(
+    {
+        "hi",
+        "hello",
+        "hey",
+        "greetings",
+        "thanks",
+        "okay",
+        "ok",
+        "yes",
+        "sure",
+        "please",
+        "morning",
+        "afternoon",
+        "evening",
+        "sorry",
+        "well",
+        "help",
+        "urgent",
+        "hiya",
+        "howdy",
+        "alright",
+        "right",
+        "so",
+        "um",
+        "oh",
+        "question",
+        "update",
+        "important",
+        "listen",
+    }
+)
+
+
 def dangling_reference(text: str) -> str | None:
     """Words pointing at a form, a list or an attachment the text does not hold (movie's
-    "Please create a booking for myself, as indicated in the form below."), or None."""
+    "Please create a booking for myself, as indicated in the form below."), or a lone word
+    the request opens with that no sentence takes up ("Brady. I'd like ..."), or None."""
+    if (m := _LONE_OPENING.match(text)) and m.group(1).casefold() not in _INTERJECTIONS:
+        return m.group().strip()
     m = _POINTS_AT.search(text)
     return m.group() if m else None
 

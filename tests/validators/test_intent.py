@@ -744,6 +744,20 @@ def test_a_request_pointing_at_a_form_it_does_not_hold_is_dangling_reference(
     ask = "Please freeze card K30001 if its balance is above 0. Tell me its status below."
     verdict = freeze_verdict(banking_spec, ask)
     assert verdict == ("accepted", "ok", "")
+    # medicine-intent-00102 on c778e9c: a lone name the request opens with points at
+    # someone it never says
+    ask = "Please freeze card K30001 and tell me its status."
+    stage, reason, detail = freeze_verdict(
+        banking_spec, ask, instruction=f"Brady. {MARIA['instruction']} {ask}"
+    )
+    assert (stage, reason, detail) == (
+        "intent",
+        "dangling_reference",
+        "the instruction says 'Brady.', and holds no such thing",
+    )
+    for opening in ("Hello. ", "Thanks! ", ""):
+        said = f"{opening}{MARIA['instruction']} {ask}"
+        assert freeze_verdict(banking_spec, ask, instruction=said) == ACCEPTED, opening
 
 
 def test_a_request_for_someone_elses_record_is_third_person(
