@@ -1013,6 +1013,10 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
                 continue
             if request.asks_about(field):
                 return f"the instruction asks about {field!r} (gold call {i}), nobody tells it"
+    if (
+        detail := _whole_record_untold(request.text, said, schema, replay, told_fields)
+    ) is not None:
+        return detail
     # told for some rows but not for the others of the same kind
     by_tool: dict[str, list[int]] = {}
     for i, call in enumerate(task.gold_calls):
@@ -1043,6 +1047,43 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
                         f"the user asks for each, but the {field} of rows {', '.join(missing)} "
                         f"of gold call {j} is not told"
                     )
+    return None
+
+
+# railway-intent-00040 on a4b9fc9: "could you deactivate my passenger profile? I want to see
+# my information", told the status alone
+_MY_WHOLE_RECORD = re.compile(
+    r"\b(?:see|view|show me|give me|tell me|send me|review|check)\s+(?:all\s+(?:of\s+)?)?"
+    r"my\s+(?:personal\s+|account\s+|profile\s+)?(?:information|info|details|data)\b",
+    re.I,
+)
+
+
+def _whole_record_untold(
+    text: str, said: Text, schema: Schema, replay: Replay, told: set[str]
+) -> str | None:
+    """Asked to see "my information", the user is owed every field of their own record they
+    did not say themselves; a status alone answers a narrower question."""
+    people = schema.people()
+    if people is None or not (m := _MY_WHOLE_RECORD.search(text)):
+        return None
+    key = people.email_column() or people.primary_key[0]
+    for result in replay.results:
+        rows = result.output if isinstance(result.output, list) else [result.output]
+        mine = [r for r in rows if result.ok and isinstance(r, dict) and key in r]
+        if len(mine) != 1:
+            continue
+        missing = sorted(
+            field
+            for field, value in mine[0].items()
+            if not field.endswith("id")
+            and field not in told
+            and not any(same_field(field, t) for t in told)
+            and not said.mentions(value)
+        )
+        if missing:
+            return f"the user asks {m.group()!r}; nobody tells their {', '.join(missing)}"
+        return None
     return None
 
 

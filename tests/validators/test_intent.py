@@ -102,6 +102,21 @@ def test_a_field_asked_about_and_never_told_is_untold_value(
     assert "daily_transfer_limit" in detail
 
 
+def test_asked_to_see_my_information_and_told_a_status_is_untold_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """railway-intent-00040 on a4b9fc9: "could you deactivate my passenger profile? I want to
+    see my information", told the status alone: the user is owed their record, less what
+    they said themselves (Maria's name and email)."""
+    ask = "Please freeze card K30001 and tell me its status. I want to see my information."
+    stage, reason, detail = freeze_verdict(banking_spec, ask)
+    assert (stage, reason) == ("intent", "untold_value")
+    assert detail.startswith("the user asks 'see my information'; nobody tells their ")
+    assert "phone" in detail and "first_name" not in detail and "email" not in detail
+    plain = "Please freeze card K30001 and tell me its status. I want to see it changed."
+    assert freeze_verdict(banking_spec, plain) == ACCEPTED
+
+
 def test_a_tool_the_preference_avoids_asks_about_no_field(banking_spec: EnvironmentSpec) -> None:
     """The statement "Please don't use the find client by phone service" names a tool: it
     asks for no phone number (intent tasks of the fake model were rejected for it)."""
