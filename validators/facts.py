@@ -1456,8 +1456,9 @@ def loose_time(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
     second: medicine on 6789a02 asked for "a new appointment ... on April 8th at 8 PM" and
     "from 11:20 AM to 2:20 PM", and its gold set 20:45:33, 11:20:10 and 14:20:10 (moments
     copied from the seed). An agent books what it is told. A time a record the gold reads
-    holds names that record ("move my 4 PM appointment to 4:30 PM")."""
-    text = task.instruction
+    holds names that record ("move my 4 PM appointment to 4:30 PM"). A known fact is what
+    the user says when asked, so it is read too."""
+    text = "\n".join([task.instruction, *task.known_facts])
     said = [(*_time_said(m), m[0]) for m in _TIME.finditer(text)]
     said += [(*_time_said(m), m[0]) for m in _HOUR.finditer(_TIME.sub(" ", text))]
     writes = {

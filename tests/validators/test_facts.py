@@ -1213,13 +1213,15 @@ def test_a_time_asked_for_that_the_gold_sets_to_another_minute_is_false_fact() -
     )
     mine = [{"appointment_id": 3, "start_time": "2025-04-01T16:00:00"}]
 
-    def said(instruction: str, start: str, end: str = "2025-04-08T23:00:00") -> str:
+    def said(
+        instruction: str, start: str, end: str = "2025-04-08T23:00:00", facts: tuple[str, ...] = ()
+    ) -> str:
         calls = [
             {"name": "list_appointments", "arguments": {"patient_id": 1}},
             {"name": "create_appointment", "arguments": {"start_time": start, "end_time": end}},
         ]
         replay = Replay(results=[ToolResult(ok=True, output=mine), ToolResult(ok=True)], changes={})
-        task = mini_task(instruction=instruction, gold_calls=calls)
+        task = mini_task(instruction=instruction, gold_calls=calls, known_facts=list(facts))
         return loose_time(task, replay, {"create_appointment": book})
 
     ask = "Book me an appointment on April 8th at {}."
@@ -1239,6 +1241,12 @@ def test_a_time_asked_for_that_the_gold_sets_to_another_minute_is_false_fact() -
         assert said(ask.format(kept), start) == "", kept
     # a time a record the gold reads holds names it: "my 4 PM appointment"
     assert said("Move my 4 PM appointment to 4:30 PM.", "2025-04-01T16:30:00") == ""
+    # a known fact is the user's word too: what they say when asked
+    fact = "I want the appointment to start at 8 PM"
+    assert "'8 PM'" in said(
+        "Book me an appointment on April 8th.", "2025-04-08T20:45:33", facts=(fact,)
+    )
+    assert said("Book me an appointment on April 8th.", "2025-04-08T20:00:00", facts=(fact,)) == ""
 
 
 def test_a_day_and_a_time_no_moment_holds_together_is_false_fact() -> None:
