@@ -463,6 +463,28 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
     assert 20 not in [v for _, v in chain.facts]  # the id comes from the lookup's output
 
 
+def test_where_a_record_moves_is_said_as_the_new_one() -> None:
+    """medicine on c778e9c: the doctor an appointment moves to was given as "My doctor's first
+    name is Sydney", and the 1.5B wrote "move it to you" (20 of 116 drafts rejected as
+    unasked_target). The destination's fields are the new record's."""
+    spec = travel_spec()
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    picked = ["move:hotel_bookings.hotel_id", "find:customers by email", "find:hotels by name"]
+    spec = spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]})
+    move = cands["move:hotel_bookings.hotel_id"].tool
+    people = spec.schema_.table("customers")
+    owned = spec.owners(people)
+    booking = next(iter(owned["hotel_bookings"]))
+    stay = next(b for b in spec.seed["hotel_bookings"] if b["booking_id"] == booking)
+    hotel = next(h for h in spec.seed["hotels"] if h["hotel_id"] != stay["hotel_id"])
+    arguments: dict[str, Scalar] = {"booking_id": booking, "new_hotel_id": hotel["hotel_id"]}
+    with Environment(spec) as env:
+        chain = gold_chain(env, Purpose(move, "hotel_bookings", booking, arguments), people, owned)
+    assert chain is not None
+    assert ("new hotel's name", hotel["name"]) in chain.facts
+    assert not any(label == "hotel's name" for label, _ in chain.facts)
+
+
 def test_a_status_set_by_a_generic_verb_is_worded_as_the_change() -> None:
     """`set_pending_hotel_booking` was worded "set pending hotel booking, for their hotel
     booking", and the 1.5B wrote "set a pending hotel booking for my hotel booking" (a
