@@ -465,8 +465,9 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
 
 def test_where_a_record_moves_is_said_as_the_new_one() -> None:
     """medicine on c778e9c: the doctor an appointment moves to was given as "My doctor's first
-    name is Sydney", and the 1.5B wrote "move it to you" (20 of 116 drafts rejected as
-    unasked_target). The destination's fields are the new record's."""
+    name is Sydney", and the 1.5B wrote "move it to you" (27 of 116 drafts rejected as
+    unasked_target on a move, 19 "to you" or the like). The destination's fields are the
+    new record's."""
     spec = travel_spec()
     cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
     picked = ["move:hotel_bookings.hotel_id", "find:customers by email", "find:hotels by name"]
