@@ -532,6 +532,10 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     # (railway-intent-00036 on a4b9fc9 was told the passenger's status)
     if [t for t in tokens[i + 1 : i + 3] if t not in ("me", "us")][:1] == ["your"]:
         return True
+    # "I need to report my frozen card" reports the card (finance's report_stolen_card), it
+    # asks to be told nothing (finance-intent-00005 on 5cf74c2 was told its status unasked)
+    if token == "report" and tokens[i + 1 : i + 2] in (["my"], ["our"], ["a"], ["this"]):
+        return True
     return token == "find" and before in _UNABLE
 
 

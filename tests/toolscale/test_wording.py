@@ -353,6 +353,15 @@ _ASKS_NOTHING = [
             "Activate my profile. Let me know if I need to sign again, and tell me its status.",
         ),
     ),
+    # finance-intent-00005 on 5cf74c2: "report" is the act on the card, told its status
+    (
+        "I need to report my frozen card. The balance is 0 and the card is frozen.",
+        (
+            "Report my card stolen and report back its status.",
+            "Please report the balance of my account.",
+            "Report my card as stolen. What is its status now?",
+        ),
+    ),
 ]
 
 
