@@ -1154,6 +1154,59 @@ def _misdescribed_target(
     return ""
 
 
+_TO_A = r"\b(?:to|into|onto)\s+(?:(?:another|the|a|an|my|our|their|his|her|other)\s+){0,2}"
+
+
+def destination_state(
+    task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool], seed: SeedFacts
+) -> str:
+    """A state given to the record a write sends something to that it is not in: finance's
+    "transfer 10,618.8 from my inactive account to another inactive account" of a transfer
+    to an active one (finance-intent-00009 on 5cf74c2). The record is a write's `to_` or
+    `new_` argument, by its key; a state the gold sets is asked, not said."""
+    sets = {
+        v.casefold()
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write"
+        for sql in tools[c.name].run
+        for v in _LITERAL.findall(sql)
+    }
+    text = "\n".join([task.instruction, *task.known_facts])
+    for call in task.gold_calls:
+        if call.name not in tools or tools[call.name].kind != "write":
+            continue
+        for param, value in call.arguments.items():
+            prefix, _, column = param.partition("_")
+            if prefix not in ("to", "new") or not column:
+                continue
+            for table, primary in seed.primary.items():
+                if primary != (column,) or not seed.states.get(table):
+                    continue
+                row = next(
+                    (
+                        r
+                        for r in spec.seed.get(table, [])
+                        if value_key(r.get(column)) == value_key(value)
+                    ),
+                    None,
+                )
+                if row is None:
+                    continue
+                noun = spelled(singular(table))
+                for state_column, states in seed.states[table].items():
+                    now = str(row.get(state_column, "")).casefold()
+                    said = "|".join(spelled(v) for v in sorted(states, key=len, reverse=True))
+                    for m in re.finditer(rf"{_TO_A}({said})\s+(?:\w+\s+)?{noun}\b", text, re.I):
+                        state = m.group(1).casefold()
+                        if state != now and state not in sets:
+                            return (
+                                f"the user says {m.group().strip()!r}; the {singular(table)} "
+                                f"{value} the gold's {call.name} passes as {param} is {now} "
+                                f"({state_column})"
+                            )
+    return ""
+
+
 def past_moment(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
     """A new record of something still to come, set before today: travel-intent-00011 on
     277c846 booked a hotel stay from 2023-03-17 (00025: "for the next two days", from
@@ -1887,6 +1940,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: moved_from_named(task, spec, ctx.env.tools),
         lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: one_said_of_many(task, ctx.env.tools),
+        lambda: destination_state(task, spec, ctx.env.tools, ctx.seed_facts),
     )
     for said in (claim() for claim in false_facts):
         if said:

@@ -731,6 +731,29 @@ def test_a_state_no_record_of_the_kind_takes_is_false_fact(banking_spec: Environ
     assert "says 'used', which no card is (they are active, blocked, frozen)" in detail
 
 
+def test_a_state_given_to_where_a_write_sends_is_its_own(banking_spec: EnvironmentSpec) -> None:
+    """finance-intent-00009 on 5cf74c2: "transfer 10,618.8 from my inactive account to
+    another inactive account", of a transfer to an active account no gold call reads: the
+    source was inactive, so the check of the records the write acts on let it pass."""
+    from validators.facts import SeedFacts, destination_state
+
+    tools = {t.name: t for t in banking_spec.tools}
+    seed = SeedFacts.of(banking_spec)
+
+    def said(to: str) -> str:
+        ask = f"Please send $25 from my checking account to {to} and tell me my balance."
+        task = mini_task(instruction=ask, gold_calls=[transfer("A20003", 25)])
+        return destination_state(task, banking_spec, tools, seed)
+
+    assert said("another frozen checking account") == (
+        "the user says 'to another frozen checking account'; the account A20003 the gold's "
+        "transfer_funds passes as to_account_id is active (status)"
+    )
+    assert "is checking (kind)" in said("a savings account")
+    for kept in ("another active checking account", "account A20003", "Ahmed's account"):
+        assert said(kept) == "", kept
+
+
 def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: EnvironmentSpec) -> None:
     """Finance's "I'd like to transfer $56.84 from my inactive account with ID 27534 to the
     same account" and the fact "My active account id is 27546": each id was the account the
