@@ -248,6 +248,9 @@ _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
     r"need (?:any )?further assistance|(?:happy|ready|glad) to help you|glad to assist|"
+    # finance-intent-00008 on 5cf74c2: "Thank you for reaching out to us.", a company's
+    # answer to a customer who wrote first
+    r"thank(?:s| you) for (?:reaching out to|contacting|writing to|getting in touch with) us\b|"
     # basketball-intent-00042 on cb56dcd: "Please let me know if you're ready. I'm ready to
     # help you activate Holly Moody."
     r"let me know if you(?:'re| are) ready\b|"
