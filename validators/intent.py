@@ -102,6 +102,15 @@ _INTRODUCED = re.compile(r"\s+(?:here|speaking)\b|,?\s*\(?[\w.+-]+@")
 _CALLED_ON = re.compile(r",\s+(?:please|can|could|would|will|I)\b", re.I)
 
 
+def of_the_user(fact: str, user: str) -> str | None:
+    """A known fact that names the user's record as a stranger's: finance-intent-00018 on
+    5cf74c2 knew "The client's account is active" and "Ldominguez@hotmail.com is the email
+    of the client", its user a client. The user simulator says what it knows as "my"."""
+    noun = re.escape(user.replace("_", " "))
+    m = re.search(rf"\bthe {noun}(?:'s|’s)|\bof the {noun}\b", fact, re.I)
+    return m.group() if m else None
+
+
 def named_self(task: Task, schema: Schema, replay: Replay, seed: SeedFacts) -> str | None:
     """The user called by their own first name as someone else would: school's "Sure,
     Katherine! I'd be happy to activate the course" (an assistant's reply) and "deactivate
@@ -1515,6 +1524,11 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     # ecommerce-intent-00063 on 8d65db4 knew "The customer wants to move the open return."
     if said := next(filter(None, map(narrated, task.known_facts)), None):
+        detail = f"a known fact says {said!r}: told about the user, not what they know"
+        return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
+    if user and (
+        said := next(filter(None, (of_the_user(f, user) for f in task.known_facts)), None)
+    ):
         detail = f"a known fact says {said!r}: told about the user, not what they know"
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (detail := named_self(task, schema, replay, seed)) is not None:

@@ -806,6 +806,16 @@ def test_a_request_for_someone_elses_record_is_third_person(
     stage, reason, detail = freeze_verdict(banking_spec, told, known_facts=facts)
     assert (stage, reason) == ("intent", "third_person"), detail
     assert "a known fact says 'The client wants'" in detail
+    # finance-intent-00018 on 5cf74c2: "The client's account is active.", "... is the email
+    # of the client", its user a client
+    for fact in (
+        "The client's card is active.",
+        "maria.lopez@example.com is the email of the client",
+    ):
+        stage, reason, detail = freeze_verdict(banking_spec, told, known_facts=[fact])
+        assert (stage, reason) == ("intent", "third_person"), fact
+        assert detail.startswith("a known fact says "), detail
+    assert freeze_verdict(banking_spec, told, known_facts=MARIA["known_facts"]) == ACCEPTED
     mine = "Please freeze my card K30001; her birthday is today. Tell me its status."
     # money sent to her account is the user's own act (bank-017 sends $60 to a friend's)
     assert freeze_verdict(banking_spec, mine) == (
