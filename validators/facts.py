@@ -647,7 +647,10 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
         pattern = (
             # movie-intent-00050 on 9a0577e: "My loyalty points are 0" of a customer with 145
             rf"\b{field}{_OF_RECORD}(?:,? which is| is| are| of| was| were| at|:)?{_NOW}"
-            rf"\s+{_NUMBER}"
+            # finance-intent-00027 on 5cf74c2: "The current outstanding balance is the amount
+            # requested (31,842.3)" of a loan owing 7938.94
+            r"(?:\s+the\s+[a-z]+(?:\s+[a-z]+)?\s*\(|\s+)"
+            rf"{_NUMBER}"
             r"(?![\d%]|\.\d)"
         )
         parts = [p for p in name.split("_") if p]

@@ -575,6 +575,27 @@ def test_a_record_said_to_be_at_a_count_it_does_not_hold_is_false_fact() -> None
     )
 
 
+def test_a_number_said_in_brackets_after_a_description_is_stated() -> None:
+    """finance-intent-00027 on 5cf74c2 knew "The current outstanding balance is the amount
+    requested (31,842.3)" of a loan owing 7938.94 (the amount pushed past it for a refusal)."""
+    from toolscale.environment import Replay
+    from toolscale.tool import ToolResult
+    from validators.facts import _misstated
+
+    loan = {"loan_id": 59001, "status": "active", "outstanding_balance": 7938.94}
+    read = Replay(results=[ToolResult(ok=True, output=[loan])], changes={})
+    said = "The current outstanding balance is the amount requested (31,842.3)"
+    assert _misstated(said, read, {("amount", 31842.3)}) == (
+        "the user states 'outstanding balance is the amount requested (31,842.3'; the records "
+        "the gold reads hold outstanding_balance 7938.94"
+    )
+    for kept in (
+        "The outstanding balance is the amount owed (7,938.94).",
+        "My outstanding balance is 7938.94.",
+    ):
+        assert _misstated(kept, read, {("amount", 31842.3)}) == "", kept
+
+
 def test_a_number_is_read_whole_or_not_at_all() -> None:
     """Weather's "a humidity of 4.85%" was read as a humidity of 4 (the pattern gave up the
     decimals to get past the per cent sign), and rejected against the 4.85 the gold read."""
