@@ -210,6 +210,9 @@ _GETTING = r"(?: (?:get|have|receive|obtain)(?: a| an| my| the)?)?"
 _HOW = re.compile(
     r"\bhow (?:(?:can|do|could|would|should|may) (?:i|we)|(?:i|we) (?:can|could|should|may)|to)$"
     r"|\bwhat (?:\w+ ){1,4}do (?:next |first |now )?to$"
+    # finance-intent-00042 on 5cf74c2: "tell me what I need to do to get my account balance
+    # activated", whose gold tried the activation
+    r"|\b(?:need|have|must|should) to do (?:next |first |now )?to (?:get|have)(?: \w+){1,3}$"
     # finance's "I just need to know if I can fail the pending transfer": whether it may
     # be done, asked to be told by the one who would do it ("if you can" is a polite
     # request, and so is railway's "I was just wondering if I could cancel my ticket")

@@ -101,6 +101,8 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         # movie-intent-00015 on a9d6cdb, whose gold tried the withdrawal
         "Could you please tell me what I should do next to activate my profile?",
         "What do I need to do to activate my profile?",
+        # finance-intent-00042 on 5cf74c2, whose gold tried the activation
+        "Could you please tell me what I need to do to get my profile activated?",
         # finance-intent-00011 on 2054a46, whose gold failed the transfer
         "I just need to know if I can activate my profile.",
         "Please check whether we are allowed to activate my profile.",
@@ -134,6 +136,7 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         "I was just wondering if I could activate my profile.",
         "Please activate my profile, and tell me how it went.",
         "Please activate my profile. What is my new status?",
+        "I know what to do to get it done: activate my profile.",
     ):
         assert Request(done).requests("activate", entities), done
 
