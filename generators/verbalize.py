@@ -147,7 +147,10 @@ _WISH = re.compile(
     # and what the user does not know is no fact (ecommerce's "The return id is unknown")
     r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b"
     # weather's "My reading id is not specified"
-    r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b",
+    r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b"
+    # and what the reply will hold is no fact (finance-intent-00032 on 5cf74c2: "The card
+    # ID and status will be provided in the response.")
+    r"|\bwill be (?:provided|given|sent|told|shown|returned|confirmed)\b",
     re.I,
 )
 

@@ -274,6 +274,8 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
                 "The loan id is unknown",
                 # weather's "My reading id is not specified"
                 "My loan id is not specified",
+                # finance's "The card ID and status will be provided in the response."
+                "The loan id and status will be provided in the response.",
             ],
         }
     )
