@@ -254,6 +254,9 @@ _ASSISTANT = re.compile(
     # finance-intent-00008 on 5cf74c2: "Thank you for reaching out to us.", a company's
     # answer to a customer who wrote first
     r"thank(?:s| you) for (?:reaching out to|contacting|writing to|getting in touch with) us\b|"
+    # medicine-intent-00121 on df891fc: "I'm sorry to hear that my appointment is on
+    # February 24th.", said to someone who wrote first
+    r"(?:I'?m|I am) (?:so |very |really )?sorry to hear\b|"
     # basketball-intent-00042 on cb56dcd: "Please let me know if you're ready. I'm ready to
     # help you activate Holly Moody."
     r"let me know if you(?:'re| are) ready\b|"

@@ -714,6 +714,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # finance-intent-00008 on 5cf74c2: "Thank you for reaching out to us. I would like
         # to freeze my active card ..."
         "Thank you for reaching out to us. Freeze card K30001 and tell me its status.",
+        # medicine-intent-00121 on df891fc: "I'm sorry to hear that my appointment is on
+        # February 24th. I wanted to cancel it ..."
+        "I'm sorry to hear that my card K30001 is lost. Freeze it and tell me its status.",
         # weather on 2abff72: "As an assistant, I am unable to create a reading ...",
         # "Please inform the assistant to cancel ...", "... and tell the assistant the id"
         "As an assistant, I am unable to freeze card K30001. Tell me its status.",
@@ -739,6 +742,7 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "As an assistant manager I travel a lot. Freeze card K30001; its status?",
         "Could you help me freeze my card K30001 and tell me its status? Thank you.",
         "Thank you for reaching out to me last week. Freeze card K30001; its status?",
+        "I'm sorry to bother you: freeze card K30001 and tell me its status.",
         "Hey, I lost card K30001. Please freeze it and tell me its status.",
         "Hi there! Please freeze card K30001 and tell me its status.",
         "Hello team, please freeze card K30001 and tell me its status.",
