@@ -525,6 +525,8 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := count_at(text, replay, targets(task, replay, tools or {})):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := said_of_columnless(text, replay, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misattributed(task, replay, tools or {}, seed):
@@ -935,6 +937,36 @@ def _as_of(text: str, kind: set[str], column: str) -> bool:
     # "My game will cost 287.02" (basketball-intent-00038 on fe80ced, of the ticket's price)
     owned = rf"\b(?:{kinds})(?:'s|s')?\s+(?:(?:will|would|should|does)\s+)?(?:{col})s?\b"
     return bool(re.search(of, text, re.I) or re.search(owned, text, re.I))
+
+
+def said_of_columnless(text: str, replay: Replay, seed: SeedFacts) -> str:
+    """A value a record the gold reads holds, said as a field of a kind that has no such
+    field: finance-intent-00053 on 05f674d, "The card is reported stolen and has a balance
+    of $1,013", the balance of the account the card is on (cards hold no balance)."""
+    for row in rows_read(replay):
+        owner = _table_of(row, seed)
+        for column, value in row.items():
+            if owner is None or not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            if column.endswith("_id") or not Text(text).mentions(value):
+                continue
+            for table, columns in seed.columns.items():
+                kind = entity_words(table) - entity_words(owner)
+                if table == owner or column in columns or not kind:
+                    continue
+                kinds = "|".join(sorted(map(re.escape, kind), key=len, reverse=True))
+                has = (
+                    rf"\b(?:{kinds})\b[^.;!?]{{0,40}}?\b(?:has|have|holds)\s+(?:a|an)\s+"
+                    rf"(?:\w+\s+)?{spelled(column)}\s+(?:of\s+)?\$?{_NUMBER}"
+                )
+                for m in re.finditer(has, text, re.I):
+                    if same_number(float(m.group(1).replace(",", "")), value):
+                        return (
+                            f"the user says {m.group().strip()!r}: {value:g} is the "
+                            f"{record_phrase(owner)}'s {column}; a {record_phrase(table)} has "
+                            f"no {column}"
+                        )
+    return ""
 
 
 def _table_of(row: dict, seed: SeedFacts) -> str | None:
