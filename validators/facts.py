@@ -1119,6 +1119,18 @@ def _denied(text: str, value: str) -> str:
     return m.group() if m else ""
 
 
+def _set_by_writes(task: Task, tools: Mapping[str, Tool]) -> set[str]:
+    """The literals the gold's writes set ('cancelled' in a cancel's UPDATE): a state the
+    user asks for, not one they say a record is in."""
+    return {
+        v.casefold()
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write"
+        for sql in tools[c.name].run
+        for v in _LITERAL.findall(sql)
+    }
+
+
 def _misdescribed_target(
     task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
 ) -> str:
@@ -1129,13 +1141,9 @@ def _misdescribed_target(
     rows = targets(task, replay, tools)
     if not rows:
         return ""
-    sets = {
-        v.casefold()
-        for c in task.gold_calls
-        if c.name in tools and tools[c.name].kind == "write"
-        for sql in tools[c.name].run
-        for v in _LITERAL.findall(sql)
-    } | {str(v).casefold() for c in task.gold_calls for v in c.arguments.values()}
+    sets = _set_by_writes(task, tools) | {
+        str(v).casefold() for c in task.gold_calls for v in c.arguments.values()
+    }
     texts = [*task.known_facts, *sentences(task.instruction)]
     held: dict[tuple[str, str], set[str]] = {}  # (table, column): what the target rows hold
     for row in rows:
@@ -1199,13 +1207,7 @@ def destination_state(
     "transfer 10,618.8 from my inactive account to another inactive account" of a transfer
     to an active one (finance-intent-00009 on 5cf74c2). The record is a write's `to_` or
     `new_` argument, by its key; a state the gold sets is asked, not said."""
-    sets = {
-        v.casefold()
-        for c in task.gold_calls
-        if c.name in tools and tools[c.name].kind == "write"
-        for sql in tools[c.name].run
-        for v in _LITERAL.findall(sql)
-    }
+    sets = _set_by_writes(task, tools)
     text = "\n".join([task.instruction, *task.known_facts])
     for call in task.gold_calls:
         if call.name not in tools or tools[call.name].kind != "write":

@@ -57,6 +57,12 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json
 FINANCE = Path(__file__).parents[2] / "domains" / "finance" / "brief.yaml"
 
 
+def with_picked(spec: EnvironmentSpec, picked: list[str]) -> tuple[EnvironmentSpec, dict]:
+    """The spec with the catalogue's `picked` tools added, and the catalogue by id."""
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    return spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]}), cands
+
+
 @pytest.fixture(scope="module")
 def banking() -> EnvironmentSpec:
     return EnvironmentSpec.model_validate_json(FIXTURE.read_text())
@@ -433,10 +439,9 @@ def test_a_record_the_user_does_not_own_is_named_and_looked_up() -> None:
     """travel-intent-00025's user said "hotel id: 48580": nobody booking a hotel knows its
     id. The user names the hotel, and the gold finds it by that name before booking."""
     spec = travel_spec()
-    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
     picked = ["create:hotel_bookings under customers", "find:customers by email"]
     picked.append("find:hotels by name")
-    spec = spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]})
+    spec, cands = with_picked(spec, picked)
     find = cands["find:hotels by name"].tool
     # `lower(name) = lower(:name)` is the hotel's name, not the first table's with a name
     assert parameter_columns(find, spec) == {"name": ("hotels", "name")}
@@ -469,9 +474,8 @@ def test_where_a_record_moves_is_said_as_the_new_one() -> None:
     unasked_target on a move, 19 "to you" or the like). The destination's fields are the
     new record's."""
     spec = travel_spec()
-    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
     picked = ["move:hotel_bookings.hotel_id", "find:customers by email", "find:hotels by name"]
-    spec = spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]})
+    spec, cands = with_picked(spec, picked)
     move = cands["move:hotel_bookings.hotel_id"].tool
     people = spec.schema_.table("customers")
     owned = spec.owners(people)
@@ -777,9 +781,8 @@ def test_a_record_without_a_name_is_named_by_what_it_belongs_to_and_looked_up() 
     state "showtime id 34026". A trip is named by its train and its departure, and the gold
     finds the train by name and lists its trips, as a clerk would."""
     spec = railway_spec()
-    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
     picked = ["create:tickets under passengers", "find:passengers by email", "find:trains by name"]
-    spec = spec.model_copy(update={"tools": [*spec.tools, *(cands[i].tool for i in picked)]})
+    spec, cands = with_picked(spec, picked)
     book = cands["create:tickets under passengers"].tool
     people = spec.schema_.table("passengers")
     purpose = Purpose(book, "passengers", 50, {"passenger_id": 50, "trip_id": 11, "price": 40.0})

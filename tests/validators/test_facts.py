@@ -781,26 +781,20 @@ def test_a_value_said_as_a_field_of_a_kind_without_it_is_false_fact(
     """finance-intent-00053 on 05f674d: "The card is reported stolen and has a balance of
     $1,013", the balance of the account the card is on: cards hold no balance."""
     mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
-    ask = "Please freeze my card K30001; {}. Tell me its status."
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        ask.format("the card has a balance of $4,250.75"),
-        gold_calls=[mine, FREEZE],
-        communicate=[{"call": 1, "path": "status"}],
-    )
-    assert (stage, reason) == ("facts", "false_fact"), detail
-    assert detail == (
+    told = [{"call": 1, "path": "status"}]
+
+    def verdict(said: str) -> tuple[str, str, str]:
+        ask = f"Please freeze my card K30001; {said}. Tell me its status."
+        return bank_verdict(banking_spec, ask, gold_calls=[mine, FREEZE], communicate=told)
+
+    assert verdict("the card has a balance of $4,250.75") == (
+        "facts",
+        "false_fact",
         "the user says 'card has a balance of $4,250.75': 4250.75 is the account's balance; "
-        "a card has no balance"
+        "a card has no balance",
     )
     for kept in ("my account has a balance of $4,250.75", "it is on my account"):
-        verdict = bank_verdict(
-            banking_spec,
-            ask.format(kept),
-            gold_calls=[mine, FREEZE],
-            communicate=[{"call": 1, "path": "status"}],
-        )
-        assert verdict == ("accepted", "ok", ""), kept
+        assert verdict(kept) == ("accepted", "ok", ""), kept
 
 
 def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: EnvironmentSpec) -> None:
