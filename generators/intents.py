@@ -676,7 +676,12 @@ def gold_chain(
         # the latest read before the write that shows the row (its listing, or the find
         # that identified the person when the row is theirs: travel-intent-00007 read the
         # customer again after finding them)
-        source = _shown(results[:write_at], key, purpose.target, purpose.checked[:2])
+        # a rule's column the row leaves empty tells nothing: finance-intent-00039 on
+        # 5cf74c2 was to tell a reported card's frozen_reason, null (communicate_unresolved)
+        checked = [c for c in purpose.checked if seed_target.get(c) is not None][:2]
+        if not checked:
+            return None
+        source = _shown(results[:write_at], key, purpose.target, checked)
         if source is None:
             getter = _get_tool(spec, table)
             if getter is None:
@@ -690,8 +695,8 @@ def gold_chain(
                 return None
             source = (write_at, "")
             write_at += 1
-        told = [OutputRef(call=source[0], path=f"{source[1]}{c}") for c in purpose.checked[:2]]
-        wanted = [_field_of(table, c) for c in purpose.checked[:2]]
+        told = [OutputRef(call=source[0], path=f"{source[1]}{c}") for c in checked]
+        wanted = [_field_of(table, c) for c in checked]
     seen: set[object] = set()
     chosen = _chosen(purpose.write, spec.schema_)
     # a new record's field is its own: "the payee name is Sunrise Rentals", not "my name"

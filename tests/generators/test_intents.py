@@ -394,6 +394,26 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     )
 
 
+def test_a_refusal_tells_no_column_the_row_leaves_empty(
+    bank_env: Environment, banking: EnvironmentSpec
+) -> None:
+    """finance-intent-00039 on 5cf74c2 was to tell a reported card's frozen_reason, which
+    was null (communicate_unresolved): a refusal tells the rule's columns that hold a
+    value."""
+    freeze = next(t for t in banking.tools if t.name == "freeze_card")
+    card = next(c for c in banking.seed["cards"] if c["status"] == "frozen")
+    account = next(a for a in banking.seed["accounts"] if a["account_id"] == card["account_id"])
+    people = banking.schema_.table("clients")
+    args = {"client_id": account["client_id"], "card_id": card["card_id"]}
+    bank_env.reset()
+    step = bank_env.step(GoldCall(name=freeze.name, arguments=args))
+    assert not step.ok and step.error
+    for checked, told in ((["replaces", "status"], ["card_status"]), (["replaces"], None)):
+        refused = Purpose(freeze, "cards", card["card_id"], args, step.error, checked)
+        chain = gold_chain(bank_env, refused, people, banking.owners(people))
+        assert (chain.wanted if chain is not None else None) == told, checked
+
+
 def test_what_the_user_wants_told_names_its_record(
     bank_env: Environment, banking: EnvironmentSpec
 ) -> None:
