@@ -19,6 +19,7 @@ import random
 import re
 import sqlite3
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -76,6 +77,7 @@ FITS: dict[ColumnType, tuple[str, ...]] = {
 Distribution = Literal["uniform", "normal", "lognormal"]
 ID_GAPS = (1, 1, 1, 2, 3)  # ids go up with small gaps, like a live table's after deletions
 MAX_DRAWS = 20  # a row the database refuses is drawn again this often, then dropped
+PER_ROUTE = 4  # rows that share one combination of keys to the same table (a route)
 POOL = 600  # names, companies, cities ... drawn from Faker once per seed
 MAX_ROWS = 100_000
 CLOCK = dt.date(2025, 1, 15)  # EnvironmentSpec's default clock: windows end before it
@@ -1163,12 +1165,15 @@ def _table_rows(
         ref_table = schema.table(ref)
         parents[column] = [r[ref_table.primary_key[0]] for r in done.get(ref, [])]
     owner = _owner(table, tp)
+    linked = _linked(table, parents, owner[0] if owner else None)
+    routes: dict[tuple[tuple[str, ...], Scalar], list[tuple[Scalar, ...]]] = {}
     owned: list[Scalar] = []
     if owner is not None and parents.get(owner[0]):
         keys = parents[owner[0]]
         per = _distribute(rng, len(keys), n, tp.min_children, tp.max_children)
         owned = [k for k, c in zip(keys, per, strict=True) for _ in range(c)]
         rng.shuffle(owned)
+    children = Counter(owned)
     key = own_key(table)
     integer_key = key is not None and table.column(key).type == "integer"
     prefix = key_prefix(table)
@@ -1202,6 +1207,8 @@ def _table_rows(
             if key is not None:
                 row[key] = next_id if integer_key else f"{prefix}{next_id}"
             for column, keys in parents.items():
+                if any(column in pair for pair, _ in linked):
+                    continue  # its route's, below
                 if owner is not None and column == owner[0] and owned:
                     row[column] = owned[i]
                 elif column == key:
@@ -1210,6 +1217,11 @@ def _table_rows(
                     row[column] = rng.choice(keys)
                 elif table.column(column).nullable:
                     row[column] = None
+            for pair, by_owner in linked:
+                at = row.get(owner[0]) if by_owner and owner else None
+                share = n if at is None else children[at]
+                route = _route(pair, at, parents[pair[0]], share, routes, rng)
+                row |= dict(zip(pair, route, strict=True))
             for column in ordered:
                 value = samplers[column](rng, row)
                 if column in seen and value in seen[column]:
@@ -1244,6 +1256,43 @@ def _table_rows(
             next_id += rng.choice(ID_GAPS)
         rows.append({c: row.get(c) for c in columns})
     return rows, dropped
+
+
+def _linked(
+    table: Table, parents: dict[str, list[Scalar]], owner: str | None
+) -> list[tuple[tuple[str, ...], bool]]:
+    """Foreign keys that point to the same table (a trip's origin and destination station),
+    less the owner's, and whether the owner is one of them: their values come in routes
+    that rows share (`_route`)."""
+    by_parent: dict[str, list[str]] = {}
+    for column, ref in foreign_key_of(table).items():
+        if ref != table.name and column in parents:
+            by_parent.setdefault(ref, []).append(column)
+    return [
+        (tuple(c for c in columns if c != owner), owner in columns)
+        for columns in by_parent.values()
+        if len(columns) >= 2 and len(parents[columns[0]]) > len(columns)
+    ]
+
+
+def _route(
+    linked: tuple[str, ...],
+    at: Scalar,
+    keys: list[Scalar],
+    rows: int,
+    pools: dict[tuple[tuple[str, ...], Scalar], list[tuple[Scalar, ...]]],
+    rng: random.Random,
+) -> tuple[Scalar, ...]:
+    """One of a few combinations of `keys` for the `linked` columns, distinct and none the
+    owner's key `at` (None when the owner is not among them): railway's 75 trips ran on 75
+    origin-destination pairs, so no ticket could move to another trip of its route. About
+    `PER_ROUTE` of the `rows` that draw from one pool share each combination."""
+    pool = pools.get((linked, at))
+    if pool is None:
+        choices = [k for k in keys if k != at]
+        count = max(1, rows // PER_ROUTE)
+        pool = pools[(linked, at)] = [tuple(rng.sample(choices, len(linked))) for _ in range(count)]
+    return rng.choice(pool)
 
 
 def _fresh(
