@@ -939,16 +939,22 @@ def _as_of(text: str, kind: set[str], column: str) -> bool:
     return bool(re.search(of, text, re.I) or re.search(owned, text, re.I))
 
 
+_HAS_A = re.compile(r"\b(?:has|have|holds)\s+(?:a|an)\b", re.I)
+
+
 def said_of_columnless(text: str, replay: Replay, seed: SeedFacts) -> str:
     """A value a record the gold reads holds, said as a field of a kind that has no such
     field: finance-intent-00053 on 05f674d, "The card is reported stolen and has a balance
     of $1,013", the balance of the account the card is on (cards hold no balance)."""
+    if not _HAS_A.search(text):
+        return ""
+    said = Text(text)
     for row in rows_read(replay):
         owner = _table_of(row, seed)
         for column, value in row.items():
             if owner is None or not isinstance(value, int | float) or isinstance(value, bool):
                 continue
-            if column.endswith("_id") or not Text(text).mentions(value):
+            if column.endswith("_id") or not said.mentions(value):
                 continue
             for table, columns in seed.columns.items():
                 kind = entity_words(table) - entity_words(owner)
