@@ -1248,9 +1248,11 @@ _WISH = re.compile(
     r"(?:my|the)\s+\w+(?:\s+\w+)?\s+is)"
     # finance-intent-00399: "I want to update my loan status to repaid. Please set the loan
     # status to active", whose gold leaves it repaid
-    r"|(?:set|change|update|switch|put)\s+(?:[\w'’]+\s+){0,3}?(?:status|state)\s+"
+    # and ecommerce-intent-00011 on 05f674d: "I want to close the return status to 'open'",
+    # whose gold closed it: any verb
+    r"|[a-z]+\s+(?:[\w'’]+\s+){0,3}?(?:status|state)\s+"
     r"(?:from\s+[\w-]+\s+)?to(?:\s+be)?)"
-    r"\s+(?:still\s+|now\s+)?(?P<state>[a-z][\w -]*)",
+    r"\s+(?:still\s+|now\s+)?['\"‘“]?(?P<state>[a-z][\w -]*)",
     re.I,
 )
 

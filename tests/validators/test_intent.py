@@ -1057,7 +1057,13 @@ def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
     stage, reason, detail = freeze_verdict(banking_spec, ask)
     assert (stage, reason) == ("intent", "unmet_wish"), detail
     assert "but the gold leaves the card frozen" in detail
+    # ecommerce-intent-00011 on 05f674d: "I want to close the return status to 'open'",
+    # whose gold closed it
+    ask = "I want to freeze the card K30001 status to 'active'. Tell me its status."
+    stage, reason, detail = freeze_verdict(banking_spec, ask)
+    assert (stage, reason) == ("intent", "unmet_wish"), detail
     for ask in (
+        "I want to freeze the card K30001 status to 'frozen'. Tell me its status.",
         "Please block my card K30001, make sure it is frozen, and tell me its status.",
         "Please change my card K30001's status from active to frozen; its status after?",
     ):
