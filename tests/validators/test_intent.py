@@ -102,6 +102,23 @@ def test_a_field_asked_about_and_never_told_is_untold_value(
     assert "daily_transfer_limit" in detail
 
 
+def test_the_day_of_a_moment_describes_its_record_and_asks_nothing(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00028 on 05f674d: "I want to cancel my order that was created at
+    2024-10-28 and I'd like to know what the order status is." was untold_value of
+    created_at (2024-10-28T16:10:00): the day said describes the order."""
+    recent = {"name": "list_recent_transactions", "arguments": {"account_id": "A20001", "count": 1}}
+    told = [{"call": 0, "path": "0.amount"}]
+    ask = "My transaction that was posted at {} on account A20001: I'd like to know its amount."
+    for day in ("2025-03-05", "2025-03-05T07:05:00"):
+        verdict = bank_verdict(banking_spec, ask.format(day), gold_calls=[recent], communicate=told)
+        assert verdict == ACCEPTED, day
+    asked = "On account A20001, I'd like to know the amount and when it was posted at."
+    stage, reason, detail = bank_verdict(banking_spec, asked, gold_calls=[recent], communicate=told)
+    assert (stage, reason) == ("intent", "untold_value"), detail
+
+
 def test_asked_to_see_my_information_and_told_a_status_is_untold_value(
     banking_spec: EnvironmentSpec,
 ) -> None:
