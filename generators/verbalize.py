@@ -150,7 +150,10 @@ _WISH = re.compile(
     r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b"
     # and what the reply will hold is no fact (finance-intent-00032 on 5cf74c2: "The card
     # ID and status will be provided in the response.")
-    r"|\bwill be (?:provided|given|sent|told|shown|returned|confirmed)\b",
+    r"|\bwill be (?:provided|given|sent|told|shown|returned|confirmed)\b"
+    # and a line about the talk itself (ecommerce-intent-00035 on 05f674d: "I'm not asking
+    # for help or greeting you by name."): what the user knows is of their records
+    r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b",
     re.I,
 )
 

@@ -276,6 +276,8 @@ def test_a_known_fact_that_is_a_wish_or_a_question_is_left_out(tmp_path: Path) -
                 "My loan id is not specified",
                 # finance's "The card ID and status will be provided in the response."
                 "The loan id and status will be provided in the response.",
+                # ecommerce's "I'm not asking for help or greeting you by name."
+                "I'm not asking for help or greeting you by name.",
             ],
         }
     )
