@@ -523,7 +523,10 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misread_remainder(text, replay):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if said := count_at(text, replay, targets(task, replay, tools or {})):
+    # the rows the writes act on only where a count is said "at" (most texts say none)
+    if _AT_COUNT.search(text) and (
+        said := count_at(text, replay, targets(task, replay, tools or {}))
+    ):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := said_of_columnless(text, replay, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)

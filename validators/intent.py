@@ -991,7 +991,9 @@ def _names_a_record(field: str, schema: Schema) -> bool:
     return bool(wanted) and all(stem(w) in kinds for w in wanted)
 
 
-def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay) -> str | None:
+def untold_value(
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
+) -> str | None:
     request = Request(task.request())
     said = Text(task.user_text())
     told: dict[int, set[str]] = {}
@@ -1027,7 +1029,7 @@ def untold_value(task: Task, tools: dict[str, Tool], schema: Schema, replay: Rep
             if request.asks_about(field):
                 return f"the instruction asks about {field!r} (gold call {i}), nobody tells it"
     if (
-        detail := _whole_record_untold(request.text, said, schema, replay, told_fields)
+        detail := _whole_record_untold(request.text, said, asker(replay, seed), told_fields)
     ) is not None:
         return detail
     # told for some rows but not for the others of the same kind
@@ -1072,31 +1074,22 @@ _MY_WHOLE_RECORD = re.compile(
 )
 
 
-def _whole_record_untold(
-    text: str, said: Text, schema: Schema, replay: Replay, told: set[str]
-) -> str | None:
-    """Asked to see "my information", the user is owed every field of their own record they
-    did not say themselves; a status alone answers a narrower question."""
-    people = schema.people()
-    if people is None or not (m := _MY_WHOLE_RECORD.search(text)):
+def _whole_record_untold(text: str, said: Text, mine: dict | None, told: set[str]) -> str | None:
+    """Asked to see "my information", the user is owed every field of their own record
+    (`mine`, the asker's row) they did not say themselves; a status alone answers a
+    narrower question."""
+    if mine is None or not (m := _MY_WHOLE_RECORD.search(text)):
         return None
-    key = people.email_column() or people.primary_key[0]
-    for result in replay.results:
-        rows = result.output if isinstance(result.output, list) else [result.output]
-        mine = [r for r in rows if result.ok and isinstance(r, dict) and key in r]
-        if len(mine) != 1:
-            continue
-        missing = sorted(
-            field
-            for field, value in mine[0].items()
-            if not field.endswith("id")
-            and field not in told
-            and not any(same_field(field, t) for t in told)
-            and not said.mentions(value)
-        )
-        if missing:
-            return f"the user asks {m.group()!r}; nobody tells their {', '.join(missing)}"
-        return None
+    missing = sorted(
+        field
+        for field, value in mine.items()
+        if not field.endswith("id")
+        and field not in told
+        and not any(same_field(field, t) for t in told)
+        and not said.mentions(value)
+    )
+    if missing:
+        return f"the user asks {m.group()!r}; nobody tells their {', '.join(missing)}"
     return None
 
 
@@ -1557,7 +1550,7 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := told_of_either(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
-    if (detail := untold_value(task, tools, schema, replay)) is not None:
+    if (detail := untold_value(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
     if detail := stale_value(task, tools, schema, replay):
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
