@@ -24,6 +24,7 @@ from toolscale.wording import (
     assistant_voiced,
     said_left,
     singular,
+    states_no_fact,
     third_person,
     words,
 )
@@ -134,30 +135,6 @@ def unaddressed(instruction: str) -> str:
     return rest[:1].upper() + rest[1:] if rest else instruction
 
 
-# a "known fact" that is a wish or a question is what the user asks, not what they know
-# (basketball's "I want to know the status of Nathan Wood's player", "Crystal Hatfield is
-# currently active or not", "I'd like to know the current game status"): the user
-# simulator would repeat it as something known
-_WISH = re.compile(
-    r"^\s*(?:I\s+(?:want|need|would like|wish|am asking)|I['’]d like|please|can you|could you)\b"
-    r"|\?\s*$|\bor not\b"
-    # and a verdict on a value is what the assistant finds out, not what the user knows
-    # (movie's "June 15 is a valid date", "2 seats is a reasonable number")
-    r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b"
-    # and what the user does not know is no fact (ecommerce's "The return id is unknown")
-    r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b"
-    # weather's "My reading id is not specified"
-    r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b"
-    # and what the reply will hold is no fact (finance-intent-00032 on 5cf74c2: "The card
-    # ID and status will be provided in the response.")
-    r"|\bwill be (?:provided|given|sent|told|shown|returned|confirmed)\b"
-    # and a line about the talk itself (ecommerce-intent-00035 on 05f674d: "I'm not asking
-    # for help or greeting you by name."): what the user knows is of their records
-    r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b",
-    re.I,
-)
-
-
 def fact_text(name: str, value: Scalar) -> str:
     """A value the model left out, as a fact: "My email is ...", "The course's name is ..."
     (another record's field is not the user's own)."""
@@ -194,7 +171,7 @@ async def verbalize(
         if unsaid and not complete:  # the validators would reject it: say so while it is cheap
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
         # each once: finance-intent-00009 on d608f62 said "The to account ID is 27583" twice
-        said = [f.strip() for f in words.known_facts if f.strip() and not _WISH.search(f)]
+        said = [f.strip() for f in words.known_facts if f.strip() and not states_no_fact(f)]
         facts = list(dict.fromkeys(said))
         missing = missing_facts("\n".join([words.instruction, *facts]), chain.facts)
         facts += [fact_text(n, v) for n, v in missing]

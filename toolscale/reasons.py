@@ -263,6 +263,11 @@ class FactsReason(Reason):
         "the user says they do not know a value ('I forgot the email and seat count') that "
         "their known facts state",
     )
+    NOT_A_FACT = (
+        "not_a_fact",
+        "a known fact says nothing the user knows of their records: a wish, a question, a "
+        "verdict, an unknown, what the reply will hold, or a line about the talk itself",
+    )
 
 
 class PreferenceReason(Reason):

@@ -434,6 +434,38 @@ _INTERJECTIONS = frozenset(
 )
 
 
+# a "known fact" that is a wish or a question is what the user asks, not what they know
+# (basketball's "I want to know the status of Nathan Wood's player", "Crystal Hatfield is
+# currently active or not", "I'd like to know the current game status"): the user
+# simulator would repeat it as something known
+_NO_FACT = re.compile(
+    r"^\s*(?:I\s+(?:want|need|would like|wish|am asking)|I['’]d like|please|can you|could you)\b"
+    r"|\?\s*$|\bor not\b"
+    # and a verdict on a value is what the assistant finds out, not what the user knows
+    # (movie's "June 15 is a valid date", "2 seats is a reasonable number")
+    r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b"
+    # and what the user does not know is no fact (ecommerce's "The return id is unknown")
+    r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b"
+    # weather's "My reading id is not specified"
+    r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b"
+    # and what the reply will hold is no fact (finance-intent-00032 on 5cf74c2: "The card
+    # ID and status will be provided in the response.")
+    r"|\bwill be (?:provided|given|sent|told|shown|returned|confirmed)\b"
+    # and a line about the talk itself (ecommerce-intent-00035 on 05f674d: "I'm not asking
+    # for help or greeting you by name."): what the user knows is of their records
+    r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b",
+    re.I,
+)
+
+
+def states_no_fact(fact: str) -> bool:
+    """Whether a "known fact" says nothing the user knows of their records: a wish, a
+    question, a verdict, an unknown, what the reply will hold or a line about the talk. The
+    user simulator would repeat it as known; generation leaves it out, the facts stage
+    rejects a task that keeps one."""
+    return _NO_FACT.search(fact) is not None
+
+
 def dangling_reference(text: str) -> str | None:
     """Words pointing at a form, a list or an attachment the text does not hold (movie's
     "Please create a booking for myself, as indicated in the form below."), or a lone word

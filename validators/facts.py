@@ -38,6 +38,7 @@ from toolscale.wording import (
     sentences,
     singular,
     spelled,
+    states_no_fact,
 )
 from toolscale.wording import (
     words as name_words,
@@ -475,6 +476,12 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := disowned(task):
         return Rejection(stage=STAGE, reason=FactsReason.DISOWNED_FACT, detail=said)
+    if said := next((f for f in task.known_facts if states_no_fact(f)), ""):
+        return Rejection(
+            stage=STAGE,
+            reason=FactsReason.NOT_A_FACT,
+            detail=f"the known fact {said!r} says nothing the user knows of their records",
+        )
     if hole := _PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
         return Rejection(
             stage=STAGE,

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tests.conftest import mini_task
-from tests.validators.verdicts import MARIA, all_kept, bank_verdict, transfer
+from tests.validators.verdicts import ACCEPTED, MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolResult
@@ -494,6 +494,32 @@ def test_a_value_the_user_says_they_do_not_know_is_a_disowned_fact(
     for said in ("I lost my card last week.", "I don't know my outstanding amount."):
         verdict = loan_verdict(banking_spec, f"{said} {ASK}")
         assert verdict == ("accepted", "ok", ""), said
+
+
+def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00035 on 05f674d kept "I'm not asking for help or greeting you by
+    name." as a known fact, finance-intent-00032 on 5cf74c2 "The card ID and status will be
+    provided in the response.": the user simulator would say them as known. Generation
+    leaves such lines out since eb237b0 and 9450dad; a task that keeps one is rejected."""
+    for line in (
+        "I'm not asking for help or greeting you by name.",
+        "The outstanding amount will be provided in the response.",
+        "I want to know what is left on my loan.",
+        "Is my loan still active?",
+    ):
+        facts = [*MARIA["known_facts"], line]
+        stage, reason, detail = bank_verdict(
+            banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+        )
+        assert (stage, reason) == ("facts", "not_a_fact"), line
+        assert repr(line) in detail
+    facts = [*MARIA["known_facts"], "I took the loan out last spring."]
+    assert (
+        bank_verdict(banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts)
+        == ACCEPTED
+    )
 
 
 def test_a_family_tie_the_records_do_not_hold_is_false_fact(
