@@ -554,7 +554,10 @@ def default_column(table: Table, name: str) -> ColumnPlan:
             # a room, a screen, a class holds many: movie's screens of 2 to 39 seats were
             # full before any task, so no booking could be made
             (r"capacity|max_seats|total_seats", 40, 300),
-            (r"qty|quantity|count|copies|stock|seats|available", 0, 40),
+            # a line of an order holds one at least: ecommerce's order items of 0 could be
+            # returned nothing of (05f674d)
+            (r"qty|quantity", 1, 40),
+            (r"count|copies|stock|seats|available", 0, 40),
         ]
         low, high = next(((lo, hi) for p, lo, hi in ranges if re.search(p, n)), (1, 1000))
         if _carried(n) or MISHAPS.search(n):  # restaurant's no_shows ran to 295; 3 bar one
@@ -1012,13 +1015,20 @@ def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
 
 
 # the most there may be of what a row counts as taken (`wording.COUNTERS`): basketball's
-# games sold more tickets than they held (tickets_sold 308 of tickets_capacity 54) on 277c846
-MOST = re.compile(r"capacity|max|limit|total|quota")
+# games sold more tickets than they held (tickets_sold 308 of tickets_capacity 54) on 277c846,
+# and medicine's prescriptions used more refills than they allowed (17 of 348 on 8fb416f)
+MOST = re.compile(r"capacity|max|limit|total|quota|allowed")
+
+
+# what a debt was at first: finance's loans owed more than was lent (outstanding_balance
+# 31,842.30 of an amount of 7,938.94) on 5cf74c2, and a refusal was worded from it
+WHOLE = re.compile(r"^(?:\w+_)?(?:amount|principal)$")
 
 
 def _within(table: Table) -> list[tuple[str, str]]:
     """(taken, most): number columns the first of which counts what the second allows, by
-    their names; where a table has more than one most, they must share a word."""
+    their names; where a table has more than one most, they must share a word. What is
+    still owed is at most the whole it is owed of, where the table has one."""
     numbers = [c.name for c in table.columns if c.type in ("integer", "real")]
     most = [c for c in numbers if MOST.search(c)]
     out = []
@@ -1027,6 +1037,33 @@ def _within(table: Table) -> list[tuple[str, str]]:
         shared = [m for m in most if words & set(m.split("_"))]
         if len(shared) == 1 or (not shared and len(most) == 1):
             out.append((taken, (shared or most)[0]))
+    wholes = [c for c in numbers if WHOLE.match(c) and not OWED.search(c)]
+    if len(wholes) == 1:
+        out += [(c, wholes[0]) for c in numbers if _owed(table, c) and c != wholes[0]]
+    return out
+
+
+# a part of a parent's count a child row stands for: ecommerce's returns took back 30 of
+# an order item of 15 on 05f674d
+PART = frozenset(["quantity", "qty", "units", "seats", "nights", "guests", "count"])
+
+
+def _parts(table: Table, schema: Schema) -> list[tuple[str, str, str]]:
+    """(foreign key column, parent table, column): a number column of a child row named as
+    one of its parent's, which the child holds a part of (a return's quantity of its order
+    item's). A column of the same name under another reference is no part."""
+    out = []
+    for column, ref in foreign_key_of(table).items():
+        parent = schema.table(ref)
+        for c in table.columns:
+            if (
+                c.type in ("integer", "real")
+                and PART & set(c.name.split("_"))
+                and c.name not in foreign_key_of(table)
+                and c.name in parent.column_names
+                and parent.column(c.name).type in ("integer", "real")
+            ):
+                out.append((column, ref, c.name))
     return out
 
 
@@ -1083,6 +1120,34 @@ def _swapped(first: Scalar, second: Scalar) -> tuple[Scalar, Scalar]:
         day_first, day_second = first[:10], second[:10]
         return day_second + first[10:], day_first + second[10:]
     return second, first
+
+
+def _within_parents(
+    row: dict[str, Scalar],
+    parts: list[tuple[str, str, dict[Scalar, Scalar]]],
+    bounds: dict[str, Bounds],
+    r: random.Random,
+) -> bool:
+    """Draws again each part above its parent's whole, at most the whole and at least what
+    its CHECK allows (1 where none says: a return of nothing is no return); False where a
+    whole is too small to hold any part (an order item of 0)."""
+    for fk, c, whole_of in parts:
+        whole, part = whole_of.get(row.get(fk)), row.get(c)
+        if not (isinstance(whole, int | float) and isinstance(part, int | float)):
+            continue
+        check = bounds.get(c)
+        low = check.low if check is not None and isinstance(check.low, int | float) else 1
+        if isinstance(part, float):
+            if low > whole:
+                return False
+            row[c] = round(r.uniform(low, whole), 2) if part > whole else part
+            continue
+        least = math.floor(low) + 1 if check and check.strict_low else math.ceil(low)
+        if least > whole:
+            return False
+        if part > whole:
+            row[c] = r.randint(least, int(whole))
+    return True
 
 
 def _distribute(r: random.Random, n_parents: int, n: int, lo: int, hi: int) -> list[int]:
@@ -1188,6 +1253,10 @@ def _table_rows(
     seen: dict[str, set[Scalar]] = {c: set() for c in unique}
     seen_keys: set[tuple[Scalar, ...]] = set()
     pairs = _order_pairs(table)
+    parts = [
+        (fk, c, {r[schema.table(ref).primary_key[0]]: r[c] for r in done.get(ref, [])})
+        for fk, ref, c in _parts(table, schema)
+    ]
     lasting = spans((c.name for c in table.columns if c.type in ("date", "datetime")), made=False)
     in_days = {(a, b): bool(DAYS.search(f"{a} {b}")) for a, b in lasting}  # once, not per row
     strict = {(a, b) for a, b, s in pairs if s}
@@ -1233,6 +1302,8 @@ def _table_rows(
                     continue  # its end is drawn from its start below (a stay still to come)
                 if va is not None and vb is not None and type(va) is type(vb) and va > vb:  # type: ignore[operator]
                     row[a], row[b] = _swapped(va, vb)
+            if not _within_parents(row, parts, bounds, rng):
+                continue  # a part of a whole too small to hold one: another draw
             for a, b in lasting:
                 row[b] = _lasting(
                     row.get(a), row.get(b), rng, in_days[a, b], one_day[a, b], sitting

@@ -570,12 +570,72 @@ def test_what_is_taken_stays_within_the_most_there_may_be() -> None:
     """Basketball's games sold more tickets than they held (no CHECK said so) on 277c846."""
     games = keyed_table("games", tickets_sold="integer", tickets_capacity="integer")
     classes = keyed_table("classes", enrolled="integer", max_students="integer", fee="real")
-    schema = Schema(tables=[games, classes])
+    # medicine's prescriptions on 8fb416f: 17 of 348 used more refills than they allowed
+    refills = keyed_table("prescriptions", refills_allowed="integer", refills_used="integer")
+    schema = Schema(tables=[games, classes, refills])
     plan = default_plan(schema)
     made = expand(plan, schema, seed=0, total_rows=400)
+    assert made["prescriptions"]
+    assert all(r["refills_used"] <= r["refills_allowed"] for r in made["prescriptions"])
     assert made["games"] and all(r["tickets_sold"] <= r["tickets_capacity"] for r in made["games"])
     assert made["classes"] and all(r["enrolled"] <= r["max_students"] for r in made["classes"])
     assert len({r["tickets_sold"] for r in made["games"]}) > 5  # still drawn, not pinned
+
+
+def test_what_is_owed_stays_within_what_was_lent() -> None:
+    """Finance's loans on 5cf74c2 owed more than was lent (outstanding_balance 31,842.30 of
+    an amount of 7,938.94), and a refusal to repay was worded from it."""
+    loans = keyed_table("loans", amount="real", outstanding_balance="real")
+    schema = Schema(tables=[loans])
+    made = expand(default_plan(schema), schema, seed=0, total_rows=300)["loans"]
+    assert made and all(r["outstanding_balance"] <= r["amount"] for r in made)
+    assert len({r["outstanding_balance"] for r in made}) > 100  # still drawn, not pinned
+
+
+def test_a_childs_part_stays_within_its_parents_whole() -> None:
+    """Ecommerce's returns on 05f674d took back 30 of an order item of 15: a child's number
+    named as its parent's (a return's quantity) is a part of it. A quantity under a
+    reference to a table that holds none is drawn freely."""
+    items = keyed_table("order_items", quantity="integer")
+    returns = Table(
+        name="returns",
+        columns=[
+            Column(name="return_id", type="integer"),
+            Column(name="order_item_id", type="integer", nullable=False),
+            Column(name="quantity", type="integer", nullable=False),
+        ],
+        primary_key=["return_id"],
+        foreign_keys=[
+            ForeignKey(
+                columns=["order_item_id"], ref_table="order_items", ref_columns=["order_item_id"]
+            )
+        ],
+    )
+    schema = Schema(tables=[items, returns])
+    plan = complete(
+        DataPlan(
+            tables=[
+                TablePlan(
+                    table="order_items",
+                    columns=[ColumnPlan(column="quantity", kind="integer", low=0, high=40)],
+                ),
+                TablePlan(
+                    table="returns",
+                    columns=[ColumnPlan(column="quantity", kind="integer", low=1, high=50)],
+                ),
+            ]
+        ),
+        schema,
+    )
+    expansion = expand_plan(plan, schema, seed=0, total_rows=400)
+    made = expansion.rows
+    whole = {r["order_item_id"]: r["quantity"] for r in made["order_items"]}
+    assert made["returns"]
+    assert all(1 <= r["quantity"] <= whole[r["order_item_id"]] for r in made["returns"])
+    assert len({r["quantity"] for r in made["returns"]}) > 5
+    # an item of 0 holds no return: the rows it owned are dropped, and counted
+    empty = sum(1 for q in whole.values() if q == 0)
+    assert empty and expansion.dropped.get("returns", 0) > 0
 
 
 def test_keys_to_the_same_table_come_in_routes_that_rows_share() -> None:
