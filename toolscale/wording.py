@@ -453,7 +453,10 @@ _NO_FACT = re.compile(
     r"|\bwill be (?:provided|given|sent|told|shown|returned|confirmed)\b"
     # and a line about the talk itself (ecommerce-intent-00035 on 05f674d: "I'm not asking
     # for help or greeting you by name."): what the user knows is of their records
-    r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b",
+    r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b"
+    # and a line about the task it is in (weather-intent-00012 on 8a86ecf: "The region North
+    # Pole is a fictional location for the purpose of this instruction.")
+    r"|\bfictional\b|\bthis (?:instruction|task|scenario|exercise|conversation)\b",
     re.I,
 )
 

@@ -318,9 +318,12 @@ def _keys(values: Iterable[Scalar]) -> set[object]:
 
 
 def _states(literal: Scalar, known: set[object]) -> bool:
+    """Whether a value the user states is among `known`: whole, or word by word ("New York"
+    of "New York City"); an email only whole, since part of one is another address
+    ("Frazier@yahoo.com." of richard.frazier@yahoo.com, weather-intent-00005 on 8a86ecf)."""
     if value_key(literal) in known:
         return True
-    if isinstance(literal, str):
+    if isinstance(literal, str) and "@" not in literal:
         words = tokens(literal)
         return bool(words) and all(w in known for w in words)
     return False

@@ -50,6 +50,16 @@ def test_an_id_the_seed_does_not_hold_is_false_fact(banking_spec: EnvironmentSpe
     assert "L4999" in detail
 
 
+def test_part_of_an_email_is_another_address(banking_spec: EnvironmentSpec) -> None:
+    """weather-intent-00005 on 8a86ecf opened "Frazier@yahoo.com. I need to create ...", its
+    user richard.frazier@yahoo.com: every word of it is in her address, but it is another
+    one, and an agent looking it up finds nobody or someone else."""
+    stage, reason, detail = loan_verdict(banking_spec, f"Lopez@example.com. {ASK}")
+    assert (stage, reason) == ("facts", "false_fact")
+    assert "Lopez@example.com" in detail
+    assert loan_verdict(banking_spec, f"Maria.Lopez@Example.com. {ASK}") == ACCEPTED
+
+
 def test_a_status_the_record_does_not_have_is_false_fact(banking_spec: EnvironmentSpec) -> None:
     """ "The status of my loan is paid": L4001 is active in the seed."""
     facts = [*MARIA["known_facts"], "Loan L4001 is paid_off."]
@@ -508,6 +518,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The outstanding amount will be provided in the response.",
         "I want to know what is left on my loan.",
         "Is my loan still active?",
+        # weather-intent-00012 on 8a86ecf
+        "The loan L4001 is a fictional loan for the purpose of this instruction.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(
