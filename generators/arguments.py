@@ -11,6 +11,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from generators.dataplan import names_record, unused_name
 from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
@@ -269,7 +270,19 @@ class ArgumentSampler:
             if param in given:
                 out[param] = given[param]
             elif param in required or rng.random() < optional:
-                value = self.value(tool, param, rng, rows, ahead)
+                value = self._unused(tool, param, self.value(tool, param, rng, rows, ahead))
                 if value is not None or param in required:
                     out[param] = value
         return out
+
+    def _unused(self, tool: Tool, param: str, value: Scalar) -> Scalar:
+        """A new record's name, where a seed row's was drawn, made one no record has:
+        weather's drafts created "Cortezbury Station" (8a86ecf), a station another
+        forecaster already had in that region, and a lookup by name then finds two."""
+        where = self.columns[tool.name].get(param)
+        if not isinstance(value, str) or where is None or where[0] not in tool.inserts():
+            return value
+        if not names_record(*where):
+            return value
+        taken = {r.get(where[1]) for r in self.rows.get(where[0], [])}
+        return unused_name(value, taken) if value in taken else value

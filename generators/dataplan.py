@@ -20,7 +20,7 @@ import re
 import sqlite3
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -474,6 +474,24 @@ def _names(column: str, noun: str) -> bool:
 def _titles(column: str, noun: str) -> bool:
     """The column is a work's title (`title`, `course_title`), not a person's job title."""
     return column in ("title", f"{noun}_title") and not PERSON_TABLES.search(noun)
+
+
+def names_record(table: str, column: str) -> bool:
+    """The column is what a record of `table` is called or titled, one record's own."""
+    noun = singular(table.lower())
+    return _names(column.lower(), noun) or _titles(column.lower(), noun)
+
+
+def unused_name(name: str, taken: Collection[Scalar]) -> str:
+    """A name like `name` that no record has: a qualifier before it ("Grand Cortezbury
+    Station"), then a number after it."""
+    for qualifier in QUALIFIERS:
+        if (candidate := f"{qualifier} {name}") not in taken:
+            return candidate
+    k = 2
+    while (candidate := f"{name} {k}") in taken:
+        k += 1
+    return candidate
 
 
 def _window(name: str, table: str = "") -> tuple[str, str]:

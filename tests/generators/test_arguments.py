@@ -18,6 +18,7 @@ from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
 from tests.generators.movie import SEED as MOVIE_SEED
 from tests.generators.railway import bed, railway_spec
 from tests.generators.travel import travel_spec
+from tests.generators.weather import weather_spec
 from toolscale.environment import Environment
 from toolscale.tool import Tool, ToolCall
 
@@ -162,6 +163,42 @@ def test_a_new_email_is_nobodys_email() -> None:
     assert all(isinstance(e, str) and "@" in e and e not in taken for e in drawn)
     assert len(set(drawn)) > 10
     assert drawn == [sampler.value(update.tool, "new_email", random.Random(i)) for i in range(20)]
+
+
+def _region_tool(name: str, sql: str) -> Tool:
+    return Tool.model_validate(
+        {
+            "name": name,
+            "description": "A region by its name.",
+            "kind": "write" if sql.startswith("INSERT") else "read",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+            },
+            "run": [sql] if sql.startswith("INSERT") else [],
+            "returns": "SELECT 1" if sql.startswith("INSERT") else sql,
+        }
+    )
+
+
+def test_a_new_records_name_is_no_records_name() -> None:
+    """Weather's drafts on 8a86ecf created "Cortezbury Station", "East Melanie Station" and
+    "Pamelaberg Station", each a station the seed already had in that region: a lookup by
+    name then finds two. A new record's name is made one no row has; a name looked up is
+    still a seed row's."""
+    spec = weather_spec()
+    create = _region_tool(
+        "create_region", "INSERT INTO regions (region_id, name) VALUES (:_new_id, :name)"
+    )
+    find = _region_tool("find_region", "SELECT * FROM regions WHERE name = :name")
+    sampler = ArgumentSampler(spec.model_copy(update={"tools": [create, find]}))
+    taken = {r["name"] for r in spec.seed["regions"]}
+    made = [sampler.arguments(create, random.Random(i))["name"] for i in range(20)]
+    assert all(isinstance(n, str) and n not in taken for n in made)
+    assert {n.split()[-1] for n in made} <= taken  # like the seed's: "House north"
+    found = {sampler.arguments(find, random.Random(i))["name"] for i in range(20)}
+    assert found <= taken
 
 
 def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
