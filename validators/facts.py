@@ -29,6 +29,7 @@ from toolscale.wording import (
     FIELDS,
     GENERIC,
     NOT_LEFT,
+    OPERATIONS,
     PEOPLE,
     Request,
     entity_words,
@@ -127,12 +128,20 @@ _NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's n
 }
 
 
+# a verb of an operation that opens a sentence is capitalised for it: "Activate Riveraside
+# Station, please." (weather-intent-00041 on 8a86ecf) names "Riveraside Station"
+_ACTS = frozenset(w.capitalize() for group in OPERATIONS for w in group)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:\n])\W*$")
+
+
 def names(text: str) -> list[str]:
     """Names of two words or more ("New York", "Scott Alvarez"), without the capitalised
     words around them that are no name ("Hello Scott Alvarez" is "Scott Alvarez")."""
     out = []
     for m in _NAME.finditer(text):
         parts = [w for w in re.split(r"[ -]", m.group()) if w]
+        if parts and parts[0] in _ACTS and _SENTENCE_START.search(text[: m.start()]):
+            parts.pop(0)  # the verb alone: "Cancel New York Flight" keeps "New"
         while parts and parts[0] in _NOT_NAMES:
             parts.pop(0)
         while parts and parts[-1] in _NOT_NAMES:

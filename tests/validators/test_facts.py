@@ -422,6 +422,13 @@ def test_a_name_no_gold_record_holds_is_unrelated_or_false_fact(
         "Scott Alvarez",
         "New York",
     ]
+    # a verb opening a sentence is no part of the name after it (weather-intent-00041 on
+    # 8a86ecf: "Activate Riveraside Station, please." was false_fact); one verb only
+    assert names("Activate Riveraside Station, please. Cancel New York Flight.") == [
+        "Riveraside Station",
+        "New York Flight",
+    ]
+    assert names("I'd like the Move Club Station.") == ["Move Club Station"]
     other = banking_spec.seed["clients"][1]  # a client the gold never reads
     someone = f"{other['first_name']} {other['last_name']}"
     for place, reason in ((someone, "unrelated_fact"), ("Port Nowhere", "false_fact")):
