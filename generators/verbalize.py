@@ -113,7 +113,7 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
 _GREETING = re.compile(
     r"^(?:[Dd]ear|[Hh]ello|[Hh]i|[Hh]ey)(?:\s+there)?,?\s+"
     # a name, an initial ("T Smith") or a name in lower case (movie's "Hello, misty.")
-    r"(?:[A-Z]\.?|[A-Z][a-z]+|(?<=, )[a-z]+)(?:\s+[A-Z][a-z]+)?\s*[,.!]\s*"
+    r"(?:[A-Z]\.?|[A-Z][a-z]+|(?<=, )[a-z]+)(?:\s+[A-Z][a-z]+){0,3}\s*[,.!]\s*"
 )
 
 

@@ -312,6 +312,10 @@ _ASSISTANT = re.compile(
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
     r"folks|guys|again|friend|assistant|agent|sir|madam|you|good)\b)[a-z]+(?:(?: [a-z]+)? \d+)?"
     r"\s*[,!]|"
+    # ... or by a name of capitalised words: weather-intent-00048 on 8a86ecf, "Hi West
+    # Stephanieport Station, please let me know the station ID" (a new station's name)
+    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:customer|support|team|there|all)\b)"
+    r"(?-i:[A-Z][a-z]+(?: [A-Z][a-z]+){1,3})\s*[,!]|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )
@@ -456,7 +460,10 @@ _NO_FACT = re.compile(
     r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b"
     # and a line about the task it is in (weather-intent-00012 on 8a86ecf: "The region North
     # Pole is a fictional location for the purpose of this instruction.")
-    r"|\bfictional\b|\bthis (?:instruction|task|scenario|exercise|conversation)\b",
+    r"|\bfictional\b|\bthis (?:instruction|task|scenario|exercise|conversation)\b"
+    # and what ought to be is a wish (weather-intent-00049 on 8a86ecf: "The reading id must
+    # be sent to the customer"; medicine's "The appointment status should be pending")
+    r"|\b(?:must|should|needs? to|has to|have to) be\b",
     re.I,
 )
 

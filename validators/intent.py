@@ -1480,7 +1480,8 @@ def owned_as_yours(text: str, seed: SeedFacts) -> str | None:
 
 # the user offering to tell what they want told: "Can I cancel it and tell you the status?"
 _TELL_YOU = re.compile(
-    r"\b(?:I|and|to|also)\s+(?:also\s+)?(?:tell|inform|notify|show|give|provide)\s+you\b"
+    # "and then tell you the current station status" (weather-intent-00033 on 8a86ecf)
+    r"\b(?:I|and|to|also)\s+(?:(?:also|then)\s+)?(?:tell|inform|notify|show|give|provide)\s+you\b"
     r"([^.?!]{0,60})",
     re.IGNORECASE,
 )

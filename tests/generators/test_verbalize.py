@@ -168,6 +168,8 @@ def test_a_greeting_to_someone_by_name_is_left_out(tmp_path: Path) -> None:
     assert unaddressed("Hello, misty. I need a card.") == "I need a card."
     assert unaddressed("Hello, T Smith. I need a card.") == "I need a card."
     assert unaddressed("Hi I need a card.") == "Hi I need a card."
+    # weather-intent-00048 on 8a86ecf: "Hi West Stephanieport Station, please let me know"
+    assert unaddressed("Hi West Stephanieport Station, please help.") == "Please help."
     assert (
         unaddressed("Hi, I'm Ann and I want to close it.") == "Hi, I'm Ann and I want to close it."
     )

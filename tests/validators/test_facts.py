@@ -527,6 +527,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "Is my loan still active?",
         # weather-intent-00012 on 8a86ecf
         "The loan L4001 is a fictional loan for the purpose of this instruction.",
+        # weather-intent-00049 on 8a86ecf
+        "The outstanding amount must be sent to the customer.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(

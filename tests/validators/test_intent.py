@@ -727,6 +727,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Please tell me what card you would like to freeze, K30001? Tell me its status.",
         # medicine on fe97d36: "Hi Pillbox 2, I need to move the prescription ..."
         "Hi Savings 2, I need card K30001 frozen. Tell me its status.",
+        # weather-intent-00048 on 8a86ecf: "Hi West Stephanieport Station, please let me
+        # know the station ID, station status, and alert status."
+        "Hi Gold Savings Account, please freeze card K30001 and tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
         # finance-intent-00008 on 5cf74c2: "Thank you for reaching out to us. I would like
         # to freeze my active card ..."
@@ -766,6 +769,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hi Maria here. Please freeze card K30001 and tell me its status.",
         "Hello, good morning! Please freeze card K30001 and tell me its status.",
         "Hello good morning, please freeze card K30001 and tell me its status.",
+        "Hello Customer Support, please freeze card K30001 and tell me its status.",
+        "Hello I lost my card K30001, please freeze it and tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
@@ -1322,6 +1327,13 @@ def test_the_user_offering_to_tell_what_they_ask_to_be_told_is_assistant_voice(
             "Please freeze my card K30001. I can tell you my email. What is its status now?",
             "Can you freeze my card K30001 and tell me its status?",
         ),
+    )
+    _freeze_refused_else_kept(  # weather-intent-00033 on 8a86ecf
+        banking_spec,
+        "I need to freeze my card K30001 and then tell you the current card status.",
+        "assistant_voice",
+        "'and then tell you the current card status'",
+        kept=("Please freeze my card K30001 and then tell me the current card status.",),
     )
 
 
