@@ -147,13 +147,13 @@ class ArgumentSampler:
             value = other.get(where[1])
             if isinstance(value, str) and "@" in value:  # an email is one person's own
                 return self._fresh_email(where[0], where[1], rng)
-            return self._amount(tool, kind, value, rng)
+            return self._amount(tool, kind, value, rng, where)
         for table, picked in rows.items():  # a row already drawn that holds this value wins
             for name in (param, where[1] if where else None):
                 if name and name in picked and name not in picked["_used"]:
                     picked["_used"].add(name)
                     value = self._given(table, name, picked[name], rng)
-                    return self._amount(tool, kind, value, rng)
+                    return self._amount(tool, kind, value, rng, where)
         if where and self.rows.get(where[0]):
             table, col = where
             row = rows.get(table)
@@ -165,7 +165,7 @@ class ArgumentSampler:
                 row["_used"] = set()
                 rows[table] = row
             row["_used"].add(col)
-            return self._amount(tool, kind, self._given(table, col, row.get(col), rng), rng)
+            return self._amount(tool, kind, self._given(table, col, row.get(col), rng), rng, where)
         if kind == "integer":
             return rng.randint(1, 20)
         if kind == "number":
@@ -196,14 +196,25 @@ class ArgumentSampler:
         return rng.choice(given) if given else None
 
     @staticmethod
-    def _amount(tool: Tool, kind: str, value: Scalar, rng: random.Random) -> Scalar:
-        """A write's amount is a share of a real figure (moving a whole balance is rare)."""
+    def _amount(
+        tool: Tool,
+        kind: str,
+        value: Scalar,
+        rng: random.Random,
+        where: tuple[str, str] | None = None,
+    ) -> Scalar:
+        """A write's amount is a share of a real figure (moving a whole balance is rare). A
+        value a new row is given is a row's own: weather's new readings were shares of
+        seed temperatures, never below 1.0 or 0 (8a86ecf: "a temperature of 1.0" in 5 of
+        its 30 tasks), where the seed's ran from -20 to 40."""
         rate = isinstance(value, int | float) and abs(value) <= 1  # a rate stays as it is
+        inserted = where is not None and where[0] in tool.inserts()
         if (
             kind == "number"
             and isinstance(value, int | float)
             and tool.kind == "write"
             and not rate
+            and not inserted
         ):
             return round(max(1.0, abs(float(value)) * rng.uniform(0.05, 0.5)), 2)
         return value

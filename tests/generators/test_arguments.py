@@ -10,6 +10,7 @@ from generators.patterns import catalogue
 from generators.tools import (
     smoke_problems,
 )
+from tests.generators.finance import SEED, finance_spec
 from tests.generators.library import (
     Library,
     library_tool,
@@ -196,9 +197,47 @@ def test_a_new_records_name_is_no_records_name() -> None:
     taken = {r["name"] for r in spec.seed["regions"]}
     made = [sampler.arguments(create, random.Random(i))["name"] for i in range(20)]
     assert all(isinstance(n, str) and n not in taken for n in made)
-    assert {n.split()[-1] for n in made} <= taken  # like the seed's: "House north"
+    assert {str(n).split()[-1] for n in made} <= taken  # like the seed's: "House north"
     found = {sampler.arguments(find, random.Random(i))["name"] for i in range(20)}
     assert found <= taken
+
+
+def test_a_new_rows_number_is_a_rows_own_and_a_moved_amount_a_share() -> None:
+    """Weather's new readings on 8a86ecf were shares of seed temperatures, never below 1.0
+    ("a temperature of 1.0" in 5 of its 30 tasks) where the seed's ran from -20 to 40: a
+    new row's number is copied whole. An amount a write moves stays a share of a figure."""
+
+    def tool(name: str, sql: str) -> Tool:
+        return Tool.model_validate(
+            {
+                "name": name,
+                "description": "A loan's amount.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"client_id": {"type": "integer"}, "amount": {"type": "number"}},
+                    "required": ["client_id", "amount"],
+                },
+                "run": [sql],
+                "returns": "SELECT 1",
+            }
+        )
+
+    lend = tool(
+        "create_loan",
+        "INSERT INTO loans (loan_id, client_id, amount, outstanding, status, opened_on) "
+        "VALUES (:_new_id, :client_id, :amount, :amount, 'active', '2025-01-01')",
+    )
+    repay = tool(
+        "repay_loan",
+        "UPDATE loans SET outstanding = outstanding - :amount WHERE client_id = :client_id",
+    )
+    sampler = ArgumentSampler(finance_spec([lend, repay]))
+    lent = {loan["amount"] for loan in SEED["loans"]}
+    made = {sampler.arguments(lend, random.Random(i))["amount"] for i in range(20)}
+    assert made <= lent and len(made) > 1
+    repaid = {sampler.arguments(repay, random.Random(i))["amount"] for i in range(20)}
+    assert repaid and not repaid & {loan["outstanding"] for loan in SEED["loans"]}
 
 
 def test_a_new_record_copies_its_moments_from_a_row_still_to_come() -> None:
