@@ -4,6 +4,7 @@ calls look like what a user of this database would really ask for."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections.abc import Callable, Collection
 from typing import Any
@@ -107,6 +108,32 @@ def still_to_come(
     return ahead
 
 
+FEW_AHEAD = 12  # fewer rows ahead of the clock than this to copy a new record from: more
+
+
+def moved_ahead(row: dict, moments: list[str], clock: str, k: int) -> dict:
+    """The row with its moments moved by whole days so the first lies 1 to 90 days after
+    the clock (`k` picks how far): spans and times of day stay as they were."""
+    held = [v for c in moments if isinstance(v := row.get(c), str) and _is_day(v[:10])]
+    if not held:
+        return row
+    first = min(dt.date.fromisoformat(v[:10]) for v in held)
+    shift = dt.date.fromisoformat(clock[:10]) - first + dt.timedelta(days=1 + (k * 7) % 90)
+    out = dict(row)
+    for c in moments:
+        if isinstance(v := row.get(c), str) and _is_day(v[:10]):
+            out[c] = (dt.date.fromisoformat(v[:10]) + shift).isoformat() + v[10:]
+    return out
+
+
+def _is_day(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 class ArgumentSampler:
     """Draws arguments for a tool from the seed values of the columns its SQL uses."""
 
@@ -119,6 +146,7 @@ class ArgumentSampler:
             if len(table.primary_key) == 1:
                 key = table.primary_key[0]
                 self.by_key[table.name] = {r.get(key): r for r in self.rows.get(table.name, [])}
+        self._copied: dict[tuple[str, str], list[dict]] = {}
 
     def value(
         self,
@@ -223,7 +251,11 @@ class ArgumentSampler:
         """The rows a new record of `table` may copy its values from: those whose moments
         the tool sets all lie ahead of the clock, where any do. Travel on 277c846 booked
         stays from 2023-03-17 under a 2025-01-15 clock (travel-intent-00011), copied from a
-        cancelled past stay, where the seed's pending stays all lie ahead."""
+        cancelled past stay, where the seed's pending stays all lie ahead. Where few lie
+        ahead, rows behind come too, moved ahead by whole days: weather's 4 alerts of 69
+        ahead gave every new alert of 503981f's run "2025-01-27T07:00:00 to 08:15:00"."""
+        if (tool.name, table) in self._copied:
+            return self._copied[tool.name, table]
         rows = self.rows[table]
         # a create that also takes a seat (travel's booking on 7e55d3f) inserts too: it
         # copied past flight bookings under a 2025 clock
@@ -231,7 +263,17 @@ class ArgumentSampler:
             return rows
         sets = {col for t, col in self.columns[tool.name].values() if t == table}
         ahead = still_to_come(self.spec.schema_.table(table), rows, self.spec.clock, sets)
-        return [r for r in rows if ahead(r)] or rows
+        kept = [r for r in rows if ahead(r)]
+        if kept and len(kept) < FEW_AHEAD:
+            behind = [r for r in rows if not ahead(r)][: FEW_AHEAD * 4]
+            moments = [
+                c.name
+                for c in self.spec.schema_.table(table).columns
+                if c.type in ("date", "datetime")
+            ]
+            kept += [moved_ahead(r, moments, self.spec.clock, i) for i, r in enumerate(behind)]
+        self._copied[tool.name, table] = kept or rows
+        return kept or rows
 
     def _related_row(self, table: str, rows: dict[str, dict], rng: random.Random) -> dict | None:
         """A row of `table` tied to a row already drawn: the parent it points to, or one of
