@@ -312,10 +312,6 @@ _ASSISTANT = re.compile(
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
     r"folks|guys|again|friend|assistant|agent|sir|madam|you|good)\b)[a-z]+(?:(?: [a-z]+)? \d+)?"
     r"\s*[,!]|"
-    # ... or by a name of capitalised words: weather-intent-00048 on 8a86ecf, "Hi West
-    # Stephanieport Station, please let me know the station ID" (a new station's name)
-    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:customer|support|team|there|all)\b)"
-    r"(?-i:[A-Z][a-z]+(?: [A-Z][a-z]+){1,3})\s*[,!]|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )
@@ -483,6 +479,22 @@ def dangling_reference(text: str) -> str | None:
     if (m := _LONE_OPENING.match(text)) and m.group(1).casefold() not in _INTERJECTIONS:
         return m.group().strip()
     m = _POINTS_AT.search(text)
+    return m.group() if m else None
+
+
+# a greeting to a name of capitalised words: weather-intent-00048 on 8a86ecf, "Hi West
+# Stephanieport Station, please let me know the station ID" (a new station's name)
+_GREETS_A_NAME = re.compile(
+    r"(?:^|(?<=[.!?] ))(?i:hi|hello|hey|dear)\s+(?!(?i:customer|support|team|there|all)\b)"
+    r"[A-Z][a-z]+(?: [A-Z][a-z]+){1,3}\s*[,!]"
+)
+
+
+def greets_a_name(text: str) -> str | None:
+    """A greeting to someone or something by a name of several words, or None: the
+    customer writes to an assistant that has none. Read after the check of the user's own
+    name (`validators.intent.named_self`), which says more of "Hello Maria Lopez,"."""
+    m = _GREETS_A_NAME.search(text)
     return m.group() if m else None
 
 

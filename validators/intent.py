@@ -34,6 +34,7 @@ from toolscale.wording import (
     closed_choices,
     dangling_reference,
     entity_words,
+    greets_a_name,
     names_operation,
     narrated,
     operation_words,
@@ -1533,6 +1534,9 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (detail := named_self(task, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
+    if (said := greets_a_name(task.instruction)) is not None:
+        detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
+        return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
     if (detail := unidentified_user(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNIDENTIFIED_USER, detail=detail)
     if (detail := asks_after_refusal(task, tools)) is not None:
