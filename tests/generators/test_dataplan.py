@@ -638,6 +638,24 @@ def test_a_childs_part_stays_within_its_parents_whole() -> None:
     assert empty and expansion.dropped.get("returns", 0) > 0
 
 
+def test_a_day_a_record_lapses_lies_mostly_ahead() -> None:
+    """Medicine's data plan on 8fb416f put every prescription's expiry_date before the
+    clock: no refill could ever succeed (348 of 348 refused by the expiry step). A plan
+    that ends such a column before today is fed back and replaced by the default, where
+    some have lapsed and most are still to come."""
+    scripts = keyed_table("prescriptions", expiry_date="date")
+    schema = Schema(tables=[scripts])
+    past = ColumnPlan(column="expiry_date", kind="date", start="2023-01-01", end="2024-12-31")
+    problems = column_problems(scripts, past)
+    assert problems and "before today (2025-01-15)" in problems[0]
+    ahead = past.model_copy(update={"end": "2026-06-30"})
+    assert column_problems(scripts, ahead) == []
+    plan = complete(DataPlan(tables=[TablePlan(table="prescriptions", columns=[past])]), schema)
+    days = [r["expiry_date"] for r in expand(plan, schema, seed=0, total_rows=200)["prescriptions"]]
+    still = sum(day > "2025-01-15" for day in days)
+    assert 0 < len(days) - still < still, (still, len(days))
+
+
 def test_keys_to_the_same_table_come_in_routes_that_rows_share() -> None:
     """Railway's 75 trips ran on 75 origin-destination pairs, so no ticket could move to
     another trip of its route (the rule asks for the same stations): rows share a few
