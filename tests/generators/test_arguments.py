@@ -167,19 +167,22 @@ def test_a_new_email_is_nobodys_email() -> None:
     assert drawn == [sampler.value(update.tool, "new_email", random.Random(i)) for i in range(20)]
 
 
-def _region_tool(name: str, sql: str) -> Tool:
+def _tool(called: str, sql: str, /, **types: str) -> Tool:
+    """A tool of the given parameters (name: JSON type), all required: a write where `sql`
+    changes rows, else a read that returns it."""
+    writes = sql.startswith(("INSERT", "UPDATE"))
     return Tool.model_validate(
         {
-            "name": name,
-            "description": "A region by its name.",
-            "kind": "write" if sql.startswith("INSERT") else "read",
+            "name": called,
+            "description": f"{called}, for a test.",
+            "kind": "write" if writes else "read",
             "parameters": {
                 "type": "object",
-                "properties": {"name": {"type": "string"}},
-                "required": ["name"],
+                "properties": {p: {"type": t} for p, t in types.items()},
+                "required": list(types),
             },
-            "run": [sql] if sql.startswith("INSERT") else [],
-            "returns": "SELECT 1" if sql.startswith("INSERT") else sql,
+            "run": [sql] if writes else [],
+            "returns": "SELECT 1" if writes else sql,
         }
     )
 
@@ -190,10 +193,12 @@ def test_a_new_records_name_is_no_records_name() -> None:
     name then finds two. A new record's name is made one no row has; a name looked up is
     still a seed row's."""
     spec = weather_spec()
-    create = _region_tool(
-        "create_region", "INSERT INTO regions (region_id, name) VALUES (:_new_id, :name)"
+    create = _tool(
+        "create_region",
+        "INSERT INTO regions (region_id, name) VALUES (:_new_id, :name)",
+        name="string",
     )
-    find = _region_tool("find_region", "SELECT * FROM regions WHERE name = :name")
+    find = _tool("find_region", "SELECT * FROM regions WHERE name = :name", name="string")
     sampler = ArgumentSampler(spec.model_copy(update={"tools": [create, find]}))
     taken = {r["name"] for r in spec.seed["regions"]}
     made = [sampler.arguments(create, random.Random(i))["name"] for i in range(20)]
@@ -208,30 +213,18 @@ def test_a_new_rows_number_is_a_rows_own_and_a_moved_amount_a_share() -> None:
     ("a temperature of 1.0" in 5 of its 30 tasks) where the seed's ran from -20 to 40: a
     new row's number is copied whole. An amount a write moves stays a share of a figure."""
 
-    def tool(name: str, sql: str) -> Tool:
-        return Tool.model_validate(
-            {
-                "name": name,
-                "description": "A loan's amount.",
-                "kind": "write",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"client_id": {"type": "integer"}, "amount": {"type": "number"}},
-                    "required": ["client_id", "amount"],
-                },
-                "run": [sql],
-                "returns": "SELECT 1",
-            }
-        )
-
-    lend = tool(
+    lend = _tool(
         "create_loan",
         "INSERT INTO loans (loan_id, client_id, amount, outstanding, status, opened_on) "
         "VALUES (:_new_id, :client_id, :amount, :amount, 'active', '2025-01-01')",
+        client_id="integer",
+        amount="number",
     )
-    repay = tool(
+    repay = _tool(
         "repay_loan",
         "UPDATE loans SET outstanding = outstanding - :amount WHERE client_id = :client_id",
+        client_id="integer",
+        amount="number",
     )
     sampler = ArgumentSampler(finance_spec([lend, repay]))
     lent = {loan["amount"] for loan in SEED["loans"]}

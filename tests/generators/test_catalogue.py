@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -275,10 +274,12 @@ def test_the_free_sql_stage_stops_within_its_budget(tmp_path: Path, lib: Library
             finally:
                 await llm.close()
 
-        started = time.perf_counter()
         kept, dropped = asyncio.run(main())
-        elapsed = time.perf_counter() - started
-    assert elapsed < 2.5  # unbounded: 4 tools x up to 4 tries x 0.4 s in a queue of one
+        asked = fake.count
+    # counted, not timed (a timed bound failed on a busy machine: 2.75 s for 2.5): a
+    # budget of 1 s at 0.4 s an answer starts at most 4 requests, a slower machine fewer;
+    # unbounded, 4 tools x up to 4 tries is 16
+    assert asked <= 5, asked
     assert any(r.reason == "budget_spent" for r in dropped)
     assert len(kept) < 3
 
