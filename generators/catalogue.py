@@ -456,6 +456,18 @@ def realise(
                 continue  # a derived tool already does it (or the name is the model's slip)
             name = f"{name}_checked"
         mine = steps.get(ident, [])
+        if barring := forbidding(cand, [(number, cond) for number, cond, _ in mine]):
+            out.dropped.append(
+                Rejection(
+                    stage=STAGE,
+                    reason=GeneratorReason.FORBIDDEN_BY_RULES,
+                    detail=f"tool {name!r} ({ident}): rules {barring} allow it from none of "
+                    f"{', '.join(cand.moves_from)}",
+                )
+            )
+            for number in barring:
+                coverage[number - 1].left_out.append(name)
+            continue
         extra = [s for _, _, s in mine if s is not None]
         said = pick.description.strip()
         described = said if len(said) >= 20 and said != EXAMPLE_DESCRIPTION else ""
@@ -483,6 +495,29 @@ def realise(
             coverage[number - 1].enforced_by.append(_enforcement(tool, cand, cond, step))
     out.rules = [unchecked_states(c, out.tools) for c in coverage]
     return out
+
+
+def forbidding(cand: Candidate, conditions: list[tuple[int, Condition]]) -> list[int]:
+    """The rules (by number) that together leave a status change no state to start from:
+    weather's reactivation, allowed by its pattern only from decommissioned, under "a
+    station with status decommissioned cannot be set back to active". Its two steps
+    contradicted each other, so every call was refused (0 of 69 stations passed) and every
+    task about it was a refusal. Empty when some state is left, or the tool sets no status."""
+    if cand.sets is None or "transition" not in cand.guards:
+        return []
+    column = cand.sets[1]
+    on_state = [
+        (number, c)
+        for number, c in conditions
+        if c.kind == "in"
+        and c.column == column
+        and c.row in ("", cand.main)
+        and not (c.if_parameter or c.if_column)
+    ]
+    allowed = [c.values for _, c in on_state if c.op != "not in"]  # they replace the pattern's
+    states = set.intersection(*map(set, allowed)) if allowed else set(cand.moves_from)
+    states -= {v for _, c in on_state if c.op == "not in" for v in c.values}
+    return [] if states else sorted({number for number, _ in on_state})
 
 
 def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:

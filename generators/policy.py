@@ -126,9 +126,17 @@ def tau2_policy(
     if enforced:
         lines += ["## Rules", ""]
         for c in enforced:
-            lines.append(f"- {c.rule.strip()} (enforced by {', '.join(c.tools())})")
+            lines.append(f"- {c.rule.strip()} ({_how(c)})")
         lines.append("")
     return "\n".join([*lines, *_costs(tools)]) + "\n"
+
+
+def _how(coverage: RuleCoverage) -> str:
+    """What keeps a rule: its tools, or that no operation left could break it."""
+    how = [f"enforced by {', '.join(coverage.tools())}"] if coverage.enforced_by else []
+    if coverage.left_out:
+        how.append("no tool can do what it forbids")
+    return "; ".join(how)
 
 
 def _in_part(check: str, partly: dict[str, list[str]]) -> str:

@@ -38,10 +38,16 @@ class RuleCoverage(BaseModel):
         "completed appointment' with no step reading the appointment's status): the rule "
         "is then enforced in part, which is not enforced",
     )
+    left_out: list[str] = Field(
+        default_factory=list,
+        description="operations left out because the rule forbids every state they start "
+        "from (weather's 'a decommissioned station cannot be set back to active' beside a "
+        "reactivation allowed only from decommissioned): no tool can break it",
+    )
 
     @property
     def enforced(self) -> bool:
-        return bool(self.enforced_by) and not self.unchecked
+        return bool(self.enforced_by or self.left_out) and not self.unchecked
 
     def tools(self) -> list[str]:
         """The tools enforcing it, each once, in order."""

@@ -21,6 +21,7 @@ from generators.catalogue import (
     choice_problems,
     describes_its_states,
     fallback_choice,
+    forbidding,
     keeps_verb,
     names_its_records,
     propose_pattern_tools,
@@ -679,3 +680,62 @@ def test_a_move_onto_a_trip_with_the_same_stations_and_a_seat_left(engine: str) 
         assert moved(13) is None
         assert moved(11) == rule  # no seat left: 2 sold of 2
         assert moved(12) == rule  # to Irvine, not Troon
+
+
+REACTIVATE = "A station with status decommissioned cannot be set back to active."
+
+
+def test_a_status_change_the_rules_forbid_from_every_state_is_left_out() -> None:
+    """Weather on 8a86ecf kept `activate_station`, allowed only from decommissioned, with
+    this rule's step beside it: the two contradicted each other, no station could pass
+    (0 of 69) and every task about it was a refusal. The change is left out, the rule is
+    kept by there being no tool to break it, and the policy says so."""
+    stations = {
+        "name": "stations",
+        "columns": [col("station_id", "integer"), col("name", "text"), col("status", "text")],
+        "primary_key": ["station_id"],
+        "checks": ["status IN ('active', 'decommissioned')"],
+    }
+    seed = {
+        "stations": [
+            {"station_id": i, "name": f"Station {i}", "status": s}
+            for i, s in enumerate(["active", "active", "decommissioned"], 1)
+        ]
+    }
+    spec = bed("weather", {"tables": [stations]}, seed)
+    cands = catalogue(spec.schema_, spec.seed)
+    assert "status:stations.status=active" in {c.id for c in cands}
+    out = realise(fallback_choice(cands, [REACTIVATE], spec.schema_, spec.seed), cands,
+                  [REACTIVATE], spec)  # fmt: skip
+    names = {t.name for t in out.tools}
+    assert "activate_station" not in names and "set_decommissioned_station" in names
+    assert [(r.reason, r.detail.split(":")[0]) for r in out.dropped] == [
+        ("forbidden_by_rules", "tool 'activate_station' (status")
+    ]
+    assert out.rules[0].left_out == ["activate_station"] and out.rules[0].enforced
+    brief = finance_brief().model_copy(update={"rules": [REACTIVATE]})
+    policy = tau2_policy(brief, "You help forecasters.", [*spec.tools, *out.tools], out.rules)
+    assert f"- {REACTIVATE} (no tool can do what it forbids)" in policy
+
+
+def test_a_rule_that_forbids_some_states_keeps_the_change_from_the_others() -> None:
+    """With a third state the reactivation still serves the stations under maintenance."""
+    stations = {
+        "name": "stations",
+        "columns": [col("station_id", "integer"), col("status", "text")],
+        "primary_key": ["station_id"],
+        "checks": ["status IN ('active', 'maintenance', 'decommissioned')"],
+    }
+    spec = bed(
+        "weather",
+        {"tables": [stations]},
+        {"stations": [{"station_id": 1, "status": "maintenance"}]},
+    )
+    activate = next(
+        c for c in catalogue(spec.schema_, spec.seed) if c.id == "status:stations.status=active"
+    )
+    barred = Condition(kind="in", column="status", op="not in", values=["decommissioned"])
+    assert set(activate.moves_from) == {"maintenance", "decommissioned"}
+    assert forbidding(activate, [(1, barred)]) == []
+    only = Condition(kind="in", column="status", values=["decommissioned"])
+    assert forbidding(activate, [(1, only), (2, barred)]) == [1, 2]
