@@ -572,7 +572,7 @@ def creates(
             continue
         parent = fks[0].columns[0]
         guards = {"exists": 0}
-        if amount:
+        if amount and not signed(child, amount, seed):
             require.append(_positive(amount))
             guards["positive"] = len(require) - 1
         checks = _sane_pairs(child, fks, props)
@@ -606,6 +606,17 @@ def creates(
             )
         )
     return out
+
+
+def signed(table: Table, column: str, seed: dict[str, list[dict]]) -> bool:
+    """A number that may be below zero: a seed row's is, or a CHECK lets it be. Weather's
+    new readings and stations were refused at a temperature of 0 or below ("The temperature
+    must be > 0."), while the rule allows -90 to 60 and the seed held -12.5."""
+    bound = re.compile(rf"\b{re.escape(column)}\s*>=?\s*-\s*\d")
+    if any(bound.search(check) for check in table.checks):
+        return True
+    rows = seed.get(table.name, [])
+    return any(isinstance(r.get(column), int | float) and r[column] < 0 for r in rows)
 
 
 def _a(noun: str) -> str:

@@ -1305,3 +1305,37 @@ def test_a_tools_description_takes_the_article_its_noun_needs() -> None:
     wrong = [d for d in said if re.search(r"\ba [aeio]", d)]
     assert not wrong, wrong
     assert any("of an order" in d for d in said)
+
+
+def test_a_new_rows_number_that_may_be_below_zero_is_not_refused_at_zero() -> None:
+    """Weather's `create_reading` on 8a86ecf refused any temperature of 0 or below ("The
+    temperature must be > 0."), beside a rule that allows -90 to 60 and seed readings of
+    -12.5. A number a CHECK or a seed row lets be negative gets no such guard; a price
+    still does."""
+
+    def guarded(check: str, values: list[float]) -> bool:
+        readings = {
+            "name": "readings",
+            "columns": [col("reading_id", "integer"), col("station_id", "integer"),
+                        col("temperature", "real")],
+            "primary_key": ["reading_id"],
+            "foreign_keys": [fk("station_id", "stations")],
+            "checks": [check],
+        }  # fmt: skip
+        stations = {"name": "stations", "columns": [col("station_id", "integer")],
+                    "primary_key": ["station_id"]}  # fmt: skip
+        seed = {
+            "stations": [{"station_id": 1}],
+            "readings": [
+                {"reading_id": i, "station_id": 1, "temperature": v}
+                for i, v in enumerate(values, 1)
+            ],
+        }
+        spec = bed("weather", {"tables": [stations, readings]}, seed)
+        create = by_id(spec)["create:readings under stations"]
+        assert create.amount == "temperature"
+        return "positive" in create.guards
+
+    assert not guarded("temperature >= -90.0", [3.5, 20.1])  # the CHECK lets it be negative
+    assert not guarded("temperature <= 60.0", [-12.5, 20.1])  # a seed row is
+    assert guarded("temperature >= 0", [3.5, 20.1])  # a price, a dose: none is
