@@ -111,7 +111,9 @@ def tau2_policy(
         checks = list(dict.fromkeys(r.error.strip() for r in tool.require if not _looks_up(r.sql)))
         checks += [r for r in by_tool.get(tool.name, []) if r not in checks]
         if checks:
-            lines += ["It refuses unless every rule holds:", ""]
+            # the reasons, not rules that must hold: "The subscriptions row already has
+            # that status." listed as a rule told the agent the opposite of the check
+            lines += ["It refuses, with one of these reasons, when a check fails:", ""]
             lines += [f"- {c}{_in_part(c, partly)}" for c in checks]
             lines.append("")
         if done := [r for r in done_by.get(tool.name, []) if r not in checks]:

@@ -169,7 +169,7 @@ def test_a_new_record_starts_with_nothing_charged(engine: str) -> None:
 
 
 def test_the_policy_says_the_charge_as_done_not_as_a_refusal() -> None:
-    """Listed under "It refuses unless every rule holds", the bags rule would have the agent
+    """Listed among the reasons the tool refuses with, the bags rule would have the agent
     refuse an extra bag rather than charge for it."""
     spec = bed("travel", SCHEMA, SEED)
     charged = charges(spec.schema_, [BAGS])

@@ -219,6 +219,12 @@ def test_the_policy_states_only_enforced_rules_and_a_section_per_operation() -> 
     assert rules[6] not in policy
     assert "| transfer_balance | write |" in policy
     assert "row with that" not in policy.split("## Operations")[1]  # a lookup is no rule
+    # a refusal's reason read as a rule that must hold: "It refuses unless every rule
+    # holds: - The subscriptions row already has that status." (weather's on 8a86ecf)
+    email = policy.split("### update_client_email\n")[1].split("###")[0]
+    assert "- The client already has that email." in email
+    assert "It refuses, with one of these reasons, when a check fails:" in email
+    assert "unless every rule holds" not in policy
 
 
 def test_a_copied_or_empty_description_gives_way_to_the_patterns() -> None:
