@@ -1846,6 +1846,11 @@ def with_conditions(
         # order was refused against the policy, and only pending ones could be cancelled
         del require[cand.guards["transition"]]
         said = description or re.sub(r" \(allowed from [^)]*\)", "", cand.tool.description)
+    if cand.amount and "positive" in cand.guards and _bounds(cand.amount, steps):
+        # the rule says how low it may go: school's "a grade score must be between 0 and
+        # 100" beside the pattern's "must be > 0" refused a grade of 0 the rule allows
+        positive = cand.tool.require[cand.guards["positive"]]
+        require = [r for r in require if r.sql != positive.sql]
     for step in [*steps, *cand.checks]:
         if all(step.sql != r.sql for r in require):
             require.append(step)
@@ -1855,6 +1860,12 @@ def with_conditions(
     if said:
         update["description"] = said
     return Tool.model_validate({**cand.tool.model_dump(), **update})
+
+
+def _bounds(param: str, steps: list[RequireStep]) -> bool:
+    """A rule's step sets the parameter's least value (`:grade_score >= 0.0`)."""
+    low = re.compile(rf"^\s*SELECT\s+:{re.escape(param)}\s*>=?\s*-?[\d.]+\s+AS\b", re.I)
+    return any(low.search(step.sql) for step in steps)
 
 
 def _restates_transition(cand: Candidate, steps: list[RequireStep]) -> bool:

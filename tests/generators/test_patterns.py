@@ -1339,3 +1339,15 @@ def test_a_new_rows_number_that_may_be_below_zero_is_not_refused_at_zero() -> No
     assert not guarded("temperature >= -90.0", [3.5, 20.1])  # the CHECK lets it be negative
     assert not guarded("temperature <= 60.0", [-12.5, 20.1])  # a seed row is
     assert guarded("temperature >= 0", [3.5, 20.1])  # a price, a dose: none is
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_rules_least_value_replaces_the_patterns_must_be_above_zero(engine: str) -> None:
+    """School's `create_grade` on 90db91a kept "The grade_score must be > 0." beside "a grade
+    score must be between 0 and 100": a grade of 0, which the rule allows, was refused."""
+    spec = school_spec()
+    rule = school_rules()[4]
+    grade = _enforced(spec, rule, "create:grades under enrollments")
+    assert not any("AS positive" in r.sql for r in grade.require)
+    assert _on(spec, grade, engine, enrollment_id=301, score=0).ok
+    assert _on(spec, grade, engine, enrollment_id=301, score=-1).error == rule
