@@ -1,6 +1,6 @@
-"""The environment of a domain, stage by stage: schema -> seed rows -> tools -> policy, each
-checked before the next starts, each stored as it is accepted, so a resumed run skips what
-is done. A stage that fails is sampled afresh a few times; the policy falls back to the
+"""The environment of a domain, stage by stage: schema -> seed rows -> tools (then rows each
+write on one row can act on, `reach`) -> policy, each checked before the next starts, each
+stored as it is accepted, so a resumed run skips what is done. A stage that fails is sampled afresh a few times; the policy falls back to the
 brief's own rules. The assembled environment still goes through the validators' check,
 which the caller passes in (generators do not import validators).
 """
@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from generators import catalogue as catalogue_stage
 from generators import policy as policy_stage
+from generators import reach as reach_stage
 from generators import rows as rows_stage
 from generators import schema as schema_stage
 from generators import tools as tools_stage
@@ -197,6 +198,21 @@ async def _tools(
     return tools, chosen.rules
 
 
+def _reached(spec: EnvironmentSpec, stages: EnvironmentStages, warn: Warn) -> EnvironmentSpec:
+    """The seed with rows each write on one row can act on (`generators/reach.py`); run again
+    on a resume, it gives the same rows."""
+    found = reach_stage.reach(spec)
+    row = stages.row("reach")
+    row.seen, row.passed = len(found.given) + len(found.unreached), len(found.given)
+    for name, rows in found.given.items():
+        tell = stages.tell or (lambda line: None)
+        tell(f"reach: {name} acted on no seed row; given its values: {'; '.join(rows)}")
+    for name in found.unreached:
+        row.reject(GeneratorReason.UNREACHED)
+        warn("reach: a write no seed row lets succeed", name)
+    return spec.model_copy(update={"seed": found.seed})
+
+
 async def build_environment(
     llm: LLMClient,
     brief: Brief,
@@ -243,6 +259,7 @@ async def build_environment(
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []
     if tools is None:
         tools, coverage = await _tools(llm, brief, base, stages, config, warn)
+    base = _reached(base.model_copy(update={"tools": tools}), stages, warn)
     try:
         policy: str = await _stage(
             stages,

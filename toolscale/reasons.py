@@ -418,6 +418,10 @@ class GeneratorReason(Reason):
     SQL_REJECTED = "sql_rejected", "a tool's SQL fails the static checks or DuckDB's binder"
     SMOKE_FAILED = "smoke_failed", "a tool never succeeded on the seed (or a write changed no row)"
     NO_TOOL = "no_tool", "a planned tool got no SQL"
+    UNREACHED = (
+        "unreached",
+        "a write on one row that no seed row lets succeed, even given the values it asks for",
+    )
     FORBIDDEN_BY_RULES = (
         "forbidden_by_rules",
         "a status change the rules forbid from every state it starts from, left out",

@@ -1,0 +1,78 @@
+"""Rows a write on one row can act on: finance's `close_account` ("only when its balance
+is exactly 0") was refused on all 57 seed accounts, none of which held 0."""
+
+from __future__ import annotations
+
+from generators.catalogue import fallback_choice, realise
+from generators.patterns import catalogue
+from generators.reach import FEWEST, SHARE, reach
+from tests.generators.finance import finance_brief
+from tests.generators.test_patterns import banking
+from toolscale.environment import Environment
+from toolscale.spec import EnvironmentSpec
+from toolscale.tool import ToolCall
+
+
+def banked() -> EnvironmentSpec:
+    """The banking bed with every balance above 0, as finance's run had it."""
+    spec, rules = banking(), finance_brief().rules
+    accounts = [
+        a if a["status"] == "closed" else a | {"balance": max(float(a["balance"] or 0), 10.0)}
+        for a in spec.seed["accounts"]
+    ]
+    spec = spec.model_copy(update={"seed": spec.seed | {"accounts": accounts}})
+    cands = catalogue(spec.schema_, spec.seed)
+    out = realise(fallback_choice(cands, rules, spec.schema_, spec.seed), cands, rules, spec)
+    return spec.model_copy(update={"tools": [*spec.tools, *out.tools], "rules": out.rules})
+
+
+def closes(spec: EnvironmentSpec) -> list[str]:
+    """The seed accounts `close_account` succeeds on."""
+    out = []
+    with Environment(spec) as env:
+        for account in spec.seed["accounts"]:
+            key = str(account["account_id"])
+            call = ToolCall(name="close_account", arguments={"account_id": key})
+            if env.replay([call]).results[0].ok:
+                out.append(key)
+    return out
+
+
+def test_a_write_no_seed_row_lets_succeed_gets_rows_it_acts_on() -> None:
+    spec = banked()
+    assert closes(spec) == []
+    found = reach(spec)
+    given = spec.model_copy(update={"seed": found.seed})
+    closed = closes(given)
+    accounts = given.seed["accounts"]
+    assert len(closed) == max(FEWEST, len(accounts) // SHARE)
+    assert all(a["balance"] == 0 for a in accounts if a["account_id"] in closed)
+    # only rows the other rules let close: open ones, never a closed account
+    before = {a["account_id"]: a for a in spec.seed["accounts"]}
+    assert all(before[k]["status"] in ("active", "frozen") for k in closed)
+    assert list(found.given) == ["close_account"] and found.unreached == []
+    # the rest of the seed is as it was, and the run is repeatable
+    changed = [a for a in accounts if a != before[a["account_id"]]]
+    assert sorted(str(a["account_id"]) for a in changed) == sorted(closed)
+    assert reach(spec).seed == found.seed
+    assert reach(given).given == {}  # nothing more to do once it acts on some row
+
+
+def test_a_write_no_value_can_let_succeed_is_named_unreached() -> None:
+    """Weather's reactivation, allowed only from decommissioned and barred from it: no value
+    of a column fixes a contradiction, so it is named, not mended."""
+    spec = banked()
+    account = next(t for t in spec.tools if t.name == "activate_account")
+    stuck = account.model_copy(
+        update={
+            "require": [
+                *account.require,
+                account.require[1].model_copy(
+                    update={"sql": account.require[1].sql.replace(" IN (", " NOT IN (")}
+                ),
+            ]
+        }
+    )
+    tools = [stuck if t.name == "activate_account" else t for t in spec.tools]
+    found = reach(spec.model_copy(update={"tools": tools}))
+    assert "activate_account" in found.unreached and "activate_account" not in found.given
