@@ -2,8 +2,11 @@
 finance account held exactly 0 and `close_account` ("only when its balance is exactly 0")
 was refused on every one of its 57 rows: every task about closing was a refusal, and no
 agent could learn to close an account. Where a write on one row is refused on every seed
-row by a step that asks a column of that row to equal a value, a few rows are given that
-value, each only where the write then succeeds (the other rules and the CHECKs still hold).
+row by a step that asks a column of that row to equal a value (or the row to have no
+child of a kind: school's "drop ... only while no grade has been recorded for it", where
+every enrollment had a grade), a few rows are given that value (their children of that
+kind left out),
+each only where the write then succeeds (the other rules and the CHECKs still hold).
 Deterministic: the same environment gives the same rows.
 """
 
@@ -27,6 +30,13 @@ _EQUALS = re.compile(
     r"FROM\s+(?P<table>\w+)\s+WHERE\s+(?P<key>\w+)\s*=\s*:(?P<param>\w+)\s*$",
     re.IGNORECASE,
 )
+
+_NONE = re.compile(  # "no grade has been recorded for it": none of its child rows (with ...)
+    r"^\s*SELECT\s+COUNT\(\*\)\s*\+\s*0\s*<=\s*0\s+AS\s+\w+\s+FROM\s+(?P<child>\w+)\s+"
+    r"WHERE\s+(?P<fk>\w+)\s*=\s*:(?P<param>\w+)(?P<also>(?:\s+AND\s+\w+\s*=\s*'[^']*')*)\s*$",
+    re.IGNORECASE,
+)
+_ALSO = re.compile(r"AND\s+(\w+)\s*=\s*'([^']*)'", re.IGNORECASE)
 
 Seed = dict[str, list[dict[str, Scalar]]]
 
@@ -61,20 +71,41 @@ def _needs(tool: Tool, param: str, table: str) -> dict[str, str]:
     return out
 
 
+def _none_of(tool: Tool, param: str, spec: EnvironmentSpec) -> list[tuple[str, str, dict]]:
+    """(child table, its column naming the row, values it must also hold) of each step
+    asking that the row have no such child; only children no table points at, so that
+    leaving some out breaks no reference."""
+    pointed = {fk.ref_table for t in spec.schema_.tables for fk in t.foreign_keys}
+    out = []
+    for step in tool.require:
+        m = _NONE.match(step.sql)
+        if m and m["param"] == param and m["child"] not in pointed:
+            out.append((m["child"], m["fk"], dict(_ALSO.findall(m["also"]))))
+    return out
+
+
 def _value(literal: str) -> Scalar:
     if literal.startswith("'"):
         return literal[1:-1]
     return float(literal) if "." in literal else int(literal)
 
 
-def _probe(param: str, table: str, needs: dict[str, str], key_type: dict) -> Tool:
-    sets = ", ".join(f"{c} = {v}" for c, v in needs.items())
+def _probe(
+    param: str, table: str, needs: dict[str, str], none: list[tuple[str, str, dict]], key_type: dict
+) -> Tool:
+    run = []
+    if needs:
+        sets = ", ".join(f"{c} = {v}" for c, v in needs.items())
+        run.append(f"UPDATE {table} SET {sets} WHERE {param} = :{param}")
+    for child, fk, also in none:
+        where = "".join(f" AND {c} = '{v}'" for c, v in also.items())
+        run.append(f"DELETE FROM {child} WHERE {fk} = :{param}{where}")
     return Tool(
         name=PROBE,
-        description="Gives a row the values a write needs (reach probe only).",
+        description="Gives a row what a write needs (reach probe only).",
         kind="write",
         parameters={"type": "object", "properties": {param: key_type}, "required": [param]},
-        run=[f"UPDATE {table} SET {sets} WHERE {param} = :{param}"],
+        run=run,
     )
 
 
@@ -90,31 +121,65 @@ def reach(spec: EnvironmentSpec) -> Reach:
             if at is not None and not _acts(env, tool, at, seed):
                 stuck.append((tool, *at))
     for tool, param, table in stuck:
-        needs = _needs(tool, param, table)
-        if not needs:
-            out.unreached.append(tool.name)
-            continue
-        probe = _probe(param, table, needs, tool.parameters["properties"][param])
         rows = seed.get(table, [])
-        wanted = max(FEWEST, len(rows) // SHARE)
-        chosen = []
-        with Environment(spec.model_copy(update={"tools": [*spec.tools, probe]})) as env:
-            for row in rows[:TRIES]:
-                calls = [
-                    ToolCall(name=n, arguments={param: row[param]}) for n in (PROBE, tool.name)
-                ]
-                if all(r.ok for r in env.replay(calls).results):
-                    chosen.append(row)
-                    if len(chosen) == wanted:
-                        break
+        every = _needs(tool, param, table)
+        # a value some row holds already (the state a change starts from) is first looked
+        # for, not given: school's drop needs an active enrollment, not a completed one
+        # made active; finance's zero balance, held only by closed accounts, is then given
+        unheld = {c: v for c, v in every.items() if all(r.get(c) != _value(v) for r in rows)}
+        none = _none_of(tool, param, spec)
+        tries = [(n, none) for n in dict.fromkeys(map(_frozen, (unheld, every)))]
+        chosen, needs = [], {}
+        for frozen, none in tries:
+            needs = dict(frozen)
+            if needs or none:
+                chosen = _chosen(spec, tool, param, table, needs, none, rows)
+            if chosen:
+                break
         if not chosen:
             out.unreached.append(tool.name)
             continue
         for row in chosen:
             row.update({c: _value(v) for c, v in needs.items()})
-        said = ", ".join(f"{c} = {v}" for c, v in needs.items())
+        keys = {row[param] for row in chosen}
+        for child, fk, also in none:
+            seed[child] = [
+                r
+                for r in seed.get(child, [])
+                if r.get(fk) not in keys or any(str(r.get(c)) != v for c, v in also.items())
+            ]
+        said = ", ".join(
+            [f"{c} = {v}" for c, v in needs.items()] + [f"no {child}" for child, _, _ in none]
+        )
         out.given[tool.name] = [f"{table} {row[param]}: {said}" for row in chosen]
     return out
+
+
+def _frozen(needs: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(needs.items()))
+
+
+def _chosen(
+    spec: EnvironmentSpec,
+    tool: Tool,
+    param: str,
+    table: str,
+    needs: dict[str, str],
+    none: list[tuple[str, str, dict]],
+    rows: list[dict[str, Scalar]],
+) -> list[dict[str, Scalar]]:
+    """Up to one row in SHARE the write succeeds on once given `needs` and `none`."""
+    probe = _probe(param, table, needs, none, tool.parameters["properties"][param])
+    wanted = max(FEWEST, len(rows) // SHARE)
+    chosen: list[dict[str, Scalar]] = []
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, probe]})) as env:
+        for row in rows[:TRIES]:
+            calls = [ToolCall(name=n, arguments={param: row[param]}) for n in (PROBE, tool.name)]
+            if all(r.ok for r in env.replay(calls).results):
+                chosen.append(row)
+                if len(chosen) == wanted:
+                    break
+    return chosen
 
 
 def _acts(env: Environment, tool: Tool, at: tuple[str, str], seed: Seed) -> bool:

@@ -7,6 +7,7 @@ from generators.catalogue import fallback_choice, realise
 from generators.patterns import catalogue
 from generators.reach import FEWEST, SHARE, reach
 from tests.generators.finance import finance_brief
+from tests.generators.school import school_rules, school_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
@@ -76,3 +77,34 @@ def test_a_write_no_value_can_let_succeed_is_named_unreached() -> None:
     tools = [stuck if t.name == "activate_account" else t for t in spec.tools]
     found = reach(spec.model_copy(update={"tools": tools}))
     assert "activate_account" in found.unreached and "activate_account" not in found.given
+
+
+def test_a_write_that_needs_a_row_with_no_child_gets_rows_without_one() -> None:
+    """School on a280d7e: "a student can drop a course only while the enrollment status is
+    active and no grade has been recorded for it", and every one of the 193 enrollments had
+    a grade: `drop_enrollment` succeeded on none. Active rows lose their grade; a dropped
+    enrollment is not made active for it."""
+    spec = school_spec()
+    rule = school_rules()[5]
+    cands = catalogue(spec.schema_, spec.seed)
+    out = realise(fallback_choice(cands, [rule], spec.schema_, spec.seed), cands, [rule], spec)
+    graded = [
+        {"grade_id": 400 + i, "enrollment_id": e["enrollment_id"], "score": 80}
+        for i, e in enumerate(spec.seed["enrollments"])
+    ]
+    spec = spec.model_copy(
+        update={"tools": [*spec.tools, *out.tools], "seed": spec.seed | {"grades": graded}}
+    )
+    drop = ToolCall(name="drop_enrollment", arguments={"enrollment_id": 301})
+    with Environment(spec) as env:
+        assert env.replay([drop]).results[0].error == rule
+    found = reach(spec)
+    assert [g.split(":")[1] for g in found.given["drop_enrollment"]] == [" no grades"] * 2
+    kept = {g["enrollment_id"] for g in found.seed["grades"]}
+    freed = sorted(
+        e["enrollment_id"] for e in spec.seed["enrollments"] if e["enrollment_id"] not in kept
+    )
+    assert freed == [300, 301]  # the first two active ones; 302 is dropped already
+    assert found.seed["enrollments"] == spec.seed["enrollments"]
+    with Environment(spec.model_copy(update={"seed": found.seed})) as env:
+        assert env.replay([drop]).results[0].ok
