@@ -12,7 +12,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from generators.dataplan import names_record, unused_name
+from generators.dataplan import is_iso, names_record, unused_name
 from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
@@ -114,24 +114,16 @@ FEW_AHEAD = 12  # fewer rows ahead of the clock than this to copy a new record f
 def moved_ahead(row: dict, moments: list[str], clock: str, k: int) -> dict:
     """The row with its moments moved by whole days so the first lies 1 to 90 days after
     the clock (`k` picks how far): spans and times of day stay as they were."""
-    held = [v for c in moments if isinstance(v := row.get(c), str) and _is_day(v[:10])]
+    held = [v for c in moments if isinstance(v := row.get(c), str) and is_iso(v[:10], "date")]
     if not held:
         return row
     first = min(dt.date.fromisoformat(v[:10]) for v in held)
     shift = dt.date.fromisoformat(clock[:10]) - first + dt.timedelta(days=1 + (k * 7) % 90)
     out = dict(row)
     for c in moments:
-        if isinstance(v := row.get(c), str) and _is_day(v[:10]):
+        if isinstance(v := row.get(c), str) and is_iso(v[:10], "date"):
             out[c] = (dt.date.fromisoformat(v[:10]) + shift).isoformat() + v[10:]
     return out
-
-
-def _is_day(text: str) -> bool:
-    try:
-        dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 class ArgumentSampler:

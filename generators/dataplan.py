@@ -244,7 +244,8 @@ def check_bounds(table: Table) -> dict[str, Bounds]:
 # -- checking a plan ----------------------------------------------------------------------
 
 
-def _iso(text: str | None, kind: str) -> bool:
+def is_iso(text: str | None, kind: str) -> bool:
+    """A date (or, for any other kind, a date and time) as ISO 8601 writes it; None is."""
     if text is None:
         return True
     try:
@@ -341,7 +342,7 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
             f"anyone does: at most {MOST_CARRIED}"
         )
     if plan.kind in ("date", "datetime"):
-        if not (_iso(plan.start, plan.kind) and _iso(plan.end, plan.kind)):
+        if not (is_iso(plan.start, plan.kind) and is_iso(plan.end, plan.kind)):
             out.append(f"{where}: start and end must be ISO dates like 2024-01-31")
         elif plan.start and plan.end and plan.start > plan.end:
             out.append(f"{where}: start {plan.start} is after end {plan.end}")
@@ -919,10 +920,10 @@ def _moment(
         # and the next half year, a third of them ahead
         start, end = max(start, CLOCK - dt.timedelta(days=365)), _ahead()
     if bounds is not None:
-        if isinstance(bounds.low, str) and _iso(bounds.low[:10], "date"):
+        if isinstance(bounds.low, str) and is_iso(bounds.low[:10], "date"):
             low = dt.date.fromisoformat(bounds.low[:10]) + dt.timedelta(days=bounds.strict_low)
             start, end = max(start, low), max(end, low)
-        if isinstance(bounds.high, str) and _iso(bounds.high[:10], "date"):
+        if isinstance(bounds.high, str) and is_iso(bounds.high[:10], "date"):
             high = dt.date.fromisoformat(bounds.high[:10]) - dt.timedelta(days=bounds.strict_high)
             start, end = min(start, high), min(end, high)
     first, days = start.toordinal(), max(0, (end - start).days)

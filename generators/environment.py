@@ -1,8 +1,9 @@
 """The environment of a domain, stage by stage: schema -> seed rows -> tools (then rows each
 write on one row can act on, `reach`) -> policy, each checked before the next starts, each
-stored as it is accepted, so a resumed run skips what is done. A stage that fails is sampled afresh a few times; the policy falls back to the
-brief's own rules. The assembled environment still goes through the validators' check,
-which the caller passes in (generators do not import validators).
+stored as it is accepted, so a resumed run skips what is done. A stage that fails is
+sampled afresh a few times; the policy falls back to the brief's own rules. The assembled
+environment still goes through the validators' check, which the caller passes in
+(generators do not import validators).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ agent could learn to close an account. Where a write on one row is refused on ev
 row by a step that asks a column of that row to equal a value (or the row to have no
 child of a kind: school's "drop ... only while no grade has been recorded for it", where
 every enrollment had a grade), a few rows are given that value (their children of that
-kind left out),
-each only where the write then succeeds (the other rules and the CHECKs still hold).
+kind left out), each only where the write then succeeds (the other rules and the CHECKs
+still hold).
 Deterministic: the same environment gives the same rows.
 """
 
