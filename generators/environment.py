@@ -38,6 +38,7 @@ ENV_STAGES = ("schema", "rows", "tool_choice", "tool_plan", "tools", "policy")
 SHOWN_CHARS = 300  # of a rejection's detail in a warning
 RAISED_CHARS = 500  # of the last rejection's detail in GenerationFailed
 RAISED_PROBLEMS = 5  # verification problems named in GenerationFailed
+SHOWN_ROWS = 3  # of the rows `reach` gave what a write needs, in its line
 
 V = TypeVar("V")
 Warn = Callable[[str, str], None]  # (headline, detail): where a stage's setbacks are told
@@ -199,15 +200,18 @@ async def _tools(
     return tools, chosen.rules
 
 
-def _reached(spec: EnvironmentSpec, stages: EnvironmentStages, warn: Warn) -> EnvironmentSpec:
+def reached(spec: EnvironmentSpec, stages: EnvironmentStages, warn: Warn) -> EnvironmentSpec:
     """The seed with rows each write on one row can act on (`generators/reach.py`); run again
     on a resume, it gives the same rows."""
     found = reach_stage.reach(spec)
     row = stages.row("reach")
     row.seen, row.passed = len(found.given) + len(found.unreached), len(found.given)
+    tell = stages.tell or (lambda line: None)
     for name, rows in found.given.items():
-        tell = stages.tell or (lambda line: None)
-        tell(f"reach: {name} acted on no seed row; given its values: {'; '.join(rows)}")
+        shown = "; ".join(rows[:SHOWN_ROWS]) + (
+            f"; {len(rows) - SHOWN_ROWS} more" if len(rows) > SHOWN_ROWS else ""
+        )
+        tell(f"reach: {name} acted on no seed row; {len(rows)} given what it needs: {shown}")
     for name in found.unreached:
         row.reject(GeneratorReason.UNREACHED)
         warn("reach: a write no seed row lets succeed", name)
@@ -260,7 +264,7 @@ async def build_environment(
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []
     if tools is None:
         tools, coverage = await _tools(llm, brief, base, stages, config, warn)
-    base = _reached(base.model_copy(update={"tools": tools}), stages, warn)
+    base = reached(base.model_copy(update={"tools": tools}), stages, warn)
     try:
         policy: str = await _stage(
             stages,

@@ -3,14 +3,19 @@ is exactly 0") was refused on all 57 seed accounts, none of which held 0."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from generators.catalogue import fallback_choice, realise
+from generators.environment import EnvironmentStages, reached
 from generators.patterns import catalogue
 from generators.reach import FEWEST, SHARE, reach
 from tests.generators.finance import finance_brief
 from tests.generators.school import school_rules, school_spec
 from tests.generators.test_patterns import banking
 from toolscale.environment import Environment
+from toolscale.llm.ledger import Ledger
 from toolscale.spec import EnvironmentSpec
+from toolscale.store import DomainStore
 from toolscale.tool import ToolCall
 
 
@@ -106,3 +111,17 @@ def test_a_write_that_needs_a_row_with_no_child_gets_rows_without_one() -> None:
     assert found.seed["enrollments"] == spec.seed["enrollments"]
     with Environment(spec.model_copy(update={"seed": found.seed})) as env:
         assert env.replay([drop]).results[0].ok
+
+
+def test_the_environment_stage_counts_and_tells_what_it_gave(tmp_path: Path) -> None:
+    lines: list[str] = []
+    warned: list[tuple[str, str]] = []
+    stages = EnvironmentStages(
+        store=DomainStore(tmp_path, "finance"), ledger=Ledger(), tell=lines.append
+    )
+    spec = reached(banked(), stages, lambda head, detail: warned.append((head, detail)))
+    assert closes(spec) and warned == []
+    row = stages.rows["reach"]
+    assert (row.seen, row.passed) == (1, 1)
+    assert lines[0].startswith("reach: close_account acted on no seed row; ")
+    assert lines[0].endswith(" more") and len(lines[0]) < 300  # a few rows named, not all
