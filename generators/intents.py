@@ -723,7 +723,8 @@ def gold_chain(
     facts += _other_records(purpose, spec, table, steps[-1].rows if steps else [], seen)
     errors = {write_at: purpose.error} if purpose.error else {}
     to = _destination(purpose, spec, people, person, others, seen)
-    words = purpose_words(purpose, table, steps, own=own, to=to)
+    held = spec.schema_.held_by(people.name)
+    words = purpose_words(purpose, table, steps, own=own, to=to, held=held)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     speaker = singular(people.name).replace("_", " ") if people.email_column() else "customer"
     return Chain(plan, results, facts, told, wanted, 0, errors, words, [saying], speaker)
@@ -970,11 +971,19 @@ def _record(table: str, described: tuple[str, Scalar] | None) -> str:
 
 
 def purpose_words(
-    purpose: Purpose, table: Table, steps: list[Listing], own: bool, to: str = ""
+    purpose: Purpose,
+    table: Table,
+    steps: list[Listing],
+    own: bool,
+    to: str = "",
+    held: Collection[str] = (),
 ) -> str:
     """What the user wants, for the verbaliser: the operation (the write's name, which is
     what the intent stage looks for) and the record as its owner would call it, never the
-    calls, so the request reads as a person's and not as the steps that serve it."""
+    calls, so the request reads as a person's and not as the steps that serve it. A record
+    of a kind other people hold (`held`: school's enrollments, the students') is "the", not
+    "their": "activate their enrollment ... on their course" came back as "activate my
+    enrollment" from a teacher."""
     tool = purpose.write
     noun = singular(table.name)
     named = words(tool.name)
@@ -990,11 +999,13 @@ def purpose_words(
         # own client record", and as "your client record"
         which = f"their {noun.replace('_', ' ')} profile"
     elif steps:
-        which = "their " + " on their ".join(
-            _record(step.table, step.described) for step in reversed(steps)
+        which = " on ".join(
+            f"{'the' if step.table in held else 'their'} {_record(step.table, step.described)}"
+            for step in reversed(steps)
         )
     else:
-        which = f"their {singular(table.name).replace('_', ' ')}"
+        whose = "the" if table.name in held else "their"
+        which = f"{whose} {singular(table.name).replace('_', ' ')}"
     chosen = [  # what the write sets, as a change: "frozen reason: stolen" came back as
         # "the card is currently frozen for the reason stolen" (it was active)
         f"{name.replace('_', ' ')} set to {purpose.arguments[name]}"

@@ -265,6 +265,31 @@ class Schema(BaseModel):
                 del pending[t.name]
         return [self.table(n) for n in done]
 
+    def held_by(self, people: str) -> dict[str, str]:
+        """Per table whose foreign keys reach the asker's (`people`), the table of other
+        people (one with an email) they reach in fewer steps, one alone: a teacher reaches
+        an enrollment through its course, its student directly, so the enrollment is the
+        student's. A course, which reaches no student, is left alone: a student's "my
+        course" is one they are enrolled in."""
+        by_name = {t.name: t for t in self.tables}
+        persons = {t.name for t in self.tables if t.email_column()}
+        out = {}
+        for table in self.tables:
+            ring, seen = {table.name}, {table.name}
+            nearest: set[str] = set()
+            while ring:
+                ring = {
+                    fk.ref_table
+                    for name in ring
+                    for fk in by_name[name].foreign_keys
+                    if fk.ref_table in by_name and fk.ref_table not in seen
+                }
+                seen |= ring
+                nearest = nearest or ring & persons
+            if people in seen and len(nearest) == 1 and people not in nearest:
+                out[table.name] = nearest.pop()
+        return out
+
     def people(self) -> Table | None:
         """The table whose rows are the people who ask: of those with an email column, the
         one most records point to (a person's records belong to them; weather's

@@ -40,6 +40,7 @@ from toolscale.wording import (
     singular,
     spelled,
     states_no_fact,
+    with_article,
 )
 from toolscale.wording import (
     words as name_words,
@@ -355,6 +356,9 @@ class SeedFacts:
     people: str | None = None  # the table of the people who ask
     # per table a person owns (through its foreign keys), per record key, that person's key
     owner: dict[str, dict[object, object]] = field(default_factory=dict)
+    # per table, the other people whose record it is: the table with an email its keys
+    # reach first, where that is not the asker's (school's enrollments are students')
+    held_by: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
@@ -425,7 +429,28 @@ class SeedFacts:
             primary={t.name: tuple(t.primary_key) for t in spec.schema_.tables},
             people=people.name if people is not None else None,
             owner=owner,
+            held_by=spec.schema_.held_by(people.name) if people is not None else {},
         )
+
+
+_MY_RECORD = re.compile(r"\bmy[ \t]+((?:[\w-]+[ \t]+){0,2}?)([A-Za-z]+)\b(?!['’]s)", re.I)
+
+
+def someone_elses(text: str, seed: SeedFacts) -> str:
+    """A kind of record the user calls theirs that is another person's: school's teachers
+    asked to "activate my enrollment on the New Melissaberg Course", an enrollment of a
+    student in their course. "My course" is a teacher's; "my student's grade" says whose."""
+    for m in _MY_RECORD.finditer(text):
+        said = singular(m.group(2).casefold())
+        for table, holder in seed.held_by.items():
+            head = singular(name_words(table)[-1]) if name_words(table) else ""
+            if said == head and said not in entity_words(seed.people or ""):
+                return (
+                    f"the user calls {with_article(singular(table))} theirs ({m.group()!r}); "
+                    f"{with_article(singular(table))} is {with_article(singular(holder))}'s, "
+                    f"and the user is {with_article(singular(seed.people or ''))}"
+                )
+    return ""
 
 
 _DISOWNS = re.compile(
@@ -504,7 +529,7 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := claimed_kin(text, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if said := not_theirs(text, replay, seed):
+    if said := not_theirs(text, replay, seed) or someone_elses(text, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     # "a hotel booking for my trip to New York", read nowhere
     for name in [*names(text), *lone_names(text, seed)]:

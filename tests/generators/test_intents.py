@@ -14,6 +14,7 @@ import pytest
 from generators.arguments import ArgumentSampler, parameter_columns
 from generators.intents import (
     STAGE,
+    Listing,
     Purpose,
     _asks_what_is,
     _destination,
@@ -49,7 +50,7 @@ from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import GoldCall, Task
 from toolscale.testing.fakedomain import library
-from toolscale.tool import Tool
+from toolscale.tool import Tool, ToolCall
 from toolscale.wording import Request
 from validators.pipeline import Verifier
 
@@ -391,6 +392,19 @@ def test_a_persons_own_row_is_their_profile(banking: EnvironmentSpec) -> None:
     taken = Purpose(withdraw, "accounts", "A1", {"id": "A1", "amount": 18.31})
     assert purpose_words(taken, accounts, [], own=False) == (
         "withdraw 18.31 from the balance of their account."
+    )
+    # a record of a kind other people hold is not theirs: school's teachers were asked to
+    # "activate their enrollment ... on their course" and said "activate my enrollment"
+    listed = [
+        Listing(ToolCall(name="list_accounts", arguments={}), "accounts", [], ("kind", "checking")),
+        Listing(ToolCall(name="list_cards", arguments={}), "cards", [], ("last4", 2468)),
+    ]
+    assert purpose_words(wanted, cards, listed, own=False, held={"cards"}) == (
+        "freeze the card whose last4 is 2468 on their checking account, with frozen reason "
+        "set to stolen."
+    )
+    assert purpose_words(wanted, cards, [], own=False, held={"cards"}) == (
+        "freeze the card, with frozen reason set to stolen."
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from tests.conftest import mini_task
 from tests.validators.verdicts import ACCEPTED, MARIA, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
+from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolResult
 from validators.facts import SeedFacts, _keys, claimed_kin, literals, lone_names, names, unknown_id
@@ -1744,3 +1745,60 @@ def test_one_thing_said_of_a_write_that_counts_more_is_false_fact() -> None:
         assert said(true, "book", "seat_count", 3) == "", true
     assert said("I want to book a seat for Pulp Fiction 3.", "book", "seat_count", 1) == ""
     assert said("A table for a party of 7, please.", "reserve", "party_size", 7) == ""
+
+
+def _school(first: str) -> EnvironmentSpec:
+    """School as run: teachers teach courses, students enroll in them; `first` lists first
+    (people ask from the first table of a tie)."""
+    from generators.toolkit import schema_tools
+    from tests.generators.railway import col, fk
+
+    def table(name: str, columns: list[str], refs: list[str]) -> dict:
+        key = f"{name[:-1]}_id"
+        return {
+            "name": name,
+            "columns": [col(key, "integer"), *(col(c, "text") for c in columns)]
+            + [col(f"{r[:-1]}_id", "integer") for r in refs],
+            "primary_key": [key],
+            "foreign_keys": [fk(f"{r[:-1]}_id", r) for r in refs],
+        }
+
+    tables = [
+        table("teachers", ["name", "email"], []),
+        table("students", ["name", "email"], []),
+        table("courses", ["name"], ["teachers"]),
+        table("enrollments", ["status"], ["students", "courses"]),
+        table("grades", ["score"], ["enrollments"]),
+    ]
+    tables.sort(key=lambda t: t["name"] != first)
+    schema = Schema.model_validate({"tables": tables})
+    return EnvironmentSpec(name="school", schema_=schema, seed={}, tools=schema_tools(schema))
+
+
+def test_a_kind_of_record_of_other_people_is_not_the_users(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """School's teachers ask (`Schema.people`, the first of a tie): its 1.5B wrote "Can you
+    please activate my enrollment on the New Melissaberg Course", an enrollment of a student
+    in the teacher's course (school-intent-00000 on a280d7e)."""
+    from validators.facts import someone_elses
+
+    seed = SeedFacts.of(_school("teachers"))
+    assert seed.people == "teachers"
+    assert seed.held_by == {"enrollments": "students", "grades": "students"}
+    said = "Can you please activate my enrollment on the New Melissaberg Course?"
+    assert someone_elses(said, seed) == (
+        "the user calls an enrollment theirs ('my enrollment'); an enrollment is a "
+        "student's, and the user is a teacher"
+    )
+    assert someone_elses("Record my grade of 87 for the course.", seed)
+    for kept in [
+        "Please activate the enrollment of Pamela Dominguez in my course Biology.",
+        "Please record a score of 87 on my student's grade.",
+        "My email is katherine@hotmail.com and my course is Biology.",
+    ]:
+        assert someone_elses(kept, seed) == "", kept
+    # a student's "my course" is one they take: a course reaches no student
+    students = SeedFacts.of(_school("students"))
+    assert students.people == "students" and students.held_by == {}
+    assert SeedFacts.of(banking_spec).held_by == {}
