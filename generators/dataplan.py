@@ -1264,6 +1264,9 @@ def _table_rows(
         parents[column] = [r[ref_table.primary_key[0]] for r in done.get(ref, [])]
     owner = _owner(table, tp)
     linked = _linked(table, parents, owner[0] if owner else None)
+    routed = {c for pair, _ in linked for c in pair}
+    agreeing = [d for d in _diamonds(table, schema, done) if not {d[0], d[1]} & routed]
+    agreeing.sort(key=lambda d: not (owner and d[0] == owner[0]))  # the owner's first
     routes: dict[tuple[tuple[str, ...], Scalar], list[tuple[Scalar, ...]]] = {}
     owned: list[Scalar] = []
     if owner is not None and parents.get(owner[0]):
@@ -1324,6 +1327,12 @@ def _table_rows(
                 share = n if at is None else children[at]
                 route = _route(pair, at, parents[pair[0]], share, routes, rng)
                 row |= dict(zip(pair, route, strict=True))
+            for direct, via, up, down in agreeing:
+                if owner and direct == owner[0]:  # the owner's rows stay its share
+                    if options := down.get(row.get(direct)):
+                        row[via] = rng.choice(options)
+                elif row.get(via) in up:
+                    row[direct] = up[row[via]]
             for column in ordered:
                 value = samplers[column](rng, row)
                 if column in seen and value in seen[column]:
@@ -1360,6 +1369,39 @@ def _table_rows(
             next_id += rng.choice(ID_GAPS)
         rows.append({c: row.get(c) for c in columns})
     return rows, dropped
+
+
+Diamond = tuple[str, str, dict[Scalar, Scalar], dict[Scalar, list[Scalar]]]
+
+
+def _diamonds(
+    table: Table, schema: Schema, done: dict[str, list[dict[str, Scalar]]]
+) -> list[Diamond]:
+    """(direct column, via column, via key -> its parent key, parent key -> via keys) for
+    each reference to a table that another reference's row points to as well: a
+    prescription's patient and its appointment's patient, a contract's team and its
+    player's team. Drawn apart, 345 of medicine's 348 prescriptions on 8fb416f were written
+    at another patient's appointment, and 283 of basketball's 288 contracts were with a
+    team their player was not on; each pair is now one."""
+    refs = foreign_key_of(table)
+    out: list[Diamond] = []
+    for via, middle in refs.items():
+        if middle == table.name:
+            continue
+        m = schema.table(middle)
+        key = m.primary_key[0] if len(m.primary_key) == 1 else None
+        for direct, top in refs.items():
+            if direct == via or top in (table.name, middle) or key is None:
+                continue
+            ups = [c for c, t in foreign_key_of(m).items() if t == top]
+            if len(ups) != 1 or list(refs.values()).count(top) != 1:
+                continue  # a trip's two stations: which one is the ticket's is not said
+            up = {r[key]: r[ups[0]] for r in done.get(middle, []) if r.get(ups[0]) is not None}
+            down: dict[Scalar, list[Scalar]] = {}
+            for k, parent in up.items():
+                down.setdefault(parent, []).append(k)
+            out.append((direct, via, up, down))
+    return out
 
 
 def _linked(
