@@ -386,6 +386,22 @@ def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Co
     if cond.kind in ("value", "in") or (cond.kind in timed and cond.column):
         return cond.model_copy(update={"row": row})
     moved = schema.table(move.rows[move.main])
+    refs = {fk.columns[0]: fk.ref_table for fk in moved.foreign_keys if len(fk.columns) == 1}
+    if (
+        cond.kind == "compare"
+        and cond.op == "="
+        and cond.row == param
+        and cond.other in refs
+        and schema.table(refs[cond.other]).primary_key == [cond.other_column]
+    ):
+        # medicine's "a prescription requires a completed appointment between the same
+        # patient and the prescribing doctor": the new appointment's patient is the one the
+        # moved prescription names (medicine-intent-00019 on 8fb416f moved one to another
+        # doctor's appointment; only "completed" had carried over)
+        return Condition(
+            kind="compare", row=row, column=cond.column, op="=", other=move.main,
+            other_column=cond.other,
+        )  # fmt: skip
     if (
         cond.kind == "amount"
         and cond.column

@@ -745,3 +745,67 @@ def test_a_rule_that_forbids_some_states_keeps_the_change_from_the_others() -> N
     assert forbidding(activate, [(1, barred)]) == []
     only = Condition(kind="in", column="status", values=["decommissioned"])
     assert forbidding(activate, [(1, only), (2, barred)]) == [1, 2]
+
+
+PRESCRIBED = (
+    "A prescription requires a completed appointment between the same patient and the "
+    "prescribing doctor."
+)
+
+
+def test_a_move_keeps_the_rules_same_people_on_the_row_it_goes_to() -> None:
+    """Medicine on 8fb416f: the rule held for a new prescription, while its move checked
+    only that the appointment was completed, and medicine-intent-00019 moved a prescription
+    to another doctor's appointment."""
+    person = [col("name", "text"), col("email", "text")]
+    tables = [
+        {"name": "patients", "columns": [col("patient_id", "integer"), *person],
+         "primary_key": ["patient_id"]},
+        {"name": "doctors", "columns": [col("doctor_id", "integer"), col("name", "text")],
+         "primary_key": ["doctor_id"]},
+        {"name": "appointments",
+         "columns": [col("appointment_id", "integer"), col("patient_id", "integer"),
+                     col("doctor_id", "integer"), col("status", "text")],
+         "primary_key": ["appointment_id"],
+         "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
+         "checks": ["status IN ('scheduled', 'completed', 'cancelled')"]},
+        {"name": "prescriptions",
+         "columns": [col("prescription_id", "integer"), col("patient_id", "integer"),
+                     col("doctor_id", "integer"), col("appointment_id", "integer"),
+                     col("refills", "integer")],
+         "primary_key": ["prescription_id"],
+         "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors"),
+                          fk("appointment_id", "appointments")]},
+    ]  # fmt: skip
+    visits = [(1, 1, 1, "completed"), (2, 1, 1, "completed"), (3, 1, 2, "completed"),
+              (4, 2, 1, "completed"), (5, 1, 1, "scheduled")]  # fmt: skip
+    seed = {
+        "patients": [{"patient_id": i, "name": f"P{i}", "email": f"p{i}@x.org"} for i in (1, 2)],
+        "doctors": [{"doctor_id": i, "name": f"D{i}"} for i in (1, 2)],
+        "appointments": [
+            {"appointment_id": a, "patient_id": p, "doctor_id": d, "status": s}
+            for a, p, d, s in visits
+        ],
+        "prescriptions": [
+            {"prescription_id": 9, "patient_id": 1, "doctor_id": 1, "appointment_id": 1,
+             "refills": 2},
+        ],
+    }  # fmt: skip
+    spec = bed("medicine", {"tables": tables}, seed)
+    cands = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(cands, [PRESCRIBED], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:prescriptions.appointment_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    out = realise(choice, cands, [PRESCRIBED], spec)
+    assert out.rules[0].tools() == ["create_prescription", "move_prescription_to_appointment"]
+    with Environment(assembled(spec, out.tools, out.rules)) as env:
+
+        def move(to: int) -> str | None:
+            env.reset()
+            args = {"prescription_id": 9, "new_appointment_id": to}
+            return env.step(ToolCall(name="move_prescription_to_appointment", arguments=args)).error
+
+        assert move(2) is None  # the same patient and doctor, completed
+        assert move(3) == PRESCRIBED  # another doctor
+        assert move(4) == PRESCRIBED  # another patient
+        assert move(5) == PRESCRIBED  # not completed
