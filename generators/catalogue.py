@@ -537,7 +537,8 @@ def forbidding(cand: Candidate, conditions: list[tuple[int, Condition]]) -> list
 
 
 def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
-    """The rule with the states it names that no step enforcing it reads: medicine's "a
+    """The rule with the states (and spans of time) it names that no step enforcing it
+    reads: medicine's "a
     prescription requires a completed appointment between the same patient and the
     prescribing doctor" was mapped onto the patient and the doctor alone, so any
     appointment did, and the rule was counted as enforced."""
@@ -551,7 +552,19 @@ def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
     if not sqls:
         return coverage
     missing = [s for s in states_named(coverage.rule) if not any(f"'{s}'" in q for q in sqls)]
+    # ecommerce's "... only for an order with status delivered and within 30 days of its
+    # delivered_date" was enforced by the status alone, and counted as enforced
+    missing += [
+        m.group()
+        for m in _TIME_BOUND.finditer(coverage.rule)
+        if not any(re.search(rf"(?<![\w.]){m[1]}(?:\.0+)?(?![\w.])", q) for q in sqls)
+    ]
     return coverage.model_copy(update={"unchecked": missing}) if missing else coverage
+
+
+_TIME_BOUND = re.compile(
+    r"\b(\d+(?:\.\d+)?)\s+(?:days?|hours?|minutes?|weeks?|months?|years?)\b", re.I
+)
 
 
 def keeps_verb(name: str, default: str) -> bool:

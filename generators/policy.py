@@ -143,7 +143,7 @@ def _how(coverage: RuleCoverage) -> str:
 
 def _in_part(check: str, partly: dict[str, list[str]]) -> str:
     unread = partly.get(check)
-    return f" (the tool does not check that it is {' or '.join(unread)})" if unread else ""
+    return f" (the tool does not check this part: {', '.join(unread)})" if unread else ""
 
 
 def brief_policy(

@@ -540,7 +540,7 @@ def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
     partly = unchecked_states(coverage, [write])
     assert partly.unchecked == ["completed"] and not partly.enforced
     policy = tau2_policy(finance_brief(), "You help patients.", [write], [partly])
-    assert f"- {rule} (the tool does not check that it is completed)" in policy
+    assert f"- {rule} (the tool does not check this part: completed)" in policy
     done = "SELECT status = 'completed' AS ok FROM appointments WHERE appointment_id = :a"
     both = write.model_copy(update={"require": [*write.require, RequireStep(sql=done, error=rule)]})
     whole = coverage.model_copy(
@@ -549,6 +549,31 @@ def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
         }
     )
     assert unchecked_states(whole, [both]).enforced
+    # a span of time no step reads: ecommerce's returns were checked for "delivered" alone
+    window = "A return can be opened only for a delivered order within 30 days of delivery."
+    delivered = "SELECT status = 'delivered' AS ok FROM orders WHERE order_id = :o"
+    opened = write.model_copy(update={"require": [RequireStep(sql=delivered, error=window)]})
+    said = RuleCoverage(
+        rule=window, enforced_by=[Enforcement(tool=write.name, step=0, check=window)]
+    )
+    assert unchecked_states(said, [opened]).unchecked == ["30 days"]
+    days = (
+        "SELECT julianday(:_now) - julianday(delivered_date) <= 30 AS ok FROM orders "
+        "WHERE order_id = :o"
+    )
+    timed = opened.model_copy(
+        update={"require": [*opened.require, RequireStep(sql=days, error=window)]}
+    )
+    both_steps = said.model_copy(
+        update={
+            "enforced_by": [*said.enforced_by, Enforcement(tool=write.name, step=1, check=window)]
+        }
+    )
+    assert unchecked_states(both_steps, [timed]).enforced
+    policy = tau2_policy(
+        finance_brief(), "You help shoppers.", [opened], [unchecked_states(said, [opened])]
+    )
+    assert f"- {window} (the tool does not check this part: 30 days)" in policy
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
