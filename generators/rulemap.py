@@ -1125,6 +1125,11 @@ def _cross_row(
     ):  # "within 30 days of its delivered_date", "within 24 hours of its booked_at time"
         unit, entity, column = m.group(2), m.group(3), m.group(4)
         row = row_of(entity, column) if entity else cand.main
+        if not entity and own is not None and column not in own.column_names:
+            # "a return can be opened only for an order ... within 30 days of its
+            # delivered_date": the order's, reached through the order item a return is
+            # made under (ecommerce's returns were checked for "delivered" alone)
+            row = next((r for r, t in rows if column in t.column_names), None)
         if row is not None:
             out.append(
                 Condition(

@@ -1351,3 +1351,43 @@ def test_a_rules_least_value_replaces_the_patterns_must_be_above_zero(engine: st
     assert not any("AS positive" in r.sql for r in grade.require)
     assert _on(spec, grade, engine, enrollment_id=301, score=0).ok
     assert _on(spec, grade, engine, enrollment_id=301, score=-1).error == rule
+
+
+def test_a_span_of_its_records_day_reads_the_row_holding_that_day() -> None:
+    """Ecommerce on 05f674d: "a return can be opened only for an order with status delivered
+    and within 30 days of its delivered_date" read "its" as the order item a return is made
+    under, which has no delivered_date: the span was dropped, and a return of an order
+    delivered 952 days before the clock was opened (ecommerce-intent-00043)."""
+    rule = (
+        "A return can be opened only for an order with status delivered and within 30 days "
+        "of its delivered_date."
+    )
+    tables = [
+        {"name": "orders", "primary_key": ["order_id"],
+         "columns": [col("order_id", "integer"), col("status", "text"),
+                     col("delivered_date", "date")],
+         "checks": ["status IN ('pending', 'delivered')"]},
+        {"name": "order_items", "primary_key": ["order_item_id"],
+         "columns": [col("order_item_id", "integer"), col("order_id", "integer"),
+                     col("quantity", "integer")],
+         "foreign_keys": [fk("order_id", "orders")]},
+        {"name": "returns", "primary_key": ["return_id"],
+         "columns": [col("return_id", "integer"), col("order_item_id", "integer"),
+                     col("quantity", "integer")],
+         "foreign_keys": [fk("order_item_id", "order_items")]},
+    ]  # fmt: skip
+    seed = {
+        "orders": [
+            {"order_id": 1, "status": "delivered", "delivered_date": "2025-01-10"},
+            {"order_id": 2, "status": "delivered", "delivered_date": "2022-06-08"},
+        ],
+        "order_items": [
+            {"order_item_id": 10, "order_id": 1, "quantity": 3},
+            {"order_item_id": 20, "order_id": 2, "quantity": 3},
+        ],
+        "returns": [{"return_id": 5, "order_item_id": 10, "quantity": 1}],
+    }
+    spec = bed("ecommerce", {"tables": tables}, seed)
+    opened = _enforced(spec, rule, "create:returns under order_items")
+    assert _on(spec, opened, "sqlite", order_item_id=10, quantity=1).ok
+    assert _on(spec, opened, "sqlite", order_item_id=20, quantity=1).error == rule
