@@ -39,7 +39,7 @@ from toolscale.llm.client import LLMClient
 from toolscale.llm.config import LLMConfig
 from toolscale.llm.endpoint import endpoint
 from toolscale.spec import EnvironmentSpec
-from toolscale.store import DomainStore
+from toolscale.store import REFUSED_ON_RESUME, DomainStore
 from toolscale.summary import RunSummary, markdown, rich_table, summarise
 from toolscale.task import Task
 from trainer.policies import OpenAIPolicy
@@ -139,9 +139,7 @@ def reverify_committed(
         return 0
     _, rejected, _ = verify(spec, tasks, cross_engine=cross_engine)
     stale = {
-        r.task_id: r.model_copy(
-            update={"detail": f"kept by an earlier sitting, refused on resume: {r.detail}"}
-        )
+        r.task_id: r.model_copy(update={"detail": f"{REFUSED_ON_RESUME}: {r.detail}"})
         for r in rejected
         if r.task_id is not None
     }

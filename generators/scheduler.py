@@ -110,14 +110,16 @@ async def synthesize(
     ids of items started past the target, which the verifier may have seen. With `remote`,
     items run there and only their dedup check runs here."""
     done: set[int] = set()
-    accepted = 0
-    for committed in store.batches(strategy.name):  # one read for both
+    accepted = moved = 0
+    for committed in store.batches(strategy.name):  # one read for all three
         done.update(committed.indices)
         accepted += len(committed.accepted)
+        moved += committed.moved
     if target <= accepted or (strategy.needs_parents and not parents):
         return accepted
     factor = max(1, config.budget_factor // strategy.budget_divisor)
-    budget = target * factor + config.budget_slack
+    budget = (target + moved) * factor + config.budget_slack  # a task refused on resume is
+    # made up for with the budget it took
     indices = [i for i in range(budget) if i not in done]
     pending: Iterator[int] = iter(indices)
     with Environment(spec) as env:  # the walks' own sandbox; verification has its own

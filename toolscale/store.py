@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from toolscale.errors import ToolscaleError, pydantic_problems
 from toolscale.jsonl import AtomicWriter, write_json
@@ -45,6 +45,9 @@ class TrajectoryRecord(BaseModel):
     tools: list[dict] = Field(description="OpenAI function schemas of the environment's tools")
 
 
+REFUSED_ON_RESUME = "kept by an earlier sitting, refused on resume"
+
+
 class Batch(BaseModel):
     """Work items of one strategy, done and verified together."""
 
@@ -63,6 +66,24 @@ class Batch(BaseModel):
     )
     ledger: Ledger = Field(default_factory=Ledger)
     seconds: float = 0.0
+    moved: int = Field(
+        default=0,
+        ge=0,
+        description="kept tasks moved to rejected after the batch was committed (refused on "
+        "a resume by the validators of the day): each gives its strategy's budget back, so a "
+        "resume can make up the count",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_before_it_was_counted(cls, data: object) -> object:
+        """A batch written before `moved` existed: its tasks refused on a resume are the
+        rejections that say so."""
+        if isinstance(data, dict) and "moved" not in data:
+            said = [r for r in data.get("rejected", []) if isinstance(r, dict)]
+            moved = sum(str(r.get("detail", "")).startswith(REFUSED_ON_RESUME) for r in said)
+            return {**data, "moved": moved}
+        return data
 
 
 class StoreError(ToolscaleError):
@@ -183,13 +204,19 @@ class DomainStore:
     def accepted(self, strategy: str | None = None) -> list[Task]:
         return [t for b in self.batches(strategy) for t in b.accepted]
 
-    def move_to_rejected(self, batch: Batch, why: dict[str, Rejection]) -> int:
+    def move_to_rejected(
+        self, batch: Batch, why: dict[str, Rejection], give_back: bool = True
+    ) -> int:
         """Kept tasks that may no longer ship go to their batch's rejected, each with its
         reason and itself (nothing is lost), and leave its trajectories; a run resumed
-        afterwards makes up the count."""
+        afterwards makes up the count, with the budget they took given back (`give_back`:
+        medicine on dec7bf3 lost 5 of 30 on a resume and had spent its 124 proposals, so it
+        stopped at 25). A retired strategy's are not given back: it is not run again."""
         moved = [t for t in batch.accepted if t.id in why]
         if not moved:
             return 0
+        if give_back:
+            batch.moved += len(moved)
         for task in moved:
             batch.rejected.append(
                 why[task.id].model_copy(update={"item": task.model_dump(mode="json")})
@@ -213,7 +240,7 @@ class DomainStore:
                 )
                 for t in batch.accepted
             }
-            moved += self.move_to_rejected(batch, why)
+            moved += self.move_to_rejected(batch, why, give_back=False)
         self.write_views()
         return moved
 

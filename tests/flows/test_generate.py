@@ -365,6 +365,31 @@ def test_a_resumed_run_holds_earlier_tasks_to_todays_validators(
     assert spoiled.id not in trajectories
 
 
+def test_a_task_refused_on_resume_gives_back_the_budget_it_took(
+    prefect_harness, domains: Path, tmp_path: Path
+) -> None:
+    """Medicine on dec7bf3 lost 5 of its 30 on a resume, and had spent all 124 of its
+    proposals: the resume stopped at 25. A task refused on resume is made up for with the
+    budget it took."""
+    from generators.config import GenerationConfig
+
+    data = tmp_path / "data"
+    tight = GenerationConfig(free_sql_tools=True, budget_factor=1, budget_slack=0)
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=3, strategies=("intent",), config=tight)
+    store = DomainStore(data, "library")
+    indices = sorted(i for b in store.batches("intent") for i in b.indices)
+    assert indices == [0, 1, 2]  # the budget: 3 proposals for 3 tasks
+    batch = next(b for b in store.batches("intent") if b.accepted)
+    batch.accepted[0] = batch.accepted[0].model_copy(update={"instruction": "Hello there."})
+    store.commit_batch(batch)
+    with FakeLLM(library) as fake:
+        run_flow(fake, domains, data, n=3, strategies=("intent",), config=tight)
+    again = sorted(i for b in store.batches("intent") for i in b.indices)
+    assert again == [0, 1, 2, 3]  # one more proposal, for the task refused
+    assert sum(b.moved for b in store.batches("intent")) == 1
+
+
 def test_a_retired_strategys_tasks_move_to_rejected_and_the_next_run_makes_up_the_count(
     prefect_harness, domains: Path, tmp_path: Path
 ) -> None:

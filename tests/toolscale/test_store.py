@@ -13,7 +13,7 @@ from tests.conftest import mini_task
 from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection
 from toolscale.spec import EnvironmentSpec
-from toolscale.store import Batch, DomainStore, StoreError, TrajectoryRecord
+from toolscale.store import REFUSED_ON_RESUME, Batch, DomainStore, StoreError, TrajectoryRecord
 from toolscale.trajectory import Message
 
 
@@ -151,3 +151,14 @@ def test_the_views_are_rebuilt_from_every_batch(tmp_path: Path) -> None:
     store.write_views()  # rewritten whole, never appended to
     assert ids("tasks.jsonl", "id") == ["l1", "s0", "s1"]
     assert no_temporaries(tmp_path)
+
+
+def test_a_batch_from_before_moved_was_counted_counts_its_refused_on_resume() -> None:
+    """Medicine's batches of earlier sittings held 17 tasks refused on resume and no
+    `moved`: each still gives its budget back."""
+    refused = {"stage": "facts", "reason": "false_fact", "detail": f"{REFUSED_ON_RESUME}: x"}
+    fresh = {"stage": "facts", "reason": "false_fact", "detail": "the user states 'x'"}
+    old = {"strategy": "intent", "indices": [0, 1, 2], "rejected": [refused, fresh, refused]}
+    assert Batch.model_validate(old).moved == 2
+    assert Batch.model_validate(old | {"moved": 0}).moved == 0  # written since: as written
+    assert Batch.model_validate_json(Batch.model_validate(old).model_dump_json()).moved == 2
