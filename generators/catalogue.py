@@ -385,6 +385,11 @@ def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Co
     timed = ("days_ahead", "hours_ahead", "within_days", "within_hours")
     if cond.kind in ("value", "in") or (cond.kind in timed and cond.column):
         return cond.model_copy(update={"row": row})
+    if cond.kind == "count" and cond.row == param and not (cond.per or cond.total):
+        # school's "a student can enroll in a course only while the number of active
+        # enrollments is below the course's capacity" held for a new enrollment, while
+        # `move_enrollment_course` took one into any course, full or not
+        return cond.model_copy(update={"row": row})
     moved = schema.table(move.rows[move.main])
     refs = {fk.columns[0]: fk.ref_table for fk in moved.foreign_keys if len(fk.columns) == 1}
     if (

@@ -1830,7 +1830,11 @@ def _adds(cand: Candidate, cond: Condition) -> bool:
     if cand.sets is not None:
         table, column, value = cand.sets
         return table == cond.child and column == cond.column and str(cond.value) == value
-    return False
+    # a record moved under the counted row is one more of its own there: taken as counted
+    # whatever its state (a dropped enrollment moved into a full course is refused too)
+    return (
+        cand.pattern == "move" and cand.rows.get(cand.main) == cond.child and cond.row != cand.main
+    )
 
 
 def with_conditions(

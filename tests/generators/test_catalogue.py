@@ -834,3 +834,30 @@ def test_a_move_keeps_the_rules_same_people_on_the_row_it_goes_to() -> None:
         assert move(3) == PRESCRIBED  # another doctor
         assert move(4) == PRESCRIBED  # another patient
         assert move(5) == PRESCRIBED  # not completed
+
+
+@pytest.mark.parametrize(("capacity", "refused"), [(2, True), (3, False)])
+def test_a_move_into_a_full_parent_is_refused_as_a_new_record_would_be(
+    capacity: int, refused: bool
+) -> None:
+    """School on 637bf78: "a student can enroll in a course only while the number of active
+    enrollments is below the course's capacity" held for a new enrollment, while the move of
+    one to another course took it into any course (school-intent-00006 moved one)."""
+    from tests.generators.school import school_rules, school_spec
+
+    spec = school_spec()
+    courses = [
+        c | {"capacity": capacity} if c["course_id"] == 11 else c for c in spec.seed["courses"]
+    ]
+    spec = spec.model_copy(update={"seed": spec.seed | {"courses": courses}})
+    rule = school_rules()[0]
+    cands = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(cands, [rule], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:enrollments.course_id")
+    out = realise(choice.model_copy(update={"tools": [*choice.tools, moving]}), cands, [rule], spec)
+    move = next(t for t in out.tools if t.name.startswith("move_enrollment"))
+    assert rule in {e.check for e in out.rules[0].enforced_by if e.tool == move.name}
+    with Environment(assembled(spec, out.tools, out.rules)) as env:
+        args = {"enrollment_id": 300, "new_course_id": 11}  # course 11 holds 2 active
+        result = env.step(ToolCall(name=move.name, arguments=args))
+    assert (result.error == rule) if refused else result.ok
