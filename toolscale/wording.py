@@ -487,12 +487,17 @@ def dangling_reference(text: str) -> str | None:
 _GREETS_A_NAME = re.compile(
     r"(?:^|(?<=[.!?] ))(?i:hi|hello|hey|dear)\s+(?!(?i:customer|support|team|there|all)\b)"
     r"[A-Z][a-z]+(?: [A-Z][a-z]+){1,3}\s*[,!]"
+    # ... or calls the one it writes to by a name: medicine-intent-00125 on ac78a9f, "I have
+    # an appointment with you on January 20th. I want to move it to you, Anna Lynch." (the
+    # doctor the appointment was to move to)
+    r"|\byou,\s+(?!(?i:customer|support|team|all|everyone)\b)[A-Z][a-z]+(?: [A-Z][a-z]+){1,3}\b"
 )
 
 
 def greets_a_name(text: str) -> str | None:
-    """A greeting to someone or something by a name of several words, or None: the
-    customer writes to an assistant that has none. Read after the check of the user's own
+    """A greeting to someone or something by a name of several words, or the one written
+    to called by such a name ("to you, Anna Lynch"), or None: the customer writes to an
+    assistant that has none. Read after the check of the user's own
     name (`validators.intent.named_self`), which says more of "Hello Maria Lopez,"."""
     m = _GREETS_A_NAME.search(text)
     return m.group() if m else None

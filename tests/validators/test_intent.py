@@ -730,6 +730,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # weather-intent-00048 on 8a86ecf: "Hi West Stephanieport Station, please let me
         # know the station ID, station status, and alert status."
         "Hi Gold Savings Account, please freeze card K30001 and tell me its status.",
+        # medicine-intent-00125 on ac78a9f: "I have an appointment with you on January
+        # 20th. I want to move it to you, Anna Lynch."
+        "I want card K30001 frozen by you, Ahmed Khan. Tell me its status.",
         "I'd be happy to help. Freeze card K30001 and tell me its status.",
         # finance-intent-00008 on 5cf74c2: "Thank you for reaching out to us. I would like
         # to freeze my active card ..."
