@@ -459,7 +459,10 @@ _NO_FACT = re.compile(
     r"|\bfictional\b|\bthis (?:instruction|task|scenario|exercise|conversation)\b"
     # and what ought to be is a wish (weather-intent-00049 on 8a86ecf: "The reading id must
     # be sent to the customer"; medicine's "The appointment status should be pending")
-    r"|\b(?:must|should|needs? to|has to|have to) be\b",
+    r"|\b(?:must|should|needs? to|has to|have to) be\b"
+    # and how the user feels about a value is no value (medicine-intent-00135 on db36aec:
+    # "The status of the appointment is important to me")
+    r"|\b(?:important|urgent|matters?|crucial|essential) (?:to|for) (?:me|us)\b",
     re.I,
 )
 

@@ -530,6 +530,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The loan L4001 is a fictional loan for the purpose of this instruction.",
         # weather-intent-00049 on 8a86ecf
         "The outstanding amount must be sent to the customer.",
+        # medicine-intent-00135 on db36aec
+        "The status of the loan is important to me.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(
