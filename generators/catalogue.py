@@ -342,6 +342,11 @@ def onto_moves(
                 if not (c.if_parameter or c.if_row)
                 and (c.row == param or c.row.startswith(f"{param}."))
             ]
+            carried += [
+                _other_side(c, param, move)
+                for c in m.conditions
+                if not (c.if_parameter or c.if_row) and c.other == param and c.row in cand.rows
+            ]
             carried = [
                 c for c in carried if c is not None and not condition_problems(move, c, schema)
             ]
@@ -372,6 +377,20 @@ def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, st
             if counting in by_id:
                 out[move] = counting
     return out
+
+
+def _other_side(cond: Condition, param: str, move: Candidate) -> Condition | None:
+    """A create's "this other row of the record has the same `param` row" as the move of
+    `param`'s: the row the record keeps must have the new one. Medicine's "a completed
+    appointment between the same patient and the prescribing doctor" held for a new
+    prescription, while `move_prescription_to_doctor` gave one a doctor its appointment was
+    not with (medicine-intent-00129 on ac78a9f)."""
+    if cond.kind != "compare" or cond.op != "=" or "." in cond.row:
+        return None
+    return Condition(
+        kind="compare", row=f"{move.main}.{cond.row}", column=cond.column, op="=",
+        other=f"new_{param}", other_column=cond.other_column,
+    )  # fmt: skip
 
 
 def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Condition | None:

@@ -814,15 +814,25 @@ def test_a_move_keeps_the_rules_same_people_on_the_row_it_goes_to() -> None:
         "prescriptions": [
             {"prescription_id": 9, "patient_id": 1, "doctor_id": 1, "appointment_id": 1,
              "refills": 2},
+            # written by doctor 2 at doctor 1's appointment, as medicine's seed had them
+            {"prescription_id": 8, "patient_id": 1, "doctor_id": 2, "appointment_id": 1,
+             "refills": 2},
         ],
     }  # fmt: skip
     spec = bed("medicine", {"tables": tables}, seed)
     cands = catalogue(spec.schema_, spec.seed)
     choice = fallback_choice(cands, [PRESCRIBED], spec.schema_, spec.seed)
-    moving = ToolChoice(candidate="move:prescriptions.appointment_id")
-    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    moving = [
+        ToolChoice(candidate="move:prescriptions.appointment_id"),
+        ToolChoice(candidate="move:prescriptions.doctor_id"),
+    ]
+    choice = choice.model_copy(update={"tools": [*choice.tools, *moving]})
     out = realise(choice, cands, [PRESCRIBED], spec)
-    assert out.rules[0].tools() == ["create_prescription", "move_prescription_to_appointment"]
+    assert out.rules[0].tools() == [
+        "create_prescription",
+        "move_prescription_to_appointment",
+        "move_prescription_to_doctor",
+    ]
     with Environment(assembled(spec, out.tools, out.rules)) as env:
 
         def move(to: int) -> str | None:
@@ -834,6 +844,16 @@ def test_a_move_keeps_the_rules_same_people_on_the_row_it_goes_to() -> None:
         assert move(3) == PRESCRIBED  # another doctor
         assert move(4) == PRESCRIBED  # another patient
         assert move(5) == PRESCRIBED  # not completed
+
+        def to_doctor(prescription: int, doctor: int) -> str | None:
+            env.reset()
+            args = {"prescription_id": prescription, "new_doctor_id": doctor}
+            return env.step(ToolCall(name="move_prescription_to_doctor", arguments=args)).error
+
+        # medicine-intent-00129 on ac78a9f gave a prescription a doctor its appointment was
+        # not with: the appointment it keeps must be with the new doctor
+        assert to_doctor(9, 2) == PRESCRIBED
+        assert to_doctor(8, 1) is None
 
 
 @pytest.mark.parametrize(("capacity", "refused"), [(2, True), (3, False)])
