@@ -347,6 +347,9 @@ def onto_moves(
                 for c in m.conditions
                 if not (c.if_parameter or c.if_row) and c.other == param and c.row in cand.rows
             ]
+            moved = schema.table(move.rows[move.main])
+            kept = [r for r in cand.rows if r != param and r in moved.column_names]
+            carried += [_conditional(c, param, move.main, kept) for c in m.conditions]
             carried = [
                 c for c in carried if c is not None and not condition_problems(move, c, schema)
             ]
@@ -377,6 +380,31 @@ def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, st
             if counting in by_id:
                 out[move] = counting
     return out
+
+
+def _conditional(cond: Condition, param: str, main: str, kept: list[str]) -> Condition | None:
+    """A create's condition that holds in one case, of the row a move of `param` changes:
+    the rows it reads named as the move names them (the new row, or one the moved record
+    keeps). Medicine's "a medication marked controlled can only be prescribed by a doctor
+    with can_prescribe_controlled set to true" held for a new prescription, while
+    medicine-intent-00143 on 21e9774 moved one of a doctor who may not to a controlled
+    medication."""
+    if not cond.if_row or cond.if_parameter or cond.kind not in ("value", "in"):
+        return None
+    heads = (cond.row.split(".")[0], cond.if_row.split(".")[0])
+    if param not in heads:
+        return None
+
+    def named(row: str) -> str | None:
+        head = row.split(".")[0]
+        if head == param:
+            return f"new_{row}"
+        return f"{main}.{row}" if head in kept else None
+
+    row, if_row = named(cond.row), named(cond.if_row)
+    if row is None or if_row is None:
+        return None
+    return cond.model_copy(update={"row": row, "if_row": if_row})
 
 
 def _other_side(cond: Condition, param: str, move: Candidate) -> Condition | None:

@@ -881,3 +881,67 @@ def test_a_move_into_a_full_parent_is_refused_as_a_new_record_would_be(
         args = {"enrollment_id": 300, "new_course_id": 11}  # course 11 holds 2 active
         result = env.step(ToolCall(name=move.name, arguments=args))
     assert (result.error == rule) if refused else result.ok
+
+
+CONTROLLED = (
+    "A medication marked controlled can only be prescribed by a doctor with "
+    "can_prescribe_controlled set to true."
+)
+
+
+def test_a_move_keeps_a_rule_that_holds_in_one_case() -> None:
+    """medicine-intent-00143 on 21e9774 moved a prescription of a doctor who may not
+    prescribe controlled medications to a controlled one: the rule, which holds only for a
+    controlled medication, was the new prescription's alone."""
+    tables = [
+        {"name": "doctors", "primary_key": ["doctor_id"],
+         "columns": [col("doctor_id", "integer"), col("name", "text"), col("email", "text"),
+                     col("can_prescribe_controlled", "boolean")]},
+        {"name": "medications", "primary_key": ["medication_id"],
+         "columns": [col("medication_id", "integer"), col("name", "text"),
+                     col("controlled", "boolean")]},
+        {"name": "prescriptions", "primary_key": ["prescription_id"],
+         "columns": [col("prescription_id", "integer"), col("doctor_id", "integer"),
+                     col("medication_id", "integer")],
+         "foreign_keys": [fk("doctor_id", "doctors"), fk("medication_id", "medications")]},
+    ]  # fmt: skip
+    seed = {
+        "doctors": [
+            {"doctor_id": 1, "name": "A", "email": "a@x.org", "can_prescribe_controlled": False},
+            {"doctor_id": 2, "name": "B", "email": "b@x.org", "can_prescribe_controlled": True},
+        ],
+        "medications": [
+            {"medication_id": 10, "name": "Plain", "controlled": False},
+            {"medication_id": 11, "name": "Held", "controlled": True},
+            {"medication_id": 12, "name": "Mild", "controlled": False},
+        ],
+        "prescriptions": [
+            {"prescription_id": 9, "doctor_id": 1, "medication_id": 10},
+            {"prescription_id": 8, "doctor_id": 2, "medication_id": 10},
+            {"prescription_id": 7, "doctor_id": 1, "medication_id": 11},
+        ],
+    }
+    spec = bed("medicine", {"tables": tables}, seed)
+    cands = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(cands, [CONTROLLED], spec.schema_, spec.seed)
+    moving = [
+        ToolChoice(candidate="move:prescriptions.medication_id"),
+        ToolChoice(candidate="move:prescriptions.doctor_id"),
+    ]
+    out = realise(
+        choice.model_copy(update={"tools": [*choice.tools, *moving]}), cands, [CONTROLLED], spec
+    )
+    with Environment(assembled(spec, out.tools, out.rules)) as env:
+
+        def moved(tool: str, **args: int) -> str | None:
+            env.reset()
+            return env.step(ToolCall(name=tool, arguments=args)).error
+
+        medication, doctor = "move_prescription_to_medication", "move_prescription_to_doctor"
+        assert moved(medication, prescription_id=9, new_medication_id=11) == CONTROLLED
+        assert moved(medication, prescription_id=8, new_medication_id=11) is None
+        assert moved(medication, prescription_id=9, new_medication_id=12) is None
+        assert moved(doctor, prescription_id=7, new_doctor_id=2) is None
+        assert moved(doctor, prescription_id=8, new_doctor_id=1) is None  # not controlled
+        controlled = [r for r in out.rules[0].enforced_by if r.tool in (medication, doctor)]
+        assert {e.tool for e in controlled} == {medication, doctor}
