@@ -16,6 +16,7 @@ from generators.catalogue import (
     MAX_DESCRIPTION,
     MAX_PICKS,
     CatalogueChoice,
+    PatternTools,
     RuleChoice,
     ToolChoice,
     choice_problems,
@@ -772,6 +773,17 @@ def test_a_rule_that_forbids_some_states_keeps_the_change_from_the_others() -> N
     assert forbidding(activate, [(1, only), (2, barred)]) == [1, 2]
 
 
+def with_moves(spec: EnvironmentSpec, rule: str, *moves: str) -> PatternTools:
+    """The fallback's tools for one rule, with the moves named (`table.column`) picked too:
+    a move is the model's pick, never the fallback's."""
+    cands = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(cands, [rule], spec.schema_, spec.seed)
+    picked = [ToolChoice(candidate=f"move:{m}") for m in moves]
+    return realise(
+        choice.model_copy(update={"tools": [*choice.tools, *picked]}), cands, [rule], spec
+    )
+
+
 PRESCRIBED = (
     "A prescription requires a completed appointment between the same patient and the "
     "prescribing doctor."
@@ -820,14 +832,7 @@ def test_a_move_keeps_the_rules_same_people_on_the_row_it_goes_to() -> None:
         ],
     }  # fmt: skip
     spec = bed("medicine", {"tables": tables}, seed)
-    cands = catalogue(spec.schema_, spec.seed)
-    choice = fallback_choice(cands, [PRESCRIBED], spec.schema_, spec.seed)
-    moving = [
-        ToolChoice(candidate="move:prescriptions.appointment_id"),
-        ToolChoice(candidate="move:prescriptions.doctor_id"),
-    ]
-    choice = choice.model_copy(update={"tools": [*choice.tools, *moving]})
-    out = realise(choice, cands, [PRESCRIBED], spec)
+    out = with_moves(spec, PRESCRIBED, "prescriptions.appointment_id", "prescriptions.doctor_id")
     assert out.rules[0].tools() == [
         "create_prescription",
         "move_prescription_to_appointment",
@@ -871,10 +876,7 @@ def test_a_move_into_a_full_parent_is_refused_as_a_new_record_would_be(
     ]
     spec = spec.model_copy(update={"seed": spec.seed | {"courses": courses}})
     rule = school_rules()[0]
-    cands = catalogue(spec.schema_, spec.seed)
-    choice = fallback_choice(cands, [rule], spec.schema_, spec.seed)
-    moving = ToolChoice(candidate="move:enrollments.course_id")
-    out = realise(choice.model_copy(update={"tools": [*choice.tools, moving]}), cands, [rule], spec)
+    out = with_moves(spec, rule, "enrollments.course_id")
     move = next(t for t in out.tools if t.name.startswith("move_enrollment"))
     assert rule in {e.check for e in out.rules[0].enforced_by if e.tool == move.name}
     with Environment(assembled(spec, out.tools, out.rules)) as env:
@@ -922,15 +924,7 @@ def test_a_move_keeps_a_rule_that_holds_in_one_case() -> None:
         ],
     }
     spec = bed("medicine", {"tables": tables}, seed)
-    cands = catalogue(spec.schema_, spec.seed)
-    choice = fallback_choice(cands, [CONTROLLED], spec.schema_, spec.seed)
-    moving = [
-        ToolChoice(candidate="move:prescriptions.medication_id"),
-        ToolChoice(candidate="move:prescriptions.doctor_id"),
-    ]
-    out = realise(
-        choice.model_copy(update={"tools": [*choice.tools, *moving]}), cands, [CONTROLLED], spec
-    )
+    out = with_moves(spec, CONTROLLED, "prescriptions.medication_id", "prescriptions.doctor_id")
     with Environment(assembled(spec, out.tools, out.rules)) as env:
 
         def moved(tool: str, **args: int) -> str | None:
