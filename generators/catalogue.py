@@ -609,7 +609,7 @@ def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
     missing += [
         m.group()
         for m in _TIME_BOUND.finditer(coverage.rule)
-        if not any(re.search(rf"(?<![\w.]){m[1]}(?:\.0+)?(?![\w.])", q) for q in sqls)
+        if not any(re.search(rf"(?<![\w.]){re.escape(m[1])}(?:\.0+)?(?![\w.])", q) for q in sqls)
     ]
     return coverage.model_copy(update={"unchecked": missing}) if missing else coverage
 

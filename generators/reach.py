@@ -128,12 +128,11 @@ def reach(spec: EnvironmentSpec) -> Reach:
         # made active; finance's zero balance, held only by closed accounts, is then given
         unheld = {c: v for c, v in every.items() if all(r.get(c) != _value(v) for r in rows)}
         none = _none_of(tool, param, spec)
-        tries = [(n, none) for n in dict.fromkeys(map(_frozen, (unheld, every)))]
-        chosen, needs = [], {}
-        for frozen, none in tries:
-            needs = dict(frozen)
-            if needs or none:
-                chosen = _chosen(spec, tool, param, table, needs, none, rows)
+        chosen: list[dict[str, Scalar]] = []
+        for needs in [unheld] if unheld == every else [unheld, every]:
+            if needs or none:  # on the seed as the writes before have left it
+                now = spec.model_copy(update={"seed": seed})
+                chosen = _chosen(now, tool, param, table, needs, none, rows)
             if chosen:
                 break
         if not chosen:
@@ -153,10 +152,6 @@ def reach(spec: EnvironmentSpec) -> Reach:
         )
         out.given[tool.name] = [f"{table} {row[param]}: {said}" for row in chosen]
     return out
-
-
-def _frozen(needs: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(needs.items()))
 
 
 def _chosen(

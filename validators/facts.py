@@ -433,22 +433,32 @@ class SeedFacts:
         )
 
 
-_MY_RECORD = re.compile(r"\bmy[ \t]+((?:[\w-]+[ \t]+){0,2}?)([A-Za-z]+)\b(?!['’]s)", re.I)
+_MY_RECORD = re.compile(r"\bmy[ \t]+((?:[A-Za-z-]+(?:['’]s)?[ \t]*){1,3})", re.I)
 
 
 def someone_elses(text: str, seed: SeedFacts) -> str:
     """A kind of record the user calls theirs that is another person's: school's teachers
     asked to "activate my enrollment on the New Melissaberg Course", an enrollment of a
     student in their course. "My course" is a teacher's; "my student's grade" says whose."""
+    heads = {
+        singular(name_words(table)[-1]): (table, holder)
+        for table, holder in seed.held_by.items()
+        if name_words(table)
+    }
     for m in _MY_RECORD.finditer(text):
-        said = singular(m.group(2).casefold())
-        for table, holder in seed.held_by.items():
-            head = singular(name_words(table)[-1]) if name_words(table) else ""
-            if said == head and said not in entity_words(seed.people or ""):
+        words = m.group(1).split()
+        for at, word in enumerate(words):  # "my active enrollment": up to three words on
+            if word.endswith(("'s", "’s")):
+                break  # "my student's grade": whose it is, said
+            said = singular(word.casefold())
+            if said in heads and said not in entity_words(seed.people or ""):
+                table, holder = heads[said]
+                kind = with_article(singular(table))
                 return (
-                    f"the user calls {with_article(singular(table))} theirs ({m.group()!r}); "
-                    f"{with_article(singular(table))} is {with_article(singular(holder))}'s, "
-                    f"and the user is {with_article(singular(seed.people or ''))}"
+                    f"the user calls {kind} theirs ({' '.join(['my', *words[: at + 1]])!r}); "
+                    f"{kind} is "
+                    f"{with_article(singular(holder))}'s, and the user is "
+                    f"{with_article(singular(seed.people or ''))}"
                 )
     return ""
 

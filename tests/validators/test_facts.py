@@ -1794,6 +1794,7 @@ def test_a_kind_of_record_of_other_people_is_not_the_users(
         "student's, and the user is a teacher"
     )
     assert someone_elses("Record my grade of 87 for the course.", seed)
+    assert someone_elses("Please drop my active enrollment in Biology.", seed)  # word 2
     for kept in [
         "Please activate the enrollment of Pamela Dominguez in my course Biology.",
         "Please record a score of 87 on my student's grade.",
