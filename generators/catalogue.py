@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from generators.allowances import charges
 from generators.patterns import (
+    EVERY,
     Candidate,
     Condition,
     Variant,
@@ -46,7 +47,7 @@ from toolscale.names import check_identifier
 from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection
 from toolscale.rules import Enforcement, RuleCoverage
-from toolscale.schema import Schema
+from toolscale.schema import Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import RequireStep, Tool
 from toolscale.wording import FIELD_WORDS, GENERIC, Request, entity_words, singular, words
@@ -349,6 +350,7 @@ def onto_moves(
             ]
             moved = schema.table(move.rows[move.main])
             kept = [r for r in cand.rows if r != param and r in moved.column_names]
+            carried += [_counted(c, param, move.main, kept, moved) for c in m.conditions]
             carried += [_conditional(c, param, move.main, kept) for c in m.conditions]
             carried = [
                 c for c in carried if c is not None and not condition_problems(move, c, schema)
@@ -405,6 +407,34 @@ def _conditional(cond: Condition, param: str, main: str, kept: list[str]) -> Con
     if row is None or if_row is None:
         return None
     return cond.model_copy(update={"row": row, "if_row": if_row})
+
+
+def _counted(
+    cond: Condition, param: str, main: str, kept: list[str], moved: Table
+) -> Condition | None:
+    """A create's "at most N of them ... in the same X", for the move of `param`: the rows
+    it counts named as the move names them. School's "a student cannot have more than 6
+    active enrollments in the same term" and "cannot enroll twice in the same course" held
+    for a new enrollment, while `move_enrollment_course` took one into a course the student
+    was already in. A count whose row and kind of row the move leaves as they were is not
+    changed by it."""
+    if cond.kind != "count" or not cond.per or cond.if_row or cond.if_parameter:
+        return None
+    if cond.row == EVERY or "," in cond.per:
+        return None
+
+    def named(row: str) -> str | None:
+        head = row.split(".")[0]
+        if head == param:
+            return f"new_{row}"
+        if head in kept:
+            return f"{main}.{row}"
+        return f"{main}.{row}" if row in moved.column_names else None  # the record's own
+
+    row, per = named(cond.row), named(cond.per)
+    if row is None or per is None or not (row.startswith("new_") or per.startswith("new_")):
+        return None
+    return cond.model_copy(update={"row": row, "per": per})
 
 
 def _other_side(cond: Condition, param: str, move: Candidate) -> Condition | None:

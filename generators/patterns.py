@@ -1500,9 +1500,13 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         if cond.per and own and not set(cond.per.split(",")) <= set(cand.tool.param_types()):
             return [f"{where}: per {cond.per!r} is no parameter of {cand.id}"]
         if "." in cond.per:
-            row, field = cond.per.split(".", 1)
-            peer = schema.table(cand.rows[row]) if row in cand.rows else None
-            if peer is None or field not in peer.column_names or link(child, peer) is None:
+            path, field = cond.per.rsplit(".", 1)
+            try:
+                peer: Table | None = resolve_row(cand, path, schema)[0]
+            except ValueError:
+                peer = None
+            apart = peer is not None and peer.name != child.name and link(child, peer) is None
+            if peer is None or field not in peer.column_names or apart:
                 return [
                     f"{where}: per {cond.per!r} must be a row of it that {child.name} rows "
                     "belong to, a dot, and a column of that row's table"
@@ -1774,16 +1778,20 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
             also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
         elif "." in cond.per:  # "in the same term": rows whose course has this course's term
-            row, column = cond.per.split(".", 1)
-            peer = schema.table(cand.rows[row])
-            also, _ = link(child, peer) or ("", "")
+            path, column = cond.per.rsplit(".", 1)
+            peer, peer_key = resolve_row(cand, path, schema)
             pk = peer.primary_key[0]
-            filt += (
-                f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = "
-                f"(SELECT {column} FROM {peer.name} WHERE {pk} = :{row}))"
-            )
+            same = f"(SELECT {column} FROM {peer.name} WHERE {pk} = {peer_key})"
+            if peer.name == child.name:  # a moved record's own: rows with its course_id
+                filt += f" AND {column} = {same}"
+            else:
+                also, _ = link(child, peer) or ("", "")
+                filt += f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = {same})"
         elif cond.per:  # columns of the new row: those with the same values
             filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(","))
+        if cand.pattern == "move" and cand.rows[cand.main] == child.name:
+            # the moved record is counted where it goes (`_adds`), never where it is
+            filt += f" AND {child.primary_key[0]} <> :{cand.main}"
         adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it
         holder, holder_key = resolve_row(cand, cond.other, schema) if cond.other else (table, key)
         most = (

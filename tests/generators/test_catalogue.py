@@ -885,6 +885,60 @@ def test_a_move_into_a_full_parent_is_refused_as_a_new_record_would_be(
     assert (result.error == rule) if refused else result.ok
 
 
+def _moved(spec: EnvironmentSpec, rule: str, tool: str, **args: int) -> str | None:
+    """The error of one move picked beside the fallback's tools for the rule (None: done)."""
+    out = with_moves(spec, rule, "enrollments.course_id", "enrollments.student_id")
+    assert rule in {e.check for e in out.rules[0].enforced_by if e.tool == tool}
+    with Environment(assembled(spec, out.tools, out.rules)) as env:
+        return env.step(ToolCall(name=tool, arguments=args)).error
+
+
+def test_a_move_keeps_a_limit_on_the_records_of_the_same_kind() -> None:
+    """School on 637bf78: "a student cannot enroll twice in the same course" held for a new
+    enrollment, while its moves to another course or student checked nothing of the kind: a
+    student could end with two enrollments in one course."""
+    from tests.generators.school import school_rules, school_spec
+
+    spec = school_spec()
+    students = [*spec.seed["students"], {"student_id": 3, "name": "Ada Ng", "email": "a@x.org"}]
+    spec = spec.model_copy(update={"seed": spec.seed | {"students": students}})
+    twice = school_rules()[3]
+    # student 1 is in courses 10 and 11; student 2 in 10 (dropped) and 11
+    to_course, to_student = "move_enrollment_to_course", "move_enrollment_to_student"
+    assert _moved(spec, twice, to_course, enrollment_id=301, new_course_id=10) == twice
+    assert _moved(spec, twice, to_course, enrollment_id=301, new_course_id=12) is None
+    assert _moved(spec, twice, to_student, enrollment_id=303, new_student_id=1) == twice
+    assert _moved(spec, twice, to_student, enrollment_id=303, new_student_id=3) is None
+
+
+@pytest.mark.parametrize(("spring", "refused"), [(6, True), (5, False)])
+def test_a_move_keeps_a_limit_in_the_same_term(spring: int, refused: bool) -> None:
+    """School's "a student cannot have more than 6 active enrollments in the same term", for
+    a move into a spring course: counted on the term of the course it goes to (a move to
+    another course) or of its own course (to another student), the moved one never twice."""
+    from tests.generators.school import enrollment, school_rules, school_spec
+
+    spec = school_spec()
+    more = [
+        {**spec.seed["courses"][2], "course_id": 20 + i, "name": f"Spring {i}"} for i in range(5)
+    ]
+    # student 1's spring enrollments: 300 (course 10) and `spring - 1` of courses 20-24
+    mine = [enrollment(500 + i, 1, 20 + i, "active", "letter") for i in range(spring - 1)]
+    seed = spec.seed | {
+        "courses": [*spec.seed["courses"], *more],
+        "enrollments": [*spec.seed["enrollments"], *mine],
+    }
+    spec = spec.model_copy(update={"seed": seed})
+    term = school_rules()[1]
+    to_course, to_student = "move_enrollment_to_course", "move_enrollment_to_student"
+    fall_to_spring = _moved(spec, term, to_course, enrollment_id=301, new_course_id=12)
+    assert fall_to_spring == (term if refused else None)
+    # 300 moves within spring: it leaves a course of the term as it enters one
+    assert _moved(spec, term, to_course, enrollment_id=300, new_course_id=12) is None
+    spring_to_one = _moved(spec, term, to_student, enrollment_id=302, new_student_id=1)
+    assert spring_to_one == (term if refused else None)
+
+
 CONTROLLED = (
     "A medication marked controlled can only be prescribed by a doctor with "
     "can_prescribe_controlled set to true."
