@@ -271,6 +271,11 @@ REASONS = (
     "requested by the customer", "no longer needed", "suspected fraud", "lost",
     "entered in error", "other",
 )  # fmt: skip
+PERIODS: dict[str, Any] = {  # what rows are grouped by: a term, a season
+    "kind": "choice",
+    "values": ["Fall 2024", "Spring 2025", "Summer 2025", "Fall 2025"],
+    "weights": [4, 4, 1, 3],
+}
 NAMED_KINDS = {"first_name", "last_name", "person_name", "city", "country", "address", "phone"}
 
 
@@ -306,6 +311,10 @@ def column_problems(table: Table, plan: ColumnPlan) -> list[str]:
             # finance froze cards "because my marriage resulted in anything" (a Faker
             # sentence in frozen_reason, passed on as the freeze's argument)
             out.append(f"{where}: a reason is one of a few short phrases: use kind 'choice'")
+        elif named.values == PERIODS["values"]:
+            # school's 1.5B planned its term as text: one catch phrase per course, so "at
+            # most 6 active enrollments in the same term" never held anyone back
+            out.append(f"{where}: rows share a few periods (e.g. 'Fall 2024'): use kind 'choice'")
     part = re.search(r"first_?name|last_?name", col.name.lower()) if col.type == "text" else None
     people = PERSON_TABLES.search(table.name) and not COMPANY_TABLES.search(table.name)
     kind = "first_name" if part and part.group().startswith("first") else "last_name"
@@ -640,6 +649,7 @@ def _default_text(table: Table, name: str, n: str, plan: Callable[..., ColumnPla
         (r"iban", {"kind": "identifier", "pattern": "GB## @@@@ #### #### #### ##"}),
         (r"code|number|sku|isbn|ref|serial|plate|license|licence|iata|flight", {}),
         (r"reason", {"kind": "choice", "values": list(REASONS)}),
+        (r"^(?:term|semester|season|quarter|academic_term|school_term)$", PERIODS),
         (
             r"description|note|comment|message|detail|bio|summary|review",
             {"kind": "sentence"},

@@ -292,6 +292,25 @@ def test_a_column_whose_name_says_what_it_holds_gets_that_kind() -> None:
     assert kinds == {"last_name": "last_name", "location": "city", "notes": "sentence"}
 
 
+def test_a_period_rows_are_grouped_by_is_one_of_a_few() -> None:
+    """School's 1.5B planned courses.term as text: 300 courses, 300 catch phrases for terms,
+    so "a student cannot have more than 6 active enrollments in the same term" counted one
+    course each time and never held a student back."""
+    courses = keyed_table("courses", term="text", title="text")
+    plain = ColumnPlan(column="term", kind="text")
+    assert column_problems(courses, plain) == [
+        "table 'courses' column 'term': rows share a few periods (e.g. 'Fall 2024'): use kind "
+        "'choice'"
+    ]
+    pooled = ColumnPlan(column="term", kind="text", values=["2024-25 autumn", "2024-25 spring"])
+    assert column_problems(courses, pooled) == []
+    schema = Schema(tables=[courses])
+    plan = DataPlan(tables=[TablePlan(table="courses", rows=1, columns=[plain])])
+    rows = expand(complete(plan, schema), schema, seed=0, total_rows=300)["courses"]
+    assert len(rows) == 300 and len({r["term"] for r in rows}) <= 4
+    assert len({r["title"] for r in rows}) > 4  # a column of no period keeps its pool
+
+
 def test_a_settled_row_owes_nothing() -> None:
     """Finance's seed had loans with status repaid that still owed thousands, and the 1.5B
     worded "repay my loan ... my loan status is repaid"."""
