@@ -462,7 +462,11 @@ _NO_FACT = re.compile(
     r"|\b(?:must|should|needs? to|has to|have to) be\b"
     # and how the user feels about a value is no value (medicine-intent-00135 on db36aec:
     # "The status of the appointment is important to me")
-    r"|\b(?:important|urgent|matters?|crucial|essential) (?:to|for) (?:me|us)\b",
+    r"|\b(?:important|urgent|matters?|crucial|essential) (?:to|for) (?:me|us)\b"
+    # and a line that names a thing as itself (weather-intent-00102 on 5e5ec77: "The alert
+    # id will be the alert id")
+    r"|^\s*(?:the |my |our )?(?P<same>\w[\w' ]*?) (?:is|are|was|were|will be) "
+    r"(?:the |my |our )?(?P=same)\s*[.!]?\s*$",
     re.I,
 )
 

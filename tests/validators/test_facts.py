@@ -532,6 +532,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The outstanding amount must be sent to the customer.",
         # medicine-intent-00135 on db36aec
         "The status of the loan is important to me.",
+        # weather-intent-00102 on 5e5ec77
+        "The loan id will be the loan id",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(
