@@ -18,7 +18,7 @@ from tests.generators.library import (
 )
 from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
 from tests.generators.movie import SEED as MOVIE_SEED
-from tests.generators.railway import bed, railway_spec
+from tests.generators.railway import bed, col, railway_spec
 from tests.generators.travel import travel_spec
 from tests.generators.weather import weather_spec
 from toolscale.environment import Environment
@@ -344,3 +344,35 @@ def test_a_value_trimmed_and_lowered_is_still_its_columns() -> None:
     assert parameter_columns(email, banking)["new_email"] == ("clients", "email")
     drawn = ArgumentSampler(banking).arguments(email, random.Random(0))["new_email"]
     assert isinstance(drawn, str) and "@" in drawn
+
+
+def test_a_new_records_moment_is_on_the_minute() -> None:
+    """Medicine's seed, made before 6789a02, held appointments at 11:20:10: a new one copied
+    the moment, and the user who asked for "11:20 AM" was refused as false_fact (10 of
+    medicine's proposals at fdf189b). A moment looked up stays the row's own."""
+    schema = {
+        "tables": [
+            {
+                "name": "visits",
+                "columns": [col("visit_id", "integer"), col("start_time", "datetime")],
+                "primary_key": ["visit_id"],
+            }
+        ]
+    }
+    held = ["2099-06-03T11:20:10", "2099-06-04T09:05:33", "2099-06-05T14:00:00"]
+    seed = {"visits": [{"visit_id": i, "start_time": t} for i, t in enumerate(held)]}
+    book = _tool(
+        "book_visit",
+        "INSERT INTO visits (visit_id, start_time) VALUES (:_new_id, :start_time)",
+        start_time="string",
+    )
+    find = _tool(
+        "find_visit", "SELECT * FROM visits WHERE start_time = :start_time", start_time="string"
+    )
+    sampler = ArgumentSampler(
+        bed("clinic", schema, seed).model_copy(update={"tools": [book, find]})
+    )
+    made = {sampler.arguments(book, random.Random(i))["start_time"] for i in range(20)}
+    assert made == {"2099-06-03T11:20:00", "2099-06-04T09:05:00", "2099-06-05T14:00:00"}
+    found = {sampler.arguments(find, random.Random(i))["start_time"] for i in range(20)}
+    assert found == set(held)
