@@ -241,7 +241,6 @@ async def build_environment(
         attempts,
         warn,
     )
-    schema = schema_stage.with_asker(schema, brief.rules)
     core = [tools_stage.priced(t) for t in schema_tools(schema)]
     seed: dict[str, list[dict[str, Scalar]]] = await _stage(
         stages,

@@ -999,23 +999,3 @@ async def propose_schema(
         repairs=repairs,
         sample=sample,
     )
-
-
-_SUBJECT = re.compile(r"^\s*(?:a|an|the|each|every)\s+([a-z]+)", re.I)
-
-
-def with_asker(schema: Schema, rules: list[str]) -> Schema:
-    """Of the tables that tie as the people who ask, the one the brief's rules are about
-    (their subject), kept in the schema: school's teachers and students each own one table
-    of records, its teachers asked for every task as the first of the tie, and five of its
-    six rules begin "A student ..."."""
-    tied = schema.askers()
-    if len(tied) < 2 or schema.asker:
-        return schema
-    said = [singular(m.group(1).lower()) for rule in rules if (m := _SUBJECT.match(rule))]
-    counts = {t.name: said.count(singular(t.name)) for t in tied}
-    best = max(counts.values())
-    top = [name for name, n in counts.items() if n == best]
-    if best == 0 or len(top) > 1:
-        return schema
-    return schema.model_copy(update={"asker": top[0]})

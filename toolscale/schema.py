@@ -6,18 +6,10 @@ by the database engine, never by hope.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import sqlglot
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    field_validator,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sqlglot import exp
 
 from toolscale.names import check_identifier
@@ -175,19 +167,6 @@ class Schema(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tables: list[Table] = Field(min_length=1)
-    asker: str = Field(
-        default="",
-        description="the table of the people who ask, where two tie for it (`people`)",
-    )
-
-    @model_serializer(mode="wrap")
-    def _asker_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Written only where a tie was settled: every other stored environment, and its
-        content hash (`dataset.environment_id`), stays as it was."""
-        out: dict[str, Any] = handler(self)
-        if not self.asker:
-            out.pop("asker", None)
-        return out
 
     @model_validator(mode="after")
     def _references(self) -> Schema:
@@ -311,32 +290,18 @@ class Schema(BaseModel):
                 out[table.name] = nearest.pop()
         return out
 
-    def askers(self) -> list[Table]:
-        """The tables with an email column that most records point to: more than one is a
-        tie `people` takes the first of (school's teachers and students, one table of
-        records each)."""
-        keyed = [t for t in self.tables if len(t.primary_key) == 1 and t.email_column()]
-        refs = {
-            t.name: sum(fk.ref_table == t.name for u in self.tables for fk in u.foreign_keys)
-            for t in keyed
-        }
-        most = max(refs.values(), default=0)
-        return [t for t in keyed if refs[t.name] == most]
-
     def people(self) -> Table | None:
         """The table whose rows are the people who ask: of those with an email column, the
         one most records point to (a person's records belong to them; weather's
         `subscriptions` carry an email too, yet own nothing, so its forecasters ask); else
-        the most referenced table that references nothing. `asker` settles a tie."""
-        if self.asker and self.asker in self.table_names:
-            return self.table(self.asker)
-        with_email = self.askers()
-        if with_email:
-            return with_email[0]  # the first of a tie
+        the most referenced table that references nothing."""
         keyed = [t for t in self.tables if len(t.primary_key) == 1]
         refs = {
             t.name: sum(fk.ref_table == t.name for u in self.tables for fk in u.foreign_keys)
             for t in keyed
         }
+        with_email = [t for t in keyed if t.email_column()]
+        if with_email:
+            return max(with_email, key=lambda t: refs[t.name])  # the first of a tie
         roots = [t for t in keyed if not t.foreign_keys and refs[t.name] > 0]
         return max(roots, key=lambda t: refs[t.name]) if roots else None

@@ -20,7 +20,6 @@ from generators.schema import (
     rule_problems,
     statuses_named,
     to_schema,
-    with_asker,
 )
 from tests.generators.library import (
     ask,
@@ -966,41 +965,3 @@ def test_a_key_of_an_entity_no_table_is_named_for_points_to_the_table_that_stand
     # a prefix stays; a key of an entity nothing stands for stays a plain column
     assert refs["loans"] == [(["co_client_id"], "clients")]
     assert "branch_id" in done.table("loans").column_names
-
-
-def test_the_people_who_ask_are_those_the_rules_are_about() -> None:
-    """School's teachers and students each own one table of records; its teachers asked for
-    every task, being the first of the tie, while five of its six rules begin "A student"
-    (school on 637bf78: "activate my enrollment on the New Melissaberg Course", a teacher)."""
-    from tests.generators.railway import col, fk
-
-    person = [col("name", "text"), col("email", "text")]
-    schema = Schema.model_validate(
-        {
-            "tables": [
-                {"name": "teachers", "primary_key": ["teacher_id"],
-                 "columns": [col("teacher_id", "integer"), *person]},
-                {"name": "students", "primary_key": ["student_id"],
-                 "columns": [col("student_id", "integer"), *person]},
-                {"name": "courses", "primary_key": ["course_id"],
-                 "columns": [col("course_id", "integer"), col("teacher_id", "integer")],
-                 "foreign_keys": [fk("teacher_id", "teachers")]},
-                {"name": "enrollments", "primary_key": ["enrollment_id"],
-                 "columns": [col("enrollment_id", "integer"), col("student_id", "integer")],
-                 "foreign_keys": [fk("student_id", "students")]},
-            ]
-        }
-    )  # fmt: skip
-    assert [t.name for t in schema.askers()] == ["teachers", "students"]
-    rules = load_brief(Path("domains/school/brief.yaml")).rules
-
-    def asker(said: list[str]) -> str | None:
-        found = with_asker(schema, said).people()
-        return found.name if found else None
-
-    assert asker(rules) == "students"
-    stored = Schema.model_validate_json(with_asker(schema, rules).model_dump_json()).people()
-    assert stored is not None and stored.name == "students"
-    # rules of no one, or of both alike, leave the first of the tie
-    assert asker(["A grade is between 0 and 100."]) == "teachers"
-    assert asker(["A teacher may.", "A student may."]) == "teachers"
