@@ -197,6 +197,7 @@ def draft_purpose(
             writes.append((tool, keys))
     asked = [(t, k) for t, k in writes if not _to_unasked_state(t)]
     writes = asked or writes  # where every write is such a move, they are all there is
+    writes = [(t, k) for t, k in writes if not _to_other_people(spec, k, people)]
     if not writes:
         return None
     # a write on one of the person's records (a card, a loan) needs the person found and the
@@ -254,6 +255,8 @@ def draft_purpose(
         if target.param not in given:
             continue
         arguments = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=not refusal)
+        if _hands_over(spec, keys, people, arguments):
+            continue
         if refusal:
             arguments = _pushed(tool, arguments, rng)
         env.reset()
@@ -356,6 +359,51 @@ def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, cloc
     ]
     read = " ".join(s.sql for s in _failing(tool, error))
     return bool(past) and not any(re.search(rf":(?:{p}|_now)\b", read) for p in past)
+
+
+def _to_other_people(spec: EnvironmentSpec, keys: list[KeyParam], people: Table) -> bool:
+    """A move onto a person of another kind than the one who asks: school's teachers moved
+    a student's enrollment to another student (school-intent-00008 on 637bf78), which no
+    school does for whoever asks. A move between people of the asker's kind (a team trading
+    its player) stays."""
+    schema = spec.schema_
+    return any(
+        k.param.startswith("new_")
+        and k.table != people.name
+        and schema.table(k.table).email_column() is not None
+        for k in keys
+    )
+
+
+def _hands_over(
+    spec: EnvironmentSpec, keys: list[KeyParam], people: Table, arguments: dict[str, Scalar]
+) -> bool:
+    """A move that gives a record another person holds to a third, through the row it goes
+    under: school's teachers moved a grade from one student's enrollment to another
+    student's (school-intent-00002 on 637bf78). A move between the same person's rows (a
+    grade put on the right course of its student) stays."""
+    schema = spec.schema_
+    held = schema.held_by(people.name)
+    moved = [k for k in keys if not k.param.startswith("new_")]
+    for k in keys:
+        other = held.get(k.table)
+        if not k.param.startswith("new_") or other is None or not moved:
+            continue
+        whose = spec.owners(schema.table(other)).get(k.table, {})
+        record = moved[0]
+        table = schema.table(record.table)
+        fk = next((f for f in table.foreign_keys if f.ref_table == k.table), None)
+        row = next(
+            (r for r in spec.seed.get(table.name, [])
+             if r.get(table.primary_key[0]) == arguments.get(record.param)),
+            None,
+        )  # fmt: skip
+        if fk is None or row is None:
+            continue
+        before, after = whose.get(row.get(fk.columns[0])), whose.get(arguments.get(k.param))
+        if before is not None and after is not None and before != after:
+            return True
+    return False
 
 
 def capped(weights: list[float], cap: float) -> list[float]:

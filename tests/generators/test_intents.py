@@ -1400,3 +1400,60 @@ def test_a_record_three_tables_below_its_person_is_found_through_each_listing() 
         assert steps[-1].call.arguments == {"order_item_id": 402}
         deep = route(env, spec.schema_.table("returns"), people, 1, 700, by_id=True, depth=2)
     assert deep == []  # two tables down at most: the way before
+
+
+def test_a_move_that_gives_another_persons_record_to_a_third_is_not_drafted() -> None:
+    """School's teachers moved a student's enrollment to another student (school-intent-
+    00008 on 637bf78) and a grade from one student's enrollment to another's (00002): no
+    school does that for whoever asks. A grade moved between two enrollments of one student
+    (its right course) is still drafted."""
+    person = [col("name", "text"), col("email", "text")]
+    schema = {
+        "tables": [
+            {"name": "teachers", "primary_key": ["teacher_id"],
+             "columns": [col("teacher_id", "integer"), *person]},
+            {"name": "students", "primary_key": ["student_id"],
+             "columns": [col("student_id", "integer"), *person]},
+            {"name": "courses", "primary_key": ["course_id"],
+             "columns": [col("course_id", "integer"), col("teacher_id", "integer")],
+             "foreign_keys": [fk("teacher_id", "teachers")]},
+            {"name": "enrollments", "primary_key": ["enrollment_id"],
+             "columns": [col("enrollment_id", "integer"), col("student_id", "integer"),
+                         col("course_id", "integer")],
+             "foreign_keys": [fk("student_id", "students"), fk("course_id", "courses")]},
+            {"name": "grades", "primary_key": ["grade_id"],
+             "columns": [col("grade_id", "integer"), col("enrollment_id", "integer"),
+                         col("score", "integer")],
+             "foreign_keys": [fk("enrollment_id", "enrollments")]},
+        ]
+    }  # fmt: skip
+    seed = {
+        "teachers": [{"teacher_id": 1, "name": "Ann Lee", "email": "ann@x.org"}],
+        "students": [
+            {"student_id": 10, "name": "Bo Kim", "email": "bo@x.org"},
+            {"student_id": 11, "name": "Cy Ray", "email": "cy@x.org"},
+        ],
+        "courses": [{"course_id": 20, "teacher_id": 1}, {"course_id": 21, "teacher_id": 1}],
+        "enrollments": [
+            {"enrollment_id": 30, "student_id": 10, "course_id": 20},
+            {"enrollment_id": 31, "student_id": 11, "course_id": 20},
+            {"enrollment_id": 32, "student_id": 10, "course_id": 21},
+        ],
+        "grades": [{"grade_id": 40, "enrollment_id": 30, "score": 80}],
+    }
+    spec = bed("school", schema, seed)
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    to_student = cands["move:enrollments.student_id"].tool
+    to_enrollment = cands["move:grades.enrollment_id"].tool
+    spec = spec.model_copy(update={"tools": [*spec.tools, to_student, to_enrollment]})
+    teachers = spec.schema_.table("teachers")
+    owned = spec.owners(teachers)
+    with Environment(spec) as env:
+        drafted = [
+            draft_purpose(env, ArgumentSampler(spec), teachers, owned, random.Random(i), False)
+            for i in range(40)
+        ]
+    moves = [p for p in drafted if p is not None and p.write.name.startswith("move_")]
+    assert moves, [p.write.name for p in drafted if p is not None]
+    assert {p.write.name for p in moves} == {to_enrollment.name}
+    assert {p.arguments["new_enrollment_id"] for p in moves} == {32}  # Bo's other course
