@@ -362,16 +362,17 @@ def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, cloc
 
 
 def _to_other_people(spec: EnvironmentSpec, keys: list[KeyParam], people: Table) -> bool:
-    """A move onto a person of another kind than the one who asks: school's teachers moved
-    a student's enrollment to another student (school-intent-00008 on 637bf78), which no
-    school does for whoever asks. A move between people of the asker's kind (a team trading
-    its player) stays."""
-    schema = spec.schema_
+    """A move of a record another kind of person holds to another such person: school's
+    teachers moved a student's enrollment to another student (school-intent-00008 on
+    637bf78), which no school does for whoever asks. A move between people of the asker's
+    kind (a team trading its player) stays, as does one onto a person who does not hold
+    the record (a patient's appointment moved to another doctor)."""
+    held = spec.schema_.held_by(people.name)
+    moved = [k.table for k in keys if not k.param.startswith("new_")]
     return any(
-        k.param.startswith("new_")
-        and k.table != people.name
-        and schema.table(k.table).email_column() is not None
+        k.param.startswith("new_") and k.table != people.name and held.get(t) == k.table
         for k in keys
+        for t in moved
     )
 
 

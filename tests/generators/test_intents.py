@@ -1457,3 +1457,43 @@ def test_a_move_that_gives_another_persons_record_to_a_third_is_not_drafted() ->
     assert moves, [p.write.name for p in drafted if p is not None]
     assert {p.write.name for p in moves} == {to_enrollment.name}
     assert {p.arguments["new_enrollment_id"] for p in moves} == {32}  # Bo's other course
+
+
+def test_a_move_onto_a_person_who_does_not_hold_the_record_is_drafted() -> None:
+    """A patient's appointment moved to another doctor stays the patient's: medicine kept
+    three such tasks, and a filter on every move onto a person would have dropped them."""
+    person = [col("name", "text"), col("email", "text")]
+    schema = {
+        "tables": [
+            {"name": "patients", "primary_key": ["patient_id"],
+             "columns": [col("patient_id", "integer"), *person]},
+            {"name": "doctors", "primary_key": ["doctor_id"],
+             "columns": [col("doctor_id", "integer"), *person]},
+            {"name": "appointments", "primary_key": ["appointment_id"],
+             "columns": [col("appointment_id", "integer"), col("patient_id", "integer"),
+                         col("doctor_id", "integer")],
+             "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")]},
+        ]
+    }  # fmt: skip
+    seed = {
+        "patients": [{"patient_id": 1, "name": "Bo Kim", "email": "bo@x.org"}],
+        "doctors": [
+            {"doctor_id": 10, "name": "Ann Lee", "email": "ann@x.org"},
+            {"doctor_id": 11, "name": "Cy Ray", "email": "cy@x.org"},
+        ],
+        "appointments": [{"appointment_id": 20, "patient_id": 1, "doctor_id": 10}],
+    }
+    spec = bed("medicine", schema, seed)
+    to_doctor = {c.id: c for c in catalogue(spec.schema_, spec.seed)}[
+        "move:appointments.doctor_id"
+    ].tool
+    spec = spec.model_copy(update={"tools": [*spec.tools, to_doctor]})
+    patients = spec.schema_.table("patients")
+    with Environment(spec) as env:
+        drafted = [
+            draft_purpose(
+                env, ArgumentSampler(spec), patients, spec.owners(patients), random.Random(i), False
+            )
+            for i in range(20)
+        ]
+    assert to_doctor.name in {p.write.name for p in drafted if p is not None}
