@@ -1402,18 +1402,33 @@ def test_a_record_three_tables_below_its_person_is_found_through_each_listing() 
     assert deep == []  # two tables down at most: the way before
 
 
+def _person(table: str) -> dict:
+    """A table of people: a key named for it, a name and an email."""
+    key = f"{table.removesuffix('s')}_id"
+    columns = [col(key, "integer"), col("name", "text"), col("email", "text")]
+    return {"name": table, "primary_key": [key], "columns": columns}
+
+
+def _picked(spec: EnvironmentSpec, *ids: str) -> tuple[EnvironmentSpec, list[Tool]]:
+    """The spec with the catalogue's tools of `ids` added, and those tools."""
+    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
+    tools = [cands[i].tool for i in ids]
+    return spec.model_copy(update={"tools": [*spec.tools, *tools]}), tools
+
+
+def _someone(key: str, value: int, name: str) -> dict:
+    return {key: value, "name": name, "email": f"{name.split()[0].lower()}@x.org"}
+
+
 def test_a_move_that_gives_another_persons_record_to_a_third_is_not_drafted() -> None:
     """School's teachers moved a student's enrollment to another student (school-intent-
     00008 on 637bf78) and a grade from one student's enrollment to another's (00002): no
     school does that for whoever asks. A grade moved between two enrollments of one student
     (its right course) is still drafted."""
-    person = [col("name", "text"), col("email", "text")]
     schema = {
         "tables": [
-            {"name": "teachers", "primary_key": ["teacher_id"],
-             "columns": [col("teacher_id", "integer"), *person]},
-            {"name": "students", "primary_key": ["student_id"],
-             "columns": [col("student_id", "integer"), *person]},
+            _person("teachers"),
+            _person("students"),
             {"name": "courses", "primary_key": ["course_id"],
              "columns": [col("course_id", "integer"), col("teacher_id", "integer")],
              "foreign_keys": [fk("teacher_id", "teachers")]},
@@ -1428,10 +1443,10 @@ def test_a_move_that_gives_another_persons_record_to_a_third_is_not_drafted() ->
         ]
     }  # fmt: skip
     seed = {
-        "teachers": [{"teacher_id": 1, "name": "Ann Lee", "email": "ann@x.org"}],
+        "teachers": [_someone("teacher_id", 1, "Ann Lee")],
         "students": [
-            {"student_id": 10, "name": "Bo Kim", "email": "bo@x.org"},
-            {"student_id": 11, "name": "Cy Ray", "email": "cy@x.org"},
+            _someone("student_id", 10, "Bo Kim"),
+            _someone("student_id", 11, "Cy Ray"),
         ],
         "courses": [{"course_id": 20, "teacher_id": 1}, {"course_id": 21, "teacher_id": 1}],
         "enrollments": [
@@ -1441,11 +1456,9 @@ def test_a_move_that_gives_another_persons_record_to_a_third_is_not_drafted() ->
         ],
         "grades": [{"grade_id": 40, "enrollment_id": 30, "score": 80}],
     }
-    spec = bed("school", schema, seed)
-    cands = {c.id: c for c in catalogue(spec.schema_, spec.seed)}
-    to_student = cands["move:enrollments.student_id"].tool
-    to_enrollment = cands["move:grades.enrollment_id"].tool
-    spec = spec.model_copy(update={"tools": [*spec.tools, to_student, to_enrollment]})
+    spec, (to_student, to_enrollment) = _picked(
+        bed("school", schema, seed), "move:enrollments.student_id", "move:grades.enrollment_id"
+    )
     teachers = spec.schema_.table("teachers")
     owned = spec.owners(teachers)
     with Environment(spec) as env:
@@ -1455,20 +1468,18 @@ def test_a_move_that_gives_another_persons_record_to_a_third_is_not_drafted() ->
         ]
     moves = [p for p in drafted if p is not None and p.write.name.startswith("move_")]
     assert moves, [p.write.name for p in drafted if p is not None]
-    assert {p.write.name for p in moves} == {to_enrollment.name}
+    names = {p.write.name for p in moves}
+    assert to_student.name not in names and names == {to_enrollment.name}
     assert {p.arguments["new_enrollment_id"] for p in moves} == {32}  # Bo's other course
 
 
 def test_a_move_onto_a_person_who_does_not_hold_the_record_is_drafted() -> None:
     """A patient's appointment moved to another doctor stays the patient's: medicine kept
     three such tasks, and a filter on every move onto a person would have dropped them."""
-    person = [col("name", "text"), col("email", "text")]
     schema = {
         "tables": [
-            {"name": "patients", "primary_key": ["patient_id"],
-             "columns": [col("patient_id", "integer"), *person]},
-            {"name": "doctors", "primary_key": ["doctor_id"],
-             "columns": [col("doctor_id", "integer"), *person]},
+            _person("patients"),
+            _person("doctors"),
             {"name": "appointments", "primary_key": ["appointment_id"],
              "columns": [col("appointment_id", "integer"), col("patient_id", "integer"),
                          col("doctor_id", "integer")],
@@ -1476,18 +1487,11 @@ def test_a_move_onto_a_person_who_does_not_hold_the_record_is_drafted() -> None:
         ]
     }  # fmt: skip
     seed = {
-        "patients": [{"patient_id": 1, "name": "Bo Kim", "email": "bo@x.org"}],
-        "doctors": [
-            {"doctor_id": 10, "name": "Ann Lee", "email": "ann@x.org"},
-            {"doctor_id": 11, "name": "Cy Ray", "email": "cy@x.org"},
-        ],
+        "patients": [_someone("patient_id", 1, "Bo Kim")],
+        "doctors": [_someone("doctor_id", 10 + i, n) for i, n in enumerate(("Ann Lee", "Cy Ray"))],
         "appointments": [{"appointment_id": 20, "patient_id": 1, "doctor_id": 10}],
     }
-    spec = bed("medicine", schema, seed)
-    to_doctor = {c.id: c for c in catalogue(spec.schema_, spec.seed)}[
-        "move:appointments.doctor_id"
-    ].tool
-    spec = spec.model_copy(update={"tools": [*spec.tools, to_doctor]})
+    spec, (to_doctor,) = _picked(bed("medicine", schema, seed), "move:appointments.doctor_id")
     patients = spec.schema_.table("patients")
     with Environment(spec) as env:
         drafted = [
