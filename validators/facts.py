@@ -1182,6 +1182,18 @@ def _denied(text: str, value: str) -> str:
     return m.group() if m else ""
 
 
+def _anothers(text: str, column: str, table: str, kinds: set[str]) -> bool:
+    """The column said of another kind of record, and never of this one: "The station name
+    is Herreraville Station" beside a move of that station to a region is the station's
+    name, not the region's (weather on 6accfa9 refused 5 such proposals as false_fact)."""
+    field = r"\s+".join(map(re.escape, column.split("_")))
+    owners = {
+        singular(m.group(1).casefold())
+        for m in re.finditer(rf"\b(\w+)(?:['’]s)?\s+{field}\b", text, re.I)
+    }
+    return bool(owners & kinds) and singular(table) not in owners
+
+
 def _set_by_writes(task: Task, tools: Mapping[str, Tool]) -> set[str]:
     """The literals the gold's writes set ('cancelled' in a cancel's UPDATE): a state the
     user asks for, not one they say a record is in."""
@@ -1216,10 +1228,11 @@ def _misdescribed_target(
                 held.setdefault((table, column), set()).add(str(row[column]).casefold())
     for (table, column), now in held.items():
         subject = {singular(table), table, column}
+        kinds = {singular(t) for t in seed.columns if t != table}
         for text in texts:
             words = set(tokens(text.replace("_", " ")))
             words |= {singular(w) for w in words}
-            if "?" in text or not subject & words:
+            if "?" in text or not subject & words or _anothers(text, column, table, kinds):
                 continue
             for value in sorted(now):
                 if said := _denied(text, value):

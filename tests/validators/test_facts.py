@@ -953,6 +953,42 @@ def test_a_state_inside_the_records_own_is_that_one() -> None:
     )
 
 
+def test_a_field_said_of_another_kind_of_record_is_that_ones() -> None:
+    """Weather on 6accfa9 refused "The station name is Herreraville Station" beside a move
+    of that station to California: "says its name is 'herreraville station', which no
+    region has". The station's name is no claim about the region's."""
+    from toolscale.tool import Tool, ToolResult
+    from validators.facts import _misdescribed_target
+
+    seed = SeedFacts(
+        states={"regions": {"name": frozenset({"Antarctica", "California", "North Pole"})}},
+        columns={"regions": ("region_id", "name"), "stations": ("station_id", "name")},
+        primary={"regions": ("region_id",), "stations": ("station_id",)},
+    )
+    find = "SELECT * FROM regions WHERE region_id = :region_id"
+    close = "UPDATE regions SET status = 'closed' WHERE region_id = :region_id"
+    tools = {
+        "get_region": Tool(name="get_region", description="Find it.", kind="read", returns=find),
+        "close_region": Tool(name="close_region", description="Close.", kind="write", run=[close]),
+    }
+    region = {"region_id": 5, "name": "California"}
+    read = Replay(
+        results=[ToolResult(ok=True, output=region), ToolResult(ok=True, output=[])], changes={}
+    )
+    calls = [
+        {"name": "get_region", "arguments": {"region_id": 5}},
+        {"name": "close_region", "arguments": {"region_id": 5}},
+    ]
+
+    def said(fact: str) -> str:
+        task = mini_task(instruction="Please close region 5.", gold_calls=calls, known_facts=[fact])
+        return _misdescribed_target(task, read, tools, seed)
+
+    assert said("The station name is Herreraville Station") == ""
+    assert said("My station's name is Herreraville Station") == ""
+    assert "which no region has" in said("The region name is Herreraville Station")
+
+
 def test_an_id_given_as_an_amount_is_false_fact() -> None:
     """Finance-intent-00409 on fcae1f3: "I want to repay 527.87 from my loan balance of
     58952", 58952 being the id of the loan repaid."""
