@@ -311,7 +311,8 @@ _ASSISTANT = re.compile(
     # need to move the prescription ... to Pillbox 2"
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
     r"folks|guys|again|friend|assistant|agent|sir|madam|you|good)\b)[a-z]+(?:(?: [a-z]+)? \d+)?"
-    r"\s*[,!]|"
+    # (weather-intent-00143 on 6accfa9: "Hi jhardy. I'd like to move ...")
+    r"\s*[,!.](?=\s|$)|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )

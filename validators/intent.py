@@ -1316,7 +1316,31 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
                 f"the instruction asks to {verb!r} ({m.group().strip()!r}), and no gold write "
                 "does it"
             )
-    return _unmade_kind(task, tools) or _unset_field(task, tools, schema) or _timed_act(task, tools)
+    return (
+        _unmade_kind(task, tools)
+        or _unset_field(task, tools, schema)
+        or _timed_act(task, tools)
+        or _delivered(task, tools)
+    )
+
+
+# "send it to amber@outlook.com": a delivery to an address, which an agent in a chat does
+# not make (weather-intent-00100 on 6accfa9, whose gold only created the alert)
+_DELIVERY = re.compile(
+    r"\b(?:send|e-?mail|forward|mail|notify|text)\b(?:\s+[\w']+){0,6}?\s+(?:to|at)\s+"
+    r"(?:me\s+at\s+)?[\w.+-]+@[\w-]+\.\w+",
+    re.I,
+)
+
+
+def _delivered(task: Task, tools: dict[str, Tool]) -> str | None:
+    """A request to send something to an email address, where no tool sends anything."""
+    sends = {"send", "email", "notify", "mail", "forward", "message"}
+    if any(sends & set(words(t.name)[:1]) for t in tools.values() if t.kind == "write"):
+        return None
+    if m := _DELIVERY.search(task.instruction):
+        return f"the instruction asks to send something ({m.group()!r}), and no tool sends"
+    return None
 
 
 _A = {"a", "an", "another", "one", "some"}

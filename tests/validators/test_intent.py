@@ -722,6 +722,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # contract", from joyce@hotmail.com
         "Hey maria, I need card K30001 frozen. Tell me its status.",
         "Hello Maria! Please freeze card K30001 and tell me its status.",
+        # weather-intent-00143 on 6accfa9: "Hi jhardy. I'd like to move the warning alert"
+        "Hi maria. I need card K30001 frozen. Tell me its status.",
         # medicine on fe97d36: "Please tell me what appointment you would like to move to
         # Dr. Anna Lynch on January 31, 2024."
         "Please tell me what card you would like to freeze, K30001? Tell me its status.",
@@ -1172,6 +1174,12 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         "Please freeze my card K30001 and pay my water bill. What is its status?": (
             "the instruction asks to 'pay' ('Please freeze my card K30001 and pay my water "
             "bill'), and no gold write does it"
+        ),
+        # weather-intent-00100 on 6accfa9: "... severity level of 3, and send it to
+        # amber@outlook.com", whose gold only created the alert
+        "Please freeze my card K30001 and forward it to ann@example.com. Its status?": (
+            "the instruction asks to send something ('forward it to ann@example.com'), and "
+            "no tool sends"
         ),
     }
     for said, why in unserved.items():
