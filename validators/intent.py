@@ -336,6 +336,7 @@ def said_as_issued(text: str, tool: Tool) -> str | None:
 
 
 _MAKING = next(group for group in OPERATIONS if "create" in group)
+_WHEN = {"at", "on", "from", "by", "until", "time", "date", "day"}
 
 
 def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> str | None:
@@ -358,6 +359,8 @@ def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> st
         if word not in _MAKING:
             continue
         after = [singular(a) for a in toks[k + 1 : k + 4]]
+        if after and (after[0] in _WHEN or after[0][:1].isdigit()):
+            continue  # "the alert will start at 13:50": a moment, no making (00138 on 6accfa9)
         said = next((a for a in after if a in only_theirs), None)
         if said is None or any(a in only_mine for a in after):
             return None  # an act that may be of this kind
@@ -1327,7 +1330,7 @@ def unserved_request(task: Task, tools: dict[str, Tool], schema: Schema) -> str 
 # "send it to amber@outlook.com": a delivery to an address, which an agent in a chat does
 # not make (weather-intent-00100 on 6accfa9, whose gold only created the alert)
 _DELIVERY = re.compile(
-    r"\b(?:send|e-?mail|forward|mail|notify|text)\b(?:\s+[\w']+){0,6}?\s+(?:to|at)\s+"
+    r"\b(?:send|forward)\b(?:\s+[\w']+){0,6}?\s+(?:to|at)\s+"
     r"(?:me\s+at\s+)?[\w.+-]+@[\w-]+\.\w+",
     re.I,
 )

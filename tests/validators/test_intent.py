@@ -1185,6 +1185,11 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
     for said, why in unserved.items():
         verdict = freeze_verdict(banking_spec, said)
         assert verdict == ("intent", "unserved_request", why), said
+    # an email to change is no delivery (the banking fixture's "I also want my email
+    # changed to olivia.b.brown@example.com")
+    from validators.intent import _DELIVERY
+
+    assert not _DELIVERY.search("I also want my email changed to olivia.b.brown@example.com.")
     kept = (
         "I'd like to block my card K30001. Please tell me its status.",  # a synonym
         "Could you please change my card K30001 to frozen and tell me its status?",
@@ -1442,6 +1447,12 @@ def test_a_new_record_asked_as_another_kind_that_shares_a_word_is_another() -> N
     flight = Tool.model_validate(base | {"name": "create_flight_booking", "run": made})
     tools = {t.name: t for t in (hotel, flight)}
     said = "I just booked a hotel stay, and I want to add a flight booking with 20 bags."
+    detail = other_kind_asked(Request(said), hotel, tools)
+    assert detail is not None and "add a flight, which create_flight_booking makes" in detail
+    # a making word said of a moment is no making: weather-intent-00138 on 6accfa9, "create
+    # an advisory alert ... The alert will start at 2025-03-28T13:50:00", whose gold made a
+    # station too, was kept as asked by "start"
+    said = "Please add a flight booking for me. The flight will start at 13:50 on May 2."
     detail = other_kind_asked(Request(said), hotel, tools)
     assert detail is not None and "add a flight, which create_flight_booking makes" in detail
     for asked in (
