@@ -217,7 +217,8 @@ class Environment:
         labels = [
             ref.path.split(".")[-1] or task.gold_calls[ref.call].name for ref in task.communicate
         ]
-        text = final_message(labels, list(task.expected.communicate), wrote)
+        refused = [r.error for r in results if not r.ok and r.error]
+        text = final_message(labels, list(task.expected.communicate), wrote, refused)
         messages.append(Message(role="assistant", content=text))
         return Trajectory(messages=messages)
 

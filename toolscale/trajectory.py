@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,10 +72,19 @@ class Trajectory(BaseModel):
         return sum(1 for m in self.messages if m.role == "assistant")
 
 
-def final_message(labels: list[str], values: list[Any], wrote: bool) -> str:
-    """The assistant's last turn: states every value the user must be told, by name."""
+def final_message(
+    labels: list[str], values: list[Any], wrote: bool, refused: Sequence[str] = ()
+) -> str:
+    """The assistant's last turn: states every value the user must be told, by name, and
+    the reason a tool gave for each change it refused, as the policy asks ("When a tool
+    refuses a call, tell the user the reason it gives"): weather's refusal demonstrations on
+    6accfa9 told the status and never why."""
     parts = []
-    if wrote:
+    if refused:
+        reasons = " ".join(r.strip().rstrip(".") + "." for r in refused)
+        opening = "Part of it is done, but I could not do the rest" if wrote else "I could not"
+        parts.append(f"{opening}{'' if wrote else ' do it'}: {reasons}")
+    elif wrote:
         parts.append("All done: the changes you asked for are made.")
     if values:
         told = "; ".join(

@@ -157,6 +157,32 @@ def test_demonstrate_gives_the_gold_conversation(
     assert evaluation.price == pytest.approx(0.001 + 0.01)
 
 
+def test_a_refusals_demonstration_tells_the_reason(mini_spec: EnvironmentSpec) -> None:
+    """The policy says "When a tool refuses a call, tell the user the reason it gives":
+    weather's refusal demonstrations on 6accfa9 told only the record's status."""
+    task = mini_task(
+        instruction="Please close my account A1, and tell me its balance.",
+        gold_calls=[
+            {"name": "get_account", "arguments": {"account_id": "A1"}},
+            {
+                "name": "close_account",
+                "arguments": {"account_id": "A1"},
+                "expect_error": "only empty accounts can be closed",
+            },
+        ],
+        communicate=[{"call": 0, "path": "balance"}],
+    )
+    (verified,), rejected, _ = verify(mini_spec, [task], cross_engine=False)
+    assert rejected == []
+    with Environment(mini_spec) as env:
+        trajectory = env.demonstrate(verified)
+        evaluation = env.evaluate(verified, trajectory)
+    assert trajectory.final_answer().startswith(
+        "I could not do it: only empty accounts can be closed. Here is what you asked for:"
+    )
+    assert evaluation.success
+
+
 def test_a_demonstration_without_the_answer_is_not_a_success(
     mini_spec: EnvironmentSpec, two_calls: Task
 ) -> None:

@@ -90,3 +90,17 @@ def test_the_final_message_states_each_value_by_name() -> None:
     )
     assert final_message([], [], wrote=True) == "All done: the changes you asked for are made."
     assert final_message([], [], wrote=False) == "All done."
+
+
+def test_the_final_message_of_a_refusal_says_why() -> None:
+    """Weather's refusal demonstrations on 6accfa9 ("A alert that is cancelled cannot be
+    moved.") told the alert's status and never the reason, which the policy asks for."""
+    why = "A alert that is cancelled cannot be moved."
+    assert final_message(["status"], ["cancelled"], wrote=False, refused=[why]) == (
+        "I could not do it: A alert that is cancelled cannot be moved. "
+        "Here is what you asked for: status: cancelled."
+    )
+    assert final_message([], [], wrote=True, refused=[why]) == (
+        "Part of it is done, but I could not do the rest: A alert that is cancelled cannot be "
+        "moved."
+    )
