@@ -418,7 +418,8 @@ def _counted(
     for a new enrollment, while `move_enrollment_course` took one into a course the student
     was already in. A count whose row and kind of row the move leaves as they were is not
     changed by it."""
-    if cond.kind != "count" or not cond.per or cond.if_row or cond.if_parameter:
+    if cond.kind != "count" or not cond.per or cond.total or cond.if_row or cond.if_parameter:
+        # a sum ("at most 10 seats on the same trip") would need the moved record's own
         return None
     if cond.row == EVERY or "," in cond.per:
         return None

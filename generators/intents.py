@@ -393,7 +393,9 @@ def _hands_over(
         whose = spec.owners(schema.table(other)).get(k.table, {})
         record = moved[0]
         table = schema.table(record.table)
-        fk = next((f for f in table.foreign_keys if f.ref_table == k.table), None)
+        column = k.param.removeprefix("new_")
+        to = [f for f in table.foreign_keys if f.ref_table == k.table]
+        fk = next((f for f in to if f.columns == [column]), to[0] if to else None)
         row = next(
             (r for r in spec.seed.get(table.name, [])
              if r.get(table.primary_key[0]) == arguments.get(record.param)),

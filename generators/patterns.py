@@ -1789,7 +1789,7 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
                 filt += f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = {same})"
         elif cond.per:  # columns of the new row: those with the same values
             filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(","))
-        if cand.pattern == "move" and cand.rows[cand.main] == child.name:
+        if cand.pattern == "move" and cand.rows[cand.main] == child.name and _adds(cand, cond):
             # the moved record is counted where it goes (`_adds`), never where it is
             filt += f" AND {child.primary_key[0]} <> :{cand.main}"
         adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it

@@ -310,9 +310,10 @@ _ASSISTANT = re.compile(
     # ... or by a record's name of words and numbers: medicine on fe97d36, "Hi Pillbox 2, I
     # need to move the prescription ... to Pillbox 2"
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
-    r"folks|guys|again|friend|assistant|agent|sir|madam|you|good)\b)[a-z]+(?:(?: [a-z]+)? \d+)?"
+    r"folks|guys|again|friend|assistant|agent|sir|madam|you|good|me|dr|mr|mrs|ms|prof)\b)"
+    r"[a-z]+(?:(?: [a-z]+)? \d+)?"
     # (weather-intent-00143 on 6accfa9: "Hi jhardy. I'd like to move ...")
-    r"\s*[,!.](?=\s|$)|"
+    r"\s*(?:[,!]|\.(?=\s|$))|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )

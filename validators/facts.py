@@ -1182,16 +1182,24 @@ def _denied(text: str, value: str) -> str:
     return m.group() if m else ""
 
 
-def _anothers(text: str, column: str, table: str, kinds: set[str]) -> bool:
-    """The column said of another kind of record, and never of this one: "The station name
-    is Herreraville Station" beside a move of that station to a region is the station's
-    name, not the region's (weather on 6accfa9 refused 5 such proposals as false_fact)."""
-    field = r"\s+".join(map(re.escape, column.split("_")))
-    owners = {
-        singular(m.group(1).casefold())
-        for m in re.finditer(rf"\b(\w+)(?:['’]s)?\s+{field}\b", text, re.I)
-    }
-    return bool(owners & kinds) and singular(table) not in owners
+def _without_anothers(text: str, column: str, kinds: set[str]) -> str:
+    """The text with what it says of another kind of record's column blanked out: "The
+    station name is Herreraville Station" beside a move of that station to a region says
+    the station's name, not the region's (weather on 6accfa9 refused such proposals as
+    false_fact); the rest of the sentence is still read ("... and its region is named
+    Antarctica")."""
+    if not kinds:
+        return text
+    field = r"[\s_]+".join(map(re.escape, column.split("_")))
+    owners = "|".join(
+        r"[\s_]+".join(map(re.escape, k.split("_"))) for k in sorted(kinds, key=len, reverse=True)
+    )
+    said = re.compile(
+        rf"\b(?:{owners})(?:['’]s)?\s+{field}\s+(?:is|are|was|were|will be)\s+"
+        rf".+?(?=\s+(?:and|but|while)\b|[,;!?]|\.(?:\s|$)|$)",
+        re.I,
+    )
+    return said.sub(lambda m: " " * len(m[0]), text)
 
 
 def _set_by_writes(task: Task, tools: Mapping[str, Tool]) -> set[str]:
@@ -1229,15 +1237,16 @@ def _misdescribed_target(
     for (table, column), now in held.items():
         subject = {singular(table), table, column}
         kinds = {singular(t) for t in seed.columns if t != table}
-        for text in texts:
+        for line in texts:
+            text = _without_anothers(line, column, kinds)
             words = set(tokens(text.replace("_", " ")))
             words |= {singular(w) for w in words}
-            if "?" in text or not subject & words or _anothers(text, column, table, kinds):
+            if "?" in text or not subject & words:
                 continue
             for value in sorted(now):
                 if said := _denied(text, value):
                     return (
-                        f"{text.strip()!r} says {said!r}, but the {singular(table)} the gold "
+                        f"{line.strip()!r} says {said!r}, but the {singular(table)} the gold "
                         f"acts on is {value} ({column})"
                     )
             # a value inside the row's own ("Antarctica" in its name "House Antarctica",
@@ -1255,19 +1264,19 @@ def _misdescribed_target(
                     ):
                         continue
                     return (
-                        f"{text.strip()!r} says {value}, but the {singular(table)} the gold "
+                        f"{line.strip()!r} says {value}, but the {singular(table)} the gold "
                         f"acts on is {' or '.join(sorted(now))} ({column})"
                     )
             if "status" in column and (said := _not_a_state(text, table, seed, sets | now)):
                 return (
-                    f"{text.strip()!r} says {said!r}, which no {singular(table)} is (they are "
+                    f"{line.strip()!r} says {said!r}, which no {singular(table)} is (they are "
                     f"{', '.join(sorted(seed.states[table][column]))})"
                 )
             # "my account kind is checking" beside a loan payment is the account's kind
             others = {singular(o) for o in seed.states if o != table and column in seed.states[o]}
             if said := _not_a_value(text, column, seed.states[table][column] | sets, others):
                 return (
-                    f"{text.strip()!r} says its {column} is {said!r}, which no {singular(table)} "
+                    f"{line.strip()!r} says its {column} is {said!r}, which no {singular(table)} "
                     f"has (they are {', '.join(sorted(seed.states[table][column]))})"
                 )
     return ""

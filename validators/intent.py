@@ -359,7 +359,7 @@ def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> st
         if word not in _MAKING:
             continue
         after = [singular(a) for a in toks[k + 1 : k + 4]]
-        if after and (after[0] in _WHEN or after[0][:1].isdigit()):
+        if after and (after[0] in _WHEN or re.fullmatch(r"(?:19|20)\d\d", after[0])):
             continue  # "the alert will start at 13:50": a moment, no making (00138 on 6accfa9)
         said = next((a for a in after if a in only_theirs), None)
         if said is None or any(a in only_mine for a in after):
@@ -1339,10 +1339,14 @@ _DELIVERY = re.compile(
 def _delivered(task: Task, tools: dict[str, Tool]) -> str | None:
     """A request to send something to an email address, where no tool sends anything."""
     sends = {"send", "email", "notify", "mail", "forward", "message"}
-    if any(sends & set(words(t.name)[:1]) for t in tools.values() if t.kind == "write"):
+    written = [c for c in task.gold_calls if c.name in tools and tools[c.name].kind == "write"]
+    if any(sends & set(words(c.name)[:1]) for c in written):
         return None
-    if m := _DELIVERY.search(task.instruction):
-        return f"the instruction asks to send something ({m.group()!r}), and no tool sends"
+    given = {str(v).casefold() for c in written for v in c.arguments.values()}
+    for m in _DELIVERY.finditer(task.instruction):
+        address = m.group().split()[-1].rstrip(".,;!?").casefold()
+        if address not in given:  # a subscription's address is the write's own
+            return f"the instruction asks to send something ({m.group()!r}), and no call sends"
     return None
 
 

@@ -987,6 +987,9 @@ def test_a_field_said_of_another_kind_of_record_is_that_ones() -> None:
     assert said("The station name is Herreraville Station") == ""
     assert said("My station's name is Herreraville Station") == ""
     assert "which no region has" in said("The region name is Herreraville Station")
+    # only that clause is the station's: the rest of the sentence is still read
+    both = said("My station name is Herreraville Station and the region name is Greenland.")
+    assert "says its name is 'greenland', which no region has" in both
 
 
 def test_an_id_given_as_an_amount_is_false_fact() -> None:

@@ -776,6 +776,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hello good morning, please freeze card K30001 and tell me its status.",
         "Hello Customer Support, please freeze card K30001 and tell me its status.",
         "Hello I lost my card K30001, please freeze it and tell me its status.",
+        # a title opens a name, and "Dear me" is no greeting
+        "Hi Dr. Wood sent me. Please freeze card K30001 and tell me its status.",
+        "Dear me. I lost card K30001: please freeze it and tell me its status.",
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "assistant_voice"), (own, verdict)
@@ -1179,7 +1182,7 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         # amber@outlook.com", whose gold only created the alert
         "Please freeze my card K30001 and forward it to ann@example.com. Its status?": (
             "the instruction asks to send something ('forward it to ann@example.com'), and "
-            "no tool sends"
+            "no call sends"
         ),
     }
     for said, why in unserved.items():
@@ -1187,9 +1190,21 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
         assert verdict == ("intent", "unserved_request", why), said
     # an email to change is no delivery (the banking fixture's "I also want my email
     # changed to olivia.b.brown@example.com")
-    from validators.intent import _DELIVERY
+    from validators.intent import _DELIVERY, _delivered
 
     assert not _DELIVERY.search("I also want my email changed to olivia.b.brown@example.com.")
+    # an address the gold writes is the request's own: a subscription's email
+    subscribe = Tool.model_validate(
+        {"name": "create_subscription", "description": "d", "kind": "write",
+         "parameters": {"type": "object", "properties": {"email": {"type": "string"}}},
+         "run": ["INSERT INTO subscriptions (email) VALUES (:email)"]}
+    )  # fmt: skip
+    ask = "Create a subscription for my region and send the alerts to amber@outlook.com."
+    for email, sent in (("amber@outlook.com", None), ("bo@x.org", "and no call sends")):
+        gold = [{"name": "create_subscription", "arguments": {"email": email}}]
+        task = mini_task(instruction=ask, gold_calls=gold)
+        found = _delivered(task, {"create_subscription": subscribe})
+        assert (found is None) if sent is None else (found is not None and sent in found)
     kept = (
         "I'd like to block my card K30001. Please tell me its status.",  # a synonym
         "Could you please change my card K30001 to frozen and tell me its status?",
@@ -1455,6 +1470,8 @@ def test_a_new_record_asked_as_another_kind_that_shares_a_word_is_another() -> N
     said = "Please add a flight booking for me. The flight will start at 13:50 on May 2."
     detail = other_kind_asked(Request(said), hotel, tools)
     assert detail is not None and "add a flight, which create_flight_booking makes" in detail
+    detail = other_kind_asked(Request("Please book 3 flights to Paris."), hotel, tools)
+    assert detail is not None and "book a flight, which create_flight_booking makes" in detail
     for asked in (
         "I want to add a hotel booking and a flight booking.",
         "I want to add a booking at the Dune Lodge.",
