@@ -914,10 +914,27 @@ def test_a_key_two_tables_share_is_read_in_the_table_the_user_names(
     assert detail.startswith("the user calls account A20003 theirs"), detail
 
 
+def _read_then_close(kind: str, row: dict) -> tuple[dict[str, Tool], Replay, list[dict]]:
+    """A read of one row of `kind`s and a write closing it, their replay and gold calls."""
+    key = f"{kind}_id"
+    find = f"SELECT * FROM {kind}s WHERE {key} = :{key}"
+    close = f"UPDATE {kind}s SET status = 'closed' WHERE {key} = :{key}"
+    tools = {
+        f"get_{kind}": Tool(name=f"get_{kind}", description="Find it.", kind="read", returns=find),
+        f"close_{kind}": Tool(
+            name=f"close_{kind}", description="Close.", kind="write", run=[close]
+        ),
+    }
+    read = Replay(
+        results=[ToolResult(ok=True, output=row), ToolResult(ok=True, output=[])], changes={}
+    )
+    calls = [{"name": n, "arguments": {key: row[key]}} for n in tools]
+    return tools, read, calls
+
+
 def test_a_state_inside_the_records_own_is_that_one() -> None:
     """Weather's region "House Antarctica" holds the region "Antarctica" of other stations:
     "my House Antarctica station" names the station's own region, no other."""
-    from toolscale.tool import Tool, ToolResult
     from validators.facts import _misdescribed_target
 
     seed = SeedFacts(
@@ -925,22 +942,8 @@ def test_a_state_inside_the_records_own_is_that_one() -> None:
         columns={"stations": ("station_id", "name", "region")},
         primary={"stations": ("station_id",)},
     )
-    find = "SELECT * FROM stations WHERE station_id = :station_id"
-    close = "UPDATE stations SET status = 'closed' WHERE station_id = :station_id"
-    tools = {
-        "get_station": Tool(name="get_station", description="Find it.", kind="read", returns=find),
-        "close_station": Tool(
-            name="close_station", description="Close.", kind="write", run=[close]
-        ),
-    }
     station = {"station_id": 36443, "name": "Ryan Station", "region": "House Antarctica"}
-    read = Replay(
-        results=[ToolResult(ok=True, output=station), ToolResult(ok=True, output=[])], changes={}
-    )
-    calls = [
-        {"name": "get_station", "arguments": {"station_id": 36443}},
-        {"name": "close_station", "arguments": {"station_id": 36443}},
-    ]
+    tools, read, calls = _read_then_close("station", station)
 
     def said(region: str) -> str:
         ask = f"Please close station 36443, my station in the {region} region."
@@ -957,7 +960,6 @@ def test_a_field_said_of_another_kind_of_record_is_that_ones() -> None:
     """Weather on 6accfa9 refused "The station name is Herreraville Station" beside a move
     of that station to California: "says its name is 'herreraville station', which no
     region has". The station's name is no claim about the region's."""
-    from toolscale.tool import Tool, ToolResult
     from validators.facts import _misdescribed_target
 
     seed = SeedFacts(
@@ -965,20 +967,7 @@ def test_a_field_said_of_another_kind_of_record_is_that_ones() -> None:
         columns={"regions": ("region_id", "name"), "stations": ("station_id", "name")},
         primary={"regions": ("region_id",), "stations": ("station_id",)},
     )
-    find = "SELECT * FROM regions WHERE region_id = :region_id"
-    close = "UPDATE regions SET status = 'closed' WHERE region_id = :region_id"
-    tools = {
-        "get_region": Tool(name="get_region", description="Find it.", kind="read", returns=find),
-        "close_region": Tool(name="close_region", description="Close.", kind="write", run=[close]),
-    }
-    region = {"region_id": 5, "name": "California"}
-    read = Replay(
-        results=[ToolResult(ok=True, output=region), ToolResult(ok=True, output=[])], changes={}
-    )
-    calls = [
-        {"name": "get_region", "arguments": {"region_id": 5}},
-        {"name": "close_region", "arguments": {"region_id": 5}},
-    ]
+    tools, read, calls = _read_then_close("region", {"region_id": 5, "name": "California"})
 
     def said(fact: str) -> str:
         task = mini_task(instruction="Please close region 5.", gold_calls=calls, known_facts=[fact])
