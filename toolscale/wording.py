@@ -314,6 +314,9 @@ _ASSISTANT = re.compile(
     r"[a-z]+(?:(?: [a-z]+)? \d+)?"
     # (weather-intent-00143 on 6accfa9: "Hi jhardy. I'd like to move ...")
     r"\s*(?:[,!]|\.(?=\s|$))|"
+    # ... or by a handle of letters and digits (weather-intent-00161 on 211cc49: "Hello,
+    # Catherine49! I wanted to update my email to catherine49@example.net")
+    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear),?\s+[a-z]+\d+\s*[,!.]|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )
@@ -456,6 +459,8 @@ _NO_FACT = re.compile(
     # and a line about the talk itself (ecommerce-intent-00035 on 05f674d: "I'm not asking
     # for help or greeting you by name."): what the user knows is of their records
     r"|\b(?:greet(?:ing)?|asking for help)\b|\byou\b"
+    # weather-intent-00153 on 211cc49: "The email for the assistant is tiffany@icloud.com."
+    r"|\bthe (?:ai |virtual )?assistant\b"
     # and a line about the task it is in (weather-intent-00012 on 8a86ecf: "The region North
     # Pole is a fictional location for the purpose of this instruction.")
     r"|\bfictional\b|\bthis (?:instruction|task|scenario|exercise|conversation)\b"

@@ -534,6 +534,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The status of the loan is important to me.",
         # weather-intent-00102 on 5e5ec77
         "The loan id will be the loan id",
+        # weather-intent-00153 on 211cc49
+        "The email for the assistant is maria.lopez@example.com.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(

@@ -724,6 +724,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hello Maria! Please freeze card K30001 and tell me its status.",
         # weather-intent-00143 on 6accfa9: "Hi jhardy. I'd like to move the warning alert"
         "Hi maria. I need card K30001 frozen. Tell me its status.",
+        # weather-intent-00161 on 211cc49: "Hello, Catherine49! I wanted to update my email"
+        "Hello, Maria85! I need card K30001 frozen. Tell me its status.",
         # medicine on fe97d36: "Please tell me what appointment you would like to move to
         # Dr. Anna Lynch on January 31, 2024."
         "Please tell me what card you would like to freeze, K30001? Tell me its status.",
