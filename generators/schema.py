@@ -676,7 +676,7 @@ def _who_asks(tables: list[TableProposal]) -> TableProposal | None:
 
 
 _BETWEEN = re.compile(
-    r"\b([a-z][a-z_]*) (?:must be|is|are|should be|has to be|stays) between "
+    r"\b([a-z][a-z_]*(?: [a-z][a-z_]*)?) (?:must be|is|are|should be|has to be|stays) between "
     r"(-?\d+(?:\.\d+)?) and (-?\d+(?:\.\d+)?)"
 )
 
@@ -712,12 +712,16 @@ def rule_checks(schema: Schema, rules: list[str]) -> Schema:
     asked about "a reservation for 589 people"; movie's bookings held up to 40 seats."""
     tables = list(schema.tables)
     for rule in rules:
-        for name, low, high in _ranges(rule.lower(), tables):
-            holders = [
-                i
-                for i, t in enumerate(tables)
-                if any(c.name == name and c.type in ("integer", "real") for c in t.columns)
-            ]
+        for said, low, high in _ranges(rule.lower(), tables):
+            # "a grade score must be between 0 and 100" names `grade_score` in two words
+            for name in dict.fromkeys((said.replace(" ", "_"), said.split()[-1])):
+                holders = [
+                    i
+                    for i, t in enumerate(tables)
+                    if any(c.name == name and c.type in ("integer", "real") for c in t.columns)
+                ]
+                if len(holders) == 1:
+                    break
             if len(holders) != 1 or float(low) > float(high):
                 continue  # no one column it means
             table = tables[holders[0]]

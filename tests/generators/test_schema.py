@@ -32,7 +32,7 @@ from tests.generators.library import (
 )
 from toolscale.brief import load_brief
 from toolscale.llm.client import Invalid
-from toolscale.schema import Schema
+from toolscale.schema import Column, Schema
 from toolscale.testing.fakedomain import SCHEMA
 from toolscale.testing.fakellm import scripted
 from toolscale.wording import singular
@@ -880,6 +880,23 @@ def test_a_range_a_rule_states_on_a_number_column_becomes_a_check_the_seed_keeps
     held = next(t for t in seats.tables if t.name == "reservations")
     assert "party_size BETWEEN 1 AND 12" in held.checks
     assert rule_checks(plain, ["One reservation holds between 1 and 12 chairs."]) == plain
+    # a column named in two words: school's "A grade score must be between 0 and 100" left
+    # `grade_score` unbounded, and 137 of its 158 seed grades were above 100 (6accfa9)
+    scored = schema.model_copy(
+        update={
+            "tables": [
+                t.model_copy(
+                    update={"columns": [*t.columns, Column(name="grade_score", type="real")]}
+                )
+                if t.name == "reservations"
+                else t
+                for t in plain.tables
+            ]
+        }
+    )
+    graded = rule_checks(scored, ["A grade score must be between 0 and 100."])
+    held = next(t for t in graded.tables if t.name == "reservations")
+    assert "grade_score BETWEEN 0 AND 100" in held.checks
 
 
 def test_a_compound_entity_left_out_joins_what_its_name_is_made_of() -> None:
