@@ -326,8 +326,8 @@ class ArgumentSampler:
     def _on_the_minute(self, tool: Tool, param: str, value: Scalar) -> Scalar:
         """A new record's moment on the minute, as a person says it: medicine's seed (made
         before 6789a02) held appointments at 11:20:10, a new one copied that, and the user
-        who asked for "11:20 AM" was refused as false_fact (10 of medicine's proposals at
-        fdf189b)."""
+        who asked for "11:20 AM" was refused as false_fact (12 of medicine's false_fact
+        rejections up to fdf189b)."""
         where = self.columns[tool.name].get(param)
         if not isinstance(value, str) or where is None or where[0] not in tool.inserts():
             return value

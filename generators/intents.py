@@ -197,7 +197,9 @@ def draft_purpose(
             writes.append((tool, keys))
     asked = [(t, k) for t, k in writes if not _to_unasked_state(t)]
     writes = asked or writes  # where every write is such a move, they are all there is
-    writes = [(t, k) for t, k in writes if not _to_other_people(spec, k, people)]
+    held = spec.schema_.held_by(people.name)  # once per draft: the loop below runs 40 times
+    whose = {p: spec.owners(spec.schema_.table(p)) for p in set(held.values())}
+    writes = [(t, k) for t, k in writes if not _to_other_people(k, people, held)]
     if not writes:
         return None
     # a write on one of the person's records (a card, a loan) needs the person found and the
@@ -255,7 +257,7 @@ def draft_purpose(
         if target.param not in given:
             continue
         arguments = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=not refusal)
-        if _hands_over(spec, keys, people, arguments):
+        if _hands_over(spec, keys, arguments, held, whose):
             continue
         if refusal:
             arguments = _pushed(tool, arguments, rng)
@@ -361,13 +363,12 @@ def _past_for_nothing(tool: Tool, arguments: dict[str, Scalar], error: str, cloc
     return bool(past) and not any(re.search(rf":(?:{p}|_now)\b", read) for p in past)
 
 
-def _to_other_people(spec: EnvironmentSpec, keys: list[KeyParam], people: Table) -> bool:
-    """A move of a record another kind of person holds to another such person: school's
-    teachers moved a student's enrollment to another student (school-intent-00008 on
-    637bf78), which no school does for whoever asks. A move between people of the asker's
-    kind (a team trading its player) stays, as does one onto a person who does not hold
-    the record (a patient's appointment moved to another doctor)."""
-    held = spec.schema_.held_by(people.name)
+def _to_other_people(keys: list[KeyParam], people: Table, held: dict[str, str]) -> bool:
+    """A move of a record another kind of person holds (`held`: `Schema.held_by`) to
+    another such person: school's teachers moved a student's enrollment to another student
+    (school-intent-00008 on 637bf78), which no school does for whoever asks. A move between
+    people of the asker's kind (a team trading its player) stays, as does one onto a person
+    who does not hold the record (a patient's appointment moved to another doctor)."""
     moved = [k.table for k in keys if not k.param.startswith("new_")]
     return any(
         k.param.startswith("new_") and k.table != people.name and held.get(t) == k.table
@@ -377,33 +378,33 @@ def _to_other_people(spec: EnvironmentSpec, keys: list[KeyParam], people: Table)
 
 
 def _hands_over(
-    spec: EnvironmentSpec, keys: list[KeyParam], people: Table, arguments: dict[str, Scalar]
+    spec: EnvironmentSpec,
+    keys: list[KeyParam],
+    arguments: dict[str, Scalar],
+    held: dict[str, str],
+    whose: dict[str, dict[str, dict[Scalar, Scalar]]],
 ) -> bool:
     """A move that gives a record another person holds to a third, through the row it goes
-    under: school's teachers moved a grade from one student's enrollment to another
-    student's (school-intent-00002 on 637bf78). A move between the same person's rows (a
-    grade put on the right course of its student) stays."""
-    schema = spec.schema_
-    held = schema.held_by(people.name)
-    moved = [k for k in keys if not k.param.startswith("new_")]
+    under (`whose`: `EnvironmentSpec.owners` of each kind in `held`): school's teachers
+    moved a grade from one student's enrollment to another student's (school-intent-00002
+    on 637bf78). A move between the same person's rows (a grade put on the right course of
+    its student) stays."""
+    moved = next((k for k in keys if not k.param.startswith("new_")), None)
+    if moved is None:
+        return False
+    table = spec.schema_.table(moved.table)
+    row = _rows_by_key(spec, table).get(arguments.get(moved.param))
     for k in keys:
         other = held.get(k.table)
-        if not k.param.startswith("new_") or other is None or not moved:
+        if not k.param.startswith("new_") or other is None or row is None:
             continue
-        whose = spec.owners(schema.table(other)).get(k.table, {})
-        record = moved[0]
-        table = schema.table(record.table)
-        column = k.param.removeprefix("new_")
         to = [f for f in table.foreign_keys if f.ref_table == k.table]
+        column = k.param.removeprefix("new_")
         fk = next((f for f in to if f.columns == [column]), to[0] if to else None)
-        row = next(
-            (r for r in spec.seed.get(table.name, [])
-             if r.get(table.primary_key[0]) == arguments.get(record.param)),
-            None,
-        )  # fmt: skip
-        if fk is None or row is None:
+        if fk is None:
             continue
-        before, after = whose.get(row.get(fk.columns[0])), whose.get(arguments.get(k.param))
+        owner = whose[other].get(k.table, {})
+        before, after = owner.get(row.get(fk.columns[0])), owner.get(arguments.get(k.param))
         if before is not None and after is not None and before != after:
             return True
     return False

@@ -217,7 +217,13 @@ class Environment:
         labels = [
             ref.path.split(".")[-1] or task.gold_calls[ref.call].name for ref in task.communicate
         ]
-        refused = [r.error for r in results if not r.ok and r.error]
+        refused = [  # the changes refused, each reason once
+            *dict.fromkeys(
+                r.error
+                for call, r in zip(task.gold_calls, results, strict=True)
+                if not r.ok and r.error and self.tools[call.name].kind == "write"
+            )
+        ]
         text = final_message(labels, list(task.expected.communicate), wrote, refused)
         messages.append(Message(role="assistant", content=text))
         return Trajectory(messages=messages)
