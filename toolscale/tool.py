@@ -130,6 +130,10 @@ class Tool(BaseModel):
                 out.append(target.name)
         return out
 
+    def updated_tables(self) -> list[str]:
+        """The tables its UPDATE statements change, in order, each once."""
+        return list(dict.fromkeys(table for table, _, _ in self._assignments()))
+
     def returned_table(self) -> str | None:
         """The one table its `returns` query reads, or None (none, a join, no query)."""
         tree = parsed(self.returns) if self.returns else None

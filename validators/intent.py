@@ -377,6 +377,38 @@ def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> st
     )
 
 
+def other_kind_changed(
+    request: Request, tool: Tool, said: list[str], schema: Schema, served: Set[str] = frozenset()
+) -> str | None:
+    """Every time the write's act is said, it is said of another kind of record:
+    school-intent-00023 on 6accfa9, "I would like to activate the enrollment for the course
+    named South Eric Course", whose gold activated a grade. An act followed by no kind
+    ("set it to active"), or by one the write changes, may be this write's; one said of a
+    kind another gold write changes (`served`) may be shared: school-intent-00065's
+    "deactivate the course ... and the active grade" asks for both."""
+    changed = tool.updated_tables()
+    if not changed:
+        return None
+    changed += [t for t in tool.inserts() if t not in changed]  # a ticket that takes a seat
+    mine = set().union(*map(entity_words, changed))
+    theirs = schema_entities(schema) - mine
+    acts = frozenset().union(*(variants(w) for w in said if w not in GENERIC))
+    toks = request.tokens
+    asked: tuple[str, str] | None = None  # (the act, the other kind's word)
+    for k, word in enumerate(toks):
+        if stem(word) not in acts or word in theirs:
+            continue
+        after = [singular(a) for a in toks[k + 1 : k + 5]]  # "my enrollment's grade"
+        kind = next((a for a in after if a in theirs), None)
+        if kind is None or any(a in mine for a in after):
+            return None
+        if kind not in served:
+            asked = asked or (word, kind)
+    if asked is None:
+        return None
+    return f"changes a {record_phrase(changed[0])}; the instruction asks to {asked[0]} a {asked[1]}"
+
+
 # thanks for an act is no request for it: medicine's "Thank you for creating an appointment
 # for March 20, 2025 ..." opened a conversation as if the booking were made
 _THANKED = re.compile(r"\bthank(?:s| you)(?: so much| very much)? for [^.!?]*", re.I)
@@ -427,6 +459,15 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
                 f"gold call {i} {call.key()} is a write the instruction does not ask for "
                 f"(it says none of: {', '.join(said)}{' ' + how if how else ''})"
             )
+        served = {
+            w
+            for j, c in enumerate(task.gold_calls)
+            if j != i
+            for t in tools[c.name].updated_tables() + tools[c.name].inserts()
+            for w in entity_words(t)
+        }
+        if not tool.creates and (other := other_kind_changed(request, tool, said, schema, served)):
+            return f"gold call {i} {call.key()} {other}"
     return None
 
 

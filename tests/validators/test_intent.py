@@ -20,8 +20,10 @@ from validators.intent import (
     _asks_state,
     _names_a_record,
     _outputs_of,
+    other_kind_changed,
     said_as_issued,
     said_as_verb,
+    unasked_write,
     unsaid_destination,
 )
 from validators.pipeline import verify
@@ -1444,6 +1446,50 @@ def test_a_new_record_of_another_kind_asked_for_is_unasked_write(
     assert "creates a new account; the instruction asks to add a payee, which add_payee" in detail
     asked = "Please open a new savings account for me and tell me its status."
     assert open_verdict(banking_spec, asked) == ("accepted", "ok", "")
+
+
+def test_a_change_asked_of_another_kind_of_record_is_unasked_write() -> None:
+    """school-intent-00023 on 6accfa9: "I would like to activate the enrollment for the
+    course named South Eric Course", whose gold activated a grade (activate_grade). The act
+    is asked, but of an enrollment."""
+    activate = Tool.model_validate(
+        {
+            "name": "activate_grade",
+            "description": "d",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"grade_id": {"type": "integer"}}},
+            "run": ["UPDATE grades SET status = 'active' WHERE grade_id = :grade_id"],
+        }
+    )
+    key = [{"name": "id", "type": "integer"}]
+    tables = [
+        {"name": name, "columns": key, "primary_key": ["id"]}
+        for name in ("grades", "enrollments", "courses")
+    ]
+    schema = Schema.model_validate({"tables": tables})
+    said = ["activate"]
+    asked = "I would like to activate the enrollment for the course named South Eric Course."
+    detail = other_kind_changed(Request(asked), activate, said, schema)
+    assert detail == "changes a grade; the instruction asks to activate a enrollment"
+    for kept in (
+        "Please activate the grade of my enrollment in South Eric Course.",
+        "Please activate my enrollment's grade.",
+        "My grade is inactive; please make it active.",
+        "Please reactivate it.",
+        "For my enrollment in the course South Eric Course, activate the grade.",
+    ):
+        assert other_kind_changed(Request(kept), activate, said, schema) is None, kept
+    # school-intent-00065 on 6accfa9: one act for two kinds, each changed by a gold write
+    both = "I want to deactivate the course named Brianmouth Course and the active grade."
+    assert other_kind_changed(Request(both), activate, ["deactivate"], schema) is not None
+    served = {"course", "courses"}
+    assert other_kind_changed(Request(both), activate, ["deactivate"], schema, served) is None
+    task = mini_task(
+        instruction=asked,
+        gold_calls=[{"name": "activate_grade", "arguments": {"grade_id": 7}}],
+    )
+    verdict = unasked_write(task, {"activate_grade": activate}, schema)
+    assert verdict is not None and "asks to activate a enrollment" in verdict
 
 
 def test_a_new_record_asked_as_another_kind_that_shares_a_word_is_another() -> None:
