@@ -881,10 +881,36 @@ def _asked_as_new(task: Task, table: str) -> bool:
     )
 
 
+_CLAUSE = re.compile(r"[.?!;,]+|\band\b", re.I)
+_WHY = re.compile(r"\b(?:why|reasons?)\b", re.I)
+
+
+def _ids_told_for_why(task: Task) -> str | None:
+    """An id told where the instruction asks only why: school-intent-00061 on 6accfa9, "If
+    this is not possible, please inform me why", was told the enrollment's student id and
+    course id. A status or a date may be the why (a game that is completed cannot be
+    postponed); an id is none."""
+    clauses = _CLAUSE.split(task.instruction)
+    if not any(_WHY.search(c) for c in clauses):
+        return None
+    if Request(". ".join(c for c in clauses if not _WHY.search(c))).asks_for_information:
+        return None
+    for i, ref in enumerate(task.communicate):
+        field = _field(ref)
+        if field == "id" or field.endswith("_id"):
+            return (
+                f"communicate[{i}] ({field} of gold call {ref.call}): the instruction asks "
+                "only why, and an id is no reason"
+            )
+    return None
+
+
 def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
     request = Request(task.instruction)
     if task.communicate and not request.asks_for_information:
         return "the user is told values, but the instruction asks for no information"
+    if detail := _ids_told_for_why(task):
+        return detail
     if detail := _left_told_as_count(task):
         return detail
     for i, ref in enumerate(task.communicate):

@@ -18,6 +18,7 @@ from validators.facts import SeedFacts
 from validators.intent import (
     _amount_as_column,
     _asks_state,
+    _ids_told_for_why,
     _names_a_record,
     _outputs_of,
     other_kind_changed,
@@ -88,6 +89,35 @@ def test_values_told_when_nothing_was_asked_are_unasked_value(
     )
     assert (stage, reason) == ("intent", "unasked_value")
     assert "asks for no information" in detail
+
+
+def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
+    """school-intent-00061 on 6accfa9: "If this is not possible, please inform me why.",
+    and the gold told the enrollment's student id and course id. The state a refusal reads
+    may be the why (basketball's "I would like to know if it can be done and why", told
+    the game is completed); an id is not, unless it is asked for too."""
+    move = {"name": "move_enrollment_course", "arguments": {"enrollment_id": 1}}
+    lookup = {"name": "list_enrollments", "arguments": {"course_id": 2}}
+    why = "Please move my enrollment to Bellberg Course. If this is not possible, inform me why."
+
+    def told(instruction: str, path: str) -> str | None:
+        task = mini_task(
+            instruction=instruction,
+            gold_calls=[lookup, move],
+            communicate=[{"call": 0, "path": "0.status"}, {"call": 0, "path": path}],
+        )
+        return _ids_told_for_why(task)
+
+    detail = told(why, "0.student_id")
+    assert detail is not None and "asks only why, and an id is no reason" in detail
+    assert "communicate[1] (student_id of gold call 0)" in detail
+    reason = "I want to move my enrollment to Bellberg Course, or know the reason I cannot."
+    assert told(reason, "0.course_id") is not None
+    for asked in (
+        "Please move my enrollment. Tell me its student id, and if you cannot, tell me why.",
+        "Please move my enrollment and tell me the new course id.",
+    ):
+        assert told(asked, "0.student_id") is None, asked
 
 
 def test_a_field_asked_about_and_never_told_is_untold_value(
