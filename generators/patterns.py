@@ -1792,7 +1792,15 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         if cand.pattern == "move" and cand.rows[cand.main] == child.name and _adds(cand, cond):
             # the moved record is counted where it goes (`_adds`), never where it is
             filt += f" AND {child.primary_key[0]} <> :{cand.main}"
-        adds = 1 if cond.number != 0 and _adds(cand, cond) else 0  # 0: none before it
+        adds = "1" if cond.number != 0 and _adds(cand, cond) else "0"  # 0: none before it
+        if adds == "1" and cand.pattern == "move" and cond.column:
+            # the moved record is one more only where it is one of those counted: weather's
+            # expired warning moved into a region with an active one breaks no "one active
+            # alert of a type per region"
+            adds = (
+                f"(SELECT COUNT(*) FROM {child.name} WHERE {child.primary_key[0]} = "
+                f":{cand.main} AND {cond.column} = {literal(cond.value)})"
+            )
         holder, holder_key = resolve_row(cand, cond.other, schema) if cond.other else (table, key)
         most = (
             f"(SELECT {cond.other_column} FROM {holder.name} "
@@ -1803,7 +1811,7 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         counted = "COUNT(*)"
         if cond.total:  # the sum of a quantity, and the new row's own
             new = cond.total in cand.tool.param_types() and _adds(cand, cond)
-            counted, adds = f"COALESCE(SUM({cond.total}), 0)", 0
+            counted, adds = f"COALESCE(SUM({cond.total}), 0)", "0"
             counted += f" + :{cond.total}" if new else ""
         return (
             f"{counted} + {adds} <= {most}",
@@ -1838,8 +1846,8 @@ def _adds(cand: Candidate, cond: Condition) -> bool:
     if cand.sets is not None:
         table, column, value = cand.sets
         return table == cond.child and column == cond.column and str(cond.value) == value
-    # a record moved under the counted row is one more of its own there: taken as counted
-    # whatever its state (a dropped enrollment moved into a full course is refused too)
+    # a record moved under the counted row is one more of its own there (where it is of
+    # the state counted: `_condition_sql` reads the moved row's own)
     return (
         cand.pattern == "move" and cand.rows.get(cand.main) == cond.child and cond.row != cand.main
     )

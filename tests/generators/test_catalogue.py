@@ -935,6 +935,13 @@ def test_a_move_keeps_a_limit_in_the_same_term(spring: int, refused: bool) -> No
     assert fall_to_spring == (term if refused else None)
     # 300 moves within spring: it leaves a course of the term as it enters one
     assert _moved(spec, term, to_course, enrollment_id=300, new_course_id=12) is None
+    # 302 (student 2's in spring course 10) is dropped: one more active one only if it is
+    # active (the `_adds` +1 of every moved record refused the dropped one too)
+    assert _moved(spec, term, to_student, enrollment_id=302, new_student_id=1) is None
+    active = [
+        {**e, "status": "active"} if e["enrollment_id"] == 302 else e for e in seed["enrollments"]
+    ]
+    spec = spec.model_copy(update={"seed": seed | {"enrollments": active}})
     spring_to_one = _moved(spec, term, to_student, enrollment_id=302, new_student_id=1)
     assert spring_to_one == (term if refused else None)
 
