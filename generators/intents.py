@@ -259,15 +259,25 @@ def draft_purpose(
         arguments = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=not refusal)
         if _hands_over(spec, keys, arguments, held, whose):
             continue
+        tried = [arguments]
         if refusal:
-            arguments = _pushed(tool, arguments, rng)
-        env.reset()
-        before = env.sandbox.changes()
-        result = env.step(ToolCall(name=tool.name, arguments=arguments))
+            # a rule on the row's own state refuses a plain request too: weather's
+            # create_reading for an inactive station was always pushed past its temperature
+            # range (one error for both, which told nothing) or dated in a past the rule
+            # never reads, and none of 69 such drafts became a refusal
+            ahead = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=True)
+            tried = [_pushed(tool, arguments, rng), _pushed(tool, ahead, rng), ahead]
         table = spec.schema_.table(target.table)
-        if result.ok and not refusal and env.sandbox.changes() != before:
-            return Purpose(tool, target.table, given[target.param], arguments)
-        if not result.ok and refusal and result.error and not _asks_what_is(tool, arguments, spec):
+        for arguments in tried:
+            env.reset()
+            before = env.sandbox.changes()
+            result = env.step(ToolCall(name=tool.name, arguments=arguments))
+            if result.ok and not refusal and env.sandbox.changes() != before:
+                return Purpose(tool, target.table, given[target.param], arguments)
+            if result.ok or not refusal or not result.error:
+                continue
+            if _asks_what_is(tool, arguments, spec):
+                continue
             if _past_for_nothing(tool, arguments, result.error, spec.clock):
                 continue
             cols = _rule_columns(tool, result.error, table, arguments)

@@ -1501,3 +1501,75 @@ def test_a_move_onto_a_person_who_does_not_hold_the_record_is_drafted() -> None:
             for i in range(20)
         ]
     assert to_doctor.name in {p.write.name for p in drafted if p is not None}
+
+
+def test_a_refusal_on_the_rows_state_is_drafted_where_pushed_numbers_break_the_rule_too() -> None:
+    """Weather on 907b94d: "a reading can be recorded only for a station with status
+    active; temperature must be between -90 and 60" was one error for both checks. Its
+    refusal drafts pushed the temperature past the range, so the error told nothing of the
+    station (`_rule_columns`), and none of 69 drafts became a refusal. The plain request
+    on a decommissioned station is the refusal."""
+    schema = {
+        "tables": [
+            {"name": "forecasters", "primary_key": ["forecaster_id"],
+             "columns": [col("forecaster_id", "integer"), col("email", "text")]},
+            {"name": "stations", "primary_key": ["station_id"],
+             "columns": [col("station_id", "integer"), col("forecaster_id", "integer"),
+                         col("name", "text"), col("status", "text")],
+             "foreign_keys": [fk("forecaster_id", "forecasters")],
+             "checks": ["status IN ('active', 'decommissioned')"]},
+            {"name": "readings", "primary_key": ["reading_id"],
+             "columns": [col("reading_id", "integer"), col("station_id", "integer"),
+                         col("temperature", "real")],
+             "foreign_keys": [fk("station_id", "stations")]},
+        ]
+    }  # fmt: skip
+    seed = {
+        "forecasters": [{"forecaster_id": 1, "email": "f@x.org"}],
+        "stations": [
+            {"station_id": 10, "forecaster_id": 1, "name": "Hill", "status": "decommissioned"}
+        ],
+        "readings": [{"reading_id": 100, "station_id": 10, "temperature": 35.0}],
+    }
+    error = "A reading needs an active station; temperature must be between -90 and 60."
+    record = Tool.model_validate(
+        {
+            "name": "create_reading",
+            "description": "Record a reading at a station.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "station_id": {"type": "integer"},
+                    "temperature": {"type": "number"},
+                },
+                "required": ["station_id", "temperature"],
+            },
+            "require": [
+                {"sql": "SELECT :temperature BETWEEN -90 AND 60 AS ok", "error": error},
+                {
+                    "sql": "SELECT status = 'active' AS ok FROM stations "
+                    "WHERE station_id = :station_id",
+                    "error": error,
+                },
+            ],
+            "run": [
+                "INSERT INTO readings (reading_id, station_id, temperature) "
+                "VALUES (:_new_id, :station_id, :temperature)"
+            ],
+        }
+    )
+    spec = bed("weather", schema, seed)
+    spec = spec.model_copy(update={"tools": [*spec.tools, record], "id_start": 500})
+    people = spec.schema_.table("forecasters")
+    with Environment(spec) as env:
+        sampler = ArgumentSampler(spec)
+        drafted = [
+            draft_purpose(env, sampler, people, spec.owners(people), random.Random(i), True)
+            for i in range(5)
+        ]
+    refusals = [p for p in drafted if p is not None and p.error == error]
+    assert len(refusals) == 5, drafted
+    for purpose in refusals:
+        assert -90 <= float(purpose.arguments["temperature"]) <= 60, purpose.arguments
+        assert purpose.checked == ["status"]
