@@ -265,8 +265,8 @@ def draft_purpose(
             # create_reading for an inactive station was always pushed past its temperature
             # range (one error for both, which told nothing) or dated in a past the rule
             # never reads, and none of 69 such drafts became a refusal
-            ahead = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=True)
-            tried = [_pushed(tool, arguments, rng), _pushed(tool, ahead, rng), ahead]
+            plain = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=True)
+            tried = [_pushed(tool, arguments, rng), _pushed(tool, plain, rng), plain]
         table = spec.schema_.table(target.table)
         for arguments in tried:
             env.reset()

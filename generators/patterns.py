@@ -1730,7 +1730,7 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
     if cond.kind == "count" and cond.row == EVERY:
         filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
         filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(",") if p)
-        adds = 1 if cond.number != 0 and _adds(cand, cond) else 0
+        adds = "1" if cond.number != 0 and _adds(cand, cond) else "0"
         return (
             f"COUNT(*) + {adds} <= {cond.number}",
             f" FROM {cond.child} WHERE 1 = 1{filt}",

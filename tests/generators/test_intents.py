@@ -1571,5 +1571,5 @@ def test_a_refusal_on_the_rows_state_is_drafted_where_pushed_numbers_break_the_r
     refusals = [p for p in drafted if p is not None and p.error == error]
     assert len(refusals) == 5, drafted
     for purpose in refusals:
-        assert -90 <= float(purpose.arguments["temperature"]) <= 60, purpose.arguments
+        assert -90 <= float(str(purpose.arguments["temperature"])) <= 60, purpose.arguments
         assert purpose.checked == ["status"]
