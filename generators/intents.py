@@ -53,6 +53,10 @@ REFUSAL_SHARE = 0.33
 PREFERENCE_SHARE = 0.2
 TWO_SHARE = 0.3  # of served purposes, those the person asks a second change beside
 TRIES = 40  # (write, record, arguments) drafts per work item
+# and per refusal work item: most writes never fail on their person's records, and at 40,
+# 60 drafts over school's environment (0.33 of them refusals) found 3 refusals, at 120, 9;
+# a draft is a sandbox step, milliseconds
+REFUSAL_TRIES = 120
 PER_WRITE = 8  # of them on one write before drawing another
 OWN_RECORDS = 4.0  # weight of a write on a record the person owns against one on their row
 RULED = 3.0  # and of a write that enforces a rule of the brief against one that does not
@@ -222,7 +226,7 @@ def draft_purpose(
         for tool, keys in writes
     ]
     weights = capped(weights, SHARE_CAP)
-    for attempt in range(TRIES):
+    for attempt in range(REFUSAL_TRIES if refusal else TRIES):
         if attempt % PER_WRITE == 0:  # a write is tried on a few records before another:
             # redrawing each time gave the writes that rarely fail most of the tasks (travel:
             # 56 of 120 drafts moved a booking, none cancelled a flight booking)
