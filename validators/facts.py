@@ -21,7 +21,7 @@ from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
 from toolscale.report import Rejection
-from toolscale.schema import Scalar, Table
+from toolscale.schema import Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool
@@ -1470,6 +1470,36 @@ def said_of_both(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
 
 
 # a record said to be today's: "my appointment for today", "it is today", "today's flight"
+# a temperature's scale: 19.9 degrees Fahrenheit is another reading than 19.9 degrees Celsius
+_SCALES = {"fahrenheit": "f", "celsius": "c", "centigrade": "c", "kelvin": "k"}
+_SCALED = re.compile(
+    r"-?\d+(?:\.\d+)?\s*(?:degrees?\s+)?(fahrenheit|celsius|centigrade|kelvin)\b"
+    r"|-?\d+(?:\.\d+)?\s*°\s*([fck])\b",
+    re.I,
+)
+
+
+def unheld_scale(task: Task, schema: Schema) -> str:
+    """A temperature said in a scale no column is described in: weather-intent-00132 on
+    182938e asked for a reading of "19.9 degrees Fahrenheit", and the gold stored 19.9 in a
+    `temperature` column described as "The temperature at the station." (a seed of -20 to
+    40, by the look of it Celsius). The number is the gold's, the claim about it is not."""
+    described = " ".join(
+        f"{t.name} {t.description} " + " ".join(f"{c.name} {c.description}" for c in t.columns)
+        for t in schema.tables
+    ).casefold()
+    held = {letter for word, letter in _SCALES.items() if word in described}
+    held |= {m.group(1).casefold() for m in re.finditer(r"°\s*([fck])\b", described)}
+    for text in [task.request(), *task.known_facts]:
+        for m in _SCALED.finditer(text):
+            scale = _SCALES[m.group(1).casefold()] if m.group(1) else m.group(2).casefold()
+            if scale not in held:
+                return (
+                    f"the user says {m.group()!r}, a scale no column of the schema is described in"
+                )
+    return ""
+
+
 _TODAYS = re.compile(r"\b(?:for|is|on|scheduled|booked) today\b|\btoday's\b", re.I)
 
 
@@ -2063,6 +2093,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: one_said_of_many(task, ctx.env.tools),
         lambda: destination_state(task, spec, ctx.env.tools, ctx.seed_facts),
+        lambda: unheld_scale(task, spec.schema_),
     )
     for said in (claim() for claim in false_facts):
         if said:

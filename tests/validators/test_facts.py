@@ -1837,3 +1837,32 @@ def test_a_kind_of_record_of_other_people_is_not_the_users(
     students = SeedFacts.of(_school("students"))
     assert students.people == "students" and students.held_by == {}
     assert SeedFacts.of(banking_spec).held_by == {}
+
+
+def test_a_temperature_in_a_scale_no_column_is_described_in_is_false_fact() -> None:
+    """weather-intent-00132 on 182938e asked for a reading of "19.9 degrees Fahrenheit";
+    the gold stored 19.9 in a temperature column described as "The temperature at the
+    station.", whose seed runs from -20 to 40."""
+    from validators.facts import unheld_scale
+
+    def schema(description: str) -> Schema:
+        column = {"name": "temperature", "type": "real", "description": description}
+        key = {"name": "reading_id", "type": "integer"}
+        table = {"name": "readings", "columns": [key, column], "primary_key": ["reading_id"]}
+        return Schema.model_validate({"tables": [table]})
+
+    unscaled, celsius = schema("The temperature at the station."), schema("In degrees Celsius.")
+    asked = "Please record a reading of 19.9 degrees Fahrenheit at my station."
+    task = mini_task(instruction=asked)
+    said = unheld_scale(task, unscaled)
+    assert said == (
+        "the user says '19.9 degrees Fahrenheit', a scale no column of the schema is described in"
+    )
+    assert unheld_scale(task, celsius) != ""
+    for fine in ("Please record a reading of 19.9 degrees Celsius.", "It reads 19.9 °C."):
+        assert unheld_scale(mini_task(instruction=fine), celsius) == "", fine
+        assert unheld_scale(mini_task(instruction=fine), unscaled) != "", fine
+    plain = mini_task(instruction="Please record a reading of 19.9 degrees at my station.")
+    assert unheld_scale(plain, unscaled) == ""
+    in_a_fact = mini_task(instruction="Record a reading.", known_facts=["It was 67 °F."])
+    assert "67 °F" in unheld_scale(in_a_fact, celsius)
