@@ -475,6 +475,10 @@ def _asks_what_is(tool: Tool, arguments: dict[str, Scalar], spec: EnvironmentSpe
         ]
         if said and all(row.get(column) == value for column, value in said):
             return True
+        # the state it moves to is the one the row is in, whatever else it sets: finance's
+        # "freeze my frozen card" (with another reason) on 4221446
+        if any(not param and "status" in c and row.get(c) == fixed for c, fixed, param in sets):
+            return True
     return False
 
 

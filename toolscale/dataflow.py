@@ -57,7 +57,7 @@ def reread(
             if results[i].ok:
                 since = i + 1
             continue
-        rows = _rows(results[i].output) if results[i].ok else []
+        rows = output_rows(results[i].output) if results[i].ok else []
         if not rows or (
             isinstance(results[i].output, list) and len(rows) != len(results[i].output)
         ):
@@ -65,7 +65,7 @@ def reread(
         for j in range(since, i):
             if is_write(calls[j].name) or not results[j].ok:
                 continue
-            earlier = _rows(results[j].output)
+            earlier = output_rows(results[j].output)
             if all(any(_holds(r, row) for r in earlier) for row in rows):
                 return i, j
     return None
@@ -146,7 +146,7 @@ def _shows(output: object, write: ToolCall, looked_up: set[object]) -> bool:
         for k, v in write.arguments.items()
         if v is not None and value_key(v) not in looked_up  # the listing's filter, not a row
     }
-    for row in _rows(output):
+    for row in output_rows(output):
         # a row is named by its own key, its first id column: a card's client_id is the
         # card's owner, and shows nothing of a transfer the same client makes
         key = next((c for c in row if c == "id" or c.endswith("_id")), None)
@@ -155,7 +155,8 @@ def _shows(output: object, write: ToolCall, looked_up: set[object]) -> bool:
     return False
 
 
-def _rows(output: object) -> list[dict]:
+def output_rows(output: object) -> list[dict]:
+    """The rows a call returned: one, or a list of them."""
     rows = output if isinstance(output, list) else [output]
     return [r for r in rows if isinstance(r, dict)]
 
@@ -203,7 +204,7 @@ def avoidable_reads(
                 value_key(row.get(field))
                 for r in results[:i]
                 if r.ok
-                for row in _rows(r.output)
+                for row in output_rows(r.output)
                 if field in row
             }
             repeats = repeats and value in earlier

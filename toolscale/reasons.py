@@ -207,6 +207,12 @@ class IntentReason(Reason):
         "every write is refused, yet the instruction asks to be told a value after it "
         "('my balance after this transfer'), which never exists",
     )
+    REFUSED_AS_IS = (
+        "refused_as_is",
+        "a refused write moves a record to the state a read of the gold shows it in ('freeze "
+        "my frozen card'): the record already is as asked, and its refusal teaches nothing "
+        "of the rule",
+    )
     ASSISTANT_VOICE = (
         "assistant_voice",
         "the instruction says what only an assistant says ('I'm here to help ... if you have "

@@ -14,7 +14,7 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass
 
-from toolscale.dataflow import shown_values, stale_told, value_key
+from toolscale.dataflow import output_rows, shown_values, stale_told, value_key
 from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, numbers, scalars, tokens
 from toolscale.reasons import IntentReason
@@ -1310,6 +1310,41 @@ def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
     return f"every write is refused, yet the instruction asks to be told something {after!r} it"
 
 
+_SETS_STATE = re.compile(
+    r"^\s*UPDATE (\w+) SET .*?\b(\w*status\w*) = '([^']+)'.* WHERE (\w+) = :(\w+)\s*$", re.I
+)
+
+
+def refused_as_is(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
+    """A refused write that moves a record to the state a read before it shows: finance on
+    4221446 kept "I'm trying to freeze my frozen card", refused because only an active or
+    reported card can be frozen. The agent should say the card already is frozen; the gold
+    teaches it to quote a rule instead."""
+    for i, call in enumerate(task.gold_calls):
+        tool = tools.get(call.name)
+        if call.expect_error is None or tool is None or tool.kind != "write":
+            continue
+        for sql in tool.run:
+            m = _SETS_STATE.match(sql)
+            if m is None or m.group(5) not in call.arguments:
+                continue
+            column, state, key = m.group(2), m.group(3), m.group(4)
+            wanted = value_key(call.arguments[m.group(5)])
+            for j in range(i - 1, -1, -1):
+                rows = [r for r in output_rows(replay.results[j].output) if key in r]
+                row = next((r for r in rows if value_key(r[key]) == wanted), None)
+                if row is None or column not in row:
+                    continue
+                if row[column] == state:
+                    return (
+                        f"gold call {i} {call.key()} is refused for moving {key} "
+                        f"{call.arguments[m.group(5)]} to {column} {state!r}, which gold call "
+                        f"{j} shows it already has"
+                    )
+                break
+    return None
+
+
 # "make sure it's repaid", "ensure that my card is still active": the state wanted after
 _WISH = re.compile(
     r"\b(?:(?:make\s+sure|ensure)\s+(?:that\s+)?(?:it|it['’]s|it\s+is|its\s+\w+\s+is|"
@@ -1639,6 +1674,8 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.UNIDENTIFIED_USER, detail=detail)
     if (detail := asks_after_refusal(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.ASKS_AFTER_REFUSAL, detail=detail)
+    if (detail := refused_as_is(task, tools, replay)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.REFUSED_AS_IS, detail=detail)
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
     if (detail := unserved_request(task, tools, schema)) is not None:

@@ -332,6 +332,11 @@ def test_a_refusal_never_asks_for_the_value_a_record_already_has(
     frozen = next(c for c in banking.seed["cards"] if c["status"] == "frozen")
     assert _asks_what_is(fixed, {"card_id": frozen["card_id"]}, spec)
     assert not _asks_what_is(fixed, {"card_id": card["card_id"]}, spec)  # active
+    # finance on 4221446: "freeze my frozen card" with another reason than the card's
+    freeze = "UPDATE cards SET status = 'frozen', note = :note WHERE card_id = :card_id"
+    reasoned = fixed.model_copy(update={"run": [freeze]})
+    assert _asks_what_is(reasoned, {"card_id": frozen["card_id"], "note": "other"}, spec)
+    assert not _asks_what_is(reasoned, {"card_id": card["card_id"], "note": "other"}, spec)
     # school: "update my email to jaime@yahoo.com", the email the student has
     rail = railway_spec()
     cands = catalogue(rail.schema_, rail.seed)

@@ -605,6 +605,36 @@ def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
         assert (reads_like_calls(task, {bags.name: bags}) is not None) == spelled, text
 
 
+def test_a_refusal_of_a_move_to_the_state_a_read_shows_is_refused_as_is(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Finance on 4221446 kept "I'm trying to freeze my frozen card", refused because only
+    an active card can be frozen: the card already is as asked. A refusal for a rule the
+    record's state breaks otherwise (freezing a blocked card) is kept."""
+    email = "james.chen@example.net"
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1002"}}
+    refused = {"expect_error": "only an active card can be frozen"}
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1002", "card_id": "K30003"}}
+    told = [{"call": 0, "path": "1.status"}]
+    ask = "Please freeze my card ending in 9034, and tell me its current status."
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, email, gold_calls=[cards, freeze | refused], communicate=told
+    )
+    assert (stage, reason) == ("intent", "refused_as_is")
+    assert "card_id K30003 to status 'frozen', which gold call 1 shows it already has" in detail
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1009"}}
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1009", "card_id": "K30008"}}
+    blocked = "Please freeze my card ending in 3090, and tell me its current status."
+    kept = bank_verdict(
+        banking_spec,
+        blocked,
+        "emma.wilson@example.net",
+        gold_calls=[cards, freeze | refused],
+        communicate=[{"call": 0, "path": "0.status"}],
+    )
+    assert kept == ACCEPTED
+
+
 def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
     banking_spec: EnvironmentSpec,
 ) -> None:
