@@ -58,6 +58,32 @@ class GenerationConfig(BaseModel):
         "typed calls slows a CPU server's grammar about 4x).",
     )
 
+    refusal_share: float = Field(
+        default=0.33,
+        ge=0,
+        le=1,
+        description="Share of intent work items that look for an operation a rule forbids "
+        "(a refusal task); one that finds none drafts a served task. At 0.25, basketball and "
+        "travel kept 2 refusals of 30.",
+    )
+    refusal_floor: float = Field(
+        default=0.12,
+        ge=0,
+        le=1,
+        description="Where the tasks a run resumes with hold fewer refusals than this share, "
+        "its intent work items look for one at `refusal_catch_up` instead: a refusal is kept "
+        "less often than a served task (weather: 2 of 24 refusal proposals, 28 of 142 "
+        "others), and the issue's floor is 10%. Read once per run, so the tasks a run "
+        "proposes do not depend on the order its answers arrive in.",
+    )
+    refusal_catch_up: float = Field(
+        default=0.75,
+        ge=0,
+        le=1,
+        description="The share of intent work items that look for a refusal while the kept "
+        "tasks are under `refusal_floor`.",
+    )
+
     judge: bool = Field(
         default=True,
         description="After the verifier accepts a task, a model judges whether a careful agent "

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from generators.arguments import ArgumentSampler, parameter_columns, still_to_come
 from generators.compound import joined
+from generators.config import DEFAULT_CONFIG, GenerationConfig
 from generators.patterns import TERMINAL
 from generators.preferences import sample_preference
 from generators.sampled import no_chain, verbalized_task
@@ -46,10 +47,6 @@ from toolscale.wording import (
 )
 
 STAGE = "intent"
-# of intent work items that look for an operation a rule forbids: at 0.25, basketball and
-# travel on 277c846 kept 2 refusals of 30 (7%), under the issue's floor of 10%: a refusal is
-# kept less often (basketball: 2 of 7 refusal drafts, 28 of 48 others)
-REFUSAL_SHARE = 0.33
 PREFERENCE_SHARE = 0.2
 TWO_SHARE = 0.3  # of served purposes, those the person asks a second change beside
 TRIES = 40  # (write, record, arguments) drafts per work item
@@ -1139,6 +1136,16 @@ def _state_set(tool: Tool) -> tuple[str, str] | None:
     return None
 
 
+def refusal_share(kept: list[Task], config: GenerationConfig) -> float:
+    """The share of work items that look for a refusal: the configured one, or the catch-up
+    share where the tasks kept so far hold fewer refusals than the floor (weather on
+    907b94d resumed with 1 of 30)."""
+    refused = sum(1 for t in kept if any(c.expect_error is not None for c in t.gold_calls))
+    if kept and refused < config.refusal_floor * len(kept):
+        return config.refusal_catch_up
+    return config.refusal_share
+
+
 async def propose_intent_task(
     llm: LLMClient,
     brief: Brief,
@@ -1147,13 +1154,15 @@ async def propose_intent_task(
     task_id: str,
     rng: random.Random,
     sample: int,
+    share: float = DEFAULT_CONFIG.refusal_share,
 ) -> Outcome[Task]:
-    """One purpose, its gold, and the model's words for it."""
+    """One purpose, its gold, and the model's words for it; `share`: the chance it looks
+    for a refusal."""
     people = env.spec.schema_.people()
     if people is None:
         return no_chain(llm, STAGE)
     owned = env.spec.owners(people)
-    purpose = draft_purpose(env, sampler, people, owned, rng, rng.random() < REFUSAL_SHARE)
+    purpose = draft_purpose(env, sampler, people, owned, rng, rng.random() < share)
     chain = gold_chain(env, purpose, people, owned) if purpose is not None else None
     if chain is None or purpose is None:
         return no_chain(llm, STAGE)

@@ -73,8 +73,9 @@ class Strategy:
 async def _intent(
     ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
 ) -> Outcome[Task]:
+    share = intents.refusal_share(parents, ctx.config)  # the tasks kept when the run began
     return await intents.propose_intent_task(
-        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index, share
     )
 
 

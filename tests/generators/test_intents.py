@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from generators.arguments import ArgumentSampler, parameter_columns
+from generators.config import GenerationConfig
 from generators.intents import (
     STAGE,
     Listing,
@@ -26,11 +27,13 @@ from generators.intents import (
     key_params,
     propose_intent_task,
     purpose_words,
+    refusal_share,
     route,
     second_change,
 )
 from generators.patterns import catalogue
 from generators.sampling import Chain
+from tests.conftest import mini_task
 from tests.generators.ecommerce import SEED as SEED_SHOP
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
@@ -1578,3 +1581,21 @@ def test_a_refusal_on_the_rows_state_is_drafted_where_pushed_numbers_break_the_r
     for purpose in refusals:
         assert -90 <= float(str(purpose.arguments["temperature"])) <= 60, purpose.arguments
         assert purpose.checked == ["status"]
+
+
+def test_a_run_that_resumes_under_the_refusal_floor_looks_for_refusals_more_often() -> None:
+    """Weather on 907b94d resumed with 1 refusal in 30 kept tasks, under the issue's floor
+    of 10%, and its work items still looked for one a third of the time, while refusals are
+    kept less often than served tasks (2 of 24 refusal proposals, 28 of 142 others)."""
+    config = GenerationConfig()
+
+    def kept(refusals: int, served: int) -> list[Task]:
+        refused = [{"name": "freeze", "arguments": {}, "expect_error": "only active"}]
+        return [
+            mini_task(id=f"r{i}", gold_calls=refused, communicate=[]) for i in range(refusals)
+        ] + [mini_task(id=f"s{i}") for i in range(served)]
+
+    assert refusal_share([], config) == config.refusal_share  # a fresh run
+    assert refusal_share(kept(1, 29), config) == config.refusal_catch_up
+    assert refusal_share(kept(4, 26), config) == config.refusal_share
+    assert refusal_share(kept(0, 5), GenerationConfig(refusal_floor=0.0)) == 0.33
