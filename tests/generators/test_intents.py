@@ -21,6 +21,7 @@ from generators.intents import (
     _destination,
     _rule_columns,
     _still_live,
+    _to_unasked_state,
     capped,
     draft_purpose,
     gold_chain,
@@ -1599,3 +1600,33 @@ def test_a_run_that_resumes_under_the_refusal_floor_looks_for_refusals_more_ofte
     assert refusal_share(kept(1, 29), config) == config.refusal_catch_up
     assert refusal_share(kept(4, 26), config) == config.refusal_share
     assert refusal_share(kept(0, 5), GenerationConfig(refusal_floor=0.0)) == 0.33
+
+
+def test_a_move_only_out_of_a_state_the_business_ended_is_unasked() -> None:
+    """Finance on 4221446 kept "activate my repaid loan" in 3 of its first 10 tasks: the
+    catalogue's `activate_loan` is allowed from repaid only, and no customer reopens a loan
+    they paid off. A move allowed from a state a customer leaves (inactive), or from an
+    ended one and a live one, is still asked."""
+
+    def activate(table: str, allowed: str) -> Tool:
+        return Tool.model_validate(
+            {
+                "name": f"activate_{table}",
+                "description": "d",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"id": {"type": "integer"}}},
+                "require": [
+                    {
+                        "sql": f"SELECT status IN ({allowed}) AS allowed FROM {table}s "
+                        "WHERE id = :id",
+                        "error": "not allowed",
+                    }
+                ],
+                "run": [f"UPDATE {table}s SET status = 'active' WHERE id = :id"],
+            }
+        )
+
+    assert _to_unasked_state(activate("loan", "'repaid'"))
+    assert _to_unasked_state(activate("order", "'delivered', 'completed'"))
+    assert not _to_unasked_state(activate("account", "'inactive'"))
+    assert not _to_unasked_state(activate("loan", "'repaid', 'frozen'"))
