@@ -40,6 +40,7 @@ from toolscale.wording import (
     NAME_COLUMNS,
     NAME_PARTS,
     closed_choices,
+    names_state,
     operation_words,
     record_names,
     singular,
@@ -52,7 +53,7 @@ TWO_SHARE = 0.3  # of served purposes, those the person asks a second change bes
 TRIES = 40  # (write, record, arguments) drafts per work item
 # and per refusal work item: most writes never fail on their person's records, and at 40,
 # 60 drafts over school's environment (0.33 of them refusals) found 3 refusals, at 120, 9;
-# a draft is a sandbox step, milliseconds
+# a refusal's draft is up to three sandbox steps (pushed, pushed plain, plain), milliseconds
 REFUSAL_TRIES = 120
 PER_WRITE = 8  # of them on one write before drawing another
 OWN_RECORDS = 4.0  # weight of a write on a record the person owns against one on their row
@@ -267,6 +268,8 @@ def draft_purpose(
             # range (one error for both, which told nothing) or dated in a past the rule
             # never reads, and none of 69 such drafts became a refusal
             plain = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=True)
+            if _hands_over(spec, keys, plain, held, whose):
+                plain = arguments  # its own draw of where the record goes is checked too
             tried = [_pushed(tool, arguments, rng), _pushed(tool, plain, rng), plain]
         table = spec.schema_.table(target.table)
         for arguments in tried:
@@ -474,7 +477,10 @@ def _asks_what_is(tool: Tool, arguments: dict[str, Scalar], spec: EnvironmentSpe
             return True
         # the state it moves to is the one the row is in, whatever else it sets: finance's
         # "freeze my frozen card" (with another reason) on 4221446
-        if any(not param and "status" in c and row.get(c) == fixed for c, fixed, param in sets):
+        if any(
+            not param and "status" in c and row.get(c) == fixed and names_state(tool, fixed)
+            for c, fixed, param in sets
+        ):
             return True
     return False
 

@@ -1062,6 +1062,14 @@ def schema_entities(schema: Schema) -> set[str]:
     return set().union(*(entity_words(t.name) for t in schema.tables))
 
 
+def names_state(tool: Tool, state: str) -> bool:
+    """Whether the tool's name says the state it sets (`freeze_card` frozen, `activate_loan`
+    active, `set_repaid_loan` repaid), not a state set beside what it does (`change_seat`
+    booking the ticket again)."""
+    wanted = stem(state.casefold())
+    return any(wanted in variants(w) for w in words(tool.name))
+
+
 def closed_choices(tool: Tool) -> set[str]:
     """Parameters whose values come from a closed set (enum or const)."""
     props = tool.parameters.get("properties", {})

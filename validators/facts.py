@@ -1469,7 +1469,6 @@ def said_of_both(task: Task, replay: Replay, tools: Mapping[str, Tool]) -> str:
     return ""
 
 
-# a record said to be today's: "my appointment for today", "it is today", "today's flight"
 # a temperature's scale: 19.9 degrees Fahrenheit is another reading than 19.9 degrees Celsius
 _SCALES = {"fahrenheit": "f", "celsius": "c", "centigrade": "c", "kelvin": "k"}
 _SCALED = re.compile(
@@ -1484,12 +1483,18 @@ def unheld_scale(task: Task, schema: Schema) -> str:
     182938e asked for a reading of "19.9 degrees Fahrenheit", and the gold stored 19.9 in a
     `temperature` column described as "The temperature at the station." (a seed of -20 to
     40, by the look of it Celsius). The number is the gold's, the claim about it is not."""
-    described = " ".join(
-        f"{t.name} {t.description} " + " ".join(f"{c.name} {c.description}" for c in t.columns)
+    temperatures = [
+        c
         for t in schema.tables
-    ).casefold()
+        for c in t.columns
+        if "temp" in f"{c.name} {c.description}".casefold()
+    ]
+    if not temperatures:
+        return ""  # medicine's "I keep it at 4 degrees Celsius" is about no column
+    described = " ".join(f"{c.name} {c.description}" for c in temperatures).casefold()
     held = {letter for word, letter in _SCALES.items() if word in described}
-    held |= {m.group(1).casefold() for m in re.finditer(r"°\s*([fck])\b", described)}
+    held |= {m.group(1) for m in re.finditer(r"(?:°|\bdeg(?:rees?)?)\s*([fck])\b", described)}
+    held |= {c.name.casefold()[-1] for c in temperatures if re.search(r"_[fck]$", c.name, re.I)}
     for text in [task.request(), *task.known_facts]:
         for m in _SCALED.finditer(text):
             scale = _SCALES[m.group(1).casefold()] if m.group(1) else m.group(2).casefold()
@@ -1500,6 +1505,7 @@ def unheld_scale(task: Task, schema: Schema) -> str:
     return ""
 
 
+# a record said to be today's: "my appointment for today", "it is today", "today's flight"
 _TODAYS = re.compile(r"\b(?:for|is|on|scheduled|booked) today\b|\btoday's\b", re.I)
 
 

@@ -36,6 +36,7 @@ from toolscale.wording import (
     entity_words,
     greets_a_name,
     names_operation,
+    names_state,
     narrated,
     operation_words,
     record_phrase,
@@ -48,6 +49,8 @@ from toolscale.wording import (
     tables_of,
     third_person,
     variants,
+    with_article,
+    without_name_new,
     words,
 )
 from validators.facts import (
@@ -377,36 +380,54 @@ def other_kind_asked(request: Request, tool: Tool, tools: dict[str, Tool]) -> st
     )
 
 
+# where the thing an act is done to ends: "move my enrollment to the course ...", "activate
+# the enrollment for the course ..."
+_OBJECT_ENDS = frozenset(
+    ("to", "into", "onto", "for", "on", "in", "at", "with", "from", "of", "by", "under")
+)
+
+
 def other_kind_changed(
     request: Request, tool: Tool, said: list[str], schema: Schema, served: Set[str] = frozenset()
 ) -> str | None:
     """Every time the write's act is said, it is said of another kind of record:
     school-intent-00023 on 6accfa9, "I would like to activate the enrollment for the course
-    named South Eric Course", whose gold activated a grade. An act followed by no kind
-    ("set it to active"), or by one the write changes, may be this write's; one said of a
-    kind another gold write changes (`served`) may be shared: school-intent-00065's
-    "deactivate the course ... and the active grade" asks for both."""
+    named South Eric Course", whose gold activated a grade. The thing acted on is read from
+    the act to the end of its clause or the first preposition ("move my enrollment to the
+    course" moves an enrollment). An act followed by no kind ("get it frozen, my account
+    was ..."), or by one the write changes, may be this write's; so may one said of a kind
+    the write's parameters point to, or that another gold write changes (`served`):
+    school-intent-00065's "deactivate the course ... and the active grade" asks for both."""
     changed = tool.updated_tables()
     if not changed:
         return None
     changed += [t for t in tool.inserts() if t not in changed]  # a ticket that takes a seat
     mine = set().union(*map(entity_words, changed))
+    pointed = {singular(w) for p in tool.param_types() for w in words(p)}
     theirs = schema_entities(schema) - mine
     acts = frozenset().union(*(variants(w) for w in said if w not in GENERIC))
-    toks = request.tokens
     asked: tuple[str, str] | None = None  # (the act, the other kind's word)
-    for k, word in enumerate(toks):
-        if stem(word) not in acts or word in theirs:
-            continue
-        after = [singular(a) for a in toks[k + 1 : k + 5]]  # "my enrollment's grade"
-        kind = next((a for a in after if a in theirs), None)
-        if kind is None or any(a in mine for a in after):
-            return None
-        if kind not in served:
-            asked = asked or (word, kind)
+    for clause in re.split(r"[.,;:!?]+", without_name_new(request.text)):
+        toks = tokens(clause)
+        for k, word in enumerate(toks):
+            if stem(word) not in acts or word in theirs:
+                continue
+            after = []
+            for a in toks[k + 1 :]:
+                if a in _OBJECT_ENDS:
+                    break
+                after.append(singular(a))
+            kind = next((a for a in after if a in theirs), None)
+            if kind is None or any(a in mine for a in after):
+                return None
+            if kind not in served and kind not in pointed:
+                asked = asked or (word, kind)
     if asked is None:
         return None
-    return f"changes a {record_phrase(changed[0])}; the instruction asks to {asked[0]} a {asked[1]}"
+    return (
+        f"changes {with_article(record_phrase(changed[0]))}; the instruction's {asked[0]!r} "
+        f"is said of {with_article(asked[1])}"
+    )
 
 
 # thanks for an act is no request for it: medicine's "Thank you for creating an appointment
@@ -881,26 +902,23 @@ def _asked_as_new(task: Task, table: str) -> bool:
     )
 
 
-_CLAUSE = re.compile(r"[.?!;,]+|\band\b", re.I)
-_WHY = re.compile(r"\b(?:why|reasons?)\b", re.I)
+_WHY = re.compile(r"\bwhy\b|\b(?:the|a) reasons?\b", re.I)
+_SAYS_ID = re.compile(r"\b(?:ids?|numbers?)\b", re.I)
 
 
 def _ids_told_for_why(task: Task) -> str | None:
-    """An id told where the instruction asks only why: school-intent-00061 on 6accfa9, "If
-    this is not possible, please inform me why", was told the enrollment's student id and
-    course id. A status or a date may be the why (a game that is completed cannot be
-    postponed); an id is none."""
-    clauses = _CLAUSE.split(task.instruction)
-    if not any(_WHY.search(c) for c in clauses):
-        return None
-    if Request(". ".join(c for c in clauses if not _WHY.search(c))).asks_for_information:
+    """An id told where the instruction asks why and names no id: school-intent-00061 on
+    6accfa9, "If this is not possible, please inform me why", was told the enrollment's
+    student id and course id. A status or a date may be the why (a game that is completed
+    cannot be postponed); an id nobody named is not."""
+    if not _WHY.search(task.instruction) or _SAYS_ID.search(task.instruction):
         return None
     for i, ref in enumerate(task.communicate):
         field = _field(ref)
         if field == "id" or field.endswith("_id"):
             return (
                 f"communicate[{i}] ({field} of gold call {ref.call}): the instruction asks "
-                "only why, and an id is no reason"
+                "why and names no id"
             )
     return None
 
@@ -1329,9 +1347,12 @@ def refused_as_is(task: Task, tools: dict[str, Tool], replay: Replay) -> str | N
             if m is None or m.group(5) not in call.arguments:
                 continue
             column, state, key = m.group(2), m.group(3), m.group(4)
+            if not names_state(tool, state):
+                continue  # a seat change that also books the ticket is no move to booked
             wanted = value_key(call.arguments[m.group(5)])
             for j in range(i - 1, -1, -1):
-                rows = [r for r in output_rows(replay.results[j].output) if key in r]
+                # the row of the record itself: its own key first, as `dataflow` reads rows
+                rows = [r for r in output_rows(replay.results[j].output) if _own_key(r) == key]
                 row = next((r for r in rows if value_key(r[key]) == wanted), None)
                 if row is None or column not in row:
                     continue
@@ -1343,6 +1364,11 @@ def refused_as_is(task: Task, tools: dict[str, Tool], replay: Replay) -> str | N
                     )
                 break
     return None
+
+
+def _own_key(row: dict) -> str | None:
+    """A row's own key: its first id column (a grade row's grade_id, not its enrollment_id)."""
+    return next((c for c in row if c == "id" or c.endswith("_id")), None)
 
 
 # "make sure it's repaid", "ensure that my card is still active": the state wanted after

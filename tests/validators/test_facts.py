@@ -240,12 +240,10 @@ def test_a_day_said_by_its_months_name_is_checked_too(banking_spec: EnvironmentS
 CARDS = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
 
 
-def _unfreeze(refused: bool) -> dict[str, Any]:
-    call: dict[str, Any] = {
-        "name": "unfreeze_card",
-        "arguments": {"client_id": "C1001", "card_id": "K30001"},
-    }
-    return call | ({"expect_error": "the card is not frozen"} if refused else {})
+# a freeze of Maria's active card: the facts below are said of a card the gold acts on (a
+# refused unfreeze of it is refused_as_is before the facts stage reads them)
+FREEZE_VISA = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+FROZEN = [{"call": 1, "path": "status"}]
 
 
 def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
@@ -255,10 +253,10 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
     in progress") for a completed game the user named by its date, not its id, so no
     literal names the record: the record is the one the write's arguments name."""
     facts = [*MARIA["known_facts"], "My visa card is blocked."]
-    ask = "Please unfreeze my visa card, and tell me its status."
-    told = [{"call": 0, "path": "0.status"}]
+    ask = "Please freeze my visa card, and tell me its status."
+    told = FROZEN
     stage, reason, detail = bank_verdict(
-        banking_spec, ask, gold_calls=[CARDS, _unfreeze(True)], known_facts=facts, communicate=told
+        banking_spec, ask, gold_calls=[CARDS, FREEZE_VISA], known_facts=facts, communicate=told
     )
     assert (stage, reason) == ("facts", "false_fact")
     said = "'My visa card is blocked.' says blocked, but the card the gold acts on is active"
@@ -267,8 +265,8 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
     # account, as it's no longer active" for an active account
     stage, reason, detail = bank_verdict(
         banking_spec,
-        "Please unfreeze my visa card, as it is no longer active, and tell me its status.",
-        gold_calls=[CARDS, _unfreeze(True)],
+        "Please freeze my visa card, as it is no longer active, and tell me its status.",
+        gold_calls=[CARDS, FREEZE_VISA],
         communicate=told,
     )
     assert (stage, reason) == ("facts", "false_fact")
@@ -279,7 +277,7 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
         "My visa card is active.",
         "My visa card is not blocked.",
         "I want my card active.",
-        "I want it unfrozen so that it is no longer active.",
+        "I want it frozen so that it is no longer active.",
         "My card is not blocked, as it is not frozen.",
         # a question four words on (medicine on 6789a02: "let me know if my appointment is
         # still scheduled ... or if it has been canceled" of a completed one)
@@ -289,7 +287,7 @@ def test_a_status_given_to_the_record_a_write_acts_on_must_be_its_own(
         verdict = bank_verdict(
             banking_spec,
             ask,
-            gold_calls=[CARDS, _unfreeze(True)],
+            gold_calls=[CARDS, FREEZE_VISA],
             known_facts=facts,
             communicate=told,
         )
@@ -354,9 +352,9 @@ def test_a_status_no_record_of_the_kind_has_is_false_fact(banking_spec: Environm
     """Basketball's "The current game status is in progress", where games are scheduled,
     postponed or completed."""
     facts = [*MARIA["known_facts"], "My visa card status is lost."]
-    ask = "Please unfreeze my visa card, and tell me its status."
-    told = [{"call": 0, "path": "0.status"}]
-    gold = [CARDS, _unfreeze(True)]
+    ask = "Please freeze my visa card, and tell me its status."
+    told = FROZEN
+    gold = [CARDS, FREEZE_VISA]
     stage, reason, detail = bank_verdict(
         banking_spec, ask, gold_calls=gold, known_facts=facts, communicate=told
     )
@@ -368,7 +366,7 @@ def test_a_status_no_record_of_the_kind_has_is_false_fact(banking_spec: Environm
     verdict = bank_verdict(banking_spec, ask, gold_calls=gold, known_facts=facts, communicate=told)
     assert verdict == ("accepted", "ok", "")
     # a time to come is no claim: finance's "Please notify me when the loan status is updated"
-    when = "Please unfreeze my visa card, and tell me once the card status is lost."
+    when = "Please freeze my visa card, and tell me once the card status is lost."
     verdict = bank_verdict(banking_spec, when, gold_calls=gold, communicate=told)
     assert verdict == ("accepted", "ok", "")
     # another record's field of the same name is that record's: "My account kind is
@@ -1866,3 +1864,16 @@ def test_a_temperature_in_a_scale_no_column_is_described_in_is_false_fact() -> N
     assert unheld_scale(plain, unscaled) == ""
     in_a_fact = mini_task(instruction="Record a reading.", known_facts=["It was 67 °F."])
     assert "67 °F" in unheld_scale(in_a_fact, celsius)
+    # a scale a column's name or an abbreviation gives is held; no temperature column, no check
+    key = {"name": "reading_id", "type": "integer"}
+    named = Schema.model_validate(
+        {"tables": [{"name": "readings", "primary_key": ["reading_id"],
+                     "columns": [key, {"name": "temperature_f", "type": "real"}]}]}
+    )  # fmt: skip
+    assert unheld_scale(task, named) == ""
+    assert unheld_scale(task, schema("Temperature in deg F.")) == ""
+    fridge = mini_task(instruction="I keep my insulin at 4 degrees Celsius; please refill it.")
+    drugs = Schema.model_validate(
+        {"tables": [{"name": "prescriptions", "primary_key": ["reading_id"], "columns": [key]}]}
+    )
+    assert unheld_scale(fridge, drugs) == ""

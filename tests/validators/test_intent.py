@@ -22,6 +22,7 @@ from validators.intent import (
     _names_a_record,
     _outputs_of,
     other_kind_changed,
+    refused_as_is,
     said_as_issued,
     said_as_verb,
     unasked_write,
@@ -109,13 +110,15 @@ def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
         return _ids_told_for_why(task)
 
     detail = told(why, "0.student_id")
-    assert detail is not None and "asks only why, and an id is no reason" in detail
+    assert detail is not None and "asks why and names no id" in detail
     assert "communicate[1] (student_id of gold call 0)" in detail
     reason = "I want to move my enrollment to Bellberg Course, or know the reason I cannot."
     assert told(reason, "0.course_id") is not None
     for asked in (
         "Please move my enrollment. Tell me its student id, and if you cannot, tell me why.",
         "Please move my enrollment and tell me the new course id.",
+        "Move my enrollment; if it fails tell me why, along with my student id.",
+        "Please tell me the reason and the enrollment number.",
     ):
         assert told(asked, "0.student_id") is None, asked
 
@@ -633,6 +636,42 @@ def test_a_refusal_of_a_move_to_the_state_a_read_shows_is_refused_as_is(
         communicate=[{"call": 0, "path": "0.status"}],
     )
     assert kept == ACCEPTED
+
+
+def test_refused_as_is_reads_the_records_own_row_and_the_state_its_act_names() -> None:
+    """From the review of bc759ca: a grade row's status is not its enrollment's, though the
+    row carries the enrollment_id; and a seat change that also sets its ticket booked is no
+    move to booked."""
+
+    def write(name: str, sql: str) -> Tool:
+        parameters = {"type": "object", "properties": {"id": {"type": "integer"}}}
+        return Tool.model_validate(
+            {"name": name, "description": "d", "kind": "write", "parameters": parameters,
+             "run": [sql]}
+        )  # fmt: skip
+
+    activate = write(
+        "activate_enrollment",
+        "UPDATE enrollments SET status = 'active' WHERE enrollment_id = :id",
+    )
+    seat = write(
+        "change_seat", "UPDATE tickets SET seat = '12A', status = 'booked' WHERE ticket_id = :id"
+    )
+    tools = {t.name: t for t in (activate, seat)}
+
+    def refused(name: str, *outputs: object) -> str | None:
+        calls = [{"name": "read", "arguments": {}} for _ in outputs]
+        calls.append({"name": name, "arguments": {"id": 7}, "expect_error": "no"})
+        task = mini_task(gold_calls=calls, communicate=[])
+        results = [ToolResult(ok=True, output=o) for o in [*outputs, None]]
+        return refused_as_is(task, tools, Replay(results=results, changes={}))
+
+    enrollment = {"enrollment_id": 7, "status": "active"}
+    grade = {"grade_id": 3, "enrollment_id": 7, "status": "active"}
+    assert refused("activate_enrollment", [enrollment]) is not None
+    assert refused("activate_enrollment", [enrollment], [grade]) is not None
+    assert refused("activate_enrollment", [{**enrollment, "status": "dropped"}], [grade]) is None
+    assert refused("change_seat", [{"ticket_id": 7, "status": "booked"}]) is None
 
 
 def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
@@ -1530,17 +1569,41 @@ def test_a_change_asked_of_another_kind_of_record_is_unasked_write() -> None:
     said = ["activate"]
     asked = "I would like to activate the enrollment for the course named South Eric Course."
     detail = other_kind_changed(Request(asked), activate, said, schema)
-    assert detail == "changes a grade; the instruction asks to activate a enrollment"
+    assert detail == "changes a grade; the instruction's 'activate' is said of an enrollment"
     for kept in (
         "Please activate the grade of my enrollment in South Eric Course.",
         "Please activate my enrollment's grade.",
         "My grade is inactive; please make it active.",
         "Please reactivate it.",
         "For my enrollment in the course South Eric Course, activate the grade.",
+        # the act's clause ends at its punctuation, its object at a preposition
+        "Please get my grade activated, my enrollment needs it.",
+        "Please activate it for the course named South Eric Course.",
     ):
         assert other_kind_changed(Request(kept), activate, said, schema) is None, kept
+    # a move's destination is where it goes, not what it moves
+    move = Tool.model_validate(
+        {
+            "name": "move_grade_enrollment",
+            "description": "d",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "grade_id": {"type": "integer"},
+                    "new_enrollment_id": {"type": "integer"},
+                },
+            },
+            "run": ["UPDATE grades SET enrollment_id = :new_enrollment_id WHERE grade_id = 1"],
+        }
+    )
+    for moved in (
+        "Please move it to the enrollment of 2024-04-26.",
+        "Move the enrollment's grade.",
+    ):
+        assert other_kind_changed(Request(moved), move, ["move"], schema) is None, moved
     # school-intent-00065 on 6accfa9: one act for two kinds, each changed by a gold write
-    both = "I want to deactivate the course named Brianmouth Course and the active grade."
+    both = "I want to deactivate the course named Brianmouth Course, and its active grade."
     assert other_kind_changed(Request(both), activate, ["deactivate"], schema) is not None
     served = {"course", "courses"}
     assert other_kind_changed(Request(both), activate, ["deactivate"], schema, served) is None
@@ -1549,7 +1612,7 @@ def test_a_change_asked_of_another_kind_of_record_is_unasked_write() -> None:
         gold_calls=[{"name": "activate_grade", "arguments": {"grade_id": 7}}],
     )
     verdict = unasked_write(task, {"activate_grade": activate}, schema)
-    assert verdict is not None and "asks to activate a enrollment" in verdict
+    assert verdict is not None and "'activate' is said of an enrollment" in verdict
 
 
 def test_a_new_record_asked_as_another_kind_that_shares_a_word_is_another() -> None:
