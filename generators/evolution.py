@@ -43,7 +43,7 @@ async def evolve_task(
     preference = parent.preferences
     if preference is None:
         preference = sample_preference(
-            rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
+            rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env)
         )
     return await verbalized_task(
         llm,

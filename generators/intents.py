@@ -1194,7 +1194,7 @@ async def propose_intent_task(
     if purpose.error is None and rng.random() < TWO_SHARE:
         chain = second_change(env, sampler, purpose, chain, people, owned, rng) or chain
     preference = sample_preference(
-        rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
+        rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env)
     )
     return await verbalized_task(
         llm, brief, chain, task_id, sample, stage=STAGE, source="intent", preference=preference

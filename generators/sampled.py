@@ -96,7 +96,7 @@ async def propose_sampled_task(
     if chain is None:
         return no_chain(llm, STAGE)
     preference = sample_preference(
-        rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env.tools)
+        rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env)
     )
     return await verbalized_task(
         llm, brief, chain, task_id, sample, stage=STAGE, source="sampled", preference=preference

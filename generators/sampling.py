@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generators.arguments import ArgumentSampler
-from toolscale.dataflow import avoidable_reads, reread, stale_told, useless_reads
+from toolscale.dataflow import avoidable_reads, lighter_read, reread, stale_told, useless_reads
 from toolscale.environment import Environment
 from toolscale.matching import scalars
 from toolscale.schema import Scalar
@@ -36,17 +36,25 @@ class Chain:
     # told they were customers, wrote "enroll my child"
     speaker: str = "customer"
 
-    def lean(self, tools: dict[str, Tool]) -> bool:
-        """No call a user who wants it cheap would call avoidable."""
+    def lean(self, env: Environment) -> bool:
+        """No call a user who wants it cheap or quick would call avoidable, and no read a
+        lighter one with the same arguments makes (medicine's cost preferences over
+        `list_appointments_by_patient_id`, where the cheaper `recent_...` gave the same)."""
         facts = " ".join(str(v) for _, v in self.facts)
         told = [(ref.call, ref.path) for ref in self.communicate]
-        return not avoidable_reads(
+        tools = env.tools
+        avoidable = avoidable_reads(
             self.calls,
             self.results,
             lambda n: tools[n].kind == "write",
             facts,
             told,
             expected=set(self.errors),
+        )
+        if avoidable:
+            return False
+        return not any(
+            lighter_read(self.calls, self.results, told, env, cost) for cost in (True, False)
         )
 
 

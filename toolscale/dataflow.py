@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from toolscale.environment import Environment
 from toolscale.matching import Text, scalars
 from toolscale.sandbox.state import Changes, normalise
 from toolscale.schema import Schema
 from toolscale.task import OutputRef
-from toolscale.tool import ToolCall, ToolResult
+from toolscale.tool import Tool, ToolCall, ToolResult
 
 IsWrite = Callable[[str], bool]  # tool name -> is it a write
 
@@ -211,6 +212,62 @@ def avoidable_reads(
         if repeats:
             idle.append(i)
     return sorted(set(idle))
+
+
+def used_values(
+    i: int,
+    calls: Sequence[ToolCall],
+    results: Sequence[ToolResult],
+    told: Sequence[tuple[int, str]],
+) -> set[object]:
+    """What the task takes from call `i`'s output: the values told from it, and those of
+    later calls' arguments that it holds (a listing's id passed on to the write)."""
+    output = results[i].output
+    out = {value_key(_at(output, path)) for call, path in told if call == i}
+    held = {value_key(v) for v in scalars(output) if v is not None}
+    later = {value_key(v) for c in calls[i + 1 :] for v in c.arguments.values()}
+    return out | (held & later)
+
+
+def _lighter(other: Tool, tool: Tool, cost: bool) -> bool:
+    """Cheaper (`cost`) or quicker, and no worse on the other."""
+    if cost:
+        return other.price < tool.price and other.latency_ms <= tool.latency_ms
+    return other.latency_ms < tool.latency_ms and other.price <= tool.price
+
+
+def lighter_read(
+    calls: Sequence[ToolCall],
+    results: Sequence[ToolResult],
+    told: Sequence[tuple[int, str]],
+    env: Environment,
+    cost: bool,
+) -> tuple[int, Tool, Tool] | None:
+    """(call, its tool, the lighter one) for a read another, cheaper (`cost`) or quicker,
+    makes with the same arguments, giving all the task uses of it: medicine kept "Please
+    keep this as cheap as possible" over `list_appointments_by_patient_id` ($0.0049), where
+    `recent_appointments_by_patient_id` ($0.0018) with the same patient gave the one
+    appointment the task used. A careful agent asked for cheap calls that one."""
+    for i, call in enumerate(calls):
+        tool = env.tools[call.name]
+        if tool.kind == "write" or not results[i].ok:
+            continue
+        used = used_values(i, calls, results, told)
+        if not used:
+            continue
+        for other in env.tools.values():
+            if other.kind == "write" or other.name == tool.name or not _lighter(other, tool, cost):
+                continue
+            if not set(other.parameters.get("required", [])) <= set(call.arguments):
+                continue
+            params = other.param_types()
+            instead = ToolCall(
+                name=other.name, arguments={k: v for k, v in call.arguments.items() if k in params}
+            )
+            result = env.replay([*calls[:i], instead]).results[-1]
+            if result.ok and used <= {value_key(v) for v in scalars(result.output)}:
+                return i, tool, other
+    return None
 
 
 def _row_at(output: object, path: str) -> tuple[dict | None, str]:

@@ -283,6 +283,11 @@ class PreferenceReason(Reason):
         "avoidable_call",
         "the user wants it cheap or quick, and a gold read adds nothing the task uses",
     )
+    LIGHTER_READ = (
+        "lighter_read",
+        "the user wants it cheap or quick, and a cheaper or quicker read with the same "
+        "arguments gives what the task uses of a gold read",
+    )
     AVOIDED_TOOL_USED = "avoided_tool_used", "the gold calls a tool the user asks to avoid"
 
 

@@ -1,7 +1,8 @@
 """Stage `preference`: a stated preference agrees with the gold. A user who asks to keep it
 cheap or quick gets no avoidable call (`toolscale.dataflow.avoidable_reads`: a read whose
 output adds nothing used, even as a check before a write, since the write's own require
-steps check; or one that only repeats a value an earlier output gave), and a tool the user
+steps check; or one that only repeats a value an earlier output gave), nor a read a cheaper
+(or quicker) one with the same arguments could make (`lighter_read`), and a tool the user
 asked to avoid is not in the gold. Otherwise the trainer's preference reward would teach
 the opposite of what the words say.
 """
@@ -9,7 +10,8 @@ the opposite of what the words say.
 from __future__ import annotations
 
 from toolscale.dataflow import avoidable_reads
-from toolscale.environment import Replay
+from toolscale.dataflow import lighter_read as dataflow_lighter
+from toolscale.environment import Environment, Replay
 from toolscale.reasons import PreferenceReason
 from toolscale.report import Rejection
 from toolscale.task import Task
@@ -51,5 +53,29 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
     return None
 
 
+def lighter_read(task: Task, env: Environment, replay: Replay) -> str | None:
+    """A gold read a lighter one could have made (`toolscale.dataflow.lighter_read`), where
+    the user wants it cheap or quick."""
+    pref = task.preferences
+    if pref is None or pref.avoid_tools or (pref.cost <= 0 and pref.latency <= 0):
+        return None
+    cost = pref.cost >= pref.latency
+    told = [(ref.call, ref.path) for ref in task.communicate]
+    found = dataflow_lighter(task.gold_calls, replay.results, told, env, cost)
+    if found is None:
+        return None
+    i, tool, other = found
+    what = f"${other.price:g}" if cost else f"{other.latency_ms:g} ms"
+    was = f"${tool.price:g}" if cost else f"{tool.latency_ms:g} ms"
+    return (
+        f"the user wants it {'cheap' if cost else 'quick'}, and {other.name} ({what}) with "
+        f"the same arguments gives what the task uses of gold call {i} "
+        f"{task.gold_calls[i].key()} ({was})"
+    )
+
+
 def run(ctx: TaskContext) -> Rejection | None:
-    return check(ctx.task, ctx.env.tools, ctx.replayed)
+    found = check(ctx.task, ctx.env.tools, ctx.replayed)
+    if found is None and (detail := lighter_read(ctx.task, ctx.env, ctx.replayed)):
+        found = Rejection(stage=STAGE, reason=PreferenceReason.LIGHTER_READ, detail=detail)
+    return found

@@ -6,12 +6,15 @@ import random
 from typing import Any
 
 from generators.arguments import ArgumentSampler
-from generators.sampling import walk
+from generators.sampling import Chain, walk
 from tests.generators.library import (
     Library,
 )
 from toolscale.environment import Environment
 from toolscale.matching import scalars
+from toolscale.spec import EnvironmentSpec
+from toolscale.task import OutputRef
+from toolscale.tool import ToolCall
 from validators.replay import resolve
 
 
@@ -59,3 +62,16 @@ def test_walk_is_the_same_for_the_same_seed(lib: Library, env: Environment) -> N
     again = walk(env, ArgumentSampler(lib.spec), random.Random(5))
     assert again is not None and [c.key() for c in again.calls] == chain_of(5)[0]
     assert len({str(chain_of(s)) for s in range(6)}) > 1
+
+
+def test_a_chain_with_a_read_a_lighter_one_makes_is_not_lean(banking_spec: EnvironmentSpec) -> None:
+    """Medicine on fdf189b stated "keep this as cheap as possible" over a listing whose
+    cheaper twin gave the same appointment: a chain is lean only where no lighter read with
+    the same arguments gives what it uses, so no cost or latency words are sampled for it."""
+    dear = ToolCall(name="get_account", arguments={"account_id": "A20001"})
+    cheap = ToolCall(name="get_balance", arguments={"account_id": "A20001"})
+    told = [OutputRef(call=0, path="balance")]
+    with Environment(banking_spec) as env:
+        for call, lean in ((dear, False), (cheap, True)):
+            chain = Chain([call], env.replay([call]).results, communicate=told)
+            assert chain.lean(env) is lean, call.name

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from tests.conftest import mini_task
 from tests.validators.verdicts import MOVE, bank_verdict
+from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 
 ACCOUNT = {"name": "get_account", "arguments": {"account_id": "A20001"}}
@@ -53,3 +55,32 @@ def test_a_tool_the_user_avoids_in_the_gold_is_avoided_tool_used(
     )
     assert (stage, reason) == ("preference", "avoided_tool_used")
     assert "get_account" in detail
+
+
+def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Medicine on fdf189b kept "Please keep this as cheap as possible" over
+    list_appointments_by_patient_id ($0.0049), where recent_appointments_by_patient_id
+    ($0.0018) with the same patient gives the appointment the task uses. Here get_account
+    ($0.004) tells a balance get_balance ($0.001) gives too."""
+    from validators.preference import lighter_read
+
+    def verdict(read: dict, path: str, **pref: float) -> str | None:
+        task = mini_task(
+            instruction="What is the balance of my account A20001? Keep it cheap.",
+            gold_calls=[read],
+            communicate=[{"call": 0, "path": path}],
+            preferences={**pref, "statement": "Keep it cheap."},
+        )
+        with Environment(banking_spec) as env:
+            return lighter_read(task, env, env.replay(task.gold_calls))
+
+    detail = verdict(ACCOUNT, "balance", cost=1.0)
+    assert detail is not None
+    assert "get_balance ($0.001) with the same arguments gives what the task uses" in detail
+    assert "quick, and get_balance (25 ms)" in (verdict(ACCOUNT, "balance", latency=1.0) or "")
+    lighter = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
+    assert verdict(lighter, "balance", cost=1.0) is None
+    assert verdict(ACCOUNT, "balance") is None  # no preference, no lighter read
+    assert verdict(ACCOUNT, "kind", cost=1.0) is None  # the kind only get_account gives
