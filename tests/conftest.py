@@ -14,6 +14,7 @@ import pytest
 
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import ExpectedOutcome, Task
+from toolscale.tool import Tool
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository: tests may sit at any depth
 BANKING = ROOT / "tests" / "fixtures" / "banking"
@@ -155,6 +156,23 @@ def mini_dict() -> dict:
 @pytest.fixture
 def mini_spec() -> EnvironmentSpec:
     return EnvironmentSpec.model_validate(copy.deepcopy(MINI))
+
+
+def write_tool(
+    name: str, sql: str, require: tuple[tuple[str, str], ...] = (), **params: str
+) -> Tool:
+    """A write of one statement, its parameters (name: JSON type) all required, with
+    `require` steps as (sql, error) pairs."""
+    parameters = {
+        "type": "object",
+        "properties": {p: {"type": t} for p, t in params.items()},
+        "required": list(params),
+    }
+    steps = [{"sql": q, "error": e} for q, e in require]
+    return Tool.model_validate(
+        {"name": name, "description": f"{name}, for a test.", "kind": "write",
+         "parameters": parameters, "require": steps, "run": [sql]}
+    )  # fmt: skip
 
 
 def mini_task(**overrides: object) -> Task:

@@ -34,7 +34,7 @@ from generators.intents import (
 )
 from generators.patterns import catalogue
 from generators.sampling import Chain
-from tests.conftest import mini_task
+from tests.conftest import mini_task, write_tool
 from tests.generators.ecommerce import SEED as SEED_SHOP
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.library import Library, ask
@@ -1541,32 +1541,16 @@ def test_a_refusal_on_the_rows_state_is_drafted_where_pushed_numbers_break_the_r
         "readings": [{"reading_id": 100, "station_id": 10, "temperature": 35.0}],
     }
     error = "A reading needs an active station; temperature must be between -90 and 60."
-    record = Tool.model_validate(
-        {
-            "name": "create_reading",
-            "description": "Record a reading at a station.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "station_id": {"type": "integer"},
-                    "temperature": {"type": "number"},
-                },
-                "required": ["station_id", "temperature"],
-            },
-            "require": [
-                {"sql": "SELECT :temperature BETWEEN -90 AND 60 AS ok", "error": error},
-                {
-                    "sql": "SELECT status = 'active' AS ok FROM stations "
-                    "WHERE station_id = :station_id",
-                    "error": error,
-                },
-            ],
-            "run": [
-                "INSERT INTO readings (reading_id, station_id, temperature) "
-                "VALUES (:_new_id, :station_id, :temperature)"
-            ],
-        }
+    record = write_tool(
+        "create_reading",
+        "INSERT INTO readings (reading_id, station_id, temperature) "
+        "VALUES (:_new_id, :station_id, :temperature)",
+        (
+            ("SELECT :temperature BETWEEN -90 AND 60 AS ok", error),
+            ("SELECT status = 'active' AS ok FROM stations WHERE station_id = :station_id", error),
+        ),
+        station_id="integer",
+        temperature="number",
     )
     spec = bed("weather", schema, seed)
     spec = spec.model_copy(update={"tools": [*spec.tools, record], "id_start": 500})
@@ -1609,21 +1593,11 @@ def test_a_move_only_out_of_a_state_the_business_ended_is_unasked() -> None:
     ended one and a live one, is still asked."""
 
     def activate(table: str, allowed: str) -> Tool:
-        return Tool.model_validate(
-            {
-                "name": f"activate_{table}",
-                "description": "d",
-                "kind": "write",
-                "parameters": {"type": "object", "properties": {"id": {"type": "integer"}}},
-                "require": [
-                    {
-                        "sql": f"SELECT status IN ({allowed}) AS allowed FROM {table}s "
-                        "WHERE id = :id",
-                        "error": "not allowed",
-                    }
-                ],
-                "run": [f"UPDATE {table}s SET status = 'active' WHERE id = :id"],
-            }
+        return write_tool(
+            f"activate_{table}",
+            f"UPDATE {table}s SET status = 'active' WHERE id = :id",
+            ((f"SELECT status IN ({allowed}) AS allowed FROM {table}s WHERE id = :id", "no"),),
+            id="integer",
         )
 
     assert _to_unasked_state(activate("loan", "'repaid'"))

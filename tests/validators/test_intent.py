@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import mini_task
+from tests.conftest import mini_task, write_tool
 from tests.generators.flights import flights_spec
 from tests.validators.verdicts import ACCEPTED, MARIA, MOVE, all_kept, bank_verdict, transfer
 from toolscale.environment import Replay
@@ -643,19 +643,15 @@ def test_refused_as_is_reads_the_records_own_row_and_the_state_its_act_names() -
     row carries the enrollment_id; and a seat change that also sets its ticket booked is no
     move to booked."""
 
-    def write(name: str, sql: str) -> Tool:
-        parameters = {"type": "object", "properties": {"id": {"type": "integer"}}}
-        return Tool.model_validate(
-            {"name": name, "description": "d", "kind": "write", "parameters": parameters,
-             "run": [sql]}
-        )  # fmt: skip
-
-    activate = write(
+    activate = write_tool(
         "activate_enrollment",
         "UPDATE enrollments SET status = 'active' WHERE enrollment_id = :id",
+        id="integer",
     )
-    seat = write(
-        "change_seat", "UPDATE tickets SET seat = '12A', status = 'booked' WHERE ticket_id = :id"
+    seat = write_tool(
+        "change_seat",
+        "UPDATE tickets SET seat = '12A', status = 'booked' WHERE ticket_id = :id",
+        id="integer",
     )
     tools = {t.name: t for t in (activate, seat)}
 
@@ -1551,14 +1547,10 @@ def test_a_change_asked_of_another_kind_of_record_is_unasked_write() -> None:
     """school-intent-00023 on 6accfa9: "I would like to activate the enrollment for the
     course named South Eric Course", whose gold activated a grade (activate_grade). The act
     is asked, but of an enrollment."""
-    activate = Tool.model_validate(
-        {
-            "name": "activate_grade",
-            "description": "d",
-            "kind": "write",
-            "parameters": {"type": "object", "properties": {"grade_id": {"type": "integer"}}},
-            "run": ["UPDATE grades SET status = 'active' WHERE grade_id = :grade_id"],
-        }
+    activate = write_tool(
+        "activate_grade",
+        "UPDATE grades SET status = 'active' WHERE grade_id = :grade_id",
+        grade_id="integer",
     )
     key = [{"name": "id", "type": "integer"}]
     tables = [
@@ -1582,20 +1574,11 @@ def test_a_change_asked_of_another_kind_of_record_is_unasked_write() -> None:
     ):
         assert other_kind_changed(Request(kept), activate, said, schema) is None, kept
     # a move's destination is where it goes, not what it moves
-    move = Tool.model_validate(
-        {
-            "name": "move_grade_enrollment",
-            "description": "d",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "grade_id": {"type": "integer"},
-                    "new_enrollment_id": {"type": "integer"},
-                },
-            },
-            "run": ["UPDATE grades SET enrollment_id = :new_enrollment_id WHERE grade_id = 1"],
-        }
+    move = write_tool(
+        "move_grade_enrollment",
+        "UPDATE grades SET enrollment_id = :new_enrollment_id WHERE grade_id = 1",
+        grade_id="integer",
+        new_enrollment_id="integer",
     )
     for moved in (
         "Please move it to the enrollment of 2024-04-26.",
