@@ -542,14 +542,15 @@ def third_person(text: str, entities: set[str], user: str | None = None) -> str 
         kind = m.group(1).lower()
         if kind in entities and user in (None, kind):
             return m.group()
-    return narrated(text)
+    return narrated(text, user)
 
 
-def narrated(text: str) -> str | None:
-    """Words that tell about the user instead of by them ("the customer wants to ..."), or
-    None."""
+def narrated(text: str, user: str | None = None) -> str | None:
+    """Words that tell about the user instead of by them ("the customer wants to ...", or
+    of the people's own kind, `user`: weather-intent-00175 on acc26f6, "the forecaster
+    wants me to create an alert for themselves"), or None."""
     for m in _NARRATED.finditer(text):
-        if m.group(1).lower() in PEOPLE:
+        if m.group(1).lower() in PEOPLE or (user and m.group(1).lower() == user):
             return m.group()
     return None
 

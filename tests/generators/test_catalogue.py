@@ -938,6 +938,13 @@ def test_a_move_keeps_a_limit_in_the_same_term(spring: int, refused: bool) -> No
     # 302 (student 2's in spring course 10) is dropped: one more active one only if it is
     # active (the `_adds` +1 of every moved record refused the dropped one too)
     assert _moved(spec, term, to_student, enrollment_id=302, new_student_id=1) is None
+    # nor where the student is over the limit already (a seed that breaks it): weather's
+    # cancelled advisory moved into a region of 3 active ones (weather-intent-00178)
+    over = enrollment(599, 1, 12, "active", "letter")
+    spec_over = spec.model_copy(
+        update={"seed": seed | {"enrollments": [*seed["enrollments"], over]}}
+    )
+    assert _moved(spec_over, term, to_student, enrollment_id=302, new_student_id=1) is None
     active = [
         {**e, "status": "active"} if e["enrollment_id"] == 302 else e for e in seed["enrollments"]
     ]

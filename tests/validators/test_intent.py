@@ -958,6 +958,18 @@ def test_a_request_for_someone_elses_record_is_third_person(
     )
 
 
+def test_a_request_that_speaks_of_a_person_of_the_users_own_kind_is_third_person() -> None:
+    """weather-intent-00175 on acc26f6: "Hi, the forecaster wants me to create an alert for
+    themselves", from a forecaster: a kind of person only this domain has."""
+    from toolscale.wording import third_person
+
+    said = "Hi, the forecaster wants me to create an alert for themselves."
+    assert third_person(said, {"alert", "region"}, "forecaster") == "the forecaster wants"
+    assert third_person(said, {"alert", "region"}, None) is None
+    mine = "Hi, I am the forecaster of North Pole and want to create an alert."
+    assert third_person(mine, {"alert", "region"}, "forecaster") is None
+
+
 def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
     banking_spec: EnvironmentSpec,
 ) -> None:
