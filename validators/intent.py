@@ -1275,6 +1275,27 @@ def _asks_to_act(task: Task, tools: dict[str, Tool], schema: Schema) -> re.Match
     return None
 
 
+_CURRENT = re.compile(r"\b(?:current|currently|right now|at the moment)\b", re.I)
+
+
+def _current_before_act(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
+    """A sentence that asks for a value as it is now, before any sentence that asks for
+    the gold's write: finance-intent-00029 on 0302284, "Please tell me the current status
+    of my account and card. I want to activate my account and unfreeze my card.", told
+    the states the activations gave."""
+    acts = {stem(w) for w in gold_operations(task, tools, schema)}
+    said = sentences(task.instruction)
+    for k, sentence in enumerate(said):
+        request = Request(sentence)
+        if any(stem(t) in acts for t in request.tokens):
+            return None  # the act comes first (or with it)
+        if _CURRENT.search(sentence) and request.asks_for_information and not request.asks_after():
+            later = " ".join(said[k + 1 :])
+            if any(stem(t) in acts for t in Request(later).tokens):
+                return sentence.strip()
+    return None
+
+
 def asked_before_told_after(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> str | None:
@@ -1285,14 +1306,16 @@ def asked_before_told_after(
     cancelled" asks after the write, and is kept."""
     values = resolve_all(task, replay)
     now = _ASKS_NOW.search(task.instruction) or _asks_to_act(task, tools, schema)
+    first = _current_before_act(task, tools, schema)
     for ref, told in zip(task.communicate, values, strict=True):
         call = task.gold_calls[ref.call]
-        asked = now or _asks_state(task.instruction, told, seed)
+        found = now or _asks_state(task.instruction, told, seed)
+        asked = found.group() if found is not None else first
         if asked is None:
             continue
         if call.name in tools and tools[call.name].kind == "write" and call.expect_error is None:
             return (
-                f"the instruction asks {asked.group()!r}, but {_field(ref) or 'the value'} is "
+                f"the instruction asks {asked!r}, but {_field(ref) or 'the value'} is "
                 f"told from the output of the write {call.name}, after it"
             )
     return None

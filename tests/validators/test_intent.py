@@ -1100,6 +1100,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # basketball-intent-00032 on cb56dcd: "... we're planning to refund our active
         # ticket ... could you confirm the ticket status is 'active'?", told 'refunded'
         "Freeze my card K30001. Could you confirm the card status is 'active'?",
+        # finance-intent-00029 on 0302284: "Please tell me the current status of my account
+        # and card. I want to activate my account and unfreeze my card."
+        "Please tell me the current status of my card K30001. I want to freeze it.",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -1116,6 +1119,8 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001 and let me know that it is frozen now.",
         "Freeze my card K30001 and tell me its status so I can relax.",
         "Freeze my card K30001, then check if it has been frozen. Its status?",
+        "Tell me the current status of my card K30001 after you freeze it.",
+        "My card K30001 is currently lost. Freeze it and tell me its status.",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
         assert verdict == ("accepted", "ok", ""), ask
