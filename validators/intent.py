@@ -1664,8 +1664,10 @@ def owned_as_yours(text: str, seed: SeedFacts) -> str | None:
 # the user offering to tell what they want told: "Can I cancel it and tell you the status?"
 _TELL_YOU = re.compile(
     # "and then tell you the current station status" (weather-intent-00033 on 8a86ecf)
-    r"\b(?:I|and|to|also)\s+(?:(?:also|then)\s+)?(?:tell|inform|notify|show|give|provide)\s+you\b"
-    r"([^.?!]{0,60})",
+    # and "I'll provide you with the card ID and status" (finance-intent-00062 on 8a47752)
+    r"\b(?:I(?:['’]ll|\s+will|\s+can|\s+could|\s+would)?|and|to|also)\s+(?:(?:also|then)\s+)?"
+    r"(?:tell|inform|notify|show|give|provide)\s+you\b"
+    r"([^.?!;]{0,60})",
     re.IGNORECASE,
 )
 

@@ -1482,6 +1482,13 @@ def test_the_user_offering_to_tell_what_they_ask_to_be_told_is_assistant_voice(
         "'and then tell you the current card status'",
         kept=("Please freeze my card K30001 and then tell me the current card status.",),
     )
+    _freeze_refused_else_kept(  # finance-intent-00062 on 8a47752
+        banking_spec,
+        "I want to freeze my card K30001. I'll provide you with the card status.",
+        "assistant_voice",
+        "I'll provide you with the card status",
+        kept=("I want to freeze my card K30001. I'll give you my email; what is its status?",),
+    )
 
 
 def test_an_amount_said_only_as_what_the_column_holds_is_unasked_write(
