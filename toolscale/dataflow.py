@@ -214,19 +214,37 @@ def avoidable_reads(
     return sorted(set(idle))
 
 
-def used_values(
+def used_rows(
     i: int,
     calls: Sequence[ToolCall],
     results: Sequence[ToolResult],
     told: Sequence[tuple[int, str]],
-) -> set[object]:
-    """What the task takes from call `i`'s output: the values told from it, and those of
-    later calls' arguments that it holds (a listing's id passed on to the write)."""
+) -> list[dict[str, object]]:
+    """What the task takes from call `i`'s output, row by row: each row's told fields and
+    those later calls pass on (a listing's id given to the write), each with the row's own
+    key, so a value is matched where the same record holds it (a card's status, not an
+    account's that happens to read 'active' too)."""
     output = results[i].output
-    out = {value_key(_at(output, path)) for call, path in told if call == i}
-    held = {value_key(v) for v in scalars(output) if v is not None}
     later = {value_key(v) for c in calls[i + 1 :] for v in c.arguments.values()}
-    return out | (held & later)
+    needs: list[dict[str, object]] = []
+    for row in output_rows(output):
+        want = {c: value_key(v) for c, v in row.items() if v is not None and value_key(v) in later}
+        for call, path in told:
+            at, field = _row_at(output, path) if call == i else (None, "")
+            if at is row and field in row:
+                want[field] = value_key(row[field])
+        if want:
+            key = next((c for c in row if c == "id" or c.endswith("_id")), None)
+            if key is not None:
+                want[key] = value_key(row[key])
+            needs.append(want)
+    return needs
+
+
+def _holds_rows(output: object, needs: list[dict[str, object]]) -> bool:
+    """Every needed row's fields are one row of `output`'s."""
+    rows = [{c: value_key(v) for c, v in r.items()} for r in output_rows(output)]
+    return all(any(need.items() <= row.items() for row in rows) for need in needs)
 
 
 def _lighter(other: Tool, tool: Tool, cost: bool) -> bool:
@@ -244,16 +262,17 @@ def lighter_read(
     cost: bool,
 ) -> tuple[int, Tool, Tool] | None:
     """(call, its tool, the lighter one) for a read another, cheaper (`cost`) or quicker,
-    makes with the same arguments, giving all the task uses of it: medicine kept "Please
-    keep this as cheap as possible" over `list_appointments_by_patient_id` ($0.0049), where
-    `recent_appointments_by_patient_id` ($0.0018) with the same patient gave the one
-    appointment the task used. A careful agent asked for cheap calls that one."""
+    makes with (a subset of) the same arguments, giving the rows the task uses of it:
+    medicine kept "Please keep this as cheap as possible" over
+    `list_appointments_by_patient_id` ($0.0049), where `recent_appointments_by_patient_id`
+    ($0.0018) with the same patient gave the one appointment the task used. A careful
+    agent asked for cheap calls that one."""
     for i, call in enumerate(calls):
-        tool = env.tools[call.name]
-        if tool.kind == "write" or not results[i].ok:
+        tool = env.tools.get(call.name)
+        if tool is None or tool.kind == "write" or not results[i].ok:
             continue
-        used = used_values(i, calls, results, told)
-        if not used:
+        needs = used_rows(i, calls, results, told)
+        if not needs:
             continue
         for other in env.tools.values():
             if other.kind == "write" or other.name == tool.name or not _lighter(other, tool, cost):
@@ -265,7 +284,7 @@ def lighter_read(
                 name=other.name, arguments={k: v for k, v in call.arguments.items() if k in params}
             )
             result = env.replay([*calls[:i], instead]).results[-1]
-            if result.ok and used <= {value_key(v) for v in scalars(result.output)}:
+            if result.ok and _holds_rows(result.output, needs):
                 return i, tool, other
     return None
 

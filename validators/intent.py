@@ -1296,6 +1296,12 @@ def _current_before_act(task: Task, tools: dict[str, Tool], schema: Schema) -> s
     return None
 
 
+def _names_field(sentence: str, field: str) -> bool:
+    """The sentence says a word of the field (a form of it or its like)."""
+    request = Request(sentence)
+    return any(request.says(w, FIELDS) for w in words(field) if w not in GENERIC)
+
+
 def asked_before_told_after(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> str | None:
@@ -1310,7 +1316,9 @@ def asked_before_told_after(
     for ref, told in zip(task.communicate, values, strict=True):
         call = task.gold_calls[ref.call]
         found = now or _asks_state(task.instruction, told, seed)
-        asked = found.group() if found is not None else first
+        asked = found.group() if found is not None else None
+        if asked is None and first is not None and _names_field(first, _field(ref)):
+            asked = first  # "the current status ..." asks of the status, not the balance
         if asked is None:
             continue
         if call.name in tools and tools[call.name].kind == "write" and call.expect_error is None:
@@ -1664,10 +1672,11 @@ def owned_as_yours(text: str, seed: SeedFacts) -> str | None:
 # the user offering to tell what they want told: "Can I cancel it and tell you the status?"
 _TELL_YOU = re.compile(
     # "and then tell you the current station status" (weather-intent-00033 on 8a86ecf)
-    # and "I'll provide you with the card ID and status" (finance-intent-00062 on 8a47752)
+    # and "I'll provide you with the card ID and status" (finance-intent-00062 on 8a47752);
+    # an offer ends with its clause: "I can give you my card number, and then tell me ..."
     r"\b(?:I(?:['’]ll|\s+will|\s+can|\s+could|\s+would)?|and|to|also)\s+(?:(?:also|then)\s+)?"
     r"(?:tell|inform|notify|show|give|provide)\s+you\b"
-    r"([^.?!;]{0,60})",
+    r"([^.?!;,]{0,60})",
     re.IGNORECASE,
 )
 

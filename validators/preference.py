@@ -59,11 +59,16 @@ def lighter_read(task: Task, env: Environment, replay: Replay) -> str | None:
     pref = task.preferences
     if pref is None or pref.avoid_tools or (pref.cost <= 0 and pref.latency <= 0):
         return None
-    cost = pref.cost >= pref.latency
     told = [(ref.call, ref.path) for ref in task.communicate]
-    found = dataflow_lighter(task.gold_calls, replay.results, told, env, cost)
-    if found is None:
-        return None
+    for cost in [c for c, weight in ((True, pref.cost), (False, pref.latency)) if weight > 0]:
+        found = dataflow_lighter(task.gold_calls, replay.results, told, env, cost)
+        if found is not None:
+            return _lighter_said(task, found, cost)
+    return None
+
+
+def _lighter_said(task: Task, found: tuple[int, Tool, Tool], cost: bool) -> str:
+    """The rejection's words: the lighter read, and what each costs."""
     i, tool, other = found
     what = f"${other.price:g}" if cost else f"{other.latency_ms:g} ms"
     was = f"${tool.price:g}" if cost else f"{tool.latency_ms:g} ms"

@@ -1121,6 +1121,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001, then check if it has been frozen. Its status?",
         "Tell me the current status of my card K30001 after you freeze it.",
         "My card K30001 is currently lost. Freeze it and tell me its status.",
+        # a "current" sentence about another value than the one the write tells
+        "What is the current balance of my checking account? Freeze my card K30001 and "
+        "tell me its status.",
     ):
         verdict = bank_verdict(banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write)
         assert verdict == ("accepted", "ok", ""), ask
@@ -1487,7 +1490,12 @@ def test_the_user_offering_to_tell_what_they_ask_to_be_told_is_assistant_voice(
         "I want to freeze my card K30001. I'll provide you with the card status.",
         "assistant_voice",
         "I'll provide you with the card status",
-        kept=("I want to freeze my card K30001. I'll give you my email; what is its status?",),
+        kept=(
+            "I want to freeze my card K30001. I'll give you my email; what is its status?",
+            # an offer of the user's own details, then a request (from the review)
+            "I can give you my card number, and then tell me its status: freeze K30001.",
+            "I'll give you the card ID K30001, freeze it and tell me the status.",
+        ),
     )
 
 

@@ -84,3 +84,8 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
     assert verdict(lighter, "balance", cost=1.0) is None
     assert verdict(ACCOUNT, "balance") is None  # no preference, no lighter read
     assert verdict(ACCOUNT, "kind", cost=1.0) is None  # the kind only get_account gives
+    # the same value in another record's row is no replacement (from the review of
+    # 0302284..0ee2fcd): a card's status 'active', where list_accounts ($0.005, below
+    # list_cards' $0.006) lists accounts whose status reads 'active' too
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    assert verdict(cards, "0.status", cost=1.0) is None
