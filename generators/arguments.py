@@ -144,6 +144,7 @@ class ArgumentSampler:
                 key = table.primary_key[0]
                 self.by_key[table.name] = {r.get(key): r for r in self.rows.get(table.name, [])}
         self._copied: dict[tuple[str, str], list[dict]] = {}
+        self._apart_in_seed: dict[tuple[str, str, str], bool] = {}
 
     def value(
         self,
@@ -357,7 +358,13 @@ class ArgumentSampler:
         return out
 
     def _kept_apart(self, table: str, parent: str, column: str) -> bool:
-        """No two rows of `table` under one `parent` share `column`, over enough pairs."""
+        """No two rows of `table` under one `parent` share `column`, over enough pairs; read
+        once per sampler (a refusal's work item draws arguments up to 240 times)."""
+        if (table, parent, column) not in self._apart_in_seed:
+            self._apart_in_seed[table, parent, column] = self._apart_groups(table, parent, column)
+        return self._apart_in_seed[table, parent, column]
+
+    def _apart_groups(self, table: str, parent: str, column: str) -> bool:
         groups: dict[Scalar, list[Scalar]] = {}
         for row in self.rows.get(table, []):
             groups.setdefault(row.get(parent), []).append(row.get(column))

@@ -72,6 +72,12 @@ def reread(
     return None
 
 
+def own_key(row: Mapping[str, object]) -> str | None:
+    """A row's own key: its first id column (a card's card_id, not the client_id it
+    belongs to; a grade's grade_id, not its enrollment_id)."""
+    return next((c for c in row if c == "id" or c.endswith("_id")), None)
+
+
 def _holds(bigger: dict, row: dict) -> bool:
     return all(k in bigger and value_key(bigger[k]) == value_key(v) for k, v in row.items())
 
@@ -130,7 +136,7 @@ def shown_values(output: object) -> list[object]:
         if not isinstance(row, dict):
             out.extend(scalars(row))
             continue
-        key = next((c for c in row if c == "id" or c.endswith("_id")), None)
+        key = own_key(row)
         for column, value in row.items():
             if column == key or not (column == "id" or column.endswith("_id")):
                 out.extend(scalars(value))
@@ -148,9 +154,9 @@ def _shows(output: object, write: ToolCall, looked_up: set[object]) -> bool:
         if v is not None and value_key(v) not in looked_up  # the listing's filter, not a row
     }
     for row in output_rows(output):
-        # a row is named by its own key, its first id column: a card's client_id is the
-        # card's owner, and shows nothing of a transfer the same client makes
-        key = next((c for c in row if c == "id" or c.endswith("_id")), None)
+        # a row is named by its own key: a card's client_id is the card's owner, and shows
+        # nothing of a transfer the same client makes
+        key = own_key(row)
         if key is not None and key in named and value_key(row[key]) == named[key]:
             return True
     return False
@@ -228,23 +234,16 @@ def used_rows(
     later = {value_key(v) for c in calls[i + 1 :] for v in c.arguments.values()}
     needs: list[dict[str, object]] = []
     for row in output_rows(output):
-        want = {c: value_key(v) for c, v in row.items() if v is not None and value_key(v) in later}
+        want = {c: v for c, v in row.items() if v is not None and value_key(v) in later}
         for call, path in told:
             at, field = _row_at(output, path) if call == i else (None, "")
             if at is row and field in row:
-                want[field] = value_key(row[field])
+                want[field] = row[field]
+        if want and (key := own_key(row)) is not None:
+            want[key] = row[key]
         if want:
-            key = next((c for c in row if c == "id" or c.endswith("_id")), None)
-            if key is not None:
-                want[key] = value_key(row[key])
             needs.append(want)
     return needs
-
-
-def _holds_rows(output: object, needs: list[dict[str, object]]) -> bool:
-    """Every needed row's fields are one row of `output`'s."""
-    rows = [{c: value_key(v) for c, v in r.items()} for r in output_rows(output)]
-    return all(any(need.items() <= row.items() for row in rows) for need in needs)
 
 
 def _lighter(other: Tool, tool: Tool, cost: bool) -> bool:
@@ -284,7 +283,8 @@ def lighter_read(
                 name=other.name, arguments={k: v for k, v in call.arguments.items() if k in params}
             )
             result = env.replay([*calls[:i], instead]).results[-1]
-            if result.ok and _holds_rows(result.output, needs):
+            rows = output_rows(result.output)
+            if result.ok and all(any(_holds(r, need) for r in rows) for need in needs):
                 return i, tool, other
     return None
 

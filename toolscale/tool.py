@@ -185,6 +185,37 @@ class Tool(BaseModel):
         """The columns of `table` its UPDATE statements assign."""
         return [column for name, column, _ in self._assignments() if name == table]
 
+    def state_moves(self) -> list[tuple[str, str, str, str, str]]:
+        """(table, column, state, key column, key parameter) of each UPDATE that sets a
+        status column to a fixed state on the row a parameter names (`UPDATE cards SET
+        status = 'frozen', frozen_reason = :reason WHERE card_id = :card_id`)."""
+        out = []
+        for sql in self.run:
+            tree = parsed(sql)
+            if not isinstance(tree, exp.Update):
+                continue
+            where = tree.args.get("where")
+            cond = where.this if where is not None else None
+            if not (
+                isinstance(cond, exp.EQ)
+                and isinstance(cond.this, exp.Column)
+                and isinstance(cond.expression, exp.Placeholder)
+            ):
+                continue
+            for eq in tree.expressions:
+                if (
+                    isinstance(eq, exp.EQ)
+                    and isinstance(eq.this, exp.Column)
+                    and "status" in eq.this.name
+                    and isinstance(eq.expression, exp.Literal)
+                    and eq.expression.is_string
+                ):
+                    out.append(
+                        (tree.this.name, eq.this.name, eq.expression.this, cond.this.name,
+                         cond.expression.name)
+                    )  # fmt: skip
+        return out
+
     def _assignments(self) -> list[tuple[str, str, exp.Expr]]:
         """(table, column, value) of each `SET column = value` of its UPDATE statements."""
         out = []

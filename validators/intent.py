@@ -14,7 +14,7 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass
 
-from toolscale.dataflow import output_rows, shown_values, stale_told, value_key
+from toolscale.dataflow import output_rows, own_key, shown_values, stale_told, value_key
 from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, numbers, scalars, tokens
 from toolscale.reasons import IntentReason
@@ -1296,12 +1296,6 @@ def _current_before_act(task: Task, tools: dict[str, Tool], schema: Schema) -> s
     return None
 
 
-def _names_field(sentence: str, field: str) -> bool:
-    """The sentence says a word of the field (a form of it or its like)."""
-    request = Request(sentence)
-    return any(request.says(w, FIELDS) for w in words(field) if w not in GENERIC)
-
-
 def asked_before_told_after(
     task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
 ) -> str | None:
@@ -1317,7 +1311,7 @@ def asked_before_told_after(
         call = task.gold_calls[ref.call]
         found = now or _asks_state(task.instruction, told, seed)
         asked = found.group() if found is not None else None
-        if asked is None and first is not None and _names_field(first, _field(ref)):
+        if asked is None and first is not None and Request(first).asks_about(_field(ref)):
             asked = first  # "the current status ..." asks of the status, not the balance
         if asked is None:
             continue
@@ -1359,11 +1353,6 @@ def asks_after_refusal(task: Task, tools: dict[str, Tool]) -> str | None:
     return f"every write is refused, yet the instruction asks to be told something {after!r} it"
 
 
-_SETS_STATE = re.compile(
-    r"^\s*UPDATE (\w+) SET .*?\b(\w*status\w*) = '([^']+)'.* WHERE (\w+) = :(\w+)\s*$", re.I
-)
-
-
 def refused_as_is(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
     """A refused write that moves a record to the state a read before it shows: finance on
     4221446 kept "I'm trying to freeze my frozen card", refused because only an active or
@@ -1373,33 +1362,27 @@ def refused_as_is(task: Task, tools: dict[str, Tool], replay: Replay) -> str | N
         tool = tools.get(call.name)
         if call.expect_error is None or tool is None or tool.kind != "write":
             continue
-        for sql in tool.run:
-            m = _SETS_STATE.match(sql)
-            if m is None or m.group(5) not in call.arguments:
+        for _, column, state, key, param in tool.state_moves():
+            if param not in call.arguments:
                 continue
-            column, state, key = m.group(2), m.group(3), m.group(4)
             if not names_state(tool, state):
                 continue  # a seat change that also books the ticket is no move to booked
-            wanted = value_key(call.arguments[m.group(5)])
+            wanted = value_key(call.arguments[param])
             for j in range(i - 1, -1, -1):
-                # the row of the record itself: its own key first, as `dataflow` reads rows
-                rows = [r for r in output_rows(replay.results[j].output) if _own_key(r) == key]
+                # the row of the record itself, by its own key (a grade's enrollment_id is not
+                # the enrollment's row)
+                rows = [r for r in output_rows(replay.results[j].output) if own_key(r) == key]
                 row = next((r for r in rows if value_key(r[key]) == wanted), None)
                 if row is None or column not in row:
                     continue
                 if row[column] == state:
                     return (
                         f"gold call {i} {call.key()} is refused for moving {key} "
-                        f"{call.arguments[m.group(5)]} to {column} {state!r}, which gold call "
+                        f"{call.arguments[param]} to {column} {state!r}, which gold call "
                         f"{j} shows it already has"
                     )
                 break
     return None
-
-
-def _own_key(row: dict) -> str | None:
-    """A row's own key: its first id column (a grade row's grade_id, not its enrollment_id)."""
-    return next((c for c in row if c == "id" or c.endswith("_id")), None)
 
 
 # "make sure it's repaid", "ensure that my card is still active": the state wanted after

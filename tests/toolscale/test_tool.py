@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests.conftest import write_tool
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool, ToolCall, ToolResult
 
@@ -166,3 +167,26 @@ def test_what_a_tool_writes_and_reads_is_read_from_its_parsed_sql() -> None:
     assert pay.returned_table() is None  # two tables: no one row's
     one = pay.model_copy(update={"returns": "SELECT * FROM ledger WHERE amount = :amount"})
     assert one.returned_table() == "ledger"
+
+
+def test_a_state_move_is_read_from_the_update_whatever_its_layout() -> None:
+    """`refused_as_is` reads which state a write moves a row to; a regular expression over
+    one line missed an UPDATE written over two and one keyed by two columns."""
+    freeze = write_tool(
+        "freeze_card",
+        "UPDATE cards\n  SET status = 'frozen', frozen_reason = :reason\n WHERE card_id = :card_id",
+        reason="string",
+        card_id="integer",
+    )
+    assert freeze.state_moves() == [("cards", "status", "frozen", "card_id", "card_id")]
+    note = write_tool(
+        "note_card", "UPDATE cards SET note = :note WHERE card_id = :c", note="string", c="integer"
+    )
+    assert note.state_moves() == []  # no status set
+    both = write_tool(
+        "freeze_pair",
+        "UPDATE cards SET status = 'frozen' WHERE card_id = :c AND owner = :o",
+        c="integer",
+        o="integer",
+    )
+    assert both.state_moves() == []  # not one row by one key
