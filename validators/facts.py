@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 
-from toolscale.dataflow import row_table, value_key
+from toolscale.dataflow import output_rows, own_key, row_table, value_key
 from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, leading_number, numbers, same_number, scalars, tokens
 from toolscale.reasons import FactsReason
@@ -585,6 +585,8 @@ def check(
     if said := said_of_columnless(text, replay, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := state_before_kind(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misattributed(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -1279,6 +1281,53 @@ def _misdescribed_target(
                     f"{line.strip()!r} says its {column} is {said!r}, which no {singular(table)} "
                     f"has (they are {', '.join(sorted(seed.states[table][column]))})"
                 )
+    return ""
+
+
+def passed_on(task: Task, replay: Replay) -> list[dict]:
+    """The rows read whose own key a later call passes on: the records the gold goes
+    through to reach what it acts on (an enrollment whose id lists the grade a write then
+    deactivates)."""
+    out: list[dict] = []
+    for i, result in enumerate(replay.results):
+        later = {value_key(v) for c in task.gold_calls[i + 1 :] for v in c.arguments.values()}
+        for row in output_rows(result.output) if result.ok else []:
+            key = own_key(row)
+            if key is not None and value_key(row[key]) in later:
+                out.append(row)
+    return out
+
+
+def state_before_kind(
+    task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
+) -> str:
+    """A state put before a kind of record ("the active enrollment") that no record of that
+    kind the gold goes through or acts on is in: school-intent-00067 on 49ac475 deactivated
+    the grade of a dropped enrollment it called "the active enrollment". A state a write
+    sets is no claim ("my frozen card" of the card it freezes)."""
+    held: dict[tuple[str, str], set[str]] = {}  # (table, column): what those rows hold
+    for row in [*targets(task, replay, tools), *passed_on(task, replay)]:
+        table = _table_of(row, seed)
+        for column in seed.states.get(table or "", {}):
+            if table and row.get(column) is not None:
+                held.setdefault((table, column), set()).add(str(row[column]).casefold())
+    sets = _set_by_writes(task, tools)
+    texts = [*task.known_facts, *sentences(task.instruction)]
+    for (table, column), now in held.items():
+        kind = spelled(singular(table))
+        for value in sorted(seed.states[table][column]):
+            if value.casefold() in now | sets:
+                continue
+            before = re.compile(
+                rf"\b(?:the|my|our|this|that)\s+(?:currently\s+)?{spelled(value)}\s+{kind}s?\b",
+                re.I,
+            )
+            for line in texts:
+                if m := before.search(line):
+                    return (
+                        f"{line.strip()!r} says {m.group()!r}, but the {singular(table)} the "
+                        f"gold goes through is {' or '.join(sorted(now))} ({column})"
+                    )
     return ""
 
 

@@ -1877,3 +1877,66 @@ def test_a_temperature_in_a_scale_no_column_is_described_in_is_false_fact() -> N
         {"tables": [{"name": "prescriptions", "primary_key": ["reading_id"], "columns": [key]}]}
     )
     assert unheld_scale(fridge, drugs) == ""
+
+
+def test_a_state_put_before_a_record_the_gold_goes_through_must_be_its_own() -> None:
+    """school-intent-00067 on 49ac475: "deactivate the grade status of the active
+    enrollment on Port Jon Course", whose gold listed the course's enrollments and passed
+    the dropped one's id on to list its grade, then deactivated that grade."""
+    from validators.facts import state_before_kind
+
+    seed = SeedFacts(
+        states={
+            "enrollments": {"status": frozenset({"active", "dropped"})},
+            "grades": {"status": frozenset({"active", "inactive"})},
+        },
+        columns={
+            "enrollments": ("enrollment_id", "course_id", "status"),
+            "grades": ("grade_id", "enrollment_id", "status"),
+        },
+        primary={"enrollments": ("enrollment_id",), "grades": ("grade_id",)},
+    )
+    sql = "UPDATE grades SET status = 'inactive' WHERE grade_id = :grade_id"
+    listed = "SELECT * FROM enrollments WHERE course_id = :course_id"
+    graded = "SELECT * FROM grades WHERE enrollment_id = :enrollment_id"
+    tools = {
+        "list_enrollments": Tool(name="list_enrollments", description="List.", kind="read",
+                                 returns=listed),
+        "list_grades": Tool(name="list_grades", description="List.", kind="read", returns=graded),
+        "deactivate_grade": Tool(name="deactivate_grade", description="Off.", kind="write",
+                                 run=[sql]),
+    }  # fmt: skip
+    enrollments = [
+        {"enrollment_id": 40445, "course_id": 34821, "status": "dropped"},
+        {"enrollment_id": 40467, "course_id": 34821, "status": "active"},
+    ]
+    grade = {"grade_id": 54102, "enrollment_id": 40445, "status": "active"}
+    calls = [
+        {"name": "list_enrollments", "arguments": {"course_id": 34821}},
+        {"name": "list_grades", "arguments": {"enrollment_id": 40445}},
+        {"name": "deactivate_grade", "arguments": {"grade_id": 54102}},
+    ]
+    read = Replay(
+        results=[
+            ToolResult(ok=True, output=enrollments),
+            ToolResult(ok=True, output=[grade]),
+            ToolResult(ok=True, output=[]),
+        ],
+        changes={},
+    )
+
+    def said(ask: str) -> str:
+        return state_before_kind(mini_task(instruction=ask, gold_calls=calls), read, tools, seed)
+
+    assert said("Please deactivate the grade of the active enrollment on Port Jon Course.") == (
+        "'Please deactivate the grade of the active enrollment on Port Jon Course.' says "
+        "'the active enrollment', but the enrollment the gold goes through is dropped (status)"
+    )
+    assert said("Please deactivate the grade of my dropped enrollment.") == ""
+    # the grade the write acts on is active; the state the write sets is no claim
+    assert said("Please deactivate my active grade.") == ""
+    assert said("I want the inactive grade for my dropped enrollment.") == ""
+    # an enrollment the gold reads but goes no further with is not the one it goes through
+    read_only = [*calls[:1], {"name": "list_grades", "arguments": {"enrollment_id": 40467}}]
+    task = mini_task(instruction="Show the grade of the active enrollment.", gold_calls=read_only)
+    assert state_before_kind(task, read, tools, seed) == ""
