@@ -259,7 +259,7 @@ SETTLED = {"closed", "repaid", "paid", "paid_off", "settled"}  # states that owe
 OWED = re.compile(r"balance|outstanding|owed|remaining|debt")
 
 
-def _owed(table: Table, column: str) -> bool:
+def owed_column(table: Table, column: str) -> bool:
     """A number that a settled row has none of: a closed account's balance, a repaid loan's
     outstanding balance (finance's seed had repaid loans still owing thousands)."""
     col = table.column(column)
@@ -1014,7 +1014,7 @@ def _sampler(
     if state is not None and found is not None:  # a frozen_reason only on frozen cards
         status, given = found[0], draw
         return lambda r, row: given(r, row) if row.get(status) == state else None
-    if found is not None and _owed(table, col.name):  # a repaid loan owes nothing
+    if found is not None and owed_column(table, col.name):  # a repaid loan owes nothing
         status, owed = found[0], draw
         return lambda r, row: 0 if row.get(status) in SETTLED else owed(r, row)
     if found is not None and kind in ("date", "datetime") and col.name == event_moment(table):
@@ -1082,7 +1082,7 @@ def _within(table: Table) -> list[tuple[str, str]]:
             out.append((taken, (shared or most)[0]))
     wholes = [c for c in numbers if WHOLE.match(c) and not OWED.search(c)]
     if len(wholes) == 1:
-        out += [(c, wholes[0]) for c in numbers if _owed(table, c) and c != wholes[0]]
+        out += [(c, wholes[0]) for c in numbers if owed_column(table, c) and c != wholes[0]]
     return out
 
 
@@ -1264,7 +1264,7 @@ def _table_rows(
     derived = [
         c
         for c in plans
-        if plans[c].kind == "email" or table.state_of(c) or _owed(table, c) or c == moment
+        if plans[c].kind == "email" or table.state_of(c) or owed_column(table, c) or c == moment
     ]
     ordered = [c for c in plans if plans[c].kind != "reference" and c not in derived] + derived
     samplers = {c: _sampler(table, plans[c], tp, p, bounds.get(c)) for c in ordered}

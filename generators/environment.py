@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from generators import catalogue as catalogue_stage
+from generators import limits as limits_stage
 from generators import policy as policy_stage
 from generators import reach as reach_stage
 from generators import rows as rows_stage
@@ -218,6 +219,22 @@ def reached(spec: EnvironmentSpec, stages: EnvironmentStages, warn: Warn) -> Env
     return spec.model_copy(update={"seed": found.seed})
 
 
+def kept(spec: EnvironmentSpec, stages: EnvironmentStages) -> EnvironmentSpec:
+    """The seed within the count limits the writes guard (`generators/limits.py`): after
+    `reached`, whose rows may add to a group."""
+    found = limits_stage.keep(spec)
+    row = stages.row("limits")
+    row.seen = len(limits_stage.limits(spec.tools))
+    row.passed = row.seen - len(found.moved)
+    tell = stages.tell or (lambda line: None)
+    for limit, rows in found.moved.items():
+        shown = "; ".join(rows[:SHOWN_ROWS]) + (
+            f"; {len(rows) - SHOWN_ROWS} more" if len(rows) > SHOWN_ROWS else ""
+        )
+        tell(f"limits: {limit}: {len(rows)} rows moved out of it: {shown}")
+    return spec.model_copy(update={"seed": found.seed})
+
+
 async def build_environment(
     llm: LLMClient,
     brief: Brief,
@@ -264,7 +281,7 @@ async def build_environment(
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []
     if tools is None:
         tools, coverage = await _tools(llm, brief, base, stages, config, warn)
-    base = reached(base.model_copy(update={"tools": tools}), stages, warn)
+    base = kept(reached(base.model_copy(update={"tools": tools}), stages, warn), stages)
     try:
         policy: str = await _stage(
             stages,

@@ -1,0 +1,108 @@
+"""Seed rows within the count limits the writes guard: weather's seed on 369ec82 held 12
+(region, alert type) pairs with two or more active alerts against "only one alert with
+status active of the same alert_type at a time"."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from generators.environment import EnvironmentStages, kept
+from generators.limits import Limit, keep, limit_of, limits
+from tests.generators.test_reach import banked
+from toolscale.environment import Environment
+from toolscale.llm.ledger import Ledger
+from toolscale.store import DomainStore
+from toolscale.tool import ToolCall
+
+CARDS = "at most 2 cards with status = 'active' per account_id"
+
+
+def active_cards(seed: dict) -> Counter[str]:
+    return Counter(c["account_id"] for c in seed["cards"] if c["status"] == "active")
+
+
+def test_a_step_that_counts_by_equalities_is_a_limit() -> None:
+    alerts = (
+        "SELECT COUNT(*) + 1 <= 1 AS within_limit FROM alerts WHERE region_id = :region_id "
+        "AND status = 'active' AND alert_type = :alert_type"
+    )
+    assert limit_of(alerts) == Limit(
+        "alerts", 1, ("region_id", "alert_type"), (("status", "active"),)
+    )
+    email = (
+        "SELECT COUNT(*) + 1 <= 5 AS within_limit FROM subscriptions WHERE 1 = 1 AND "
+        "status = 'active' AND email = :email"
+    )
+    assert str(limit_of(email)) == "at most 5 subscriptions with status = 'active' per email"
+    # a move's step reads a subquery, a found step counts no group, a count of every row
+    # leaves no value to move a row out of
+    move = (
+        "SELECT COUNT(*) + (SELECT COUNT(*) FROM alerts WHERE alert_id = :alert_id) <= 1 AS "
+        "within_limit FROM alerts WHERE region_id = :new_region_id AND alert_type = "
+        "(SELECT alert_type FROM alerts WHERE alert_id = :alert_id)"
+    )
+    found = "SELECT COUNT(*) > 0 AS found FROM regions WHERE region_id = :region_id"
+    every = "SELECT COUNT(*) + 1 <= 3 AS within_limit FROM cards WHERE account_id = :account_id"
+    assert [limit_of(s) for s in (move, found, every)] == [None, None, None]
+
+
+def test_rows_past_a_limit_are_moved_to_an_ended_state() -> None:
+    spec = banked()
+    assert CARDS in [str(x) for x in limits(spec.tools)]
+    before = active_cards(spec.seed)
+    over = {a: n for a, n in before.items() if n > 2}
+    assert over  # the bed's plan drew up to 4 active cards on one account
+    found = keep(spec)
+    after = active_cards(found.seed)
+    assert max(after.values()) == 2
+    assert sum(before.values()) - sum(after.values()) == sum(n - 2 for n in over.values())
+    moved = found.moved[CARDS]
+    assert len(moved) == sum(n - 2 for n in over.values())
+    assert all(line.endswith("status active -> blocked") for line in moved)
+    # the first two of each account stay active; no other row changes
+    for old, new in zip(spec.seed["cards"], found.seed["cards"], strict=True):
+        if old != new:
+            assert old["account_id"] in over and new == old | {"status": "blocked"}
+    assert spec.seed["cards"] != found.seed["cards"] and keep(spec).seed == found.seed
+    # the account that held 4 holds 2: a new card there is refused, as the rule says
+    fullest = max(over, key=lambda a: over[a])
+    card = {
+        "network": "visa",
+        "last4": "1234",
+        "daily_spend_limit": 500,
+        "expires_on": "2028-01-31",
+    }
+    create = ToolCall(name="create_card", arguments={"account_id": fullest} | card)
+    with Environment(spec.model_copy(update={"seed": found.seed})) as env:
+        assert after[fullest] == 2 and not env.replay([create]).results[0].ok
+        one = create.model_copy(update={"arguments": create.arguments | {"account_id": "A20001"}})
+        assert after["A20001"] == 1 and env.replay([one]).results[0].ok
+
+
+def test_a_row_moved_to_a_settled_state_owes_nothing() -> None:
+    spec = banked()
+    loans = spec.seed["loans"]
+    second = loans[0] | {"loan_id": "L4999", "outstanding": 999.5}  # C1001's second active loan
+    spec = spec.model_copy(update={"seed": spec.seed | {"loans": [*loans, second]}})
+    found = keep(spec)
+    assert found.moved["at most 1 loans with status = 'active' per client_id"] == [
+        "loans L4999: status active -> paid_off"
+    ]
+    assert found.seed["loans"][-1] == second | {"status": "paid_off", "outstanding": 0.0}
+    assert found.seed["loans"][0] == loans[0]
+    with Environment(spec.model_copy(update={"seed": found.seed})):
+        pass  # the moved rows still pass the DDL's CHECKs on load
+
+
+def test_the_environment_stage_counts_and_tells_what_it_moved(tmp_path: Path) -> None:
+    lines: list[str] = []
+    stages = EnvironmentStages(
+        store=DomainStore(tmp_path, "finance"), ledger=Ledger(), tell=lines.append
+    )
+    spec = kept(banked(), stages)
+    assert max(active_cards(spec.seed).values()) == 2
+    row = stages.rows["limits"]
+    assert (row.seen, row.passed) == (2, 1)  # the loans were within theirs
+    assert lines == [lines[0]] and lines[0].startswith(f"limits: {CARDS}: 8 rows moved out of it: ")
+    assert lines[0].endswith("; 5 more")
