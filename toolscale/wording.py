@@ -473,7 +473,11 @@ _NO_FACT = re.compile(
     # and a line that names a thing as itself (weather-intent-00102 on 5e5ec77: "The alert
     # id will be the alert id")
     r"|^\s*(?:the |my |our )?(?P<same>\w[\w' ]*?) (?:is|are|was|were|will be) "
-    r"(?:the |my |our )?(?P=same)\s*[.!]?\s*$",
+    r"(?:the |my |our )?(?P=same)\s*[.!]?\s*$"
+    # ... or by its own field (weather-intent-00162 on a310e34: "Richardtown Station's name is
+    # Richardtown Station")
+    r"|^\s*(?:the |my |our )?(?P<own>\w[\w ]*?)['’]s (?:\w+ ){1,2}(?:is|are|was|were) "
+    r"(?:the |my |our )?(?P=own)\s*[.!]?\s*$",
     re.I,
 )
 

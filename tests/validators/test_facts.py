@@ -532,6 +532,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The status of the loan is important to me.",
         # weather-intent-00102 on 5e5ec77
         "The loan id will be the loan id",
+        # weather-intent-00162 on a310e34: "Richardtown Station's name is Richardtown Station"
+        "Loan L4001's name is Loan L4001.",
         # weather-intent-00153 on 211cc49
         "The email for the assistant is maria.lopez@example.com.",
     ):
@@ -541,11 +543,12 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         )
         assert (stage, reason) == ("facts", "not_a_fact"), line
         assert repr(line) in detail
-    facts = [*MARIA["known_facts"], "I took the loan out last spring."]
-    assert (
-        bank_verdict(banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts)
-        == ACCEPTED
-    )
+    for line in ("I took the loan out last spring.", "Loan L4001's kind is auto."):
+        facts = [*MARIA["known_facts"], line]
+        verdict = bank_verdict(
+            banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+        )
+        assert verdict == ACCEPTED, line
 
 
 def test_a_family_tie_the_records_do_not_hold_is_false_fact(
