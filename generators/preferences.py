@@ -21,7 +21,8 @@ def sample_preference(
     lean: bool = True,
 ) -> Preference | None:
     """A preference for a share of tasks; cost or latency only for a `lean` gold (one with no
-    avoidable call), or the words would ask for less than the gold does."""
+    avoidable call), or the words would ask for less than the gold does; an avoided tool
+    weighs cost beside it only there too."""
     if rng.random() >= share:
         return None
     used = {c.name for c in calls}
@@ -42,9 +43,11 @@ def sample_preference(
         return Preference(accuracy=1.0, latency=1.0, statement=LATENCY)
     tool = avoidable[0]
     name = tool.name.replace("_", " ")
+    # its words say that one tool is dear; the reward's cost weight asks for no other
+    # avoidable call, which only a lean gold keeps
     return Preference(
         accuracy=1.0,
-        cost=0.5,
+        cost=0.5 if lean else 0.0,
         avoid_tools=[tool.name],
         statement=f"Please don't use the {name} service; it is expensive.",
     )

@@ -265,7 +265,9 @@ def lighter_read(
     medicine kept "Please keep this as cheap as possible" over
     `list_appointments_by_patient_id` ($0.0049), where `recent_appointments_by_patient_id`
     ($0.0018) with the same patient gave the one appointment the task used. A careful
-    agent asked for cheap calls that one."""
+    agent asked for cheap calls that one. Only a read of the same one table counts:
+    `list_prescriptions_by_patient_id` holds the appointment's id too (medicine-intent-00077
+    on 369ec82)."""
     for i, call in enumerate(calls):
         tool = env.tools.get(call.name)
         if tool is None or tool.kind == "write" or not results[i].ok:
@@ -276,6 +278,8 @@ def lighter_read(
         for other in env.tools.values():
             if other.kind == "write" or other.name == tool.name or not _lighter(other, tool, cost):
                 continue
+            if other.returned_table() is None or other.returned_table() != tool.returned_table():
+                continue  # a prescription holds its appointment's id, and is no appointment
             if not set(other.parameters.get("required", [])) <= set(call.arguments):
                 continue
             params = other.param_types()

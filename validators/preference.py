@@ -32,8 +32,8 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
             reason=PreferenceReason.AVOIDED_TOOL_USED,
             detail=f"the user asks to avoid {avoided[0]}, and the gold calls it",
         )
-    if pref.avoid_tools or (pref.cost <= 0 and pref.latency <= 0):
-        return None  # asked to avoid one tool: that is the preference, and it holds
+    if pref.cost <= 0 and pref.latency <= 0:
+        return None  # asked to avoid one tool only: that is the preference, and it holds
     extra = avoidable_reads(
         task.gold_calls,
         replay.results,
@@ -57,7 +57,7 @@ def lighter_read(task: Task, env: Environment, replay: Replay) -> str | None:
     """A gold read a lighter one could have made (`toolscale.dataflow.lighter_read`), where
     the user wants it cheap or quick."""
     pref = task.preferences
-    if pref is None or pref.avoid_tools or (pref.cost <= 0 and pref.latency <= 0):
+    if pref is None or (pref.cost <= 0 and pref.latency <= 0):
         return None
     told = [(ref.call, ref.path) for ref in task.communicate]
     for cost in [c for c, weight in ((True, pref.cost), (False, pref.latency)) if weight > 0]:

@@ -64,3 +64,17 @@ def test_the_tool_to_avoid_is_a_lookup_of_what_the_task_is_about(lib: Library) -
         p = sample_preference(random.Random(s), tools, [ToolCall(name=used.name)], 1.0)
         assert p is not None
         assert not p.avoid_tools or p.avoid_tools[0] in same, p.avoid_tools
+
+
+def test_an_avoided_tool_weighs_cost_only_beside_a_lean_gold(lib: Library) -> None:
+    """The reward reads an avoid profile's cost weight as "no avoidable call": a gold with
+    one (not `lean`) gets the tool avoided and no cost weight."""
+    calls = [ToolCall(name="borrow_book", arguments={"member_id": 101, "book_id": 203})]
+    for lean in (True, False):
+        drawn = [
+            sample_preference(random.Random(s), lib.spec.tools, calls, 1.0, lean=lean)
+            for s in range(40)
+        ]
+        avoids = [p for p in drawn if p is not None and p.avoid_tools]
+        assert avoids, lean
+        assert {p.cost for p in avoids} == ({0.5} if lean else {0.0})

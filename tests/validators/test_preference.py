@@ -6,6 +6,7 @@ from tests.conftest import mini_task
 from tests.validators.verdicts import MOVE, bank_verdict
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
+from toolscale.tool import Tool
 
 ACCOUNT = {"name": "get_account", "arguments": {"account_id": "A20001"}}
 ASK = "Please move $250 from A20001 to A20002 and tell me what is left in A20001."
@@ -57,6 +58,30 @@ def test_a_tool_the_user_avoids_in_the_gold_is_avoided_tool_used(
     assert "get_account" in detail
 
 
+def test_an_avoided_tool_with_a_cost_weight_asks_for_a_lean_gold_too(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Medicine-intent-00040 on 369ec82: "Please don't use the get patients service; it is
+    expensive." carried a cost weight of 0.5, which the trainer's reward reads, over a gold
+    with a read a cheaper one makes; the stage skipped its cost checks for any avoided tool."""
+    avoid = "Please don't use the find client by phone service; it is expensive."
+    pref = {"avoid_tools": ["find_client_by_phone"], "statement": avoid}
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        f"{ASK} {avoid}",
+        gold_calls=[ACCOUNT, MOVE],
+        communicate=TOLD,
+        preferences=pref | {"cost": 0.5},
+    )
+    assert (stage, reason) == ("preference", "avoidable_call")
+    assert "get_account" in detail
+    kept = bank_verdict(
+        banking_spec, f"{ASK} {avoid}", gold_calls=[ACCOUNT, MOVE], communicate=TOLD,
+        preferences=pref,
+    )  # fmt: skip
+    assert kept == ("accepted", "ok", "")
+
+
 def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read(
     banking_spec: EnvironmentSpec,
 ) -> None:
@@ -89,3 +114,19 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
     # list_cards' $0.006) lists accounts whose status reads 'active' too
     cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
     assert verdict(cards, "0.status", cost=1.0) is None
+    # nor is a row of another table that holds the record's key (medicine-intent-00077 on
+    # 369ec82: list_prescriptions_by_patient_id's rows hold the appointment_id the task
+    # used of list_appointments_by_patient_id)
+    moves = Tool(
+        name="list_moves",
+        description="An account's transactions.",
+        kind="read",
+        price=0.0005,
+        latency_ms=10,
+        parameters={"type": "object", "properties": {"account_id": {"type": "string"}},
+                    "required": ["account_id"]},
+        returns="SELECT * FROM transactions WHERE account_id = :account_id",
+    )  # fmt: skip
+    others = [t for t in banking_spec.tools if t.name != "get_balance"]
+    banking_spec = banking_spec.model_copy(update={"tools": [*others, moves]})
+    assert verdict(ACCOUNT, "account_id", cost=1.0) is None
