@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from generators.arguments import ArgumentSampler, parameter_columns, still_to_come
 from generators.compound import joined
 from generators.config import DEFAULT_CONFIG, GenerationConfig
-from generators.patterns import TERMINAL
+from generators.patterns import ENDED_STATES, TERMINAL
 from generators.preferences import sample_preference
 from generators.sampled import no_chain, verbalized_task
 from generators.sampling import Chain
@@ -1125,16 +1125,6 @@ def _adjusted(tool: Tool) -> tuple[str, str, str] | None:
     return found[0] if len(tool.run) == 1 and found else None
 
 
-# states a record ends in once the business is done with it: a move out of them back is
-# no one's request either (finance on 4221446 kept "activate my repaid loan" in 3 of its
-# first 10 tasks, by a catalogue move allowed from repaid only)
-ENDED_STATES = frozenset(
-    (
-        *("repaid", "completed", "delivered", "expired", "settled", "finished", "done"),
-        *("resolved", "terminated", "fulfilled", "refunded", "used", "attended", "boarded"),
-        *("arrived", "departed", "graded"),
-    )
-)
 _ALLOWED_FROM = re.compile(r"\b\w*status\w*\s+IN\s*\(([^)]*)\)\s+AS\s+allowed\b", re.I)
 
 

@@ -1391,3 +1391,24 @@ def test_a_span_of_its_records_day_reads_the_row_holding_that_day() -> None:
     opened = _enforced(spec, rule, "create:returns under order_items")
     assert _on(spec, opened, "sqlite", order_item_id=10, quantity=1).ok
     assert _on(spec, opened, "sqlite", order_item_id=20, quantity=1).error == rule
+
+
+def test_a_move_into_a_live_state_is_never_allowed_from_an_ended_one() -> None:
+    """Finance on 4221446 kept "activate my repaid loan" (3 of its first 10 tasks): the
+    catalogue's activation was allowed from every non-final state, and repaid was one. A
+    repaid loan may still be closed."""
+    from generators.patterns import statuses
+
+    schema = finance_schema()
+    loans = schema.table("loans")
+    checks = [c for c in loans.checks if "status" not in c]
+    checks.append("status IN ('active', 'repaid', 'closed')")
+    loans = loans.model_copy(update={"checks": checks})
+    schema = schema.model_copy(
+        update={"tables": [loans if t.name == "loans" else t for t in schema.tables]}
+    )
+    moves = {c.id: c.moves_from for c in statuses(schema, SEED)}
+    assert "status:loans.status=active" not in moves  # from repaid only: no such move
+    assert moves["status:loans.status=closed"] == ["active", "repaid"]
+    assert moves["status:loans.status=repaid"] == ["active"]
+    assert moves["status:accounts.status=active"] == ["frozen"]  # frozen is no ended state
