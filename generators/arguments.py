@@ -14,6 +14,7 @@ import sqlglot
 from sqlglot import exp
 
 from generators.dataplan import is_iso, names_record, unused_name
+from toolscale.apart import kept_apart
 from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
@@ -110,9 +111,6 @@ def still_to_come(
 
 
 _SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
-# pairs of rows under one parent that must all differ in a number to keep a new one apart
-# from them: a quantity of 1 to 10 differs in 20 such pairs about 1 time in 8 (0.9 ** 20)
-APART_PAIRS = 20
 FEW_AHEAD = 12  # fewer rows ahead of the clock than this to copy a new record from: more
 
 
@@ -331,7 +329,7 @@ class ArgumentSampler:
         """A new record's number its parent's rows keep apart, made one none of them has:
         railway's create_ticket copied a ticket's trip and seat together and sold seat 445
         of trip 31079 again (railway-intent-00032 on a4b9fc9). Apart means no two seed rows
-        under one parent share it, over enough such pairs to tell (`APART_PAIRS`)."""
+        under one parent share it, over enough such pairs to tell (`toolscale.apart`)."""
         for param, value in out.items():
             where = self.columns[tool.name].get(param)
             if param in given or where is None or where[0] not in tool.inserts():
@@ -361,15 +359,10 @@ class ArgumentSampler:
         """No two rows of `table` under one `parent` share `column`, over enough pairs; read
         once per sampler (a refusal's work item draws arguments up to 240 times)."""
         if (table, parent, column) not in self._apart_in_seed:
-            self._apart_in_seed[table, parent, column] = self._apart_groups(table, parent, column)
+            self._apart_in_seed[table, parent, column] = kept_apart(
+                self.rows.get(table, []), parent, column
+            )
         return self._apart_in_seed[table, parent, column]
-
-    def _apart_groups(self, table: str, parent: str, column: str) -> bool:
-        groups: dict[Scalar, list[Scalar]] = {}
-        for row in self.rows.get(table, []):
-            groups.setdefault(row.get(parent), []).append(row.get(column))
-        pairs = sum(len(g) * (len(g) - 1) // 2 for g in groups.values())
-        return pairs >= APART_PAIRS and all(len(set(g)) == len(g) for g in groups.values())
 
     def _on_the_minute(self, tool: Tool, param: str, value: Scalar) -> Scalar:
         """A new record's moment on the minute, as a person says it: medicine's seed (made

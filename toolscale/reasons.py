@@ -151,6 +151,16 @@ class NecessityReason(Reason):
     )
 
 
+class OutcomeReason(Reason):
+    """Stage `outcome`: the state the gold leaves keeps what every seed row keeps."""
+
+    TAKEN_VALUE = (
+        "taken_value",
+        "a new row repeats a number another row under the same parent holds, where no two "
+        "seed rows under one parent share it (a seat another ticket of the trip holds)",
+    )
+
+
 class ProvenanceReason(Reason):
     """Stage `provenance`: no invented values."""
 
@@ -349,6 +359,7 @@ STAGE_REASONS: dict[str, type[Reason]] = {
     "determinism": DeterminismReason,
     "triviality": TrivialityReason,
     "necessity": NecessityReason,
+    "outcome": OutcomeReason,
     "provenance": ProvenanceReason,
     "flow": FlowReason,
     "intent": IntentReason,

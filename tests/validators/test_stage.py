@@ -32,6 +32,7 @@ def test_declared_order_is_the_documented_one() -> None:
         "determinism",
         "triviality",
         "necessity",
+        "outcome",
         "provenance",
         "flow",
         "intent",
