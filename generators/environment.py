@@ -281,6 +281,12 @@ async def build_environment(
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []
     if tools is None:
         tools, coverage = await _tools(llm, brief, base, stages, config, warn)
+    tools, guarded = limits_stage.guarded_moves(tools)
+    coverage = limits_stage.covered(coverage, guarded)
+    for step in guarded:
+        (stages.tell or (lambda line: None))(
+            f"limits: {step.tool} given step {step.step}, as the create says: {step.check}"
+        )
     base = kept(reached(base.model_copy(update={"tools": tools}), stages, warn), stages)
     try:
         policy: str = await _stage(

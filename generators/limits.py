@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from generators.dataplan import SETTLED, owed_column
 from generators.patterns import TERMINAL, enum_values
+from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
-from toolscale.tool import Tool
+from toolscale.tool import RequireStep, Tool
 
 Seed = dict[str, list[dict[str, Scalar]]]
 
 _COUNTED = re.compile(
-    r"^\s*SELECT\s+COUNT\(\*\)\s*\+\s*1\s*<=\s*(?P<most>\d+)\s+AS\s+\w+\s+"
+    r"^\s*SELECT\s+COUNT\(\*\)\s*\+\s*(?P<add>[01])\s*<=\s*(?P<most>\d+)\s+AS\s+\w+\s+"
     r"FROM\s+(?P<table>\w+)\s+WHERE\s+(?P<where>.+?)\s*$",
     re.IGNORECASE,
 )
@@ -49,11 +51,14 @@ class Limit:
         return f"at most {self.most} {self.table} with {held} per {', '.join(self.per)}"
 
 
-def limit_of(sql: str) -> Limit | None:
+def limit_of(sql: str, inserts: Collection[str] = ()) -> Limit | None:
     """The limit a step guards, or None where its WHERE is more than equalities (a move's
-    step reads a subquery: the create's step says the same limit)."""
+    step reads a subquery: the create's step says the same limit). A create's "none before"
+    (`COUNT(*) + 0 <= 0`: "a player can be signed only if the player has no contract with
+    status active") leaves one after it: at most N + 1, read only of a step on the table the
+    tool `inserts` into."""
     m = _COUNTED.match(sql)
-    if m is None:
+    if m is None or (m["add"] == "0" and m["table"] not in inserts):
         return None
     per: list[str] = []
     held: list[tuple[str, str]] = []
@@ -67,12 +72,14 @@ def limit_of(sql: str) -> Limit | None:
             held.append((said["column"], said["value"]))
     if not per or not held:
         return None  # no group, or nothing a row can be moved out of
-    return Limit(m["table"], int(m["most"]), tuple(per), tuple(held))
+    return Limit(m["table"], int(m["most"]) + 1 - int(m["add"]), tuple(per), tuple(held))
 
 
 def limits(tools: list[Tool]) -> list[Limit]:
     """Each limit some write guards, once."""
-    found = (limit_of(step.sql) for t in tools if t.kind == "write" for step in t.require)
+    found = (
+        limit_of(step.sql, t.inserts()) for t in tools if t.kind == "write" for step in t.require
+    )
     return list(dict.fromkeys(x for x in found if x is not None))
 
 
@@ -122,4 +129,66 @@ def keep(spec: EnvironmentSpec) -> Kept:
                 out.moved.setdefault(str(limit), []).append(
                     f"{limit.table} {name}: {column} {value} -> {other}"
                 )
+    return out
+
+
+_INTO = re.compile(
+    r"^\s*UPDATE\s+(?P<table>\w+)\s+SET\s+(?P<column>\w+)\s*=\s*'(?P<value>[^']*)'\s+"
+    r"WHERE\s+(?P<key>\w+)\s*=\s*:(?P<param>\w+)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _limit_step(limit: Limit, key: str, param: str) -> str:
+    """The step a move of row `:param` into the counted state asks: its group, read from the
+    row itself, holds fewer than the limit's most, not counting the row."""
+    same = " AND ".join(
+        f"{c} = (SELECT {c} FROM {limit.table} WHERE {key} = :{param})" for c in limit.per
+    )
+    held = " AND ".join(f"{c} = '{v}'" for c, v in limit.held)
+    return (
+        f"SELECT COUNT(*) + 1 <= {limit.most} AS within_limit FROM {limit.table} "
+        f"WHERE {held} AND {same} AND {key} <> :{param}"
+    )
+
+
+def guarded_moves(tools: list[Tool]) -> tuple[list[Tool], list[Enforcement]]:
+    """The tools with each change of one row's state into a state a limit counts given the
+    limit's step too, and the steps given: basketball's activate_contract (from suspended)
+    turned on a fifth active contract for a player, where the create's step read "a player
+    can be signed only if the player has no contract with status active". The step's
+    error is the create's, the rule as the agent is told it."""
+    errors: dict[Limit, str] = {}
+    for tool in tools:
+        for step in tool.require if tool.kind == "write" else []:
+            if (found := limit_of(step.sql, tool.inserts())) is not None:
+                errors.setdefault(found, step.error)
+    out: list[Tool] = []
+    given: list[Enforcement] = []
+    for tool in tools:
+        m = _INTO.match(tool.run[0]) if tool.kind == "write" and len(tool.run) == 1 else None
+        steps = list(tool.require)
+        for limit, error in errors.items() if m else []:
+            if (
+                m is None
+                or limit.table != m["table"]
+                or (m["column"], m["value"]) not in limit.held
+            ):
+                continue
+            sql = _limit_step(limit, m["key"], m["param"])
+            if all(s.sql != sql for s in steps):
+                steps.append(RequireStep(sql=sql, error=error))
+                given.append(Enforcement(tool=tool.name, step=len(steps) - 1, check=error))
+        changed = len(steps) > len(tool.require)
+        out.append(tool.model_copy(update={"require": steps}) if changed else tool)
+    return out, given
+
+
+def covered(coverage: list[RuleCoverage], given: list[Enforcement]) -> list[RuleCoverage]:
+    """The rules with the steps `guarded_moves` gave beside the create's that says them."""
+    out = []
+    for rule in coverage:
+        said = {e.check for e in rule.enforced_by}
+        extra = [e for e in given if e.check in said and e not in rule.enforced_by]
+        out.append(rule.model_copy(update={"enforced_by": [*rule.enforced_by, *extra]}))
     return out

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from generators.environment import EnvironmentStages, kept
-from generators.limits import Limit, keep, limit_of, limits
+from generators.limits import Limit, covered, guarded_moves, keep, limit_of, limits
 from tests.generators.test_reach import banked
 from toolscale.environment import Environment
 from toolscale.llm.ledger import Ledger
@@ -16,6 +16,10 @@ from toolscale.store import DomainStore
 from toolscale.tool import ToolCall
 
 CARDS = "at most 2 cards with status = 'active' per account_id"
+CARD_RULE = (
+    "A card can only be issued on an active account, and an account holds at most 2 cards "
+    "with status active."
+)
 
 
 def active_cards(seed: dict) -> Counter[str]:
@@ -106,3 +110,38 @@ def test_the_environment_stage_counts_and_tells_what_it_moved(tmp_path: Path) ->
     assert (row.seen, row.passed) == (2, 1)  # the loans were within theirs
     assert lines == [lines[0]] and lines[0].startswith(f"limits: {CARDS}: 8 rows moved out of it: ")
     assert lines[0].endswith("; 5 more")
+
+
+def test_a_create_that_wants_none_before_leaves_at_most_one() -> None:
+    """Basketball's "a player can be signed only if the player has no contract with status
+    active" (`COUNT(*) + 0 <= 0` on create_contract): after it the player holds one."""
+    sql = (
+        "SELECT COUNT(*) + 0 <= 0 AS within_limit FROM contracts WHERE player_id = :player_id "
+        "AND status = 'active'"
+    )
+    wanted = Limit("contracts", 1, ("player_id",), (("status", "active"),))
+    assert limit_of(sql, ["contracts"]) == wanted
+    assert limit_of(sql) is None  # a step of a tool that makes no contract says no limit
+
+
+def test_a_move_into_a_counted_state_asks_the_limit_too() -> None:
+    """Basketball's activate_contract (from suspended) gave a player a fifth active contract
+    (basketball-intent-00028 on 277c846): the limit was asked only by create_contract."""
+    spec = banked()
+    tools, given = guarded_moves(spec.tools)
+    assert [(g.tool, g.check) for g in given] == [("activate_card", CARD_RULE)]
+    activate = next(t for t in tools if t.name == "activate_card")
+    assert activate.require[given[0].step or 0].error == CARD_RULE
+    assert guarded_moves(tools)[1] == []  # given once
+    spec = spec.model_copy(update={"tools": tools, "seed": keep(spec).seed})
+    full, room = ("K30040", "A20080"), ("K30086", "A20182")  # frozen, beside 2 and 1 active
+    with Environment(spec) as env:
+        for (card, account), ok in ((full, False), (room, True)):
+            assert active_cards(spec.seed)[account] == (2 if not ok else 1)
+            done = env.replay([ToolCall(name="activate_card", arguments={"card_id": card})])
+            assert done.results[0].ok is ok, done.results[0].error
+            assert ok or done.results[0].error == CARD_RULE
+    # the rule's coverage names the new step beside the create's
+    rule = next(r for r in covered(spec.rules, given) if r.rule == CARD_RULE)
+    assert ("activate_card", given[0].step) in [(e.tool, e.step) for e in rule.enforced_by]
+    assert ("create_card", 3) in [(e.tool, e.step) for e in rule.enforced_by]
