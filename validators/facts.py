@@ -661,7 +661,9 @@ _NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
 # ... or "of this account" (finance-intent-00392: "The current balance of this account is
 # $1039.48", the amount of a transfer refused for want of it)
 _OF_RECORD = (
-    r"(?:\s+of\s+(?:my|the|your|this|that|our)\s+(?:\w+\s+){0,4}?\w+"
+    # ... or "for my active loan" (finance-intent-00044 on 0ee2fcd: "My outstanding balance
+    # for my active loan is 1562.74", the amount it repays, of a loan owing 4269.96)
+    r"(?:\s+(?:of|for|on)\s+(?:my|the|your|this|that|our)\s+(?:\w+\s+){0,4}?\w+"
     r"(?=,?\s+(?:which\s+)?(?:is|was)\b))?"
 )
 

@@ -171,6 +171,11 @@ def test_a_number_given_as_a_fields_value_must_be_that_fields(
     named = "The outstanding of my loan with ID L4001 is 9,000. Pay $9,000 from A20001. " + ASK
     verdict = bank_verdict(banking_spec, named, gold_calls=[read, pay], communicate=told)
     assert verdict[:2] == ("facts", "false_fact"), verdict
+    # finance-intent-00044 on 0ee2fcd: "My outstanding balance for my active loan is
+    # 1562.74", the amount it repays
+    held = "My outstanding for my car loan L4001 is 9,000. Pay $9,000 of it from A20001. " + ASK
+    verdict = bank_verdict(banking_spec, held, gold_calls=[read, pay], communicate=told)
+    assert verdict[:2] == ("facts", "false_fact"), verdict
     # finance-intent-00208 on d57e00e: "the outstanding balance of my loan, which is
     # currently 58950.0", the loan's id
     which = "Pay $9,000 from A20001 to the outstanding of my loan L4001, which is now 9,000. "
