@@ -1157,6 +1157,34 @@ def test_a_served_write_that_never_reads_the_status_acts_on_a_record_not_over() 
     assert _still_live(shop, orders, cancel, keys) == keys
 
 
+def test_a_record_with_no_state_of_its_own_is_changed_only_on_a_live_parent() -> None:
+    """ecommerce-intent-00014 on a310e34 moved an item of an order delivered in 2022 to
+    another product: an item has no status, and its order's was never read. A write whose
+    rule reads the order's state (a return on a delivered order) takes any item."""
+    spec = ecommerce_spec()
+    items = spec.schema_.table("order_items")
+    swap = write_tool(
+        "move_order_item_product",
+        "UPDATE order_items SET product_id = :new_product_id WHERE order_item_id = :order_item_id",
+        order_item_id="integer",
+        new_product_id="integer",
+    )
+    keys: list[Scalar] = [400, 401, 402]  # 402 is on order 301, shipped
+    assert _still_live(spec, items, swap, keys) == [400, 401]
+    shipped = "SELECT status IN ('shipped') AS ok FROM orders WHERE order_id = :order_id"
+    returns = write_tool(
+        "create_return",
+        "INSERT INTO returns (return_id, order_id, order_item_id) "
+        "VALUES (:_new_id, :order_id, :order_item_id)",
+        ((shipped, "Only a shipped order."),),
+        order_id="integer",
+        order_item_id="integer",
+    )
+    assert _still_live(spec, items, returns, keys) == keys
+    # where every item's order is over, the items are kept: the draft still has a record
+    assert _still_live(spec, items, swap, [402]) == [402]
+
+
 def test_a_record_of_a_moment_is_named_by_its_day() -> None:
     """Ecommerce's shoppers named their orders "my order from 2024-05-27T21:40:34": a person
     says the day, where the day alone tells the order apart, and the checks take it."""
