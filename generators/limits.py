@@ -152,30 +152,93 @@ def _limit_step(limit: Limit, key: str, param: str) -> str:
     )
 
 
+_INSERT = re.compile(
+    r"^\s*INSERT\s+INTO\s+(?P<table>\w+)\s*\((?P<columns>[^)]*)\)\s*VALUES\s*\((?P<values>.*)\)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_PARAM = re.compile(r":(\w+)")
+
+
+def _made_in(tool: Tool) -> tuple[str, dict[str, str]] | None:
+    """(table, column -> what the INSERT gives it) of a create of one row."""
+    m = _INSERT.match(tool.run[0]) if tool.kind == "write" and len(tool.run) == 1 else None
+    if m is None:
+        return None
+    columns = [c.strip() for c in m["columns"].split(",")]
+    values = [v.strip() for v in re.split(r",(?![^(]*\))", m["values"])]
+    if len(columns) != len(values):
+        return None
+    return m["table"], dict(zip(columns, values, strict=True))
+
+
+def _on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
+    """(table, step) of each step of a create that reads other rows through the new row's
+    own columns only ("only on an active account": `FROM accounts WHERE account_id =
+    :account_id`): what a row made in that state must hold, moved there or made."""
+    made = _made_in(tool)
+    if made is None:
+        return []
+    table, given = made
+    out = []
+    for step in tool.require:
+        params = set(_PARAM.findall(step.sql))
+        if not params or " FROM " not in step.sql.upper() or limit_of(step.sql) is not None:
+            continue
+        if re.search(r"\bAS\s+found\b|COUNT\(\*\)\s*\+|\bSUM\(", step.sql, re.IGNORECASE):
+            continue  # a lookup the row's own key passes, or a count or sum `limits` reads
+        if all(given.get(p) == f":{p}" for p in params):
+            out.append((table, step))
+    return out
+
+
+def _through_row(sql: str, table: str, key: str, param: str) -> str:
+    """A create's step with each of its arguments read from the row `:param` names."""
+
+    def column(found: re.Match[str]) -> str:
+        return f"(SELECT {found.group(1)} FROM {table} WHERE {key} = :{param})"
+
+    return _PARAM.sub(column, sql)
+
+
 def guarded_moves(tools: list[Tool]) -> tuple[list[Tool], list[Enforcement]]:
-    """The tools with each change of one row's state into a state a limit counts given the
-    limit's step too, and the steps given: basketball's activate_contract (from suspended)
-    turned on a fifth active contract for a player, where the create's step read "a player
-    can be signed only if the player has no contract with status active". The step's
-    error is the create's, the rule as the agent is told it."""
+    """The tools with each change of one row's state into a state the creates guard given
+    their steps too, and the steps given. A limit the state counts: basketball's
+    activate_contract (from suspended) turned on a fifth active contract for a player, where
+    create_contract read "a player can be signed only if the player has no contract with
+    status active". A step on the row's parents, where the create makes the row in that
+    state: finance's activate_card turned on a card of a closed account, where create_card
+    read "a card can only be issued on an active account" (finance-intent-00007 on
+    0ee2fcd). A step's error is the create's, the rule as the agent is told it."""
     errors: dict[Limit, str] = {}
+    parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
         for step in tool.require if tool.kind == "write" else []:
             if (found := limit_of(step.sql, tool.inserts())) is not None:
                 errors.setdefault(found, step.error)
+        made = _made_in(tool)
+        for table, step in _on_parents(tool):
+            for column, value in made[1].items() if made else []:
+                if value.startswith("'") and value.endswith("'"):
+                    parents.setdefault((table, column, value[1:-1]), []).append(step)
     out: list[Tool] = []
     given: list[Enforcement] = []
     for tool in tools:
         m = _INTO.match(tool.run[0]) if tool.kind == "write" and len(tool.run) == 1 else None
         steps = list(tool.require)
+        wanted: list[tuple[str, str]] = []
         for limit, error in errors.items() if m else []:
             if (
-                m is None
-                or limit.table != m["table"]
-                or (m["column"], m["value"]) not in limit.held
+                m is not None
+                and limit.table == m["table"]
+                and (m["column"], m["value"]) in limit.held
             ):
-                continue
-            sql = _limit_step(limit, m["key"], m["param"])
+                wanted.append((_limit_step(limit, m["key"], m["param"]), error))
+        if m is not None:
+            for step in parents.get((m["table"], m["column"], m["value"]), []):
+                wanted.append(
+                    (_through_row(step.sql, m["table"], m["key"], m["param"]), step.error)
+                )
+        for sql, error in wanted:
             if all(s.sql != sql for s in steps):
                 steps.append(RequireStep(sql=sql, error=error))
                 given.append(Enforcement(tool=tool.name, step=len(steps) - 1, check=error))

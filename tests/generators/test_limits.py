@@ -129,9 +129,10 @@ def test_a_move_into_a_counted_state_asks_the_limit_too() -> None:
     (basketball-intent-00028 on 277c846): the limit was asked only by create_contract."""
     spec = banked()
     tools, given = guarded_moves(spec.tools)
-    assert [(g.tool, g.check) for g in given] == [("activate_card", CARD_RULE)]
+    # the count, then the account's state (the next test)
+    assert [(g.tool, g.check) for g in given] == [("activate_card", CARD_RULE)] * 2
     activate = next(t for t in tools if t.name == "activate_card")
-    assert activate.require[given[0].step or 0].error == CARD_RULE
+    assert "COUNT(*) + 1 <= 2" in activate.require[given[0].step or 0].sql
     assert guarded_moves(tools)[1] == []  # given once
     spec = spec.model_copy(update={"tools": tools, "seed": keep(spec).seed})
     full, room = ("K30040", "A20080"), ("K30086", "A20182")  # frozen, beside 2 and 1 active
@@ -145,3 +146,32 @@ def test_a_move_into_a_counted_state_asks_the_limit_too() -> None:
     rule = next(r for r in covered(spec.rules, given) if r.rule == CARD_RULE)
     assert ("activate_card", given[0].step) in [(e.tool, e.step) for e in rule.enforced_by]
     assert ("create_card", 3) in [(e.tool, e.step) for e in rule.enforced_by]
+
+
+def test_a_move_into_the_state_a_create_makes_asks_the_creates_steps_on_its_parents() -> None:
+    """finance-intent-00007 on 0ee2fcd activated a frozen card of a closed account, where
+    create_card (which makes a card active) reads "a card can only be issued on an active
+    account": the activation now reads the card's account the same way."""
+    spec = banked()
+    tools, given = guarded_moves(spec.tools)
+    activate = next(t for t in tools if t.name == "activate_card")
+    step = activate.require[given[1].step or 0]
+    assert step.sql == (
+        "SELECT status IN ('active') AS ok FROM accounts WHERE account_id = "
+        "(SELECT account_id FROM cards WHERE card_id = :card_id)"
+    )
+    assert step.error == CARD_RULE
+    # the create's lookup of the account and its value check on a new card are not carried
+    before = len(next(t for t in spec.tools if t.name == "activate_card").require)
+    assert len(activate.require) == before + 2
+    accounts = [
+        a | {"status": "frozen"} if a["account_id"] == "A20182" else a
+        for a in spec.seed["accounts"]
+    ]
+    spec = spec.model_copy(update={"tools": tools, "seed": spec.seed | {"accounts": accounts}})
+    call = ToolCall(name="activate_card", arguments={"card_id": "K30086"})  # frozen, on A20182
+    with Environment(spec) as env:
+        assert env.replay([call]).results[0].error == CARD_RULE
+    thawed = spec.model_copy(update={"seed": banked().seed})
+    with Environment(thawed) as env:
+        assert env.replay([call]).results[0].ok
