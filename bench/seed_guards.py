@@ -7,7 +7,7 @@ makes, with the row's own values as the arguments; steps that read an argument t
 does not hold, and count or sum limits (`generators/limits.py` keeps those), are left out.
 A guard on a parent's state may be history (a grade recorded before its enrollment was
 dropped); the line says the parent's state, and the reader judges. Ends with one JSON
-line: rows refused per domain.
+line: rows refused per run folder.
 
     python bench/seed_guards.py data/school data/ecommerce
 """
@@ -84,8 +84,8 @@ def main() -> int:
         found = refused(spec)
         for tool, step, bad, asked, sql in found:
             print(f"{spec.name}: {tool} step {step}: {bad} of {asked} rows refused: {sql}")
-        totals[spec.name] = sum(bad for _, _, bad, _, _ in found)
-    print(json.dumps({"rows_refused": totals}))
+        totals[run] = sum(bad for _, _, bad, _, _ in found)
+    print(json.dumps({"rows_refused": totals}))  # per run folder
     return 0
 
 
