@@ -91,6 +91,7 @@ DEBTS = ("outstanding", "owed", "debt", "due", "remaining")
 DEBT_TABLES = ("loan", "debt", "mortgage", "invoice", "bill")
 AMOUNTS = ("amount", "balance", "price", "total", "cost", "principal", "outstanding", "quantity")
 CLOSING = ("closed", "paid_off", "paid", "settled", "completed")
+SETTLING = (*CLOSING, "repaid")  # a debt in these owes nothing
 CANCELLED = ("cancelled", "canceled")
 RECORDED = ("completed", "posted", "done", "settled", "succeeded")
 # the day a new record is made: ecommerce's users created orders "on 2024-08-27" while the
@@ -663,6 +664,15 @@ def _status_change(
             error=f"Only {_a(noun)} whose {column} is {' or '.join(allowed)} can be {target}.",
         ),
     ]
+    settled = []
+    if target in SETTLING and owes(table, (column, table.enum_values(column) or [])):
+        # a debt settled by a word: finance's close_loan closed an active loan owing 2,655.58
+        # (finance-intent-00003 on 0ee2fcd), and set_repaid_loan marked one repaid; the
+        # repayment itself closes it at 0
+        for owed in (c.name for c in table.columns if quantity(c, DEBTS)):
+            sql = f"SELECT {owed} = 0 AS settled FROM {table.name} WHERE {key} = :{key}"
+            said = f"{_a(noun).capitalize()} can be {target} only when its {owed} is 0."
+            settled.append(RequireStep(sql=sql, error=said))
     tool = pattern_tool(
         f"{verb}_{noun}",
         f"Set the {column} of {with_article(noun)} to {target} (allowed from {', '.join(allowed)})."
@@ -686,6 +696,7 @@ def _status_change(
         guards={"exists": 0, "transition": 1},
         sets=(table.name, column, target),
         moves_from=allowed,
+        checks=settled,
         tool=tool,
     )
 

@@ -1412,3 +1412,27 @@ def test_a_move_into_a_live_state_is_never_allowed_from_an_ended_one() -> None:
     assert moves["status:loans.status=closed"] == ["active", "repaid"]
     assert moves["status:loans.status=repaid"] == ["active"]
     assert moves["status:accounts.status=active"] == ["frozen"]  # frozen is no ended state
+
+
+def test_a_debt_is_settled_by_a_word_only_when_it_owes_nothing() -> None:
+    """finance-intent-00003 on 0ee2fcd closed an active loan owing 2,655.58 with
+    close_loan, a write-off no rule allows; the repayment closes a loan at 0 itself."""
+    spec = finance()
+    close = with_conditions(by_id(spec)["status:loans.status=closed"], [])
+    assert (
+        close.require[-1].sql
+        == "SELECT outstanding = 0 AS settled FROM loans WHERE loan_id = :loan_id"
+    )
+    owing, _ = call(spec, close, loan_id=700)  # active, 4000 outstanding
+    assert owing.error == "A loan can be closed only when its outstanding is 0."
+    paid = [
+        loan | {"outstanding": 0.0} if loan["loan_id"] == 700 else loan
+        for loan in spec.seed["loans"]
+    ]
+    done, _ = call(
+        spec.model_copy(update={"seed": spec.seed | {"loans": paid}}), close, loan_id=700
+    )
+    assert done.ok, done.error
+    # an account's close is no debt's: its balance rule comes from the brief (rulemap)
+    shut = with_conditions(by_id(spec)["status:accounts.status=closed"], [])
+    assert not any("settled" in step.sql for step in shut.require)
