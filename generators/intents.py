@@ -270,7 +270,10 @@ def draft_purpose(
             plain = sampler.arguments(tool, rng, given=given, optional=0.0, ahead=True)
             if _hands_over(spec, keys, plain, held, whose):
                 plain = arguments  # its own draw of where the record goes is checked too
-            tried = [_pushed(tool, arguments, rng), _pushed(tool, plain, rng), plain]
+            # ... and then the plain one is tried first: finance-intent-00017 on 0ee2fcd
+            # asked to "repay 69391.2 from my closed loan", 2.9 times the loan, where any
+            # amount is refused on a loan that owes nothing
+            tried = [plain, _pushed(tool, arguments, rng), _pushed(tool, plain, rng)]
         table = spec.schema_.table(target.table)
         for arguments in tried:
             env.reset()

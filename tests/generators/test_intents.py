@@ -1632,3 +1632,26 @@ def test_a_move_only_out_of_a_state_the_business_ended_is_unasked() -> None:
     assert _to_unasked_state(activate("order", "'delivered', 'completed'"))
     assert not _to_unasked_state(activate("account", "'inactive'"))
     assert not _to_unasked_state(activate("loan", "'repaid', 'frozen'"))
+
+
+def test_a_refusal_a_plain_request_meets_keeps_the_plain_request(banking: EnvironmentSpec) -> None:
+    """finance-intent-00017 on 0ee2fcd asked to "repay 69391.2 from my closed loan", 2.9
+    times the loan: the amount was pushed past the rows though any amount is refused on a
+    loan that owes nothing. The plain request is tried first; a push is for a limit only."""
+    loans = [loan | {"status": "paid_off", "outstanding": 0} for loan in banking.seed["loans"]]
+    tools = [t for t in banking.tools if t.kind != "write" or t.name == "make_loan_payment"]
+    spec = banking.model_copy(update={"tools": tools, "seed": banking.seed | {"loans": loans}})
+    people = spec.schema_.table("clients")
+    sampler = ArgumentSampler(spec)
+    pay = spec.tool("make_loan_payment")
+    plain = max(
+        sampler.arguments(pay, random.Random(j), optional=0.0, ahead=True)["amount"]
+        for j in range(300)
+    )  # the most a plain request asks (pushed ones ask 4 to 40 times theirs)
+    with Environment(spec) as env:
+        for i in range(6):
+            purpose = draft_purpose(
+                env, sampler, people, spec.owners(people), random.Random(i), True
+            )
+            assert purpose is not None and purpose.error == "the loan is already paid off"
+            assert purpose.arguments["amount"] <= plain, purpose.arguments
