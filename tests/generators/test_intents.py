@@ -1645,7 +1645,7 @@ def test_a_refusal_a_plain_request_meets_keeps_the_plain_request(banking: Enviro
     sampler = ArgumentSampler(spec)
     pay = spec.tool("make_loan_payment")
     plain = max(
-        sampler.arguments(pay, random.Random(j), optional=0.0, ahead=True)["amount"]
+        float(str(sampler.arguments(pay, random.Random(j), optional=0.0, ahead=True)["amount"]))
         for j in range(300)
     )  # the most a plain request asks (pushed ones ask 4 to 40 times theirs)
     with Environment(spec) as env:
@@ -1654,4 +1654,4 @@ def test_a_refusal_a_plain_request_meets_keeps_the_plain_request(banking: Enviro
                 env, sampler, people, spec.owners(people), random.Random(i), True
             )
             assert purpose is not None and purpose.error == "the loan is already paid off"
-            assert purpose.arguments["amount"] <= plain, purpose.arguments
+            assert float(str(purpose.arguments["amount"])) <= plain, purpose.arguments
