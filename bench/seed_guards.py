@@ -3,11 +3,11 @@ rules its tools enforce (a grade score of 978 where "a grade score must be betwe
 100", a return on an order that was never delivered).
 
 Each create's require steps are asked, in the sandbox, of every seed row of the table it
-makes, with the row's own values as the arguments; steps that read an argument the row
-does not hold, and count or sum limits (`generators/limits.py` keeps those), are left out.
-A guard on a parent's state may be history (a grade recorded before its enrollment was
-dropped); the line says the parent's state, and the reader judges. Ends with one JSON
-line: rows refused per run folder.
+makes, with the row's own values as the arguments. Steps that read an argument the row
+does not hold are left out, and so are count and sum limits; the rows past a count limit
+(which a new build's `generators/limits.py` moves out) are printed beside them. A guard on
+a parent's state may be history (a grade recorded before its enrollment was dropped): the
+reader judges. Ends with one JSON line: rows refused or over a limit, per run folder.
 
     python bench/seed_guards.py data/school data/ecommerce
 """
@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from generators.limits import keep  # noqa: E402
 from toolscale.environment import Environment  # noqa: E402
 from toolscale.spec import EnvironmentSpec  # noqa: E402
 from toolscale.tool import Tool, ToolCall  # noqa: E402
@@ -84,7 +85,10 @@ def main() -> int:
         found = refused(spec)
         for tool, step, bad, asked, sql in found:
             print(f"{spec.name}: {tool} step {step}: {bad} of {asked} rows refused: {sql}")
-        totals[run] = sum(bad for _, _, bad, _, _ in found)
+        over = keep(spec).moved  # rows a new build's `limits` stage would move
+        for limit, rows in over.items():
+            print(f"{spec.name}: {len(rows)} rows over {limit}")
+        totals[run] = sum(bad for _, _, bad, _, _ in found) + sum(map(len, over.values()))
     print(json.dumps({"rows_refused": totals}))  # per run folder
     return 0
 
