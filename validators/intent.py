@@ -902,13 +902,20 @@ def _asked_as_new(task: Task, table: str) -> bool:
     )
 
 
-_WHY = re.compile(r"\bwhy\b|\b(?:the|a) reasons?\b", re.I)
+# ... or whether it can be done (school-intent-00005 on 920fa98: "I'd like to know if it's
+# possible and if it can be done", told a student id and a course id)
+_WHY = re.compile(
+    r"\bwhy\b|\b(?:the|a) reasons?\b|\b(?:if|whether) (?:it['’]s|it is|this is|that is|it can be|"
+    r"this can be|it would be) (?:possible|allowed|done)\b",
+    re.I,
+)
 _SAYS_ID = re.compile(r"\b(?:ids?|numbers?)\b", re.I)
 
 
 def _ids_told_for_why(task: Task) -> str | None:
-    """An id told where the instruction asks why and names no id: school-intent-00061 on
-    6accfa9, "If this is not possible, please inform me why", was told the enrollment's
+    """An id told where the instruction asks why (or whether it can be done) and names no
+    id: school-intent-00061 on 6accfa9, "If this is not possible, please inform me why", was
+    told the enrollment's
     student id and course id. A status or a date may be the why (a game that is completed
     cannot be postponed); an id nobody named is not."""
     if not _WHY.search(task.instruction) or _SAYS_ID.search(task.instruction):
@@ -918,7 +925,7 @@ def _ids_told_for_why(task: Task) -> str | None:
         if field == "id" or field.endswith("_id"):
             return (
                 f"communicate[{i}] ({field} of gold call {ref.call}): the instruction asks "
-                "why and names no id"
+                "why (or whether it can be done) and names no id"
             )
     return None
 

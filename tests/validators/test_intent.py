@@ -110,10 +110,13 @@ def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
         return _ids_told_for_why(task)
 
     detail = told(why, "0.student_id")
-    assert detail is not None and "asks why and names no id" in detail
+    assert detail is not None and "asks why (or whether it can be done) and names no id" in detail
     assert "communicate[1] (student_id of gold call 0)" in detail
     reason = "I want to move my enrollment to Bellberg Course, or know the reason I cannot."
     assert told(reason, "0.course_id") is not None
+    # school-intent-00005 on 920fa98: told a student id and a course id
+    possible = "Please move my enrollment. I'd like to know if it's possible and if it can be done."
+    assert told(possible, "0.student_id") is not None
     for asked in (
         "Please move my enrollment. Tell me its student id, and if you cannot, tell me why.",
         "Please move my enrollment and tell me the new course id.",
