@@ -445,6 +445,9 @@ _INTERJECTIONS = frozenset(
 # simulator would repeat it as something known
 _NO_FACT = re.compile(
     r"^\s*(?:I\s+(?:want|need|would like|wish|am asking)|I['’]d like|please|can you|could you)\b"
+    # ... or a wish after a fact (school-intent-00009 on 920fa98: "I am the teacher and I
+    # want to create a grade record for a specific course enrollment.")
+    r"|\b(?:and|so)\s+I\s+(?:want|need|would like|wish)\s+to\b"
     r"|\?\s*$|\bor not\b"
     # and a verdict on a value is what the assistant finds out, not what the user knows
     # (movie's "June 15 is a valid date", "2 seats is a reasonable number")

@@ -539,6 +539,8 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The loan id will be the loan id",
         # weather-intent-00162 on a310e34: "Richardtown Station's name is Richardtown Station"
         "Loan L4001's name is Loan L4001.",
+        # school-intent-00009 on 920fa98
+        "I am a client and I want to know what is left on my loan.",
         # weather-intent-00153 on 211cc49
         "The email for the assistant is maria.lopez@example.com.",
     ):
