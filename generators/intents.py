@@ -169,8 +169,11 @@ def _rule_columns(
     # what the rule reads of the row itself before whom it points to: medicine's users asked
     # for "the current appointment patient id and appointment doctor id", the ids the rule
     # compared, while its status went untold
+    # ... and never the ids alone: school's "a student cannot enroll twice in the same
+    # course" told a student id and a course id to "I'd like to know if it's possible"
+    # (school-intent-00005 on 920fa98), or had the user ask for them (00010)
     keys = {c for fk in table.foreign_keys for c in fk.columns}
-    return [c for c in cols if c not in keys] or cols or None
+    return [c for c in cols if c not in keys] or None
 
 
 def _rows_by_key(spec: EnvironmentSpec, table: Table) -> dict[Scalar, dict]:
