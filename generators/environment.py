@@ -281,7 +281,8 @@ async def build_environment(
     coverage: list[RuleCoverage] = store.load_stage("rules", list[RuleCoverage]) or []
     if tools is None:
         tools, coverage = await _tools(llm, brief, base, stages, config, warn)
-    tools, guarded = limits_stage.guarded_moves(tools)
+    keys = {t.name: t.primary_key[0] for t in schema.tables if len(t.primary_key) == 1}
+    tools, guarded = limits_stage.guarded_moves(tools, keys)
     coverage = limits_stage.covered(coverage, guarded)
     for step in guarded:
         (stages.tell or (lambda line: None))(

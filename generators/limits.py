@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from generators.dataplan import SETTLED, owed_column
@@ -51,14 +51,15 @@ class Limit:
         return f"at most {self.most} {self.table} with {held} per {', '.join(self.per)}"
 
 
-def limit_of(sql: str, inserts: Collection[str] = ()) -> Limit | None:
+def limit_of(sql: str, made: Mapping[str, str] | None = None) -> Limit | None:
     """The limit a step guards, or None where its WHERE is more than equalities (a move's
     step reads a subquery: the create's step says the same limit). A create's "none before"
     (`COUNT(*) + 0 <= 0`: "a player can be signed only if the player has no contract with
-    status active") leaves one after it: at most N + 1, read only of a step on the table the
-    tool `inserts` into."""
+    status active") leaves one after it, at most N + 1, where the create makes its row in
+    the state counted (`made`: column -> what its INSERT gives it); "no new contract while
+    one is disputed" beside a create of an active one says no limit on disputed ones."""
     m = _COUNTED.match(sql)
-    if m is None or (m["add"] == "0" and m["table"] not in inserts):
+    if m is None:
         return None
     per: list[str] = []
     held: list[tuple[str, str]] = []
@@ -72,13 +73,25 @@ def limit_of(sql: str, inserts: Collection[str] = ()) -> Limit | None:
             held.append((said["column"], said["value"]))
     if not per or not held:
         return None  # no group, or nothing a row can be moved out of
+    if m["add"] == "0" and any((made or {}).get(c) != f"'{v}'" for c, v in held):
+        return None
     return Limit(m["table"], int(m["most"]) + 1 - int(m["add"]), tuple(per), tuple(held))
+
+
+def _made(tool: Tool, table: str) -> dict[str, str]:
+    """What a create's INSERT into `table` gives each column, or nothing."""
+    made = _made_in(tool)
+    return made[1] if made is not None and made[0] == table else {}
 
 
 def limits(tools: list[Tool]) -> list[Limit]:
     """Each limit some write guards, once."""
     found = (
-        limit_of(step.sql, t.inserts()) for t in tools if t.kind == "write" for step in t.require
+        limit_of(step.sql, _made(t, m["table"]))
+        for t in tools
+        if t.kind == "write"
+        for step in t.require
+        if (m := _COUNTED.match(step.sql)) is not None
     )
     return list(dict.fromkeys(x for x in found if x is not None))
 
@@ -100,17 +113,21 @@ def _other(spec: EnvironmentSpec, table: str, column: str, value: str, seed: See
 
 
 def keep(spec: EnvironmentSpec) -> Kept:
-    """The seed with each group's rows past a limit given another value of the first
-    column the limit counts by its value."""
+    """The seed with each group's rows past a limit given another value of the state column
+    the limit counts by its value."""
     seed = {name: [dict(r) for r in rows] for name, rows in spec.seed.items()}
     out = Kept(seed=seed)
     for limit in limits(spec.tools):
-        column, value = limit.held[0]
+        table = spec.schema_.table(limit.table)
+        state = table.status()
+        held = dict(limit.held)
+        if state is None or state[0] not in held:
+            continue  # no state to move a row out of (a kind, a region): left as drawn
+        column, value = state[0], held[state[0]]
         rows = seed.get(limit.table, [])
         other = _other(spec, limit.table, column, value, seed)
         if other is None or not rows or any(c not in rows[0] for c in limit.per):
             continue
-        table = spec.schema_.table(limit.table)
         owed = {
             c.name: 0.0 if c.type == "real" else 0
             for c in table.columns
@@ -121,6 +138,8 @@ def keep(spec: EnvironmentSpec) -> Kept:
             if any(str(row.get(c)) != v for c, v in limit.held):
                 continue
             group = tuple(row[c] for c in limit.per)
+            if None in group:
+                continue  # `c = :p` never counts a NULL
             seen[group] += 1
             if seen[group] > limit.most:
                 row[column] = other
@@ -133,10 +152,27 @@ def keep(spec: EnvironmentSpec) -> Kept:
 
 
 _INTO = re.compile(
-    r"^\s*UPDATE\s+(?P<table>\w+)\s+SET\s+(?P<column>\w+)\s*=\s*'(?P<value>[^']*)'\s+"
+    r"^\s*UPDATE\s+(?P<table>\w+)\s+SET\s+(?P<sets>.+?)\s+"
     r"WHERE\s+(?P<key>\w+)\s*=\s*:(?P<param>\w+)\s*$",
-    re.IGNORECASE,
+    re.IGNORECASE | re.DOTALL,
 )
+_SET_TO = re.compile(r"(?:^|,)\s*(?P<column>\w+)\s*=\s*'(?P<value>[^']*)'\s*(?=,|$)")
+
+
+def _moves_into(tool: Tool, keys: Mapping[str, str]) -> tuple[str, str, str, str, str] | None:
+    """(table, key, param, column, value) of a write that changes one row, named by its
+    table's one-column primary key (`keys`), and sets `column` to the literal `value`
+    (a stamp or a reason may be set beside it: freeze_card's frozen_reason)."""
+    if tool.kind != "write" or len(tool.run) != 1:
+        return None
+    m = _INTO.match(tool.run[0])
+    if m is None or keys.get(m["table"]) != m["key"]:
+        return None
+    sets = sorted(
+        ((s["column"], s["value"]) for s in _SET_TO.finditer(m["sets"])),
+        key=lambda cv: "status" not in cv[0] and cv[0] != "state",
+    )
+    return (m["table"], m["key"], m["param"], *sets[0]) if sets else None
 
 
 def _limit_step(limit: Limit, key: str, param: str) -> str:
@@ -174,7 +210,8 @@ def _made_in(tool: Tool) -> tuple[str, dict[str, str]] | None:
 def _on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
     """(table, step) of each step of a create that reads other rows through the new row's
     own columns only ("only on an active account": `FROM accounts WHERE account_id =
-    :account_id`): what a row made in that state must hold, moved there or made."""
+    :account_id`): what a row made in that state must hold, moved there or made. A step on
+    the created table itself ("no such enrollment yet") would count the moved row: left."""
     made = _made_in(tool)
     if made is None:
         return []
@@ -182,7 +219,8 @@ def _on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
     out = []
     for step in tool.require:
         params = set(_PARAM.findall(step.sql))
-        if not params or " FROM " not in step.sql.upper() or limit_of(step.sql) is not None:
+        read = {t.casefold() for t in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", step.sql, re.I)}
+        if not params or not read or table.casefold() in read:
             continue
         if re.search(r"\bAS\s+found\b|COUNT\(\*\)\s*\+|\bSUM\(", step.sql, re.IGNORECASE):
             continue  # a lookup the row's own key passes, or a count or sum `limits` reads
@@ -200,7 +238,9 @@ def _through_row(sql: str, table: str, key: str, param: str) -> str:
     return _PARAM.sub(column, sql)
 
 
-def guarded_moves(tools: list[Tool]) -> tuple[list[Tool], list[Enforcement]]:
+def guarded_moves(
+    tools: list[Tool], keys: Mapping[str, str]
+) -> tuple[list[Tool], list[Enforcement]]:
     """The tools with each change of one row's state into a state the creates guard given
     their steps too, and the steps given. A limit the state counts: basketball's
     activate_contract (from suspended) turned on a fifth active contract for a player, where
@@ -208,12 +248,17 @@ def guarded_moves(tools: list[Tool]) -> tuple[list[Tool], list[Enforcement]]:
     status active". A step on the row's parents, where the create makes the row in that
     state: finance's activate_card turned on a card of a closed account, where create_card
     read "a card can only be issued on an active account" (finance-intent-00007 on
-    0ee2fcd). A step's error is the create's, the rule as the agent is told it."""
+    0ee2fcd). A step's error is the create's, the rule as the agent is told it. Only a
+    change of one row by its table's one-column key (`keys`), and only a limit on that one
+    state: a limit that also counts a kind ("active rookie contracts") or reads a subquery
+    (a course's capacity) is not carried."""
     errors: dict[Limit, str] = {}
     parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
         for step in tool.require if tool.kind == "write" else []:
-            if (found := limit_of(step.sql, tool.inserts())) is not None:
+            counted = _COUNTED.match(step.sql)
+            found = limit_of(step.sql, _made(tool, counted["table"])) if counted else None
+            if found is not None and len(found.held) == 1:
                 errors.setdefault(found, step.error)
         made = _made_in(tool)
         for table, step in _on_parents(tool):
@@ -223,21 +268,16 @@ def guarded_moves(tools: list[Tool]) -> tuple[list[Tool], list[Enforcement]]:
     out: list[Tool] = []
     given: list[Enforcement] = []
     for tool in tools:
-        m = _INTO.match(tool.run[0]) if tool.kind == "write" and len(tool.run) == 1 else None
+        into = _moves_into(tool, keys)
         steps = list(tool.require)
         wanted: list[tuple[str, str]] = []
-        for limit, error in errors.items() if m else []:
-            if (
-                m is not None
-                and limit.table == m["table"]
-                and (m["column"], m["value"]) in limit.held
-            ):
-                wanted.append((_limit_step(limit, m["key"], m["param"]), error))
-        if m is not None:
-            for step in parents.get((m["table"], m["column"], m["value"]), []):
-                wanted.append(
-                    (_through_row(step.sql, m["table"], m["key"], m["param"]), step.error)
-                )
+        if into is not None:
+            table, key, param, column, value = into
+            for limit, error in errors.items():
+                if limit.table == table and limit.held == ((column, value),):
+                    wanted.append((_limit_step(limit, key, param), error))
+            for step in parents.get((table, column, value), []):
+                wanted.append((_through_row(step.sql, table, key, param), step.error))
         for sql, error in wanted:
             if all(s.sql != sql for s in steps):
                 steps.append(RequireStep(sql=sql, error=error))

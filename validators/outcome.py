@@ -5,6 +5,8 @@ trainer would learn that a taken seat is free to sell."""
 
 from __future__ import annotations
 
+import re
+
 from toolscale.apart import kept_apart
 from toolscale.environment import Environment, Replay
 from toolscale.reasons import OutcomeReason
@@ -28,9 +30,19 @@ def _final(table: Table, seed: list[dict], changed: dict) -> dict[tuple, dict]:
     return rows
 
 
+_SLOTS = re.compile(r"capacity|seat|slot|room|place|table", re.I)
+
+
+def _holds_slots(parent: Table) -> bool:
+    """The parent says how many it holds (a trip's seats_sold, a hall's capacity): its
+    children's numbers are places in it, not numbers that differ by chance (a passenger's
+    tickets, a team's games)."""
+    return any(_SLOTS.search(c.name) for c in parent.columns if c.type in ("integer", "real"))
+
+
 def taken(env: Environment, replay: Replay) -> str:
-    """What a new row repeats of another under the same parent, where the seed keeps it
-    apart; "" when nothing."""
+    """What a new row repeats of another live row in its state under the same parent, where
+    the parent holds places and the seed keeps the number apart; "" when nothing."""
     schema = env.spec.schema_
     for name, changed in replay.changes.items():
         table = schema.table(name)
@@ -39,14 +51,17 @@ def taken(env: Environment, replay: Replay) -> str:
         rows = _final(table, seed, changed)
         keys = {c for fk in table.foreign_keys for c in fk.columns} | set(table.primary_key)
         numbers = [c.name for c in table.columns if c.type == "integer" and c.name not in keys]
+        state = table.status()
         for key, row in changed.items():
             if row is None or tuple(key) in before:
                 continue
             new = rows[tuple(key)]
             for fk in (fk for fk in table.foreign_keys if len(fk.columns) == 1):
                 parent = fk.columns[0]
+                if not _holds_slots(schema.table(fk.ref_table)):
+                    continue  # a passenger's tickets differ in seat by chance, not by rule
                 for column in numbers:
-                    if not kept_apart(seed, parent, column):
+                    if new.get(column) is None or not kept_apart(seed, parent, column):
                         continue
                     other = next(
                         (
@@ -55,6 +70,8 @@ def taken(env: Environment, replay: Replay) -> str:
                             if k != tuple(key)
                             and r.get(parent) == new[parent]
                             and r.get(column) == new[column]
+                            # a cancelled ticket's seat is free again
+                            and (state is None or r.get(state[0]) == new.get(state[0]))
                         ),
                         None,
                     )

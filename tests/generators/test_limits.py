@@ -9,9 +9,11 @@ from pathlib import Path
 
 from generators.environment import EnvironmentStages, kept
 from generators.limits import Limit, covered, guarded_moves, keep, limit_of, limits
+from tests.conftest import write_tool
 from tests.generators.test_reach import banked
 from toolscale.environment import Environment
 from toolscale.llm.ledger import Ledger
+from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
 from toolscale.tool import ToolCall
 
@@ -20,6 +22,10 @@ CARD_RULE = (
     "A card can only be issued on an active account, and an account holds at most 2 cards "
     "with status active."
 )
+
+
+def keys(spec: EnvironmentSpec) -> dict[str, str]:
+    return {t.name: t.primary_key[0] for t in spec.schema_.tables if len(t.primary_key) == 1}
 
 
 def active_cards(seed: dict) -> Counter[str]:
@@ -120,20 +126,24 @@ def test_a_create_that_wants_none_before_leaves_at_most_one() -> None:
         "AND status = 'active'"
     )
     wanted = Limit("contracts", 1, ("player_id",), (("status", "active"),))
-    assert limit_of(sql, ["contracts"]) == wanted
+    assert limit_of(sql, {"status": "'active'"}) == wanted
     assert limit_of(sql) is None  # a step of a tool that makes no contract says no limit
+    # "no new contract while one is disputed", beside a create of an active one, says no
+    # limit on disputed ones (from the review of 369ec82..5318624)
+    disputed = sql.replace("'active'", "'disputed'")
+    assert limit_of(disputed, {"status": "'active'"}) is None
 
 
 def test_a_move_into_a_counted_state_asks_the_limit_too() -> None:
     """Basketball's activate_contract (from suspended) gave a player a fifth active contract
     (basketball-intent-00028 on 277c846): the limit was asked only by create_contract."""
     spec = banked()
-    tools, given = guarded_moves(spec.tools)
+    tools, given = guarded_moves(spec.tools, keys(spec))
     # the count, then the account's state (the next test)
     assert [(g.tool, g.check) for g in given] == [("activate_card", CARD_RULE)] * 2
     activate = next(t for t in tools if t.name == "activate_card")
     assert "COUNT(*) + 1 <= 2" in activate.require[given[0].step or 0].sql
-    assert guarded_moves(tools)[1] == []  # given once
+    assert guarded_moves(tools, keys(spec))[1] == []  # given once
     spec = spec.model_copy(update={"tools": tools, "seed": keep(spec).seed})
     full, room = ("K30040", "A20080"), ("K30086", "A20182")  # frozen, beside 2 and 1 active
     with Environment(spec) as env:
@@ -153,7 +163,7 @@ def test_a_move_into_the_state_a_create_makes_asks_the_creates_steps_on_its_pare
     create_card (which makes a card active) reads "a card can only be issued on an active
     account": the activation now reads the card's account the same way."""
     spec = banked()
-    tools, given = guarded_moves(spec.tools)
+    tools, given = guarded_moves(spec.tools, keys(spec))
     activate = next(t for t in tools if t.name == "activate_card")
     step = activate.require[given[1].step or 0]
     assert step.sql == (
@@ -175,3 +185,41 @@ def test_a_move_into_the_state_a_create_makes_asks_the_creates_steps_on_its_pare
     thawed = spec.model_copy(update={"seed": banked().seed})
     with Environment(thawed) as env:
         assert env.replay([call]).results[0].ok
+
+
+def test_a_creates_step_on_its_own_table_is_not_carried_to_a_move() -> None:
+    """A create's "no such enrollment yet" (`COUNT(*) = 0 ... FROM enrollments`) asked of the
+    row a move reactivates would count that row itself and refuse every move (from the
+    review of 369ec82..5318624). A stamp set beside the state is still a move into it."""
+    unique = (
+        "SELECT COUNT(*) = 0 AS unique_pair FROM enrollments WHERE student_id = :student_id "
+        "AND course_id = :course_id"
+    )
+    active = "SELECT status IN ('active') AS ok FROM students WHERE student_id = :student_id"
+    create = write_tool(
+        "create_enrollment",
+        "INSERT INTO enrollments (enrollment_id, student_id, course_id, status) "
+        "VALUES (:_new_id, :student_id, :course_id, 'active')",
+        ((unique, "Only once per course."), (active, "Only an active student.")),
+        student_id="integer",
+        course_id="integer",
+    )
+    activate = write_tool(
+        "activate_enrollment",
+        "UPDATE enrollments SET status = 'active', activated_at = :_now "
+        "WHERE enrollment_id = :enrollment_id",
+        enrollment_id="integer",
+    )
+    tools, given = guarded_moves([create, activate], {"enrollments": "enrollment_id"})
+    assert [(g.tool, g.check) for g in given] == [
+        ("activate_enrollment", "Only an active student.")
+    ]
+    assert tools[1].require[-1].sql == (
+        "SELECT status IN ('active') AS ok FROM students WHERE student_id = "
+        "(SELECT student_id FROM enrollments WHERE enrollment_id = :enrollment_id)"
+    )
+    # a change of rows by another column than the key is no change of one row
+    bulk = activate.model_copy(
+        update={"run": ["UPDATE enrollments SET status = 'active' WHERE student_id = :student_id"]}
+    )
+    assert guarded_moves([create, bulk], {"enrollments": "enrollment_id"})[1] == []
