@@ -5,7 +5,7 @@ sequences use it to keep only calls that earn their place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from toolscale.environment import Environment
 from toolscale.matching import Text, scalars
@@ -259,6 +259,7 @@ def lighter_read(
     told: Sequence[tuple[int, str]],
     env: Environment,
     cost: bool,
+    avoid: Collection[str] = (),
 ) -> tuple[int, Tool, Tool] | None:
     """(call, its tool, the lighter one) for a read another, cheaper (`cost`) or quicker,
     makes with (a subset of) the same arguments, giving the rows the task uses of it:
@@ -276,7 +277,9 @@ def lighter_read(
         if not needs:
             continue
         for other in env.tools.values():
-            if other.kind == "write" or other.name == tool.name or not _lighter(other, tool, cost):
+            if other.kind == "write" or other.name == tool.name or other.name in avoid:
+                continue  # a tool the user asked to avoid is no way round (review of 5318624)
+            if not _lighter(other, tool, cost):
                 continue
             if other.returned_table() is None or other.returned_table() != tool.returned_table():
                 continue  # a prescription holds its appointment's id, and is no appointment

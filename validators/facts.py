@@ -734,6 +734,9 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
             # "The amount to topup loyalty points is 891": the argument's name leads the
             # clause, the field says what it is added to (a trial on movie's 71aacdf)
             clause = set(tokens(re.split(r"[.;,!?\n]", text[: m.start()])[-1]))
+            # "The amount for the refund is 20": the phrase names `refund_amount`
+            phrase = re.match(r"\S+(?:\s+\S+)*?\s+(?:of|for|on)\s+(.+?)\s+(?:is|was)\b", m.group())
+            before |= set(tokens(phrase.group(1))) if phrase else set()
             passed = any(
                 n == name
                 or (n.endswith(f"_{name}") and n.split("_")[0] in before)
@@ -1300,6 +1303,13 @@ def passed_on(task: Task, replay: Replay) -> list[dict]:
     return out
 
 
+def _second_words(kind: str, tables: set[str]) -> set[str]:
+    """The words after `kind` that name another table with it (flight -> booking for
+    flight_bookings), and a word no text holds where there are none."""
+    out = {t.split("_", 1)[1] for t in tables if t.startswith(f"{kind}_") and "_" in t}
+    return {re.escape(w.replace("_", " ")) for w in out} or {"\x00"}
+
+
 def state_before_kind(
     task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
 ) -> str:
@@ -1315,13 +1325,21 @@ def state_before_kind(
                 held.setdefault((table, column), set()).add(str(row[column]).casefold())
     sets = _set_by_writes(task, tools)
     texts = [*task.known_facts, *sentences(task.instruction)]
+    # every state the rows of a kind hold: "my pending order" of an order whose payment is
+    # pending is true though its status is shipped
+    states: dict[str, set[str]] = {}
+    for (table, _), now in held.items():
+        states.setdefault(table, set()).update(now)
+    # "my active flight booking" names a booking, not the flight
+    compound = {w for t in seed.columns for w in [t.casefold(), singular(t).casefold()]}
     for (table, column), now in held.items():
         kind = spelled(singular(table))
         for value in sorted(seed.states[table][column]):
-            if value.casefold() in now | sets:
+            if value.casefold() in states[table] | sets:
                 continue
             before = re.compile(
-                rf"\b(?:the|my|our|this|that)\s+(?:currently\s+)?{spelled(value)}\s+{kind}s?\b",
+                rf"\b(?:the|my|our|this|that)\s+(?:currently\s+)?{spelled(value)}\s+{kind}s?\b"
+                rf"(?!\s+(?:{'|'.join(sorted(_second_words(singular(table), compound)))})\b)",
                 re.I,
             )
             for line in texts:

@@ -905,8 +905,9 @@ def _asked_as_new(task: Task, table: str) -> bool:
 # ... or whether it can be done (school-intent-00005 on 920fa98: "I'd like to know if it's
 # possible and if it can be done", told a student id and a course id)
 _WHY = re.compile(
-    r"\bwhy\b|\b(?:the|a) reasons?\b|\b(?:if|whether) (?:it['’]s|it is|this is|that is|it can be|"
-    r"this can be|it would be) (?:possible|allowed|done)\b",
+    r"\bwhy\b|\b(?:the|a) reasons?\b"
+    r"|\b(?:if|whether) (?:it['’]s|it is|this is|that is|it would be) (?:possible|allowed)\b"
+    r"|\b(?:if|whether) (?:it|this|that) (?:can|could) be done\b",
     re.I,
 )
 _SAYS_ID = re.compile(r"\b(?:ids?|numbers?)\b", re.I)

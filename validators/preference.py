@@ -61,7 +61,9 @@ def lighter_read(task: Task, env: Environment, replay: Replay) -> str | None:
         return None
     told = [(ref.call, ref.path) for ref in task.communicate]
     for cost in [c for c, weight in ((True, pref.cost), (False, pref.latency)) if weight > 0]:
-        found = dataflow_lighter(task.gold_calls, replay.results, told, env, cost)
+        found = dataflow_lighter(
+            task.gold_calls, replay.results, told, env, cost, avoid=pref.avoid_tools
+        )
         if found is not None:
             return _lighter_said(task, found, cost)
     return None

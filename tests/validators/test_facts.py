@@ -1897,12 +1897,16 @@ def test_a_state_put_before_a_record_the_gold_goes_through_must_be_its_own() -> 
 
     seed = SeedFacts(
         states={
-            "enrollments": {"status": frozenset({"active", "dropped"})},
+            "enrollments": {
+                "status": frozenset({"active", "dropped"}),
+                "payment": frozenset({"pending", "paid"}),
+            },
             "grades": {"status": frozenset({"active", "inactive"})},
         },
         columns={
-            "enrollments": ("enrollment_id", "course_id", "status"),
+            "enrollments": ("enrollment_id", "course_id", "status", "payment"),
             "grades": ("grade_id", "enrollment_id", "status"),
+            "enrollment_fees": ("fee_id", "enrollment_id", "status"),
         },
         primary={"enrollments": ("enrollment_id",), "grades": ("grade_id",)},
     )
@@ -1917,8 +1921,8 @@ def test_a_state_put_before_a_record_the_gold_goes_through_must_be_its_own() -> 
                                  run=[sql]),
     }  # fmt: skip
     enrollments = [
-        {"enrollment_id": 40445, "course_id": 34821, "status": "dropped"},
-        {"enrollment_id": 40467, "course_id": 34821, "status": "active"},
+        {"enrollment_id": 40445, "course_id": 34821, "status": "dropped", "payment": "pending"},
+        {"enrollment_id": 40467, "course_id": 34821, "status": "active", "payment": "paid"},
     ]
     grade = {"grade_id": 54102, "enrollment_id": 40445, "status": "active"}
     calls = [
@@ -1943,6 +1947,11 @@ def test_a_state_put_before_a_record_the_gold_goes_through_must_be_its_own() -> 
         "'the active enrollment', but the enrollment the gold goes through is dropped (status)"
     )
     assert said("Please deactivate the grade of my dropped enrollment.") == ""
+    # a state another of its columns holds, and a kind named with the next word, are no
+    # such claim (from the review of 369ec82..5318624)
+    assert said("Please deactivate the grade of my pending enrollment.") == ""
+    assert said("Please deactivate the grade tied to my active enrollment fee.") == ""
+    assert said("Please deactivate the grade of my paid enrollment.") != ""
     # the grade the write acts on is active; the state the write sets is no claim
     assert said("Please deactivate my active grade.") == ""
     assert said("I want the inactive grade for my dropped enrollment.") == ""
@@ -1950,3 +1959,20 @@ def test_a_state_put_before_a_record_the_gold_goes_through_must_be_its_own() -> 
     read_only = [*calls[:1], {"name": "list_grades", "arguments": {"enrollment_id": 40467}}]
     task = mini_task(instruction="Show the grade of the active enrollment.", gold_calls=read_only)
     assert state_before_kind(task, read, tools, seed) == ""
+
+
+def test_a_value_said_for_an_argument_named_by_its_phrase_is_no_claim_on_a_field() -> None:
+    """ "The amount for the refund is 20." beside an argument `refund_amount` of 20 asks for
+    it; a read row's `amount` of 100 is another value (from the review of 369ec82..5318624:
+    reading "for" as "of" made it false_fact)."""
+    from validators.facts import _misstated
+
+    read = Replay(
+        results=[ToolResult(ok=True, output=[{"order_id": 3, "amount": 100}])], changes={}
+    )
+    assert _misstated("The amount for the refund is 20.", read, {("refund_amount", 20.0)}) == ""
+    said = _misstated("The amount for my order is 20.", read, {("refund_amount", 20.0)})
+    assert (
+        said
+        == "the user states 'amount for my order is 20'; the records the gold reads hold amount 100"
+    )

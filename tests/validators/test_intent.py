@@ -118,6 +118,8 @@ def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
     possible = "Please move my enrollment. I'd like to know if it's possible and if it can be done."
     assert told(possible, "0.student_id") is not None
     for asked in (
+        # a confirmation asks no why (from the review of 369ec82..5318624)
+        "Please move my enrollment and let me know if it is done.",
         "Please move my enrollment. Tell me its student id, and if you cannot, tell me why.",
         "Please move my enrollment and tell me the new course id.",
         "Move my enrollment; if it fails tell me why, along with my student id.",

@@ -91,12 +91,12 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
     ($0.004) tells a balance get_balance ($0.001) gives too."""
     from validators.preference import lighter_read
 
-    def verdict(read: dict, path: str, **pref: float) -> str | None:
+    def verdict(read: dict, path: str, avoid: tuple[str, ...] = (), **pref: float) -> str | None:
         task = mini_task(
             instruction="What is the balance of my account A20001? Keep it cheap.",
             gold_calls=[read],
             communicate=[{"call": 0, "path": path}],
-            preferences={**pref, "statement": "Keep it cheap."},
+            preferences={**pref, "statement": "Keep it cheap.", "avoid_tools": list(avoid)},
         )
         with Environment(banking_spec) as env:
             return lighter_read(task, env, env.replay(task.gold_calls))
@@ -108,6 +108,8 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
     lighter = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
     assert verdict(lighter, "balance", cost=1.0) is None
     assert verdict(ACCOUNT, "balance") is None  # no preference, no lighter read
+    # a tool the user asked to avoid is no way round (from the review of 369ec82..5318624)
+    assert verdict(ACCOUNT, "balance", avoid=("get_balance",), cost=0.5) is None
     assert verdict(ACCOUNT, "kind", cost=1.0) is None  # the kind only get_account gives
     # the same value in another record's row is no replacement (from the review of
     # 0302284..0ee2fcd): a card's status 'active', where list_accounts ($0.005, below
