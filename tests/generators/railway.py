@@ -148,3 +148,33 @@ def railway_spec() -> EnvironmentSpec:
 
 def railway_rules() -> list[str]:
     return load_brief(BRIEF).rules
+
+
+def seated(seats_per_trip: int = 5, slots: bool = False) -> EnvironmentSpec:
+    """Trips 1 to 6 (with the seats sold where `slots`), each with tickets for seats 1 to
+    `seats_per_trip` and one bag each: a trip's seats kept apart, bags shared."""
+    trip_columns = [col("trip_id", "integer")] + ([col("seats_sold", "integer")] if slots else [])
+    schema = {
+        "tables": [
+            {"name": "trips", "columns": trip_columns, "primary_key": ["trip_id"]},
+            {
+                "name": "tickets",
+                "columns": [
+                    col("ticket_id", "integer"),
+                    col("trip_id", "integer"),
+                    col("seat_number", "integer"),
+                    col("bags", "integer"),
+                ],
+                "primary_key": ["ticket_id"],
+                "foreign_keys": [fk("trip_id", "trips")],
+            },
+        ]
+    }
+    tickets = [
+        {"ticket_id": 100 + 10 * t + s, "trip_id": t, "seat_number": s + 1, "bags": 1}
+        for t in range(1, 7)
+        for s in range(seats_per_trip)
+    ]
+    sold = {"seats_sold": seats_per_trip} if slots else {}
+    seed = {"trips": [{"trip_id": t} | sold for t in range(1, 7)], "tickets": tickets}
+    return bed("railway", schema, seed)

@@ -18,7 +18,7 @@ from tests.generators.library import (
 )
 from tests.generators.movie import SCHEMA as MOVIE_SCHEMA
 from tests.generators.movie import SEED as MOVIE_SEED
-from tests.generators.railway import bed, col, fk, railway_spec
+from tests.generators.railway import bed, col, railway_spec, seated
 from tests.generators.travel import travel_spec
 from tests.generators.weather import weather_spec
 from toolscale.environment import Environment
@@ -382,28 +382,6 @@ def test_a_new_records_number_its_parents_rows_keep_apart_is_one_none_of_them_ha
     """Railway's create_ticket copied a ticket's trip and seat together and sold seat 445 of
     trip 31079 again (railway-intent-00032 on a4b9fc9; 157 of 200 drafts over its seed
     took a seat of their trip). A number siblings share (a quantity) is copied as it is."""
-    schema = {
-        "tables": [
-            {"name": "trips", "columns": [col("trip_id", "integer")], "primary_key": ["trip_id"]},
-            {
-                "name": "tickets",
-                "columns": [
-                    col("ticket_id", "integer"),
-                    col("trip_id", "integer"),
-                    col("seat_number", "integer"),
-                    col("bags", "integer"),
-                ],
-                "primary_key": ["ticket_id"],
-                "foreign_keys": [fk("trip_id", "trips")],
-            },
-        ]
-    }
-    tickets = [
-        {"ticket_id": 100 + 5 * t + s, "trip_id": t, "seat_number": s + 1, "bags": 1}
-        for t in range(1, 7)
-        for s in range(5)
-    ]  # 6 trips of seats 1 to 5: 60 pairs of one trip's tickets, no seat twice
-    seed = {"trips": [{"trip_id": t} for t in range(1, 7)], "tickets": tickets}
     sell = _tool(
         "create_ticket",
         "INSERT INTO tickets (ticket_id, trip_id, seat_number, bags) "
@@ -412,7 +390,8 @@ def test_a_new_records_number_its_parents_rows_keep_apart_is_one_none_of_them_ha
         seat_number="integer",
         bags="integer",
     )
-    sampler = ArgumentSampler(bed("railway", schema, seed).model_copy(update={"tools": [sell]}))
+    # 6 trips of seats 1 to 5: 60 pairs of one trip's tickets, no seat twice
+    sampler = ArgumentSampler(seated().model_copy(update={"tools": [sell]}))
     drawn = [sampler.arguments(sell, random.Random(i)) for i in range(20)]
     assert {a["seat_number"] for a in drawn} == {6}  # the first seat no ticket of its trip has
     assert {a["bags"] for a in drawn} == {1}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import mini_task
-from tests.generators.railway import bed, col, fk
+from tests.generators.railway import seated
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
@@ -17,41 +17,8 @@ SELL = (
 
 
 def railway(seats_per_trip: int = 5, slots: bool = True) -> EnvironmentSpec:
-    """Trips 1 to 6 (with the seats sold where `slots`), each with tickets for seats 1 to
-    `seats_per_trip` and one bag each, and a tool that sells a ticket."""
-    schema = {
-        "tables": [
-            {
-                "name": "trips",
-                "columns": [col("trip_id", "integer")]
-                + ([col("seats_sold", "integer")] if slots else []),
-                "primary_key": ["trip_id"],
-            },
-            {
-                "name": "tickets",
-                "columns": [
-                    col("ticket_id", "integer"),
-                    col("trip_id", "integer"),
-                    col("seat_number", "integer"),
-                    col("bags", "integer"),
-                ],
-                "primary_key": ["ticket_id"],
-                "foreign_keys": [fk("trip_id", "trips")],
-            },
-        ]
-    }
-    tickets = [
-        {"ticket_id": 100 + 10 * t + s, "trip_id": t, "seat_number": s + 1, "bags": 1}
-        for t in range(1, 7)
-        for s in range(seats_per_trip)
-    ]
-    seed = {
-        "trips": [
-            {"trip_id": t} | ({"seats_sold": seats_per_trip} if slots else {}) for t in range(1, 7)
-        ],
-        "tickets": tickets,
-    }
-    spec = bed("railway", schema, seed)
+    """The seated bed (`tests.generators.railway.seated`) and a tool that sells a ticket."""
+    spec = seated(seats_per_trip, slots)
     params = {p: {"type": "integer"} for p in ("trip_id", "seat_number", "bags")}
     sell = Tool(
         name="create_ticket",
