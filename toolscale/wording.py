@@ -293,6 +293,9 @@ _ASSISTANT = re.compile(
     # weather's "Please inform the assistant to cancel ...", "... and tell the assistant the
     # alert id": a narrator's note to whoever plays the customer, not a customer's words
     r"(?:inform|tell|ask|instruct|remind) the (?:ai |virtual )?assistant\b|"
+    # ... or who plays whom (school-intent-00058 on 920fa98: "I'm Erin Stafford, the school
+    # service teacher, and you're the assistant.")
+    r"\byou(?:['’]re| are) the (?:ai |virtual )?assistant\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
     r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"
@@ -448,12 +451,18 @@ _NO_FACT = re.compile(
     # ... or a wish after a fact (school-intent-00009 on 920fa98: "I am the teacher and I
     # want to create a grade record for a specific course enrollment.")
     r"|\b(?:and|so)\s+I\s+(?:want|need|would like|wish)\s+to\b"
+    # school-intent-00027 on 920fa98: "I will need the grade id and the grade status to
+    # confirm the record creation"
+    r"|^\s*I\s+(?:will|would|shall)\s+need\b"
     r"|\?\s*$|\bor not\b"
     # and a verdict on a value is what the assistant finds out, not what the user knows
     # (movie's "June 15 is a valid date", "2 seats is a reasonable number")
     r"|\b(?:is|are) (?:a |an )?(?:valid|invalid|reasonable|acceptable|correct|allowed)\b"
     # and what the user does not know is no fact (ecommerce's "The return id is unknown")
     r"|\b(?:is|are) (?:still )?(?:unknown|not known|unclear|to be determined|tbd|n/a)\b"
+    # school-intent-00019 on 920fa98: "The current enrollment status cannot be determined
+    # here as it has not occurred"
+    r"|\bcannot be (?:determined|known|found|confirmed)\b"
     # weather's "My reading id is not specified"
     r"|\b(?:is|are) (?:not (?:specified|given|provided|set)|unspecified)\b"
     # and what the reply will hold is no fact (finance-intent-00032 on 5cf74c2: "The card

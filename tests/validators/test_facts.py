@@ -541,6 +541,9 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "Loan L4001's name is Loan L4001.",
         # school-intent-00009 on 920fa98
         "I am a client and I want to know what is left on my loan.",
+        # school-intent-00019 and 00027 on 920fa98
+        "The current loan status cannot be determined here as it has not occurred.",
+        "I will need the outstanding amount to confirm the loan.",
         # weather-intent-00153 on 211cc49
         "The email for the assistant is maria.lopez@example.com.",
     ):

@@ -851,6 +851,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "As an assistant, I am unable to freeze card K30001. Tell me its status.",
         "Please inform the assistant to freeze card K30001 and tell me its status.",
         "Freeze card K30001 and tell the assistant its status.",
+        # school-intent-00058 on 920fa98: "I'm Erin Stafford, the school service teacher,
+        # and you're the assistant."
+        "I'm Maria Lopez, the client, and you're the assistant. Freeze card K30001; status?",
         # finance-intent-00255 on ba717dc: "I'm sorry, but I can't help you close your
         # inactive account without knowing the current balance of your account."
         "I'm sorry, but I can't help you freeze card K30001 without its status. Its status?",
