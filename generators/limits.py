@@ -84,16 +84,21 @@ def _made(tool: Tool, table: str) -> dict[str, str]:
     return made[1] if made is not None and made[0] == table else {}
 
 
+def guarded(tools: list[Tool]) -> dict[Limit, str]:
+    """Each limit some write guards, once, with the error of the first step that says it."""
+    out: dict[Limit, str] = {}
+    for tool in tools:
+        for step in tool.require if tool.kind == "write" else []:
+            counted = _COUNTED.match(step.sql)
+            found = limit_of(step.sql, _made(tool, counted["table"])) if counted else None
+            if found is not None:
+                out.setdefault(found, step.error)
+    return out
+
+
 def limits(tools: list[Tool]) -> list[Limit]:
     """Each limit some write guards, once."""
-    found = (
-        limit_of(step.sql, _made(t, m["table"]))
-        for t in tools
-        if t.kind == "write"
-        for step in t.require
-        if (m := _COUNTED.match(step.sql)) is not None
-    )
-    return list(dict.fromkeys(x for x in found if x is not None))
+    return list(guarded(tools))
 
 
 @dataclass
@@ -252,14 +257,9 @@ def guarded_moves(
     change of one row by its table's one-column key (`keys`), and only a limit on that one
     state: a limit that also counts a kind ("active rookie contracts") or reads a subquery
     (a course's capacity) is not carried."""
-    errors: dict[Limit, str] = {}
+    errors = {limit: error for limit, error in guarded(tools).items() if len(limit.held) == 1}
     parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
-        for step in tool.require if tool.kind == "write" else []:
-            counted = _COUNTED.match(step.sql)
-            found = limit_of(step.sql, _made(tool, counted["table"])) if counted else None
-            if found is not None and len(found.held) == 1:
-                errors.setdefault(found, step.error)
         made = _made_in(tool)
         for table, step in _on_parents(tool):
             for column, value in made[1].items() if made else []:

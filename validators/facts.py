@@ -1303,11 +1303,12 @@ def passed_on(task: Task, replay: Replay) -> list[dict]:
     return out
 
 
-def _second_words(kind: str, tables: set[str]) -> set[str]:
-    """The words after `kind` that name another table with it (flight -> booking for
-    flight_bookings), and a word no text holds where there are none."""
-    out = {t.split("_", 1)[1] for t in tables if t.startswith(f"{kind}_") and "_" in t}
-    return {re.escape(w.replace("_", " ")) for w in out} or {"\x00"}
+def _not_another_kind(kind: str, tables: set[str]) -> str:
+    """A lookahead that the words after `kind` do not name another table with it (flight
+    -> booking for flight_bookings); "" where no table does."""
+    out = sorted(t.split("_", 1)[1] for t in tables if t.startswith(f"{kind}_"))
+    words = "|".join(re.escape(w.replace("_", " ")) for w in out)
+    return rf"(?!\s+(?:{words})\b)" if words else ""
 
 
 def state_before_kind(
@@ -1334,12 +1335,13 @@ def state_before_kind(
     compound = {w for t in seed.columns for w in [t.casefold(), singular(t).casefold()]}
     for (table, column), now in held.items():
         kind = spelled(singular(table))
+        alone = _not_another_kind(singular(table), compound)
         for value in sorted(seed.states[table][column]):
             if value.casefold() in states[table] | sets:
                 continue
             before = re.compile(
                 rf"\b(?:the|my|our|this|that)\s+(?:currently\s+)?{spelled(value)}\s+{kind}s?\b"
-                rf"(?!\s+(?:{'|'.join(sorted(_second_words(singular(table), compound)))})\b)",
+                + alone,
                 re.I,
             )
             for line in texts:
