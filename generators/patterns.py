@@ -325,6 +325,14 @@ def initial(values: list[str]) -> str:
     return next((v for v in INITIAL if v in values), values[0])
 
 
+def moved(col: Column, sign: str, param: str) -> str:
+    """`col` with a parameter added or taken off; a real one rounded at the data plan's
+    finest decimal (6), so that repaying the rest of 1562.74 after 1000 leaves 0, not the
+    float residue 1.1e-13 that keeps a loan open and is told as its balance."""
+    changed = f"{col.name} {sign} :{param}"
+    return f"round({changed}, 6)" if col.type == "real" else changed
+
+
 def now_value(col: Column) -> str:
     return "substr(:_now, 1, 10)" if col.type == "date" else ":_now"
 
@@ -435,8 +443,9 @@ def transfers(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 ),
             ]
             run = [
-                f"UPDATE {table.name} SET {col.name} = {col.name} - :{amount} WHERE {key} = :{src}",
-                f"UPDATE {table.name} SET {col.name} = {col.name} + :{amount} WHERE {key} = :{dst}",
+                f"UPDATE {table.name} SET {col.name} = {moved(col, sign, amount)} "
+                f"WHERE {key} = :{param}"
+                for sign, param in (("-", src), ("+", dst))
             ]
             record = _ledger_insert(schema, table, seed, src, dst, amount)
             if record:
@@ -756,12 +765,13 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 ),
             ]
             guards = {"exists": 0, "positive": 1, "not_above": 2}
-            sets = [f"{col.name} = {col.name} - :amount"]
+            sets = [f"{col.name} = {moved(col, '-', 'amount')}"]
             debt = owed or named(col.name, DEBTS)
             closing = next((v for v in CLOSING if debt and status and v in status[1]), None)
             if status and closing:
                 sets.append(
-                    f"{status[0]} = CASE WHEN {col.name} - :amount = 0 THEN {literal(closing)} "
+                    f"{status[0]} = CASE WHEN {moved(col, '-', 'amount')} = 0 "
+                    f"THEN {literal(closing)} "
                     f"ELSE {status[0]} END"
                 )
                 guards["close_at_zero"] = -1
@@ -799,7 +809,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     "write",
                     props,
                     require[:2],
-                    [f"UPDATE {table.name} SET {col.name} = {col.name} + :amount "
+                    [f"UPDATE {table.name} SET {col.name} = {moved(col, '+', 'amount')} "
                      f"WHERE {key} = :{key}"],
                     f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
                     single=True,

@@ -1436,3 +1436,22 @@ def test_a_debt_is_settled_by_a_word_only_when_it_owes_nothing() -> None:
     # an account's close is no debt's: its balance rule comes from the brief (rulemap)
     shut = with_conditions(by_id(spec)["status:accounts.status=closed"], [])
     assert not any("settled" in step.sql for step in shut.require)
+
+
+def test_repaying_the_rest_of_a_debt_in_parts_leaves_nothing_and_settles_it() -> None:
+    """In floats 0.3 - 0.1 is 0.19999999999999998: a repayment of the rest (0.2) was refused
+    as more than owed, and one of a rest the float gives leaves a residue that keeps the loan
+    open and is told as its balance; a real column is rounded at the plan's finest decimal."""
+    spec = finance()
+    owing = [
+        loan | {"outstanding": 0.3} if loan["loan_id"] == 700 else loan
+        for loan in spec.seed["loans"]
+    ]
+    spec = spec.model_copy(update={"seed": spec.seed | {"loans": owing}})
+    repay = by_id(spec)["adjust:loans.outstanding"].tool
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, repay]})) as env:
+        part = env.step(ToolCall(name=repay.name, arguments={"loan_id": 700, "amount": 0.1}))
+        assert part.ok and part.output["outstanding"] == 0.2, part
+        rest = env.step(ToolCall(name=repay.name, arguments={"loan_id": 700, "amount": 0.2}))
+    assert rest.ok, rest.error
+    assert rest.output["outstanding"] == 0 and rest.output["status"] == "closed"
