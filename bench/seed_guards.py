@@ -5,9 +5,10 @@ rules its tools enforce (a grade score of 978 where "a grade score must be betwe
 Each create's require steps are asked, in the sandbox, of every seed row of the table it
 makes, with the row's own values as the arguments. Steps that read an argument the row
 does not hold are left out, and so are count and sum limits; the rows past a count limit
-(which a new build's `generators/limits.py` moves out) are printed beside them. A guard on
-a parent's state may be history (a grade recorded before its enrollment was dropped): the
-reader judges. Ends with one JSON line: rows refused or over a limit, per run folder.
+(which a new build's `generators/limits.py` moves out) are printed beside them, and so are
+the parents not yet in the state a create asks of them (which `generators/parents.py`
+moves) and those whose state is history (a grade recorded before its enrollment was
+dropped). Ends with one JSON line: rows refused or over a limit, per run folder.
 
     python bench/seed_guards.py data/school data/ecommerce
 """
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from generators.limits import keep  # noqa: E402
+from generators.parents import place  # noqa: E402
 from toolscale.environment import Environment  # noqa: E402
 from toolscale.spec import EnvironmentSpec  # noqa: E402
 from toolscale.tool import Tool, ToolCall  # noqa: E402
@@ -88,6 +90,11 @@ def main() -> int:
         over = keep(spec).moved  # rows a new build's `limits` stage would move
         for limit, rows in over.items():
             print(f"{spec.name}: {len(rows)} rows over {limit}")
+        placed = place(spec)  # parents a new build's `parents` stage would move
+        for ask, rows in placed.moved.items():
+            print(f"{spec.name}: {len(rows)} parents not yet in the state {ask} asks")
+        for ask, n in placed.history.items():
+            print(f"{spec.name}: {n} parents moved on since {ask} made their rows (history)")
         totals[run] = sum(bad for _, _, bad, _, _ in found) + sum(map(len, over.values()))
     print(json.dumps({"rows_refused": totals}))  # per run folder
     return 0

@@ -80,7 +80,7 @@ def limit_of(sql: str, made: Mapping[str, str] | None = None) -> Limit | None:
 
 def _made(tool: Tool, table: str) -> dict[str, str]:
     """What a create's INSERT into `table` gives each column, or nothing."""
-    made = _made_in(tool)
+    made = made_in(tool)
     return made[1] if made is not None and made[0] == table else {}
 
 
@@ -200,7 +200,7 @@ _INSERT = re.compile(
 _PARAM = re.compile(r":(\w+)")
 
 
-def _made_in(tool: Tool) -> tuple[str, dict[str, str]] | None:
+def made_in(tool: Tool) -> tuple[str, dict[str, str]] | None:
     """(table, column -> what the INSERT gives it) of a create of one row."""
     m = _INSERT.match(tool.run[0]) if tool.kind == "write" and len(tool.run) == 1 else None
     if m is None:
@@ -212,12 +212,12 @@ def _made_in(tool: Tool) -> tuple[str, dict[str, str]] | None:
     return m["table"], dict(zip(columns, values, strict=True))
 
 
-def _on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
+def on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
     """(table, step) of each step of a create that reads other rows through the new row's
     own columns only ("only on an active account": `FROM accounts WHERE account_id =
     :account_id`): what a row made in that state must hold, moved there or made. A step on
     the created table itself ("no such enrollment yet") would count the moved row: left."""
-    made = _made_in(tool)
+    made = made_in(tool)
     if made is None:
         return []
     table, given = made
@@ -260,8 +260,8 @@ def guarded_moves(
     errors = {limit: error for limit, error in guarded(tools).items() if len(limit.held) == 1}
     parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
-        made = _made_in(tool)
-        for table, step in _on_parents(tool):
+        made = made_in(tool)
+        for table, step in on_parents(tool):
             for column, value in made[1].items() if made else []:
                 if value.startswith("'") and value.endswith("'"):
                     parents.setdefault((table, column, value[1:-1]), []).append(step)
