@@ -489,7 +489,11 @@ _NO_FACT = re.compile(
     # ... or by its own field (weather-intent-00162 on a310e34: "Richardtown Station's name is
     # Richardtown Station")
     r"|^\s*(?:the |my |our )?(?P<own>\w[\w ]*?)['’]s (?:\w+ ){1,2}(?:is|are|was|were) "
-    r"(?:the |my |our )?(?P=own)\s*[.!]?\s*$",
+    r"(?:the |my |our )?(?P=own)\s*[.!]?\s*$"
+    # and a placeholder is no value (finance-intent-00007 on 203d876: "The account balance
+    # is $X"; "[amount]", "<id>", "{balance}", "___")
+    r"|\b(?:is|are|was|were|of)\s+\$?X+(?:\.X+)?(?:\s*[.!]?\s*$|\s)"
+    r"|\[(?:the |your |my )?[a-z_ ]+\]|<(?:the |your |my )?[a-z_ ]+>|\{\w+\}|_{3,}",
     re.I,
 )
 

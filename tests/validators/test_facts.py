@@ -546,6 +546,11 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "I will need the outstanding amount to confirm the loan.",
         # weather-intent-00153 on 211cc49
         "The email for the assistant is maria.lopez@example.com.",
+        # finance-intent-00007 on 203d876: "The account balance is $X"
+        "The outstanding amount is $X",
+        "The outstanding amount is XX.XX.",
+        "My loan id is [loan id].",
+        "The outstanding amount is <amount>.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(
@@ -553,7 +558,11 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         )
         assert (stage, reason) == ("facts", "not_a_fact"), line
         assert repr(line) in detail
-    for line in ("I took the loan out last spring.", "Loan L4001's kind is auto."):
+    for line in (
+        "I took the loan out last spring.",
+        "Loan L4001's kind is auto.",
+        "I bought an Xbox with it.",
+    ):
         facts = [*MARIA["known_facts"], line]
         verdict = bank_verdict(
             banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
