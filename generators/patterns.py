@@ -823,6 +823,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                         main=key,
                         amount="amount",
                         guards={"exists": 0, "positive": 1},
+                        checks=_still_open(table, "added to"),
                         tool=up,
                     )
                 )
@@ -900,9 +901,10 @@ def moves(schema: Schema) -> list[Candidate]:
     return out
 
 
-def _still_open(table: Table) -> list[RequireStep]:
+def _still_open(table: Table, done: str = "moved") -> list[RequireStep]:
     """A record that is over stays where it is: movie-intent-00004 on 71aacdf moved a
-    cancelled booking to another showtime, and its user asked for it."""
+    cancelled booking to another showtime, and its user asked for it; finance-intent-00000
+    on 203d876 topped up a closed account."""
     status = next((c.name for c in table.columns if "status" in c.name), None)
     over = [v for v in table.enum_values(status) or [] if v in TERMINAL] if status else []
     if not over:
@@ -913,7 +915,7 @@ def _still_open(table: Table) -> list[RequireStep]:
             sql=f"SELECT {status} IS NULL OR {status} NOT IN "
             f"({', '.join(map(literal, over))}) AS still_open "
             f"FROM {table.name} WHERE {key} = :{key}",
-            error=f"A {noun} that is {' or '.join(over)} cannot be moved.",
+            error=f"{_a(noun).capitalize()} that is {' or '.join(over)} cannot be {done}.",
         )
     ]
 

@@ -1455,3 +1455,19 @@ def test_repaying_the_rest_of_a_debt_in_parts_leaves_nothing_and_settles_it() ->
         rest = env.step(ToolCall(name=repay.name, arguments={"loan_id": 700, "amount": 0.2}))
     assert rest.ok, rest.error
     assert rest.output["outstanding"] == 0 and rest.output["status"] == "closed"
+
+
+def test_a_top_up_of_a_record_that_is_over_is_refused() -> None:
+    """finance-intent-00000 on 203d876 topped up a closed account: the deposit asked only
+    that the account exist and the amount be positive."""
+    spec = finance()
+    closed = [
+        a | {"status": "closed", "balance": 0.0} if a["account_id"] == 12 else a
+        for a in spec.seed["accounts"]
+    ]
+    spec = spec.model_copy(update={"seed": spec.seed | {"accounts": closed}})
+    deposit = with_conditions(by_id(spec)["topup:accounts.balance"], [])
+    shut, _ = call(spec, deposit, account_id=12, amount=50.0)
+    assert shut.error == "An account that is closed cannot be added to."
+    done, _ = call(spec, deposit, account_id=13, amount=50.0)  # frozen is not over
+    assert done.ok and done.output["balance"] == 950.0
