@@ -51,16 +51,17 @@ DOMAIN   ?= finance
 N        ?= 20
 MODEL    ?= 1.5b
 PARALLEL ?= 2
+DATA     ?= data
 
 # The main job. With TOOLSCALE_LLM_MODEL unset it builds llama-server and fetches the
 # Qwen2.5-Coder GGUF once (into ~/.cache/toolscale), then starts and stops it itself.
 generate: $(STAMP)
-	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL) --parallel $(PARALLEL)
+	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL) --parallel $(PARALLEL) --data $(DATA)
 
-# The runs under data/ as a Hugging Face dataset folder (every domain with a run).
+# The runs under DATA (data/, or runs/ for the recorded ones) as a Hugging Face dataset folder.
 OUT ?= out/dataset
 export: $(STAMP)
-	$(BIN)/toolscale export --data data --out $(OUT)
+	$(BIN)/toolscale export --data $(DATA) --out $(OUT)
 
 # The exported folder to the Hugging Face Hub, one commit (token: HF_TOKEN or `hf auth login`).
 publish: $(STAMP)
