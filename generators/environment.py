@@ -25,7 +25,6 @@ from generators import tools as tools_stage
 from generators.config import GenerationConfig
 from generators.toolkit import schema_tools, status_tools
 from toolscale.brief import Brief
-from toolscale.environment import Environment
 from toolscale.errors import ToolscaleError
 from toolscale.llm.client import LLMClient, Outcome
 from toolscale.llm.ledger import Ledger
@@ -224,33 +223,27 @@ def reached(spec: EnvironmentSpec, stages: EnvironmentStages, warn: Warn) -> Env
 def placed(spec: EnvironmentSpec, stages: EnvironmentStages) -> EnvironmentSpec:
     """The seed with parents in the states their children's creates ask of them
     (`generators/parents.py`): before `reached`, which then gives rows what the writes need,
-    and `kept`. A seed the moves leave unloadable (a CHECK no rule told of) stays as drawn."""
+    and `kept`."""
     found = parents_stage.place(spec)
     row = stages.row("parents")
     row.seen = len(parents_stage.asked(spec, spec.tools))
     row.passed = row.seen - len(found.moved)
     tell = stages.tell or (lambda line: None)
-    out = spec.model_copy(update={"seed": found.seed})
-    if found.moved:
-        try:
-            Environment(out).close()
-        except ToolscaleError as e:
-            tell(f"parents: the moved seed does not load ({e}); the seed stays as drawn")
-            row.passed = row.seen
-            return spec
-    for ask in dict.fromkeys([*found.moved, *found.history, *found.held]):
+    for ask in dict.fromkeys([*found.moved, *found.history, *found.held, *found.unplaced]):
         rows = found.moved.get(ask, [])
         shown = "; ".join(rows[:SHOWN_ROWS]) + (
             f"; {len(rows) - SHOWN_ROWS} more" if len(rows) > SHOWN_ROWS else ""
         )
         left, held = found.history.get(ask, 0), found.held.get(ask, 0)
+        unplaced = found.unplaced.get(ask, 0)
         tell(
             f"parents: {ask}: {len(rows)} parents moved into it"
             + (f": {shown}" if rows else "")
             + (f"; {left} left in a state that is history" if left else "")
             + (f"; {held} left where another create asks the state they hold" if held else "")
+            + (f"; {unplaced} left that the state does not fit" if unplaced else "")
         )
-    return out
+    return spec.model_copy(update={"seed": found.seed})
 
 
 def kept(spec: EnvironmentSpec, stages: EnvironmentStages) -> EnvironmentSpec:

@@ -20,21 +20,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generators.dataplan import SETTLED, owed_column
+from generators.dataplan import AWAITED, CLOCK, SETTLED, event_moment, owed_column
 from generators.limits import made_in, on_parents
+from toolscale.environment import Environment
+from toolscale.sandbox.engine import SeedError
 from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import Tool
 
 Seed = dict[str, list[dict[str, Scalar]]]
 
-# states a record is in before others (an order placed, not yet paid), and the ones it passes
-# on its way (paid, shipped) before it ends up where a create may ask it to be (delivered)
+# states a record is in before others (an order placed, not yet paid), those a record opens
+# into (an account), and the ones it passes, in order, on its way (paid, shipped) before it
+# ends up where a create may ask it to be (delivered)
 FIRST = ("draft", "new", "pending", "requested", "created", "unpaid", "placed", "submitted")
+OPENED = ("active", "open")
 UNDERWAY = (
-    *("paid", "processing", "confirmed", "scheduled", "booked", "shipped", "dispatched"),
-    *("in_transit", "in_progress", "awaiting"),
+    *("paid", "processing", "scheduled", "booked", "confirmed", "shipped", "dispatched"),
+    *("in_transit", "in_progress"),
 )
+TRIES = 20  # rows the seed's load may refuse, each moved back, before every move is undone
 
 _STATE = re.compile(
     r"^\s*SELECT\s+(?P<column>\w+)\s*(?:=\s*'(?P<value>[^']*)'|IN\s*\((?P<values>[^)]*)\))\s+"
@@ -56,7 +61,8 @@ class Asked:
     states: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"{self.tool}: {self.table}.{self.column} in ({', '.join(self.states)})"
+        states = ", ".join(self.states)
+        return f"{self.tool}: {self.child}.{self.param} -> {self.table}.{self.column} in ({states})"
 
 
 def asked(spec: EnvironmentSpec, tools: list[Tool]) -> list[Asked]:
@@ -79,26 +85,39 @@ def asked(spec: EnvironmentSpec, tools: list[Tool]) -> list[Asked]:
     return out
 
 
+def before(state: str) -> tuple[str, ...]:
+    """The states a record is in before it can be in `state`: none before a first one (an
+    item added to a pending order), the first ones before one it opens into (an active
+    account), those and the ones underway before it before one underway (a paid order
+    before it ships), and all of them before any other (a delivered order). Any other state
+    is history: the record moved on after its children were made (a cancelled order, a
+    dropped enrollment, a ticket in progress since its comment)."""
+    if state in FIRST:
+        return ()
+    if state in OPENED:
+        return FIRST
+    if state in UNDERWAY:
+        return (*FIRST, *UNDERWAY[: UNDERWAY.index(state)])
+    return (*FIRST, *UNDERWAY)
+
+
+def into(ask: Asked, state: str) -> str | None:
+    """The first state the ask allows that `state` comes before, if any."""
+    return next((s for s in ask.states if state in before(s)), None)
+
+
 @dataclass
 class Placed:
     """The seed with parents moved into the states their children's creates ask, and per ask
-        the parents moved, those left in a state that is history, and those left because another
-    create asks them the state they hold."""
+    the parents moved and those left: in a state that is history, held in theirs by
+    another create's ask, or not placeable (no row in the state gives what it records, an
+    event still to come, a CHECK)."""
 
     seed: Seed
     moved: dict[str, list[str]] = field(default_factory=dict)  # str(ask) -> "orders 7: ..."
     history: dict[str, int] = field(default_factory=dict)  # str(ask) -> parents left
-    held: dict[str, int] = field(default_factory=dict)  # str(ask) -> parents another ask holds
-
-
-def before(state: str) -> tuple[str, ...]:
-    """The states a record is in before it can be in `state`: none before a first one (an
-    item added to a pending order), the first ones before one underway, and both before any
-    other (a delivered order, an active account). Any other state is history: the record
-    moved on after its children were made (a cancelled order, a dropped enrollment)."""
-    if state in FIRST:
-        return ()
-    return FIRST if state in UNDERWAY else (*FIRST, *UNDERWAY)
+    held: dict[str, int] = field(default_factory=dict)
+    unplaced: dict[str, int] = field(default_factory=dict)
 
 
 def _parents(seed: Seed, table: Table) -> dict[Scalar, dict[str, Scalar]]:
@@ -116,57 +135,126 @@ def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) ->
     return out
 
 
+def _not_before(value: Scalar, row: dict[str, Scalar], table: Table, column: str) -> Scalar:
+    """A moment the state records, never before another of the row's own (delivered before
+    it was placed): the latest of them where the donor's is earlier."""
+    moments = [
+        str(row[c.name])
+        for c in table.columns
+        if c.type in ("date", "datetime") and c.name != column and row.get(c.name) is not None
+    ]
+    if value is None or not moments or str(value) >= max(moments):
+        return value
+    latest = max(moments)
+    if table.column(column).type == "date":
+        return latest[:10]
+    return latest if len(latest) > 10 else f"{latest}T00:00:00"
+
+
 def _moved(
-    table: Table, row: dict[str, Scalar], state: str, seed: Seed
+    table: Table, row: dict[str, Scalar], state: str, donor: dict[str, Scalar]
 ) -> dict[str, Scalar] | None:
     """`row` in `state`: the columns its old state records emptied, those the new one records
-    taken from the first row already in it, and nothing owed in a settled one; None where no
-    row in that state gives a column it must hold."""
+    taken from `donor` (a row already in it; a moment not before the row's own), and nothing
+    owed in a settled one; None where the donor gives no value a column must hold, or the
+    row's event is still to come and the state says it was held."""
     column = table.status()
     assert column is not None
     old, out = row[column[0]], dict(row)
     out[column[0]] = state
-    donor = next((r for r in seed.get(table.name, []) if r.get(column[0]) == state), {})
+    moment = event_moment(table)
+    if moment and state not in AWAITED and str(row.get(moment) or "") > CLOCK.isoformat():
+        return None  # an appointment next month is not completed
     for col in table.columns:
         recorded = table.state_of(col.name)
         if recorded == state:
             if donor.get(col.name) is None and not col.nullable:
                 return None
-            out[col.name] = donor.get(col.name)
+            given = donor.get(col.name)
+            out[col.name] = _not_before(given, row, table, col.name) if col.type in (
+                "date", "datetime"
+            ) else given  # fmt: skip
         elif recorded == old and col.nullable:
             out[col.name] = None
         elif owed_column(table, col.name) and state in SETTLED:
             out[col.name] = 0.0 if col.type == "real" else 0
-        elif owed_column(table, col.name) and old in SETTLED and col.name in donor:
-            out[col.name] = donor[col.name]
     return out
+
+
+@dataclass
+class _Move:
+    ask: str
+    table: str
+    index: int
+    was: dict[str, Scalar]
+    line: str
 
 
 def place(spec: EnvironmentSpec) -> Placed:
     """The seed with each parent a child row breaks its create's ask under moved into the
-    first state asked, where its own state is no history and no other ask then breaks."""
+    first state asked that its own comes before, where no other ask then breaks; each moved
+    row the seed's load refuses (a CHECK) is moved back."""
     seed = {name: [dict(r) for r in rows] for name, rows in spec.seed.items()}
     out = Placed(seed=seed)
     asks = asked(spec, spec.tools)
     tables = {t.name: t for t in spec.schema_.tables}
+    moves: list[_Move] = []
+
+    def count(bucket: dict[str, int], ask: Asked) -> None:
+        bucket[str(ask)] = bucket.get(str(ask), 0) + 1
+
     for ask in asks:
         table = tables[ask.table]
         parents = _parents(seed, table)
+        index = {key: i for i, key in enumerate(parents)}
         held = {a: set(_broken(a, seed, parents)) for a in asks if a.table == ask.table}
         for key in dict.fromkeys(_broken(ask, seed, parents)):
             parent = parents[key]
-            state = str(parent.get(ask.column))
-            if state not in before(ask.states[0]):
-                out.history[str(ask)] = out.history.get(str(ask), 0) + 1
+            state = into(ask, str(parent.get(ask.column)))
+            if state is None:
+                count(out.history, ask)
                 continue
-            moved = _moved(table, parent, ask.states[0], seed)
-            trial = {**parents, key: moved} if moved is not None else parents
-            if moved is None or any(key in set(_broken(a, seed, trial)) - held[a] for a in held):
-                out.held[str(ask)] = out.held.get(str(ask), 0) + 1
+            donors = [r for r in seed[ask.table] if r.get(ask.column) == state]
+            taken = sum(m.table == ask.table for m in moves)
+            donor = donors[taken % len(donors)] if donors else {}
+            moved = _moved(table, parent, state, donor)
+            if moved is None:
+                count(out.unplaced, ask)
                 continue
+            trial = {**parents, key: moved}
+            if any(key in set(_broken(a, seed, trial)) - held[a] for a in held):
+                count(out.held, ask)
+                continue
+            line = f"{ask.table} {key}: {ask.column} {parent.get(ask.column)} -> {state}"
+            moves.append(_Move(str(ask), ask.table, index[key], dict(parent), line))
             parent.clear()
             parent.update(moved)
-            out.moved.setdefault(str(ask), []).append(
-                f"{ask.table} {key}: {ask.column} {state} -> {ask.states[0]}"
-            )
+    for move in _refused(spec, seed, moves):
+        seed[move.table][move.index] = move.was
+        moves.remove(move)
+        out.unplaced[move.ask] = out.unplaced.get(move.ask, 0) + 1
+    for move in moves:
+        out.moved.setdefault(move.ask, []).append(move.line)
     return out
+
+
+def _refused(spec: EnvironmentSpec, seed: Seed, moves: list[_Move]) -> list[_Move]:
+    """The moved rows the seed's load refuses, found one at a time (a CHECK no rule told of:
+    `delivered_at >= placed_at`); all of them where a refusal names no moved row or there
+    are more than `TRIES`."""
+    out: list[_Move] = []
+    by_row = {(m.table, m.index): m for m in moves}
+    while moves and len(out) <= TRIES:
+        trial = {**seed}
+        for move in out:
+            trial[move.table] = list(trial[move.table])
+            trial[move.table][move.index] = move.was
+        try:
+            Environment(spec.model_copy(update={"seed": trial})).close()
+            return out
+        except SeedError as e:
+            found = by_row.get((e.table, e.index)) if e.index is not None else None
+            if found is None or found in out:
+                return list(moves)
+            out.append(found)
+    return list(moves)

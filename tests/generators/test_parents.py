@@ -5,10 +5,11 @@ delivered order can be returned"."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from pathlib import Path
 
 from generators.environment import EnvironmentStages, placed
-from generators.parents import asked, place
+from generators.parents import asked, into, place
 from tests.conftest import write_tool
 from tests.generators.ecommerce import SCHEMA, SEED
 from tests.generators.railway import bed
@@ -20,6 +21,8 @@ from toolscale.store import DomainStore
 from toolscale.tool import ToolCall
 
 DELIVERED = "Only a delivered order can be returned."
+RETURN = "create_return: returns.order_id -> orders.status in (delivered)"
+ITEM = "add_order_item: order_items.order_id -> orders.status in (pending)"
 OPEN = "Items can be added only to a pending order."
 
 
@@ -74,26 +77,24 @@ def shop() -> EnvironmentSpec:
 def test_a_parent_is_moved_into_the_state_its_childs_create_asks() -> None:
     spec = shop()
     assert [str(a) for a in asked(spec, spec.tools)] == [
-        "create_return: orders.status in (delivered)",
-        "add_order_item: orders.status in (pending)",
+        RETURN,
+        ITEM,
     ]
     found = place(spec)
     orders = {o["order_id"]: o for o in found.seed["orders"]}
     # shipped, never delivered: moved, and given the delivered moment of a delivered order
     assert orders[301]["status"] == "delivered"
     assert orders[301]["delivered_at"] == "2025-01-12T15:00:00"
-    assert found.moved == {
-        "create_return: orders.status in (delivered)": ["orders 301: status shipped -> delivered"]
-    }
+    assert found.moved == {RETURN: ["orders 301: status shipped -> delivered"]}
     # pending with items that ask it pending: moving it would break them, so it stays
     assert orders[300]["status"] == "pending"
-    assert found.held == {"create_return: orders.status in (delivered)": 1}
+    assert found.held == {RETURN: 1}
     # cancelled since: history, left and counted; so are the items of orders that moved on
     # from pending (shipped, cancelled, delivered): no state comes before a pending one
     assert orders[302]["status"] == "cancelled"
     assert found.history == {
-        "create_return: orders.status in (delivered)": 1,
-        "add_order_item: orders.status in (pending)": 3,
+        RETURN: 1,
+        ITEM: 3,
     }
     # no other row changes, the input is not touched, and the same spec gives the same seed
     assert {k: v for k, v in found.seed.items() if k != "orders"} == {
@@ -119,7 +120,8 @@ def test_a_parent_whose_state_records_a_column_no_row_gives_is_not_moved() -> No
     for order in orders:
         order["delivered_at"] = "2025-01-11T10:00:00"  # a NOT NULL column, in every state
     bare = spec.model_copy(update={"seed": seed, "schema_": schema})
-    assert place(bare).moved == {}  # no delivered order gives the moment it must hold
+    found = place(bare)  # no delivered order gives the moment it must hold
+    assert (found.moved, found.held, found.unplaced) == ({}, {}, {RETURN: 2})
 
 
 def test_the_environment_stage_counts_and_tells_what_it_moved(tmp_path: Path) -> None:
@@ -132,9 +134,59 @@ def test_the_environment_stage_counts_and_tells_what_it_moved(tmp_path: Path) ->
     row = stages.rows["parents"]
     assert (row.seen, row.passed) == (2, 1)  # the items' ask held already
     assert lines == [
-        "parents: create_return: orders.status in (delivered): 1 parents moved into it: "
+        f"parents: {RETURN}: 1 parents moved into it: "
         "orders 301: status shipped -> delivered; 1 left in a state that is history; "
         "1 left where another create asks the state they hold",
-        "parents: add_order_item: orders.status in (pending): 0 parents moved into it; "
-        "3 left in a state that is history",
+        f"parents: {ITEM}: 0 parents moved into it; 3 left in a state that is history",
     ]
+
+
+def with_orders(spec: EnvironmentSpec, **changed: dict) -> EnvironmentSpec:
+    """The shop with some orders' columns changed (by order id, as `o301={...}`)."""
+    orders = [o | changed.get(f"o{o['order_id']}", {}) for o in spec.seed["orders"]]
+    return spec.model_copy(update={"seed": spec.seed | {"orders": orders}})
+
+
+def test_a_moment_the_state_records_is_never_before_the_rows_own() -> None:
+    """From the review of 203d876..90756d3: order 301, placed on 1 February, was given the
+    donor's delivery of 12 January."""
+    spec = with_orders(shop(), o301={"placed_at": "2025-02-01T08:00:00"})
+    orders = {o["order_id"]: o for o in place(spec).seed["orders"]}
+    assert orders[301]["status"] == "delivered"
+    assert orders[301]["delivered_at"] == "2025-02-01T08:00:00"
+
+
+def test_a_moved_row_a_check_refuses_is_moved_back() -> None:
+    """A CHECK no rule told of: the seed still loads, with that one row as it was drawn."""
+    spec = with_orders(shop(), o301={"shipping_address": "nowhere"})
+    schema = spec.schema_.model_copy(deep=True)
+    orders = schema.table("orders")
+    orders.checks = [*orders.checks, "status <> 'delivered' OR shipping_address <> 'nowhere'"]
+    found = place(spec.model_copy(update={"schema_": schema}))
+    assert found.moved == {} and found.unplaced == {RETURN: 1}
+    assert found.seed == spec.seed
+
+
+def test_a_parent_is_moved_into_the_first_state_asked_that_its_own_comes_before() -> None:
+    """An ask of shipped or delivered moves a paid order to shipped; an order shipped is
+    history to an ask of paid: it comes after it."""
+    spec = shop()
+    ask = asked(spec, spec.tools)[0]
+    either = replace(ask, states=("shipped", "delivered"))
+    assert into(either, "paid") == "shipped" and into(either, "shipped") == "delivered"
+    assert into(replace(ask, states=("paid",)), "shipped") is None
+    assert into(replace(ask, states=("open",)), "in_progress") is None  # moved on since
+    assert into(replace(ask, states=("active",)), "pending") == "active"
+
+
+def test_an_event_still_to_come_is_not_moved_into_a_state_that_says_it_was_held() -> None:
+    """From the review of 203d876..90756d3: a scheduled appointment next month was made
+    completed where a prescription asked it; a shipped order due next month is not made
+    delivered."""
+    spec = shop()
+    schema = spec.schema_.model_copy(deep=True)
+    schema.table("orders").columns.append(Column(name="scheduled_for", type="datetime"))
+    due = {"o301": {"scheduled_for": "2025-03-01T09:00:00"}}
+    spec = with_orders(spec.model_copy(update={"schema_": schema}), **due)
+    found = place(spec)
+    assert found.moved == {} and found.unplaced == {RETURN: 1}  # 300 is held by its items
