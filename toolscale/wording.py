@@ -492,8 +492,8 @@ _NO_FACT = re.compile(
     r"(?:the |my |our )?(?P=own)\s*[.!]?\s*$"
     # and a placeholder is no value (finance-intent-00007 on 203d876: "The account balance
     # is $X"; "[amount]", "<id>", "{balance}", "___")
-    r"|\b(?:is|are|was|were|of)\s+\$?X+(?:\.X+)?(?:\s*[.!]?\s*$|\s)"
-    r"|\[(?:the |your |my )?[a-z_ ]+\]|<(?:the |your |my )?[a-z_ ]+>|\{\w+\}|_{3,}",
+    r"|(?-i:\$[\dX,.]*X[\dX,.]*|\bX{2,}(?:[,.]X+)*\b|\b[A-Z]+-X{2,}\b)"
+    r"|(?-i:\[[a-z]+(?:[ _][a-z]+)*\]|<[a-z]+(?:[ _][a-z]+)*>)|\{\w+\}|(?<!\w)_{3,}(?!\w)",
     re.I,
 )
 

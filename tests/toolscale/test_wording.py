@@ -15,6 +15,7 @@ from toolscale.wording import (
     record_names,
     same_field,
     singular,
+    states_no_fact,
     stem,
 )
 
@@ -466,3 +467,30 @@ def test_a_noun_takes_the_article_its_sound_needs() -> None:
 
     said = [with_article(n) for n in ("appointment", "order", "user", "unit", "hour", "ticket")]
     assert said == ["an appointment", "an order", "a user", "a unit", "an hour", "a ticket"]
+
+
+@pytest.mark.parametrize(
+    ("fact", "placeholder"),
+    [
+        # finance-intent-00007 on 203d876
+        ("The account balance is $X", True),
+        ("The balance is $X,XXX.XX.", True),
+        ("The fee is $0.XX", True),
+        ("My card ends in XXXX.", True),
+        ("My loan id is L-XXXX.", True),
+        ("My loan id is [loan id].", True),
+        ("The amount is <amount>.", True),
+        ("The amount is {amount}.", True),
+        ("My account number is ___.", True),
+        # from the review of 203d876..90756d3: letters, notes and words that hold an X
+        ("My seat row is X.", False),
+        ("The class is X", False),
+        ("The amount of x is 5.", False),
+        ("The subject was [URGENT] refund.", False),
+        ("My username is cool___guy.", False),
+        ("I have 2 X-ray appointments.", False),
+        ("My card network is Visa.", False),
+    ],
+)
+def test_a_placeholder_for_a_value_is_no_fact(fact: str, placeholder: bool) -> None:
+    assert states_no_fact(fact) is placeholder

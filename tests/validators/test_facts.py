@@ -551,6 +551,9 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The outstanding amount is XX.XX.",
         "My loan id is [loan id].",
         "The outstanding amount is <amount>.",
+        "The outstanding amount is $X,XXX.XX",
+        "The outstanding amount is $0.XX",
+        "My loan id is L-XXXX.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(
