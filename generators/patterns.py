@@ -905,7 +905,9 @@ def _still_open(table: Table, done: str = "moved") -> list[RequireStep]:
     """A record that is over stays where it is: movie-intent-00004 on 71aacdf moved a
     cancelled booking to another showtime, and its user asked for it; finance-intent-00000
     on 203d876 topped up a closed account."""
-    status = next((c.name for c in table.columns if "status" in c.name), None)
+    named = [c.name for c in table.columns if "status" in c.name or c.name == "state"]
+    # the record's own status before a kyc_status (from the review of 203d876..90756d3)
+    status = next((n for n in named if n in ("status", "state")), next(iter(named), None))
     over = [v for v in table.enum_values(status) or [] if v in TERMINAL] if status else []
     if not over:
         return []

@@ -1471,3 +1471,27 @@ def test_a_top_up_of_a_record_that_is_over_is_refused() -> None:
     assert shut.error == "An account that is closed cannot be added to."
     done, _ = call(spec, deposit, account_id=13, amount=50.0)  # frozen is not over
     assert done.ok and done.output["balance"] == 950.0
+
+
+def test_a_record_is_over_by_its_own_status_not_another_columns() -> None:
+    """From the review of 203d876..90756d3: with a kyc_status before the status, every
+    verified account was refused a deposit as 'completed'."""
+    spec = finance()
+    accounts = spec.schema_.table("accounts")
+    kyc = Column(name="kyc_status", type="text")
+    table = accounts.model_copy(
+        update={
+            "columns": [kyc, *accounts.columns],
+            "checks": [*accounts.checks, "kyc_status IN ('pending', 'completed', 'rejected')"],
+        }
+    )
+    tables = [table if t.name == "accounts" else t for t in spec.schema_.tables]
+    schema = spec.schema_.model_copy(update={"tables": tables})
+    seed = {
+        **spec.seed,
+        "accounts": [a | {"kyc_status": "completed"} for a in spec.seed["accounts"]],
+    }
+    spec = spec.model_copy(update={"schema_": schema, "seed": seed})
+    deposit = with_conditions(by_id(spec)["topup:accounts.balance"], [])
+    done, _ = call(spec, deposit, account_id=10, amount=50.0)
+    assert done.ok, done.error
