@@ -95,6 +95,11 @@ def main() -> int:
             print(f"{spec.name}: {len(rows)} parents not yet in the state {ask} asks")
         for ask, n in placed.history.items():
             print(f"{spec.name}: {n} parents moved on since {ask} made their rows (history)")
+        for name, bucket in (("held", placed.held), ("unplaced", placed.unplaced)):
+            for ask, n in bucket.items():
+                print(f"{spec.name}: {n} parents left for {ask} ({name})")
+        for ask, n in placed.spared.items():
+            print(f"{spec.name}: {n} parents spared for {ask}, so that their state keeps rows")
         totals[run] = sum(bad for _, _, bad, _, _ in found) + sum(map(len, over.values()))
     print(json.dumps({"rows_refused": totals}))  # per run folder
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -229,19 +229,23 @@ def placed(spec: EnvironmentSpec, stages: EnvironmentStages) -> EnvironmentSpec:
     row.seen = len(parents_stage.asked(spec, spec.tools))
     row.passed = row.seen - len(found.moved)
     tell = stages.tell or (lambda line: None)
-    for ask in dict.fromkeys([*found.moved, *found.history, *found.held, *found.unplaced]):
+    buckets: list[Collection[str]] = [
+        found.moved, found.history, found.held, found.unplaced, found.spared
+    ]  # fmt: skip
+    for ask in dict.fromkeys(a for bucket in buckets for a in bucket):
         rows = found.moved.get(ask, [])
         shown = "; ".join(rows[:SHOWN_ROWS]) + (
             f"; {len(rows) - SHOWN_ROWS} more" if len(rows) > SHOWN_ROWS else ""
         )
         left, held = found.history.get(ask, 0), found.held.get(ask, 0)
-        unplaced = found.unplaced.get(ask, 0)
+        unplaced, spared = found.unplaced.get(ask, 0), found.spared.get(ask, 0)
         tell(
             f"parents: {ask}: {len(rows)} parents moved into it"
             + (f": {shown}" if rows else "")
             + (f"; {left} left in a state that is history" if left else "")
             + (f"; {held} left where another create asks the state they hold" if held else "")
             + (f"; {unplaced} left that the state does not fit" if unplaced else "")
+            + (f"; {spared} spared so that their state keeps rows" if spared else "")
         )
     return spec.model_copy(update={"seed": found.seed})
 

@@ -28,8 +28,8 @@ OPEN = "Items can be added only to a pending order."
 
 def shop() -> EnvironmentSpec:
     """Orders 300 (pending, with items), 301 (shipped), 302 (cancelled) and 303 (delivered
-    on 2025-01-12), each with a return; a create of a return asks a delivered order, a
-    create of an item a pending one."""
+    on 2025-01-12), each with a return, and 304 (shipped); a create of a return asks a
+    delivered order, a create of an item a pending one."""
     base = {"customer_id": 1, "placed_at": "2025-01-10T09:00:00", "shipping_address": "1 Elm"}
     seed = copy.deepcopy(SEED)
     seed["orders"] = [
@@ -39,6 +39,7 @@ def shop() -> EnvironmentSpec:
             (301, "shipped", None),
             (302, "cancelled", None),
             (303, "delivered", "2025-01-12T15:00:00"),
+            (304, "shipped", None),
         )
     ]
     seed["order_items"] += [
@@ -190,3 +191,53 @@ def test_an_event_still_to_come_is_not_moved_into_a_state_that_says_it_was_held(
     spec = with_orders(spec.model_copy(update={"schema_": schema}), **due)
     found = place(spec)
     assert found.moved == {} and found.unplaced == {RETURN: 1}  # 300 is held by its items
+
+
+def test_a_parent_named_through_the_rows_parent_is_moved_too() -> None:
+    """ecommerce's create_return on 5b7cc66 read the order through the returned item
+    (`WHERE order_id = (SELECT order_id FROM order_items WHERE order_item_id = ...)`): 210
+    of its 267 returns were on orders never delivered."""
+    spec = shop()
+    through = (
+        "SELECT status IN ('delivered') AS ok FROM orders WHERE order_id = "
+        "(SELECT order_id FROM order_items WHERE order_item_id = :order_item_id)"
+    )
+    tools = [
+        t.model_copy(update={"require": [t.require[0].model_copy(update={"sql": through})]})
+        if t.name == "create_return"
+        else t
+        for t in spec.tools
+    ]
+    spec = spec.model_copy(update={"tools": tools})
+    ask = asked(spec, spec.tools)[0]
+    assert str(ask) == (
+        "create_return: returns.order_item_id -> order_items.order_id -> orders.status in "
+        "(delivered)"
+    )
+    found = place(spec)
+    assert found.moved == {str(ask): ["orders 301: status shipped -> delivered"]}
+
+
+def test_at_most_half_of_a_states_rows_are_moved_out_of_it() -> None:
+    """ecommerce's seed on 5b7cc66 held 267 returns on its 49 orders: moving every order
+    under one would have left none pending, paid or shipped. The orders with the most
+    returns are moved first."""
+    spec = shop()
+    orders = [
+        *spec.seed["orders"],
+        *(spec.seed["orders"][1] | {"order_id": k} for k in (305, 306, 307)),
+    ]
+    returns = [
+        *spec.seed["returns"],
+        *(
+            {"return_id": 600 + i, "order_id": k, "order_item_id": 402, "quantity": 1}
+            for i, k in enumerate((305, 306, 306, 307, 307, 307))
+        ),
+    ]
+    spec = spec.model_copy(update={"seed": spec.seed | {"orders": orders, "returns": returns}})
+    found = place(spec)  # 5 shipped orders: 2 may leave
+    assert found.moved[RETURN] == [
+        "orders 307: status shipped -> delivered",
+        "orders 306: status shipped -> delivered",
+    ]
+    assert found.spared == {RETURN: 2}  # 301 and 305, one return each
