@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from generators.dataplan import AWAITED, CLOCK, SETTLED, event_moment, owed_column
 from generators.limits import made_in, on_parents
 from toolscale.environment import Environment
+from toolscale.errors import ToolscaleError
 from toolscale.sandbox.engine import SeedError
 from toolscale.schema import Scalar, Table
 from toolscale.spec import EnvironmentSpec
@@ -141,8 +142,13 @@ class Placed:
 
 
 def _parents(seed: Seed, table: Table) -> dict[Scalar, dict[str, Scalar]]:
+    """The table's rows by key, the first of each; a row with no key is no parent."""
     key = table.primary_key[0]
-    return {row[key]: row for row in seed.get(table.name, [])}
+    out: dict[Scalar, dict[str, Scalar]] = {}
+    for row in seed.get(table.name, []):
+        if row.get(key) is not None:
+            out.setdefault(row[key], row)
+    return out
 
 
 def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) -> list[Scalar]:
@@ -154,7 +160,7 @@ def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) ->
     out = []
     for row in seed.get(ask.child, []):
         named = row.get(ask.param)
-        key = hops.get(named) if ask.via is not None else named
+        key = hops.get(named) if ask.via is not None and named is not None else named
         parent = parents.get(key)
         if parent is not None and parent.get(ask.column) not in ask.states:
             out.append(key)
@@ -162,13 +168,15 @@ def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) ->
 
 
 def _not_before(value: Scalar, row: dict[str, Scalar], table: Table, column: str) -> Scalar:
-    """A moment the state records, never before another of the row's own (delivered before
-    it was placed): the latest of them where the donor's is earlier."""
+    """A moment the state records, never before another past one of the row's own
+    (delivered before it was placed): the latest of them where the donor's is earlier."""
+    clock = CLOCK.isoformat()
     moments = [
         str(row[c.name])
         for c in table.columns
         if c.type in ("date", "datetime") and c.name != column and row.get(c.name) is not None
     ]
+    moments = [m for m in moments if m[:10] <= clock]  # a warranty's end is no past moment
     if value is None or not moments or str(value) >= max(moments):
         return value
     latest = max(moments)
@@ -180,28 +188,28 @@ def _not_before(value: Scalar, row: dict[str, Scalar], table: Table, column: str
 def _moved(
     table: Table, row: dict[str, Scalar], state: str, donor: dict[str, Scalar]
 ) -> dict[str, Scalar] | None:
-    """`row` in `state`: the columns its old state records emptied, those the new one records
-    taken from `donor` (a row already in it; a moment not before the row's own), and nothing
-    owed in a settled one; None where the donor gives no value a column must hold, or the
-    row's event is still to come and the state says it was held."""
+    """`row` in `state`: the columns the new one records taken from `donor` (a row drawn in
+    it; a moment not before the row's own, a unique value never), and nothing owed in a
+    settled one; what the states on its way recorded stays (a move is forward). None where
+    a column must hold a value the donor does not give, the moment would be after the
+    clock, or the row's event is still to come and the state says it was held."""
     column = table.status()
     assert column is not None
-    old, out = row[column[0]], dict(row)
+    out = dict(row)
     out[column[0]] = state
     moment = event_moment(table)
     if moment and state not in AWAITED and str(row.get(moment) or "") > CLOCK.isoformat():
         return None  # an appointment next month is not completed
     for col in table.columns:
-        recorded = table.state_of(col.name)
-        if recorded == state:
-            if donor.get(col.name) is None and not col.nullable:
+        if table.state_of(col.name) == state:
+            given = None if col.unique else donor.get(col.name)
+            if col.type in ("date", "datetime"):
+                given = _not_before(given, row, table, col.name)
+                if given is not None and str(given)[:10] > CLOCK.isoformat():
+                    return None
+            if given is None and not col.nullable:
                 return None
-            given = donor.get(col.name)
-            out[col.name] = _not_before(given, row, table, col.name) if col.type in (
-                "date", "datetime"
-            ) else given  # fmt: skip
-        elif recorded == old and col.nullable:
-            out[col.name] = None
+            out[col.name] = given
         elif owed_column(table, col.name) and state in SETTLED:
             out[col.name] = 0.0 if col.type == "real" else 0
     return out
@@ -211,7 +219,7 @@ def _moved(
 class _Move:
     ask: str
     table: str
-    index: int
+    index: int  # the row's place in the seed's table
     was: dict[str, Scalar]
     line: str
 
@@ -231,11 +239,19 @@ def place(spec: EnvironmentSpec) -> Placed:
 
     states = {(a.table, a.column) for a in asks}
     drawn = Counter((t, str(r.get(c))) for t, c in states for r in seed.get(t, []))
+    donors = {  # the rows as drawn in each state: a moved row gives no other its moment
+        (t, state): [r for r in spec.seed.get(t, []) if str(r.get(c)) == state]
+        for t, c in states
+        for state in {str(r.get(c)) for r in spec.seed.get(t, [])}
+    }
     left: Counter[tuple[str, str]] = Counter()  # rows moved out of each (table, state)
     for ask in asks:
         table = tables[ask.table]
         parents = _parents(seed, table)
-        index = {key: i for i, key in enumerate(parents)}
+        key_column = table.primary_key[0]
+        index: dict[Scalar, int] = {}
+        for i, row in enumerate(seed.get(ask.table, [])):
+            index.setdefault(row.get(key_column), i)
         held = {a: set(_broken(a, seed, parents)) for a in asks if a.table == ask.table}
         broken = Counter(_broken(ask, seed, parents))
         for key in sorted(broken, key=lambda k: -broken[k]):  # the most rows mended first
@@ -245,10 +261,9 @@ def place(spec: EnvironmentSpec) -> Placed:
             if state is None:
                 count(out.history, ask)
                 continue
-            donors = [r for r in seed[ask.table] if r.get(ask.column) == state]
+            given = donors.get((ask.table, state), [])
             taken = sum(m.table == ask.table for m in moves)
-            donor = donors[taken % len(donors)] if donors else {}
-            moved = _moved(table, parent, state, donor)
+            moved = _moved(table, parent, state, given[taken % len(given)] if given else {})
             if moved is None:
                 count(out.unplaced, ask)
                 continue
@@ -264,32 +279,39 @@ def place(spec: EnvironmentSpec) -> Placed:
             left[(ask.table, was)] += 1
             parent.clear()
             parent.update(moved)
-    for move in _refused(spec, seed, moves):
-        seed[move.table][move.index] = move.was
-        moves.remove(move)
-        out.unplaced[move.ask] = out.unplaced.get(move.ask, 0) + 1
+    first: dict[tuple[str, int], dict[str, Scalar]] = {}
+    for move in moves:
+        first.setdefault((move.table, move.index), move.was)
+    for spot in _refused(spec, seed, first):
+        seed[spot[0]][spot[1]] = first[spot]
+        for move in [m for m in moves if (m.table, m.index) == spot]:
+            moves.remove(move)
+            out.unplaced[move.ask] = out.unplaced.get(move.ask, 0) + 1
     for move in moves:
         out.moved.setdefault(move.ask, []).append(move.line)
     return out
 
 
-def _refused(spec: EnvironmentSpec, seed: Seed, moves: list[_Move]) -> list[_Move]:
-    """The moved rows the seed's load refuses, found one at a time (a CHECK no rule told of:
-    `delivered_at >= placed_at`); all of them where a refusal names no moved row or there
-    are more than `TRIES`."""
-    out: list[_Move] = []
-    by_row = {(m.table, m.index): m for m in moves}
-    while moves and len(out) <= TRIES:
-        trial = {**seed}
-        for move in out:
-            trial[move.table] = list(trial[move.table])
-            trial[move.table][move.index] = move.was
+def _refused(
+    spec: EnvironmentSpec, seed: Seed, first: dict[tuple[str, int], dict[str, Scalar]]
+) -> list[tuple[str, int]]:
+    """The moved rows (table, place) the seed's load refuses, found one at a time (a CHECK
+    no rule told of: `delivered_at >= placed_at`); all of them where a refusal names no
+    moved row, the load fails otherwise, or more than `TRIES` are refused."""
+    out: list[tuple[str, int]] = []
+    while first and len(out) < TRIES:
+        trial = dict(seed)
+        for table, i in out:
+            trial[table] = list(trial[table])
+            trial[table][i] = first[(table, i)]
         try:
             Environment(spec.model_copy(update={"seed": trial})).close()
             return out
         except SeedError as e:
-            found = by_row.get((e.table, e.index)) if e.index is not None else None
-            if found is None or found in out:
-                return list(moves)
-            out.append(found)
-    return list(moves)
+            row = (e.table, e.index) if e.index is not None else None
+            if row is None or row not in first or row in out:
+                return list(first)
+            out.append(row)
+        except ToolscaleError:  # a tool that does not compile: nothing is moved
+            return list(first)
+    return list(first)

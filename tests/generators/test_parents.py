@@ -149,12 +149,22 @@ def with_orders(spec: EnvironmentSpec, **changed: dict) -> EnvironmentSpec:
 
 
 def test_a_moment_the_state_records_is_never_before_the_rows_own() -> None:
-    """From the review of 203d876..90756d3: order 301, placed on 1 February, was given the
-    donor's delivery of 12 January."""
-    spec = with_orders(shop(), o301={"placed_at": "2025-02-01T08:00:00"})
+    """From the review of 203d876..90756d3: order 301, placed on 13 January, was given the
+    donor's delivery of 12 January. A moment after the clock (a warranty's end) is none of
+    the row's past."""
+    placed_at = {"placed_at": "2025-01-13T08:00:00"}
+    spec = with_orders(shop(), o301=placed_at)
     orders = {o["order_id"]: o for o in place(spec).seed["orders"]}
     assert orders[301]["status"] == "delivered"
-    assert orders[301]["delivered_at"] == "2025-02-01T08:00:00"
+    assert orders[301]["delivered_at"] == "2025-01-13T08:00:00"
+    schema = spec.schema_.model_copy(deep=True)
+    schema.table("orders").columns.append(Column(name="warranty_until", type="date"))
+    later = with_orders(
+        spec.model_copy(update={"schema_": schema}),
+        o301=placed_at | {"warranty_until": "2027-01-10"},
+    )
+    orders = {o["order_id"]: o for o in place(later).seed["orders"]}
+    assert orders[301]["delivered_at"] == "2025-01-13T08:00:00"
 
 
 def test_a_moved_row_a_check_refuses_is_moved_back() -> None:
@@ -241,3 +251,56 @@ def test_at_most_half_of_a_states_rows_are_moved_out_of_it() -> None:
         "orders 306: status shipped -> delivered",
     ]
     assert found.spared == {RETURN: 2}  # 301 and 305, one return each
+
+
+def test_a_unique_column_is_never_copied_from_the_donor() -> None:
+    """From the review of 203d876..0947671: a delivery reference held by the donor was
+    given to the moved order too, and the load's refusal undid every move."""
+    spec = shop()
+    schema = spec.schema_.model_copy(deep=True)
+    ref = Column(name="delivered_ref", type="text", unique=True)
+    schema.table("orders").columns.append(ref)
+    spec = with_orders(spec.model_copy(update={"schema_": schema}), o303={"delivered_ref": "D-1"})
+    found = place(spec)
+    orders = {o["order_id"]: o for o in found.seed["orders"]}
+    assert found.moved[RETURN] == ["orders 301: status shipped -> delivered"]
+    assert orders[301].get("delivered_ref") is None and orders[303]["delivered_ref"] == "D-1"
+
+
+def test_a_row_moved_twice_and_refused_is_put_back_as_it_was_drawn() -> None:
+    """From the review of 203d876..0947671: order 300 went pending -> paid -> shipped, a
+    CHECK refused it, and the moves were undone in the wrong order, leaving it paid."""
+    spec = shop()
+    paid_or_shipped = (
+        "SELECT status IN ('paid', 'shipped') AS ok FROM orders WHERE order_id = :order_id"
+    )
+    shipped_or_delivered = (
+        "SELECT status IN ('shipped', 'delivered') AS ok FROM orders WHERE order_id = :order_id"
+    )
+    asks = {"add_order_item": paid_or_shipped, "create_return": shipped_or_delivered}
+    tools = [
+        t.model_copy(update={"require": [t.require[0].model_copy(update={"sql": asks[t.name]})]})
+        if t.name in asks
+        else t
+        for t in spec.tools
+    ]
+    tools.sort(key=lambda t: t.name != "add_order_item")  # the item's ask first
+    schema = spec.schema_.model_copy(deep=True)
+    orders = schema.table("orders")
+    orders.checks = [*orders.checks, "order_id <> 300 OR status = 'pending'"]
+    extra = [
+        spec.seed["orders"][0] | {"order_id": k, "status": s}
+        for k, s in ((305, "pending"), (306, "paid"), (307, "paid"))
+    ]
+    spec = spec.model_copy(
+        update={
+            "tools": tools,
+            "schema_": schema,
+            "seed": spec.seed | {"orders": [*spec.seed["orders"], *extra]},
+        }
+    )
+    found = place(spec)
+    assert {o["order_id"]: o["status"] for o in found.seed["orders"]}[300] == "pending"
+    assert not any("orders 300" in line for lines in found.moved.values() for line in lines)
+    with Environment(spec.model_copy(update={"seed": found.seed})):
+        pass  # the seed loads
