@@ -71,6 +71,7 @@ class Asked:
     column: str
     states: tuple[str, ...]
     via: tuple[str, str, str] | None = None
+    stamped: tuple[str, ...] = ()  # the child's columns the create gives the moment it runs
 
     def __str__(self) -> str:
         states = ", ".join(self.states)
@@ -100,8 +101,11 @@ def asked(spec: EnvironmentSpec, tools: list[Tool]) -> list[Asked]:
             if via and (via[0] not in spec.schema_.table_names or via[0] == child):
                 continue
             param = m["param"] or m["through"]
+            stamped = tuple(c for c, v in made[1].items() if ":_now" in v) if made else ()
             if states:
-                out.append(Asked(tool.name, child, param, m["table"], m["column"], states, via))
+                out.append(
+                    Asked(tool.name, child, param, m["table"], m["column"], states, via, stamped)
+                )
     return out
 
 
@@ -167,32 +171,68 @@ def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) ->
     return out
 
 
-def _not_before(value: Scalar, row: dict[str, Scalar], table: Table, column: str) -> Scalar:
+def _first_made(ask: Asked, seed: Seed, key: Scalar) -> str | None:
+    """The earliest moment a child row under the parent `key` was made, by the columns the
+    create stamps (a return's `created_at`): the state the create asks held by then."""
+    hops: dict[Scalar, Scalar] = {}
+    if ask.via is not None:
+        mid, mid_key, column = ask.via
+        hops = {r.get(mid_key): r.get(column) for r in seed.get(mid, [])}
+    made = []
+    for row in seed.get(ask.child, []):
+        named = row.get(ask.param)
+        if (hops.get(named) if ask.via is not None else named) == key:
+            made += [str(row[c]) for c in ask.stamped if row.get(c) is not None]
+    return min(made) if made else None
+
+
+def _not_before(
+    value: Scalar, row: dict[str, Scalar], table: Table, column: str, by: str | None = None
+) -> Scalar:
     """A moment the state records, never before another past one of the row's own
-    (delivered before it was placed): the latest of them where the donor's is earlier."""
+    (delivered before it was placed): the latest of them where the donor's is earlier; and
+    never after `by`, the first child made under it (returned before it was delivered)."""
+    value = _by(value, by, table.column(column).type)
     clock = CLOCK.isoformat()
     moments = [
         str(row[c.name])
         for c in table.columns
         if c.type in ("date", "datetime") and c.name != column and row.get(c.name) is not None
-    ]
+        and "updat" not in c.name  # a later update may be the delivery itself
+    ]  # fmt: skip
     moments = [m for m in moments if m[:10] <= clock]  # a warranty's end is no past moment
     if value is None or not moments or str(value) >= max(moments):
         return value
-    latest = max(moments)
-    if table.column(column).type == "date":
-        return latest[:10]
-    return latest if len(latest) > 10 else f"{latest}T00:00:00"
+    return _form(max(moments), table.column(column).type)
+
+
+def _form(moment: str, kind: str) -> str:
+    """A moment in the column's form: a date, or a date and time."""
+    if kind == "date":
+        return moment[:10]
+    return moment if len(moment) > 10 else f"{moment}T00:00:00"
+
+
+def _by(value: Scalar, by: str | None, kind: str) -> Scalar:
+    """`value`, or `by` where `value` comes after it."""
+    if value is None or by is None or str(value)[: len(by)] <= by[: len(str(value))]:
+        return value
+    return _form(by, kind)
 
 
 def _moved(
-    table: Table, row: dict[str, Scalar], state: str, donor: dict[str, Scalar]
+    table: Table,
+    row: dict[str, Scalar],
+    state: str,
+    donor: dict[str, Scalar],
+    by: str | None = None,
 ) -> dict[str, Scalar] | None:
     """`row` in `state`: the columns the new one records taken from `donor` (a row drawn in
-    it; a moment not before the row's own, a unique value never), and nothing owed in a
-    settled one; what the states on its way recorded stays (a move is forward). None where
-    a column must hold a value the donor does not give, the moment would be after the
-    clock, or the row's event is still to come and the state says it was held."""
+    it; a moment not before the row's own nor after `by`, the first child's; a unique value
+    never), and nothing owed in a settled one; what the states on its way recorded stays
+    (a move is forward). None where a column must hold a value the donor does not give,
+    the moment would be after the clock or its first child's, or the row's event is still
+    to come and the state says it was held."""
     column = table.status()
     assert column is not None
     out = dict(row)
@@ -204,9 +244,11 @@ def _moved(
         if table.state_of(col.name) == state:
             given = None if col.unique else donor.get(col.name)
             if col.type in ("date", "datetime"):
-                given = _not_before(given, row, table, col.name)
+                given = _not_before(given, row, table, col.name, by)
                 if given is not None and str(given)[:10] > CLOCK.isoformat():
                     return None
+                if given is not None and by is not None and _by(given, by, col.type) != given:
+                    return None  # the row's own moments come after its first child's
             if given is None and not col.nullable:
                 return None
             out[col.name] = given
@@ -263,7 +305,8 @@ def place(spec: EnvironmentSpec) -> Placed:
                 continue
             given = donors.get((ask.table, state), [])
             taken = sum(m.table == ask.table for m in moves)
-            moved = _moved(table, parent, state, given[taken % len(given)] if given else {})
+            donor = given[taken % len(given)] if given else {}
+            moved = _moved(table, parent, state, donor, _first_made(ask, seed, key))
             if moved is None:
                 count(out.unplaced, ask)
                 continue

@@ -304,3 +304,37 @@ def test_a_row_moved_twice_and_refused_is_put_back_as_it_was_drawn() -> None:
     assert not any("orders 300" in line for lines in found.moved.values() for line in lines)
     with Environment(spec.model_copy(update={"seed": found.seed})):
         pass  # the seed loads
+
+
+def test_a_moment_the_state_records_is_not_after_the_first_child_made_under_it() -> None:
+    """From the review of 90756d3..0947671: 141 of the 144 returns under ecommerce's moved
+    orders were made before the delivery the move gave their order."""
+    spec = shop()
+    schema = spec.schema_.model_copy(deep=True)
+    schema.table("returns").columns.append(Column(name="created_at", type="datetime"))
+    tools = [
+        t.model_copy(
+            update={
+                "run": [
+                    "INSERT INTO returns (return_id, order_id, order_item_id, quantity, "
+                    "created_at) VALUES (:_new_id, :order_id, :order_item_id, :quantity, :_now)"
+                ]
+            }
+        )
+        if t.name == "create_return"
+        else t
+        for t in spec.tools
+    ]
+    made: dict[object, str] = {501: "2025-01-11T09:30:00"}  # on 301, before the donor's delivery
+    returns = [r | {"created_at": made.get(r["return_id"])} for r in spec.seed["returns"]]
+    spec = spec.model_copy(
+        update={"schema_": schema, "tools": tools, "seed": spec.seed | {"returns": returns}}
+    )
+    assert asked(spec, spec.tools)[0].stamped == ("created_at",)
+    orders = {o["order_id"]: o for o in place(spec).seed["orders"]}
+    assert orders[301]["status"] == "delivered"
+    assert orders[301]["delivered_at"] == "2025-01-11T09:30:00"
+    # an order placed after its return was made cannot have been delivered before it
+    late = with_orders(spec, o301={"placed_at": "2025-01-11T12:00:00"})
+    found = place(late)
+    assert found.moved == {} and found.unplaced == {RETURN: 1}
