@@ -1151,7 +1151,9 @@ def _adjusted(tool: Tool) -> tuple[str, str, str] | None:
     """(column, parameter, sign) of a write whose one statement adds a parameter to a column
     or takes it off (`SET balance = balance - :amount`), if it is one."""
     found = tool.adjustments()
-    return found[0] if len(tool.run) == 1 and found else None
+    # ... beside, at most, what it takes from a parent's stock (`patterns._restock`)
+    one = len(tool.run) == 1 or (len(tool.run) == 2 and "(SELECT" in tool.run[1].upper())
+    return found[0] if one and found else None
 
 
 _ALLOWED_FROM = re.compile(r"\b\w*status\w*\s+IN\s*\(([^)]*)\)\s+AS\s+allowed\b", re.I)

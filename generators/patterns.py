@@ -765,6 +765,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 ),
             ]
             guards = {"exists": 0, "positive": 1, "not_above": 2}
+            stocked = _stocked(schema, table, col.name)
             sets = [f"{col.name} = {moved(col, '-', 'amount')}"]
             debt = owed or named(col.name, DEBTS)
             closing = next((v for v in CLOSING if debt and status and v in status[1]), None)
@@ -783,7 +784,10 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                 "write",
                 props,
                 require,
-                [f"UPDATE {table.name} SET {', '.join(sets)} WHERE {key} = :{key}"],
+                [
+                    f"UPDATE {table.name} SET {', '.join(sets)} WHERE {key} = :{key}",
+                    *([_restock(stocked, table, "+")] if stocked else []),
+                ],
                 f"SELECT {key}, {col.name}"
                 + (f", {status[0]}" if status else "")
                 + f" FROM {table.name} WHERE {key} = :{key}",
@@ -805,12 +809,15 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             if holding(col):
                 up = pattern_tool(
                     f"{'deposit' if quantity(col, MONEYLIKE) else 'increase'}_{noun}_{col.name}",
-                    f"Increase the {col.name} of {with_article(noun)} by an amount.",
+                    f"Increase the {col.name} of {with_article(noun)} by an amount."
+                    + (f" Takes it from the {singular(stocked[0].name)}'s {stocked[2]}."
+                       if stocked else ""),
                     "write",
                     props,
-                    require[:2],
+                    [*require[:2], *([_enough(stocked, table)] if stocked else [])],
                     [f"UPDATE {table.name} SET {col.name} = {moved(col, '+', 'amount')} "
-                     f"WHERE {key} = :{key}"],
+                     f"WHERE {key} = :{key}",
+                     *([_restock(stocked, table, "-")] if stocked else [])],
                     f"SELECT {key}, {col.name} FROM {table.name} WHERE {key} = :{key}",
                     single=True,
                 )  # fmt: skip
@@ -828,6 +835,40 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     )
                 )
     return out
+
+
+def _stocked(schema: Schema, table: Table, column: str) -> tuple[Table, str, str] | None:
+    """(parent, the row's column naming it, its stock) where `column` is what the row takes
+    from a parent's stock when made (an order item's quantity, from its product's stock):
+    ecommerce on 5b7cc66 raised an item's quantity by 4 and took nothing from the stock."""
+    if counted_column(table) != column:
+        return None
+    for fk in table.foreign_keys:
+        parent = schema.table(fk.ref_table)
+        stock = stock_column(parent)
+        if stock is not None and len(fk.columns) == 1 and parent.primary_key == fk.ref_columns:
+            return parent, fk.columns[0], stock
+    return None
+
+
+def _restock(stocked: tuple[Table, str, str], table: Table, sign: str) -> str:
+    """The parent's stock given the amount back (`+`) or taking it (`-`)."""
+    parent, ref, stock = stocked
+    pk, key = parent.primary_key[0], table.primary_key[0]
+    return (
+        f"UPDATE {parent.name} SET {stock} = {stock} {sign} :amount WHERE {pk} = "
+        f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key})"
+    )
+
+
+def _enough(stocked: tuple[Table, str, str], table: Table) -> RequireStep:
+    parent, ref, stock = stocked
+    pk, key, noun = parent.primary_key[0], table.primary_key[0], singular(parent.name)
+    return RequireStep(
+        sql=f"SELECT :amount <= {stock} AS enough FROM {parent.name} WHERE {pk} = "
+        f"(SELECT {ref} FROM {table.name} WHERE {key} = :{key})",
+        error=f"The {noun}'s {stock} is less than the amount.",
+    )
 
 
 def usages(schema: Schema) -> list[Candidate]:

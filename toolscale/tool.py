@@ -150,9 +150,15 @@ class Tool(BaseModel):
 
     def adjustments(self) -> list[tuple[str, str, str]]:
         """(column, parameter, sign) of each statement that adds a parameter to a column or
-        takes it off (`SET balance = balance - :amount`, also inside `round(...)`)."""
+        takes it off (`SET balance = balance - :amount`, also inside `round(...)`), on the
+        first table it updates: an order item's quantity raised, not the product's stock
+        the raise takes from."""
         out = []
-        for _, column, value in self._assignments():
+        assigned = self._assignments()
+        first = assigned[0][0] if assigned else None
+        for table, column, value in assigned:
+            if table != first:
+                continue
             if isinstance(value, exp.Round):
                 value = value.this
             if not isinstance(value, exp.Add | exp.Sub):

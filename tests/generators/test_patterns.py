@@ -1495,3 +1495,26 @@ def test_a_record_is_over_by_its_own_status_not_another_columns() -> None:
     deposit = with_conditions(by_id(spec)["topup:accounts.balance"], [])
     done, _ = call(spec, deposit, account_id=10, amount=50.0)
     assert done.ok, done.error
+
+
+def test_a_rise_of_what_a_row_takes_from_stock_takes_it_too() -> None:
+    """ecommerce on 5b7cc66 raised an order item's quantity by 4 and took nothing from its
+    product's stock, where making the item takes it; a cut gives it back."""
+    spec = ecommerce_spec()
+    cands = by_id(spec)
+    up = with_conditions(cands["topup:order_items.quantity"], [])
+    down = with_conditions(cands["adjust:order_items.quantity"], [])
+    assert up.adjustments() == [("quantity", "amount", "+")]
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, up, down]})) as env:
+
+        def lamps() -> object:
+            return env.step(ToolCall(name="get_products", arguments={"product_id": 10})).output
+
+        more = env.step(ToolCall(name=up.name, arguments={"order_item_id": 400, "amount": 2}))
+        assert more.ok and more.output["quantity"] == 4, more.error
+        assert lamps() == {"product_id": 10, "name": "Lamp", "stock": 1}
+        over = env.step(ToolCall(name=up.name, arguments={"order_item_id": 400, "amount": 2}))
+        assert over.error == "The product's stock is less than the amount."
+        less = env.step(ToolCall(name=down.name, arguments={"order_item_id": 400, "amount": 3}))
+        assert less.ok and less.output["quantity"] == 1, less.error
+        assert lamps() == {"product_id": 10, "name": "Lamp", "stock": 4}
