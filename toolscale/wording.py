@@ -286,6 +286,12 @@ _ASSISTANT = re.compile(
     # not a customer's "I just wanted to let you know that my email is ..." (finance on
     # bfbcde5: 2 of 21 drafts)
     r"(?<!\bto )let you know\b|"
+    # ecommerce on 2f77ff7: "I wanted to let you know that your status has been updated to
+    # 'active'. It's all set up now. Thanks for your patience.": the agent's report
+    r"thank(?:s| you) for your (?:patience|understanding|business)\b|"
+    r"\byour (?:[\w-]+ ){0,2}(?:has|have) (?:now )?been (?:successfully )?(?:updated|changed|"
+    r"activated|deactivated|created|cancell?ed|closed|processed|completed|confirmed|"
+    r"suspended|moved|set|frozen|unfrozen|reactivated|added|removed)\b|"
     r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
     r"tell the (?:customer|client|user)\b|"
     # weather's "As an assistant, I am unable to create a reading ...": the reply's voice

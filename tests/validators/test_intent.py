@@ -862,6 +862,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "I will gladly help you freeze your card K30001. Tell me its status.",
         # finance-intent-00535 on 3b9f36e
         "Freeze my card K30001; its status? Do you have any questions you'd like to share?",
+        # ecommerce on 2f77ff7: "I wanted to let you know that your status has been updated
+        # to 'active'. It's all set up now. Thanks for your patience."
+        "I wanted to let you know that your card K30001 has been frozen. Its status?",
+        "Card K30001 is frozen now; its status? Thanks for your patience.",
     ):
         verdict = freeze_verdict(banking_spec, voiced)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
@@ -875,6 +879,8 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Could you help me freeze my card K30001 and tell me its status? Thank you.",
         "Thank you for reaching out to me last week. Freeze card K30001; its status?",
         "I'm sorry to bother you: freeze card K30001 and tell me its status.",
+        "Please freeze card K30001, which has been lost, and tell me its status.",
+        "My card K30001 has been stolen. Please freeze it and tell me its status.",
         "Hey, I lost card K30001. Please freeze it and tell me its status.",
         "Hi there! Please freeze card K30001 and tell me its status.",
         "Hello team, please freeze card K30001 and tell me its status.",
