@@ -155,34 +155,40 @@ def _parents(seed: Seed, table: Table) -> dict[Scalar, dict[str, Scalar]]:
     return out
 
 
-def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) -> list[Scalar]:
-    """The keys of the parents each child row breaks the ask under (repeated per row)."""
+def _under(ask: Asked, seed: Seed) -> list[tuple[Scalar, dict[str, Scalar]]]:
+    """(the parent's key, the child row) of each child row that names a parent."""
     hops: dict[Scalar, Scalar] = {}
     if ask.via is not None:
         mid, mid_key, column = ask.via
         hops = {r.get(mid_key): r.get(column) for r in seed.get(mid, [])}
-    out = []
+    out: list[tuple[Scalar, dict[str, Scalar]]] = []
     for row in seed.get(ask.child, []):
         named = row.get(ask.param)
         key = hops.get(named) if ask.via is not None and named is not None else named
-        parent = parents.get(key)
-        if parent is not None and parent.get(ask.column) not in ask.states:
-            out.append(key)
+        if key is not None:
+            out.append((key, row))
     return out
+
+
+def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) -> list[Scalar]:
+    """The keys of the parents each child row breaks the ask under (repeated per row)."""
+    return [
+        key
+        for key, _ in _under(ask, seed)
+        if key in parents and parents[key].get(ask.column) not in ask.states
+    ]
 
 
 def _first_made(ask: Asked, seed: Seed, key: Scalar) -> str | None:
     """The earliest moment a child row under the parent `key` was made, by the columns the
     create stamps (a return's `created_at`): the state the create asks held by then."""
-    hops: dict[Scalar, Scalar] = {}
-    if ask.via is not None:
-        mid, mid_key, column = ask.via
-        hops = {r.get(mid_key): r.get(column) for r in seed.get(mid, [])}
-    made = []
-    for row in seed.get(ask.child, []):
-        named = row.get(ask.param)
-        if (hops.get(named) if ask.via is not None else named) == key:
-            made += [str(row[c]) for c in ask.stamped if row.get(c) is not None]
+    made = [
+        str(row[c])
+        for under, row in _under(ask, seed)
+        if under == key
+        for c in ask.stamped
+        if row.get(c) is not None
+    ]
     return min(made) if made else None
 
 

@@ -18,7 +18,7 @@ from toolscale.llm.ledger import Ledger
 from toolscale.schema import Column
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
-from toolscale.tool import ToolCall
+from toolscale.tool import Tool, ToolCall
 
 DELIVERED = "Only a delivered order can be returned."
 RETURN = "create_return: returns.order_id -> orders.status in (delivered)"
@@ -51,24 +51,22 @@ def shop() -> EnvironmentSpec:
         for i, (order, item) in enumerate(((300, 400), (301, 402), (302, 403), (303, 404)))
     ]
     ask = "SELECT status = '{}' AS ok FROM orders WHERE order_id = :order_id"
-    returns = write_tool(
-        "create_return",
-        "INSERT INTO returns (return_id, order_id, order_item_id, quantity) "
-        "VALUES (:_new_id, :order_id, :order_item_id, :quantity)",
-        ((ask.format("delivered"), DELIVERED),),
-        order_id="integer",
-        order_item_id="integer",
-        quantity="integer",
-    )
-    items = write_tool(
-        "add_order_item",
-        "INSERT INTO order_items (order_item_id, order_id, product_id, quantity) "
-        "VALUES (:_new_id, :order_id, :product_id, :quantity)",
-        ((ask.format("pending"), OPEN),),
-        order_id="integer",
-        product_id="integer",
-        quantity="integer",
-    )
+
+    def create(name: str, table: str, other: str, state: str, error: str) -> Tool:
+        """A create of one row under an order, asking the order to be in `state`."""
+        columns = f"{table.removesuffix('s')}_id, order_id, {other}, quantity"
+        values = f":_new_id, :order_id, :{other}, :quantity"
+        return write_tool(
+            name,
+            f"INSERT INTO {table} ({columns}) VALUES ({values})",
+            ((ask.format(state), error),),
+            order_id="integer",
+            **{other: "integer"},
+            quantity="integer",
+        )
+
+    returns = create("create_return", "returns", "order_item_id", "delivered", DELIVERED)
+    items = create("add_order_item", "order_items", "product_id", "pending", OPEN)
     spec = bed("shop", SCHEMA, seed)
     schema = spec.schema_.model_copy(deep=True)
     schema.table("orders").columns.append(Column(name="delivered_at", type="datetime"))
