@@ -200,7 +200,9 @@ def draft_purpose(
         keys = key_params(tool, spec)
         if any(k.table in owned for k in keys):
             writes.append((tool, keys))
-    asked = [(t, k) for t, k in writes if not _to_unasked_state(t)]
+    asked = [
+        (t, k) for t, k in writes if not _to_unasked_state(t) and not _sanctions_self(t, people)
+    ]
     writes = asked or writes  # where every write is such a move, they are all there is
     held = spec.schema_.held_by(people.name)  # once per draft: the loop below runs 40 times
     whose = {p: spec.owners(spec.schema_.table(p)) for p in set(held.values())}
@@ -1170,6 +1172,28 @@ def _to_unasked_state(tool: Tool) -> bool:
         if m := _ALLOWED_FROM.search(step.sql):
             ended = [s.casefold() in ENDED_STATES for s in re.findall(r"'([^']*)'", m.group(1))]
             return bool(ended) and all(ended)
+    return False
+
+
+# states a service puts a person in, never one they ask for, nor ask to be let out of
+SANCTIONS = ("suspended", "banned", "blocked", "blacklisted", "flagged", "restricted")
+
+
+def _sanctions_self(tool: Tool, people: Table) -> bool:
+    """Whether the write moves the person's own row into a sanction, or only out of one:
+    ecommerce on 2f77ff7 kept "set the status to 'suspended'" (the gold suspended the
+    shopper), "update my status from suspended", and "your status has been updated to
+    'active'" from a suspended shopper."""
+    state = _state_set(tool)
+    table = re.match(r"\s*UPDATE\s+(\w+)", tool.run[0], re.I) if len(tool.run) == 1 else None
+    if state is None or table is None or table.group(1) != people.name:
+        return False
+    if state[1].casefold() in SANCTIONS:
+        return True
+    for step in tool.require:
+        if m := _ALLOWED_FROM.search(step.sql):
+            left = [s.casefold() in SANCTIONS for s in re.findall(r"'([^']*)'", m.group(1))]
+            return bool(left) and all(left)
     return False
 
 

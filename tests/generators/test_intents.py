@@ -50,7 +50,7 @@ from toolscale.llm.client import LLMClient, Outcome
 from toolscale.matching import day_of
 from toolscale.reasons import GeneratorReason
 from toolscale.rules import Enforcement, RuleCoverage
-from toolscale.schema import Scalar, Schema, Table
+from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import GoldCall, Task
 from toolscale.testing.fakedomain import library
@@ -1657,3 +1657,26 @@ def test_a_refusal_a_plain_request_meets_keeps_the_plain_request(banking: Enviro
             )
             assert purpose is not None and purpose.error == "the loan is already paid off"
             assert float(str(purpose.arguments["amount"])) <= plain, purpose.arguments
+
+
+def test_a_person_is_never_drafted_suspending_themself_or_lifting_their_own_suspension() -> None:
+    """ecommerce on 2f77ff7 kept three of 30: "set the status to 'suspended'" (the gold
+    suspended the shopper), "update my status from suspended" and "your status has been
+    updated to 'active'", from a suspended shopper. A card frozen is still asked."""
+    from generators.intents import _sanctions_self
+
+    key = Column(name="customer_id", type="integer")
+    customers = Table(name="customers", columns=[key], primary_key=["customer_id"])
+
+    def moving(table: str, state: str, allowed: str) -> Tool:
+        return write_tool(
+            f"set_{state}_{table}",
+            f"UPDATE {table} SET status = '{state}' WHERE customer_id = :customer_id",
+            ((f"SELECT status IN ({allowed}) AS allowed FROM {table} WHERE 1", "no"),),
+            customer_id="integer",
+        )
+
+    assert _sanctions_self(moving("customers", "suspended", "'active'"), customers)
+    assert _sanctions_self(moving("customers", "active", "'suspended'"), customers)
+    assert not _sanctions_self(moving("customers", "active", "'inactive'"), customers)
+    assert not _sanctions_self(moving("cards", "blocked", "'active'"), customers)
