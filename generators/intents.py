@@ -1165,13 +1165,19 @@ def _to_unasked_state(tool: Tool) -> bool:
     """Whether the write moves a record into a state nobody asks a service for
     (`UNASKED_STATES`), or only out of one the business ended it in (`ENDED_STATES`): such
     a task, kept or refused, teaches an agent to act on a request no customer makes."""
+    return _moves_among(tool, UNASKED_STATES, ENDED_STATES)
+
+
+def _moves_among(tool: Tool, into: Collection[str], only_from: Collection[str]) -> bool:
+    """Whether the write sets a state in `into`, or is allowed only from states in
+    `only_from`."""
     state = _state_set(tool)
-    if state is not None and state[1].casefold() in UNASKED_STATES:
+    if state is not None and state[1].casefold() in into:
         return True
     for step in tool.require:
         if m := _ALLOWED_FROM.search(step.sql):
-            ended = [s.casefold() in ENDED_STATES for s in re.findall(r"'([^']*)'", m.group(1))]
-            return bool(ended) and all(ended)
+            found = [s.casefold() in only_from for s in re.findall(r"'([^']*)'", m.group(1))]
+            return bool(found) and all(found)
     return False
 
 
@@ -1184,17 +1190,10 @@ def _sanctions_self(tool: Tool, people: Table) -> bool:
     ecommerce on 2f77ff7 kept "set the status to 'suspended'" (the gold suspended the
     shopper), "update my status from suspended", and "your status has been updated to
     'active'" from a suspended shopper."""
-    state = _state_set(tool)
     table = re.match(r"\s*UPDATE\s+(\w+)", tool.run[0], re.I) if len(tool.run) == 1 else None
-    if state is None or table is None or table.group(1) != people.name:
+    if _state_set(tool) is None or table is None or table.group(1) != people.name:
         return False
-    if state[1].casefold() in SANCTIONS:
-        return True
-    for step in tool.require:
-        if m := _ALLOWED_FROM.search(step.sql):
-            left = [s.casefold() in SANCTIONS for s in re.findall(r"'([^']*)'", m.group(1))]
-            return bool(left) and all(left)
-    return False
+    return _moves_among(tool, SANCTIONS, SANCTIONS)
 
 
 def _state_set(tool: Tool) -> tuple[str, str] | None:
