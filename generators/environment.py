@@ -226,7 +226,7 @@ def placed(spec: EnvironmentSpec, stages: EnvironmentStages) -> EnvironmentSpec:
     and `kept`."""
     found = parents_stage.place(spec)
     row = stages.row("parents")
-    row.seen = len(parents_stage.asked(spec, spec.tools))
+    row.seen = found.asks
     row.passed = row.seen - len(found.moved)
     tell = stages.tell or (lambda line: None)
     buckets: list[Collection[str]] = [

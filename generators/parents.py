@@ -138,6 +138,7 @@ class Placed:
     event still to come, a CHECK), or spared so that their state keeps rows (`SPARE`)."""
 
     seed: Seed
+    asks: int = 0  # the asks read
     moved: dict[str, list[str]] = field(default_factory=dict)  # str(ask) -> "orders 7: ..."
     history: dict[str, int] = field(default_factory=dict)  # str(ask) -> parents left
     held: dict[str, int] = field(default_factory=dict)
@@ -155,40 +156,39 @@ def _parents(seed: Seed, table: Table) -> dict[Scalar, dict[str, Scalar]]:
     return out
 
 
-def _under(ask: Asked, seed: Seed) -> list[tuple[Scalar, dict[str, Scalar]]]:
-    """(the parent's key, the child row) of each child row that names a parent."""
+def _under(ask: Asked, seed: Seed) -> dict[Scalar, list[dict[str, Scalar]]]:
+    """The child rows under each parent key they name: read once per ask, as no move
+    changes which parent a row names."""
     hops: dict[Scalar, Scalar] = {}
     if ask.via is not None:
         mid, mid_key, column = ask.via
         hops = {r.get(mid_key): r.get(column) for r in seed.get(mid, [])}
-    out: list[tuple[Scalar, dict[str, Scalar]]] = []
+    out: dict[Scalar, list[dict[str, Scalar]]] = {}
     for row in seed.get(ask.child, []):
         named = row.get(ask.param)
         key = hops.get(named) if ask.via is not None and named is not None else named
         if key is not None:
-            out.append((key, row))
+            out.setdefault(key, []).append(row)
     return out
 
 
-def _broken(ask: Asked, seed: Seed, parents: dict[Scalar, dict[str, Scalar]]) -> list[Scalar]:
-    """The keys of the parents each child row breaks the ask under (repeated per row)."""
-    return [
-        key
-        for key, _ in _under(ask, seed)
-        if key in parents and parents[key].get(ask.column) not in ask.states
-    ]
+def _broken(
+    ask: Asked, under: dict[Scalar, list[dict[str, Scalar]]], parents: dict[Scalar, dict]
+) -> Counter[Scalar]:
+    """The parents the child rows break the ask under, with how many rows each."""
+    return Counter(
+        {
+            key: len(rows)
+            for key, rows in under.items()
+            if key in parents and parents[key].get(ask.column) not in ask.states
+        }
+    )
 
 
-def _first_made(ask: Asked, seed: Seed, key: Scalar) -> str | None:
-    """The earliest moment a child row under the parent `key` was made, by the columns the
+def _first_made(ask: Asked, rows: list[dict[str, Scalar]]) -> str | None:
+    """The earliest moment a child row under the parent was made, by the columns the
     create stamps (a return's `created_at`): the state the create asks held by then."""
-    made = [
-        str(row[c])
-        for under, row in _under(ask, seed)
-        if under == key
-        for c in ask.stamped
-        if row.get(c) is not None
-    ]
+    made = [str(row[c]) for row in rows for c in ask.stamped if row.get(c) is not None]
     return min(made) if made else None
 
 
@@ -277,8 +277,8 @@ def place(spec: EnvironmentSpec) -> Placed:
     first state asked that its own comes before, where no other ask then breaks; each moved
     row the seed's load refuses (a CHECK) is moved back."""
     seed = {name: [dict(r) for r in rows] for name, rows in spec.seed.items()}
-    out = Placed(seed=seed)
     asks = asked(spec, spec.tools)
+    out = Placed(seed=seed, asks=len(asks))
     tables = {t.name: t for t in spec.schema_.tables}
     moves: list[_Move] = []
 
@@ -293,6 +293,8 @@ def place(spec: EnvironmentSpec) -> Placed:
         for state in {str(r.get(c)) for r in spec.seed.get(t, [])}
     }
     left: Counter[tuple[str, str]] = Counter()  # rows moved out of each (table, state)
+    moved_in: Counter[str] = Counter()  # rows moved per table: which donor is next
+    under = {a: _under(a, seed) for a in asks}
     for ask in asks:
         table = tables[ask.table]
         parents = _parents(seed, table)
@@ -300,8 +302,8 @@ def place(spec: EnvironmentSpec) -> Placed:
         index: dict[Scalar, int] = {}
         for i, row in enumerate(seed.get(ask.table, [])):
             index.setdefault(row.get(key_column), i)
-        held = {a: set(_broken(a, seed, parents)) for a in asks if a.table == ask.table}
-        broken = Counter(_broken(ask, seed, parents))
+        held = {a: set(_broken(a, under[a], parents)) for a in asks if a.table == ask.table}
+        broken = _broken(ask, under[ask], parents)
         for key in sorted(broken, key=lambda k: -broken[k]):  # the most rows mended first
             parent = parents[key]
             was = str(parent.get(ask.column))
@@ -310,14 +312,15 @@ def place(spec: EnvironmentSpec) -> Placed:
                 count(out.history, ask)
                 continue
             given = donors.get((ask.table, state), [])
-            taken = sum(m.table == ask.table for m in moves)
-            donor = given[taken % len(given)] if given else {}
-            moved = _moved(table, parent, state, donor, _first_made(ask, seed, key))
+            donor = given[moved_in[ask.table] % len(given)] if given else {}
+            moved = _moved(table, parent, state, donor, _first_made(ask, under[ask][key]))
             if moved is None:
                 count(out.unplaced, ask)
                 continue
-            trial = {**parents, key: moved}
-            if any(key in set(_broken(a, seed, trial)) - held[a] for a in held):
+            if any(
+                key not in held[a] and key in under[a] and moved.get(a.column) not in a.states
+                for a in held
+            ):  # another create asks this parent a state it now leaves
                 count(out.held, ask)
                 continue
             if left[(ask.table, was)] >= drawn[(ask.table, was)] // SPARE:
@@ -326,6 +329,7 @@ def place(spec: EnvironmentSpec) -> Placed:
             line = f"{ask.table} {key}: {ask.column} {was} -> {state}"
             moves.append(_Move(str(ask), ask.table, index[key], dict(parent), line))
             left[(ask.table, was)] += 1
+            moved_in[ask.table] += 1
             parent.clear()
             parent.update(moved)
     first: dict[tuple[str, int], dict[str, Scalar]] = {}
