@@ -569,7 +569,7 @@ def check(
         for name, v in c.arguments.items()
         if isinstance(v, int | float) and not isinstance(v, bool)
     }
-    if said := _misstated(text, replay, given):
+    if said := _misstated(text, replay, given, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := same_record(text, task):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -583,6 +583,8 @@ def check(
     ):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := said_of_columnless(text, replay, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := new_as_current(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -692,16 +694,24 @@ def user_sentences(task: Task) -> Iterator[str]:
         yield from re.split(r"(?<=[.;!?])\s+", text)
 
 
-def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
+def _misstated(
+    text: str, replay: Replay, given: set[tuple[str, float]], seed: SeedFacts | None = None
+) -> str:
     """A number the user gives as a field's value that no record the gold reads has in that
     field: "a closed loan with an outstanding balance of 1700.55" when the loan read shows
     808.79 (1700.55 was the amount pushed past it to make the refusal). The value of an
-    argument of that name ("my amount is 20.06" for `amount`) is what the user asks for."""
+    argument of that name ("my amount is 20.06" for `amount`) is what the user asks for. A
+    field said with its record's kind ("the return quantity of 34") is read in the rows of
+    that kind only, where the gold reads any."""
     held: dict[str, set[float]] = {}
+    of_kind: dict[tuple[str, str], set[float]] = {}
     for row in rows_read(replay):
+        table = _table_of(row, seed) if seed is not None else None
         for name, value in row.items():
             if isinstance(value, int | float) and not isinstance(value, bool):
                 held.setdefault(name, set()).add(float(value))
+                if table is not None:
+                    of_kind.setdefault((table, name), set()).add(float(value))
     for name in sorted(held, key=len, reverse=True):
         # finance's "My outstanding loan balance is $10,806.64": the record's kind may sit
         # inside the field's name
@@ -744,13 +754,32 @@ def _misstated(text: str, replay: Replay, given: set[tuple[str, float]]) -> str:
                 for n, v in given
                 if v == said
             )
-            if not passed and not any(same_number(said, v) for v in held[name]):
-                shown = ", ".join(f"{v:g}" for v in sorted(held[name])[:3])
+            kind = _kind_before(text[: m.start()], name, seed) if seed is not None else None
+            pool = of_kind.get((kind, name)) or held[name] if kind else held[name]
+            if not passed and not any(same_number(said, v) for v in pool):
+                shown = ", ".join(f"{v:g}" for v in sorted(pool)[:3])
+                whose = f"the {singular(kind)} records" if pool is not held[name] else "the records"
                 return (
-                    f"the user states {m.group().strip()!r}; the records the gold reads hold "
+                    f"the user states {m.group().strip()!r}; {whose} the gold reads hold "
                     f"{name} {shown}"
                 )
     return ""
+
+
+def _kind_before(said: str, column: str, seed: SeedFacts) -> str | None:
+    """The table whose kind the words just before a field name: ecommerce-intent-00044 on
+    6c5d348 asked to "topup 1 to the open return quantity of 34", 34 being its order item's
+    quantity, the return's 31 (the longest kind first: "order item" before "item")."""
+    words = tokens(said[-40:])
+    kinds = sorted(
+        (
+            ([singular(w) for w in table.split("_") if w], table)
+            for table, columns in seed.columns.items()
+            if column in columns
+        ),
+        key=lambda pair: -len(pair[0]),
+    )
+    return next((table for kind, table in kinds if words[-len(kind) :] == kind), None)
 
 
 _SAME = re.compile(r"\b(?:to|into|with) the (?:very )?same (\w+)", re.I)
@@ -1286,6 +1315,52 @@ def _misdescribed_target(
                     f"{line.strip()!r} says its {column} is {said!r}, which no {singular(table)} "
                     f"has (they are {', '.join(sorted(seed.states[table][column]))})"
                 )
+    return ""
+
+
+_NOW_WORD = re.compile(r"\b(?:current|currently|existing|presently|at present|right now)\b", re.I)
+_ASKING = re.compile(
+    r"\b(?:new|want|wants|wish|like|change|update|set|make|please|can|could|would|need|tell|"
+    r"show|check|confirm|know)\b|\?",
+    re.I,
+)
+
+
+def new_as_current(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
+    """The value a write sets, said to be what the record holds now: ecommerce-intent-00048
+    on 6c5d348 knew "The current shipping address is 17530 Mary Lane Apt. 956" and asked for
+    that same address as the new one, of an order with none. A sentence that asks ("change
+    my current address to ...") is no such claim, nor is a record that already holds it, nor
+    a value that names a record (the card a freeze acts on)."""
+    held = {str(v).casefold() for row in targets(task, replay, tools) for v in row.values()}
+    for i, call in enumerate(task.gold_calls):
+        tool = tools.get(call.name)
+        if tool is None or tool.kind != "write":
+            continue
+        for value in call.arguments.values():
+            if (
+                not isinstance(value, str)
+                or len(value) < 3
+                or value.casefold() in held
+                or value_key(value) in seed.records
+            ):
+                continue
+            for text in [task.instruction, *task.known_facts]:
+                # the value masked first: "Apt. 956" would end a sentence at its dot
+                masked = re.sub(re.escape(value), " VALUE ", text, flags=re.I)
+                for sentence in re.split(r"(?<=[.;!?])\s+", masked):
+                    if (
+                        " VALUE " in sentence
+                        and _NOW_WORD.search(sentence)
+                        and not _ASKING.search(sentence)
+                        and not re.search(r"\b(?:to|into|as)\s+VALUE\b", sentence)
+                    ):
+                        said = re.sub(r"\s+(?=[.;!?]|$)", "", " ".join(sentence.split()))
+                        said = said.replace("VALUE", value)
+                        return (
+                            f"{said!r} says the record holds {value!r} now, the value gold "
+                            f"call {i} ({call.name}) sets"
+                        )
     return ""
 
 

@@ -628,6 +628,9 @@ def unasked_target(
         # it changes and "my profile" do (5 of movie's 49 drafts were rejected without)
         tool = tools[call.name]
         setting |= {w for c in tool.assigned(target.table) for w in words(c)} - GENERIC
+        # "change my address" of `update_client_address`, which sets street, city and code
+        verbs = set().union(*OPERATIONS)
+        setting |= {w for w in words(call.name) if w not in verbs} - GENERIC
         setting = setting if person else set()
         if person and _MY_PROFILE.search(task.instruction):
             continue

@@ -1991,3 +1991,63 @@ def test_a_value_said_for_an_argument_named_by_its_phrase_is_no_claim_on_a_field
         said
         == "the user states 'amount for my order is 20'; the records the gold reads hold amount 100"
     )
+
+
+def test_a_field_said_with_its_records_kind_is_read_in_records_of_that_kind() -> None:
+    """ecommerce-intent-00044 on 6c5d348 asked to "topup 1 to the open return quantity of
+    34": 34 was its order item's quantity, the return's was 31."""
+    from validators.facts import _misstated
+
+    seed = SeedFacts(
+        columns={
+            "order_items": ("order_item_id", "order_id", "quantity"),
+            "returns": ("return_id", "order_item_id", "quantity"),
+        },
+        primary={"order_items": ("order_item_id",), "returns": ("return_id",)},
+    )
+    item = {"order_item_id": 43104, "order_id": 35842, "quantity": 34}
+    back = {"return_id": 54590, "order_item_id": 43104, "quantity": 31}
+    rows = [ToolResult(ok=True, output=[item]), ToolResult(ok=True, output=[back])]
+    read = Replay(results=rows, changes={})
+    said = "Please topup 1 to the open return quantity of 34 in my order."
+    assert _misstated(said, read, set(), seed) == (
+        "the user states 'quantity of 34'; the return records the gold reads hold quantity 31"
+    )
+    assert _misstated(said, read, set()) == ""  # without the kinds, any row's quantity
+    for true in ("The order item quantity 34.", "Please topup 1 to the return quantity of 31."):
+        assert _misstated(true, read, set(), seed) == "", true
+
+
+def test_the_value_a_write_sets_said_as_what_the_record_holds_is_false(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00048 on 6c5d348 knew "The current shipping address is 17530 Mary
+    Lane Apt. 956" and asked for that same address as the new one, of an order with none.
+    "Change my address" names the street, city and postal code it sets (the intent stage
+    read no client in it before)."""
+    move = {
+        "name": "update_client_address",
+        "arguments": {
+            "client_id": "C1001",
+            "street": "40 Elm Road",
+            "city": "Portland",
+            "postal_code": "97201",
+        },
+    }
+    ask = "Please change my address to 40 Elm Road, Portland 97201."
+    for said in ("My current street is 40 Elm Road.", "My street is currently 40 Elm Road."):
+        stage, reason, detail = bank_verdict(banking_spec, f"{said} {ask}", gold_calls=[move])
+        assert (stage, reason) == ("facts", "false_fact"), said
+        assert detail == (
+            f"{said!r} says the record holds '40 Elm Road' now, the value gold call 1 "
+            "(update_client_address) sets"
+        )
+    all_kept(
+        banking_spec,
+        (
+            ask,
+            "I currently live at 12 Harbor Street. " + ask,
+            "Please change my current address to 40 Elm Road, Portland 97201.",
+        ),
+        gold_calls=[move],
+    )
