@@ -1508,6 +1508,15 @@ _A = {"a", "an", "another", "one", "some"}
 _TO = {"to", "for", "on", "onto", "in", "into", "at", "from", "with", "of", "under"}
 
 
+def _names_longer(toks: list[str], at: int, tables: Set[str]) -> bool:
+    """The words from `at` on spell one of `tables` in full: "an order item", not "an order"."""
+    for table in tables:
+        parts = [singular(p) for p in table.split("_") if p]
+        if len(parts) > 1 and [singular(w) for w in toks[at : at + len(parts)]] == parts:
+            return True
+    return False
+
+
 def _unmade_kind(task: Task, tools: dict[str, Tool]) -> str | None:
     """A kind asked to be made that no gold write makes, though another of the user's acts
     is a making: travel-intent-00064 on dee4810, "I want to book some travel, specifically a
@@ -1517,7 +1526,10 @@ def _unmade_kind(task: Task, tools: dict[str, Tool]) -> str | None:
     ("and a hotel"); a kind only counts where some tool makes it and no gold write does."""
     gold = {t for c in task.gold_calls for t in tools[c.name].inserts()}
     makeable = {t for tool in tools.values() for t in tool.inserts()} - gold
-    mine = set().union(*map(entity_words, gold))
+    # "place an order" names `orders`, though an order item's words are "order" too
+    # (ecommerce-intent-00025 on 6c5d348, whose gold added an item to an order it had)
+    whole = {singular(t) for t in makeable}
+    mine = set().union(*map(entity_words, gold)) - whole
     theirs = {w: t for t in makeable for w in entity_words(t) - mine}
     if not gold or not theirs:
         return None
@@ -1548,11 +1560,11 @@ def _unmade_kind(task: Task, tools: dict[str, Tool]) -> str | None:
                 else:
                     j += 1
             for at in made:
-                if (kind := singular(toks[at])) in theirs:
+                if (kind := singular(toks[at])) in theirs and not _names_longer(toks, at, gold):
                     return (
                         f"the instruction asks to {word} {toks[at - 1]} {toks[at]} "
-                        f"({said.strip()!r}), and no gold write makes a "
-                        f"{record_phrase(theirs[kind])}"
+                        f"({said.strip()!r}), and no gold write makes "
+                        f"{with_article(record_phrase(theirs[kind]))}"
                     )
     return None
 

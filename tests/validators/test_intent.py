@@ -1724,6 +1724,38 @@ def test_a_kind_asked_to_be_made_that_no_gold_write_makes_is_unserved_request() 
         assert said(kept) is None, kept
 
 
+def test_an_order_asked_for_is_not_an_order_item_added_to_another() -> None:
+    """ecommerce-intent-00025 on 6c5d348: "I want to place an order. ... Can you please help
+    me create this order item", whose gold added an item to an order the user had: an order
+    item's words are "order" too, and the check read the order as made."""
+    from validators.intent import _unmade_kind
+
+    base: dict[str, object] = {"description": "d", "kind": "write"}
+    base["parameters"] = {"type": "object", "properties": {}}
+    order = Tool.model_validate(
+        base | {"name": "create_order", "run": ["INSERT INTO orders (id) VALUES (1)"]}
+    )
+    item = Tool.model_validate(
+        base | {"name": "create_order_item", "run": ["INSERT INTO order_items (id) VALUES (1)"]}
+    )
+    tools = {t.name: t for t in (order, item)}
+    calls = [{"name": "create_order_item", "arguments": {}}]
+
+    def said(instruction: str) -> str | None:
+        task = mini_task(instruction=instruction, gold_calls=calls, communicate=[])
+        return _unmade_kind(task, tools)
+
+    assert said("I want to place an order. Please add 29 smartwatches to it.") == (
+        "the instruction asks to place an order ('I want to place an order.'), and no gold "
+        "write makes an order"
+    )
+    for kept in (
+        "I want to add an order item of 29 smartwatches to my order.",
+        "Please create an order item for 29 smartwatches.",
+    ):
+        assert said(kept) is None, kept
+
+
 def test_thanks_for_an_act_asks_for_none(banking_spec: EnvironmentSpec) -> None:
     """Medicine's "Thank you for creating an appointment for March 20, 2025 ... I would like
     to know the appointment ID and status." thanked for a booking as if it were made."""
