@@ -1113,16 +1113,19 @@ def untold_value(
             continue
         rows = result.output if isinstance(result.output, list) else [result.output]
         fields = {k for row in rows if isinstance(row, dict) for k in row}
-        for field in sorted(fields - told_fields - written):
-            if any(same_field(field, t) for t in told_fields):
+        for field in sorted(fields - told_fields):
+            if any(same_field(field, t) for t in told_fields) or field.endswith("id"):
                 continue
             # "my order that was created at 2024-10-28" says the day of a moment: it
             # describes the order, it asks nothing (ecommerce-intent-00028 on 05f674d)
-            if field.endswith("id") or any(
-                isinstance(row, dict)
-                and (said.mentions(row.get(field)) or said.mentions(day_of(row.get(field))))
-                for row in rows
-            ):
+            if (
+                field in written
+                or any(
+                    isinstance(row, dict)
+                    and (said.mentions(row.get(field)) or said.mentions(day_of(row.get(field))))
+                    for row in rows
+                )
+            ) and not _asks_mine(task.instruction, field):
                 continue
             if names_operation(field, operations) or _names_a_record(field, schema):
                 continue
@@ -1163,6 +1166,20 @@ def untold_value(
                         f"of gold call {j} is not told"
                     )
     return None
+
+
+def _asks_mine(text: str, field: str) -> bool:
+    """The request asks in so many words to be told the user's own `field`, though they say
+    it themselves: ecommerce-intent-00021 on 6c5d348, "Please tell me my email and the
+    current customer status", was told the status alone."""
+    named = r"\s+".join(re.escape(w) for w in words(field))
+    return bool(
+        re.search(
+            rf"\b(?:(?:tell|show|give|remind)\s+me|what(?:'s|\s+is))\s+my\s+{named}\b",
+            text,
+            re.I,
+        )
+    )
 
 
 # railway-intent-00040 on a4b9fc9: "could you deactivate my passenger profile? I want to see

@@ -142,6 +142,29 @@ def test_a_field_asked_about_and_never_told_is_untold_value(
     assert "daily_transfer_limit" in detail
 
 
+def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00021 on 6c5d348: "Please tell me my email and the current customer
+    status", told the status alone; the email was the user's own, said as a fact."""
+    accounts = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 0, "path": "0.balance"}]
+    for ask in (
+        "Please tell me my email and the balance of my checking account A20001.",
+        "What is my email, and what is the balance of my checking account A20001?",
+    ):
+        stage, reason, detail = bank_verdict(
+            banking_spec, ask, gold_calls=[accounts], communicate=told
+        )
+        assert (stage, reason, detail) == (
+            "intent",
+            "untold_value",
+            "the instruction asks about 'email' (gold call 0), nobody tells it",
+        ), ask
+    kept = "My email is maria.lopez@example.com. Tell me the balance of my checking account A20001."
+    assert bank_verdict(banking_spec, kept, gold_calls=[accounts], communicate=told) == ACCEPTED
+
+
 def test_the_day_of_a_moment_describes_its_record_and_asks_nothing(
     banking_spec: EnvironmentSpec,
 ) -> None:
