@@ -576,7 +576,9 @@ def realise(
         problems = tool_sql_problems(tool, spec.schema_)
         reason = GeneratorReason.SQL_REJECTED
         if not problems:
-            ruled = frozenset(s.error for s in [*extra, *cand.checks])
+            # the errors as built: a rule's step of the states may be said as the change's
+            sqls = {s.sql for s in [*extra, *cand.checks]}
+            ruled = frozenset(r.error for r in tool.require if r.sql in sqls)
             problems = smoke_problems(tool, spec, tries=SMOKE_TRIES, rule_errors=ruled)
             reason = GeneratorReason.SMOKE_FAILED
         if problems:

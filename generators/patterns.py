@@ -1948,6 +1948,7 @@ def with_conditions(
         # order was refused against the policy, and only pending ones could be cancelled
         del require[cand.guards["transition"]]
         said = description or re.sub(r" \(allowed from [^)]*\)", "", cand.tool.description)
+        steps = _from_states_said_as_such(cand, steps)
     if cand.amount and "positive" in cand.guards and _bounds(cand.amount, steps):
         # the rule says how low it may go: school's "a grade score must be between 0 and
         # 100" beside the pattern's "must be > 0" refused a grade of 0 the rule allows
@@ -1972,8 +1973,38 @@ def _bounds(param: str, steps: list[RequireStep]) -> bool:
 
 def _restates_transition(cand: Candidate, steps: list[RequireStep]) -> bool:
     """A rule's step names the states the change is allowed from, on the row it changes."""
+    return any(_from_states(cand, step) for step in steps)
+
+
+def _from_states(cand: Candidate, step: RequireStep) -> list[str]:
+    """The states a rule's step allows the change from, where it reads the changed row's
+    own column (`SELECT status IN ('frozen') AS ok FROM cards ...`), else none."""
     if cand.sets is None or "transition" not in cand.guards:
-        return False
+        return []
     table, column, _ = cand.sets
-    states = re.compile(rf"^\s*SELECT\s+{column}\s+IN\s*\(.*\bFROM\s+{table}\b", re.I | re.S)
-    return any(states.search(step.sql) for step in steps)
+    states = re.compile(
+        rf"^\s*SELECT\s+{column}\s+IN\s*\(([^)]*)\).*\bFROM\s+{table}\b", re.I | re.S
+    )
+    m = states.search(step.sql)
+    return re.findall(r"'((?:[^']|'')*)'", m.group(1)) if m else []
+
+
+def _from_states_said_as_such(cand: Candidate, steps: list[RequireStep]) -> list[RequireStep]:
+    """A rule's step of the states a change starts from, beside another step of the same
+    rule, refuses with the transition's own words: finance's "A frozen card cannot be
+    unfrozen by the agent if it was reported stolen (its frozen_reason is stolen)" was
+    mapped onto `frozen_reason <> 'stolen'` and `status IN ('frozen')`, so a card whose
+    status is reported_stolen, its frozen_reason empty, was refused as one whose
+    frozen_reason is stolen (finance-intent-00038 on e4504b8). A rule of the states alone
+    ("an order can be cancelled only while pending or paid") keeps its own words."""
+    assert cand.sets is not None
+    table, column, target = cand.sets
+    out: list[RequireStep] = []
+    for step in steps:
+        states = _from_states(cand, step)
+        if states and any(s.error == step.error and s is not step for s in steps):
+            noun = singular(table)
+            error = f"Only {_a(noun)} whose {column} is {' or '.join(states)} can be {target}."
+            step = RequireStep(sql=step.sql, error=error)
+        out.append(step)
+    return out

@@ -173,6 +173,28 @@ def test_a_debt_is_repaid_and_never_moved_or_deposited_to() -> None:
     assert not {"transfer:loans.outstanding_balance", "topup:loans.outstanding_balance"} & ids
 
 
+def test_a_rules_step_of_the_states_beside_another_refuses_in_the_changes_words() -> None:
+    """finance-intent-00038 on e4504b8: "A frozen card cannot be unfrozen by the agent if it
+    was reported stolen (its frozen_reason is stolen)" was mapped onto the reason and the
+    state frozen, both with the rule's words, so a card that was not frozen at all was
+    refused as one whose frozen_reason is stolen. A rule of the states alone keeps its own."""
+    spec = finance()
+    unfreeze = by_id(spec)["status:cards.status=active"]
+    rule = "A frozen card cannot be unfrozen if it was reported stolen (frozen_reason stolen)."
+    stolen = Condition(kind="value", column="frozen_reason", op="<>", value="stolen")
+    frozen = Condition(kind="in", column="status", op="in", values=["frozen"])
+    steps = [condition_step(unfreeze, c, spec.schema_, rule) for c in (stolen, frozen)]
+    tool = with_conditions(unfreeze, steps)
+    assert call(spec, tool, card_id=100)[0].error == (
+        "Only a card whose status is frozen can be active."
+    )
+    assert call(spec, tool, card_id=102)[0].error == rule  # frozen because stolen
+    assert call(spec, tool, card_id=103)[0].ok  # frozen because lost
+    alone = "Only a frozen card can be unfrozen."
+    tool = with_conditions(unfreeze, [condition_step(unfreeze, frozen, spec.schema_, alone)])
+    assert call(spec, tool, card_id=100)[0].error == alone
+
+
 def test_menu_conditions_become_require_steps_with_the_rules_words() -> None:
     spec = finance()
     cands = by_id(spec)
