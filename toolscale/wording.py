@@ -602,6 +602,15 @@ _ASKING_BEFORE = frozenset({"me", "know", "wonder", "wondering", "and", "or", "s
 _UNABLE = frozenset({"t", "cannot", "not", "unable"})  # "I can't find the order number"
 
 
+# "What can you do for me?", "let me know what to do next": what the user may or must do,
+# which no record tells (finance-intent-00024 and 00038 on e4504b8, each told a status)
+_WHAT_TO_DO = re.compile(
+    r"\bwhat (?:to|(?:can|could|should|shall|must) (?:you|i|we)|do (?:i|we)(?: need to| have to)?"
+    r"|(?:i|we|you) (?:can|could|should|must|need to|have to|ought to)) do\b",
+    re.I,
+)
+
+
 def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     """The cue at `i` asks nothing here: a noun ("my order list"), a relative word after
     a noun ("my order item whose quantity is 12"), an act granted ("provide me with a
@@ -636,6 +645,10 @@ def _not_a_cue(tokens: Sequence[str], i: int) -> bool:
     # "let me know if I need to fill out any additional information" asks what the user
     # must do, which no record tells (railway-intent-00003 on a4b9fc9, told a status)
     if _asks_a_duty([t for t in tokens[i + 1 : i + 7] if t not in ("me", "us")]):
+        return True
+    if token == "what" and _WHAT_TO_DO.match(" ".join(tokens[i : i + 6])):
+        return True
+    if _WHAT_TO_DO.match(" ".join(t for t in tokens[i + 1 : i + 8] if t not in ("me", "us"))):
         return True
     # "Could you please tell me your status?" asks the assistant about itself, no record
     # (railway-intent-00036 on a4b9fc9 was told the passenger's status)
@@ -878,7 +891,10 @@ class Request:
                 if token in INFO_CUES and not _not_a_cue(sentence, i):
                     return True
         clauses = re.split(r"(?<=[.?!;])\s+|\n+", self.text)
-        return any(c.rstrip().endswith("?") and not _ASKS_TO_ACT.search(c) for c in clauses)
+        return any(
+            c.rstrip().endswith("?") and not _ASKS_TO_ACT.search(c) and not _WHAT_TO_DO.search(c)
+            for c in clauses
+        )
 
     def asks_after(self) -> str | None:
         """The words of a sentence that asks to be told something after an operation ("I

@@ -821,6 +821,27 @@ def test_a_request_to_act_put_as_a_question_asks_for_no_information(
     )
 
 
+def test_what_the_user_can_or_should_do_is_no_value_to_tell(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00024 on e4504b8, "I want to update my active card status ... to
+    reported_stolen. What can you do for me?", and 00038, "... Please let me know what to
+    do next.", were each told a status: they ask what may be done, which no record says."""
+    for ask in (
+        "Please freeze my card K30001. What can you do for me?",
+        "Please freeze my card K30001 and let me know what to do next.",
+        "Please freeze my card K30001. Tell me what I should do now.",
+    ):
+        stage, reason, detail = freeze_verdict(banking_spec, ask)
+        assert (stage, reason) == ("intent", "unasked_value"), ask
+        assert "asks for no information" in detail
+    for asked in (
+        "Please freeze my card K30001. What is its status now?",
+        "Please freeze my card K30001 and let me know what its status is.",
+    ):
+        assert freeze_verdict(banking_spec, asked) == ACCEPTED, asked
+
+
 def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
     banking_spec: EnvironmentSpec,
 ) -> None:
