@@ -733,6 +733,16 @@ def gold_chain(
     if purpose.error is None:
         after = results[write_at].output
         row = after if isinstance(after, dict) else None
+        at = ""  # a write that shows several rows (a transfer's two accounts): the target's
+        if isinstance(after, list):
+            at, row = next(
+                (
+                    (f"{i}.", r)
+                    for i, r in enumerate(after)
+                    if isinstance(r, dict) and value_key(r.get(key)) == value_key(purpose.target)
+                ),
+                ("", None),
+            )
         changed = [
             c
             for c in table.column_names
@@ -754,7 +764,9 @@ def gold_chain(
         # 28 proposed, none kept); such a change is checked by its end state alone
         news = [c for c in changed if row is not None and value_key(row[c]) not in given]
         if news:
-            told = [OutputRef(call=write_at, path=c) for c in news[:2]]
+            # finance-intent-00036 on e4504b8 read the account back after a transfer whose
+            # output held its new balance (told again from the read: an unused read)
+            told = [OutputRef(call=write_at, path=at + c) for c in news[:2]]
         elif not changed:
             getter = _get_tool(spec, table)
             if getter is None:
@@ -772,9 +784,8 @@ def gold_chain(
             told = [OutputRef(call=len(plan) - 1, path=c) for c in changed[:2]]
         # the new record's fields are its own: "the card id", not "the account card id";
         # the person's own fields are theirs: "my email", not "my client email"
-        wanted = [
-            ref.path if own and made is None else _field_of(made or table, ref.path) for ref in told
-        ]
+        fields = [ref.path.split(".")[-1] for ref in told]
+        wanted = [f if own and made is None else _field_of(made or table, f) for f in fields]
     else:
         # a refusal: tell the values the failing rule reads, from a read before the write
         # the latest read before the write that shows the row (its listing, or the find

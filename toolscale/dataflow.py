@@ -72,6 +72,47 @@ def reread(
     return None
 
 
+def told_again(
+    told: Sequence[OutputRef],
+    calls: Sequence[ToolCall],
+    results: Sequence[ToolResult],
+    is_write: IsWrite,
+) -> tuple[int, int] | None:
+    """(i, j): the last call, a read that only tells values call j's output already showed
+    (the same record's field, the same value), with no successful write after j; a write's
+    own output shows the state it left. finance-intent-00036 on e4504b8 read the account
+    back after a transfer whose output held its new balance. None otherwise."""
+    i = len(calls) - 1
+    mine = [ref for ref in told if ref.call == i]
+    if i < 1 or is_write(calls[i].name) or not results[i].ok or not mine:
+        return None
+    since = max((j for j in range(i) if is_write(calls[j].name) and results[j].ok), default=0)
+    wanted = [_row_at(results[i].output, ref.path) for ref in mine]
+    if any(row is None or not field or own_key(row) is None for row, field in wanted):
+        return None
+    for j in range(since, i):
+        earlier = output_rows(results[j].output) if results[j].ok else []
+        if all(
+            any(_holds_as_told(r, row, field) for r in earlier)
+            for row, field in wanted
+            if row is not None
+        ):
+            return i, j
+    return None
+
+
+def _holds_as_told(earlier: Mapping[str, object], row: Mapping[str, object], field: str) -> bool:
+    """The earlier row is the same record (its own key) and holds the field as told."""
+    key = own_key(row)
+    return (
+        key is not None
+        and key in earlier
+        and field in earlier
+        and value_key(earlier[key]) == value_key(row[key])
+        and value_key(earlier[field]) == value_key(row[field])
+    )
+
+
 def own_key(row: Mapping[str, object]) -> str | None:
     """A row's own key: its first id column (a card's card_id, not the client_id it
     belongs to; a grade's grade_id, not its enrollment_id)."""

@@ -7,7 +7,7 @@ lookups teaches an agent to waste calls. The value flow itself is `toolscale.dat
 
 from __future__ import annotations
 
-from toolscale.dataflow import repeated_call, reread, useless_reads
+from toolscale.dataflow import repeated_call, reread, told_again, useless_reads
 from toolscale.environment import Replay
 from toolscale.reasons import FlowReason
 from toolscale.report import Rejection
@@ -48,6 +48,17 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
             reason=FlowReason.UNUSED_READ,
             detail=f"gold call {i} {task.gold_calls[i].key()} shows only rows gold call {j} "
             "already showed, and nothing was written in between",
+        )
+    shown = told_again(
+        task.communicate, task.gold_calls, replay.results, lambda n: tools[n].kind == "write"
+    )
+    if shown is not None:
+        i, j = shown
+        return Rejection(
+            stage=STAGE,
+            reason=FlowReason.UNUSED_READ,
+            detail=f"gold call {i} {task.gold_calls[i].key()} tells only what gold call {j}'s "
+            "output already showed, and nothing was written since",
         )
     useless = unused(task, tools, replay)
     if useless:

@@ -437,6 +437,32 @@ def test_a_refusal_tells_no_column_the_row_leaves_empty(
         assert (chain.wanted if chain is not None else None) == told, checked
 
 
+def test_a_write_whose_output_lists_its_row_is_not_read_back(banking: EnvironmentSpec) -> None:
+    """finance-intent-00036 on e4504b8 read the account back after a transfer whose output,
+    the two accounts' rows, held its new balance: the told value is the write's own."""
+    freeze = next(t for t in banking.tools if t.name == "freeze_card")
+    listed = freeze.model_copy(
+        update={
+            "returns": "SELECT card_id, status FROM cards WHERE card_id = :card_id",
+            "single": False,
+        }
+    )
+    spec = banking.model_copy(
+        update={"tools": [listed if t.name == freeze.name else t for t in banking.tools]}
+    )
+    card = next(c for c in spec.seed["cards"] if c["status"] == "active")
+    account = next(a for a in spec.seed["accounts"] if a["account_id"] == card["account_id"])
+    args = {"client_id": account["client_id"], "card_id": card["card_id"]}
+    people = spec.schema_.table("clients")
+    with Environment(spec) as env:
+        chain = gold_chain(env, Purpose(listed, "cards", card["card_id"], args), people,
+                           spec.owners(people))  # fmt: skip
+    assert chain is not None
+    assert chain.calls[-1].name == "freeze_card"
+    assert [(r.call, r.path) for r in chain.communicate] == [(len(chain.calls) - 1, "0.status")]
+    assert chain.wanted == ["card_status"]
+
+
 def test_what_the_user_wants_told_names_its_record(
     bank_env: Environment, banking: EnvironmentSpec
 ) -> None:

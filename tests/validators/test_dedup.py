@@ -20,7 +20,9 @@ def test_dedup_gold_and_near_duplicate(mini_spec: EnvironmentSpec) -> None:
     near = mini_task(
         id="c",
         instruction="Withdraw $30 from account A1 and tell me the new balance please.",
-        gold_calls=[W30, {"name": "get_account", "arguments": {"account_id": "A1"}}],
+        # the account read first (a read back after the withdrawal would tell only what
+        # the withdrawal's output showed)
+        gold_calls=[{"name": "get_account", "arguments": {"account_id": "A1"}}, W30],
         communicate=[{"call": 1, "path": "balance"}],
     )
     other = mini_task(

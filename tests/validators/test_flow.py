@@ -73,3 +73,23 @@ def test_reading_again_what_a_find_showed_is_an_unused_read(
     assert (stage, reason) == ("flow", "unused_read")
     assert "get_client" in detail and "already showed" in detail
     assert bank_verdict(banking_spec, ask, gold_calls=[update]) == ("accepted", "ok", "")
+
+
+def test_reading_back_what_the_writes_output_showed_is_an_unused_read(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00036 on e4504b8 read the account back after a transfer whose output
+    held its new balance, and told the balance from the read."""
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    card = {"name": "get_card", "arguments": {"card_id": "K30001"}}
+    ask = "Please freeze my card K30001 and tell me its status."
+    stage, reason, detail = bank_verdict(
+        banking_spec, ask, gold_calls=[freeze, card], communicate=[{"call": 1, "path": "status"}]
+    )
+    assert (stage, reason) == ("flow", "unused_read")
+    assert detail == (
+        'gold call 2 get_card{"card_id":"K30001"} tells only what gold call 1\'s output '
+        "already showed, and nothing was written since"
+    )
+    told = [{"call": 0, "path": "status"}]
+    assert bank_verdict(banking_spec, ask, gold_calls=[freeze], communicate=told)[0] == "accepted"

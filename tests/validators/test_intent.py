@@ -45,12 +45,13 @@ CARD = {"name": "get_card", "arguments": {"card_id": "K30001"}}
 
 def test_a_write_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpec) -> None:
     """ "the balance of account 203 and the status of card 307" whose gold first sets a
-    status: an agent trained on it changes data unasked."""
+    status: an agent trained on it changes data unasked. (The card's status last would be
+    read back from what the freeze showed, an unused read.)"""
     stage, reason, detail = bank_verdict(
         banking_spec,
         "I need to know the balance of account A20001 and the status of card K30001.",
-        gold_calls=[FREEZE, BALANCE, CARD],
-        communicate=[{"call": 1, "path": "balance"}, {"call": 2, "path": "status"}],
+        gold_calls=[FREEZE, CARD, BALANCE],
+        communicate=[{"call": 2, "path": "balance"}, {"call": 1, "path": "status"}],
     )
     assert (stage, reason) == ("intent", "unasked_write")
     assert "freeze_card" in detail and "freeze" in detail
@@ -595,10 +596,11 @@ def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
     cards by account id": the walk put into words, which no person says. A write's name is
     how people ask ("report my card lost", "make a loan payment"): only lookups count."""
     overview = [{"name": "get_client_overview", "arguments": {"client_id": "C1001"}}]
-    told = [{"call": 0, "path": "tier"}]
+    # the tier the find showed would be told again: the total balance is the overview's own
+    told = [{"call": 0, "path": "total_balance"}]
     stage, reason, detail = bank_verdict(
         banking_spec,
-        "Please get the client overview for me and tell me my tier.",
+        "Please get the client overview for me and tell me my total balance.",
         gold_calls=overview,
         communicate=told,
     )
@@ -606,7 +608,7 @@ def test_a_request_that_spells_out_a_lookup_name_reads_like_calls(
     assert (
         detail == "the instruction says 'get the client overview', the name of get_client_overview"
     )
-    asked = "Which tier am I on with you? Please tell me my tier."
+    asked = "What is the total balance of all my accounts? Please tell me my total balance."
     assert bank_verdict(banking_spec, asked, gold_calls=overview, communicate=told) == (
         "accepted",
         "ok",
