@@ -519,7 +519,7 @@ def check(
         )
     if said := _quoted_claim(text, known, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if said := _wrong_from_state(task, seed):
+    if said := _wrong_from_state(task, seed) or _from_a_state_it_is_not_in(task, seed, tools or {}):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := disowned(task):
         return Rejection(stage=STAGE, reason=FactsReason.DISOWNED_FACT, detail=said)
@@ -655,6 +655,44 @@ def _wrong_from_state(task: Task, seed: SeedFacts) -> str:
                 return (
                     f"the user says their {singular(table)} goes {m.group().strip()!r}; it is {now}"
                 )
+    return ""
+
+
+# what may follow the state a change is said to start from: the clause goes on, or ends
+_AFTER_STATE = r"(?=\s*(?:[.,;!?]|$)|\s+(?:for|on|in|at|please|and|so|because|now|status|state)\b)"
+
+
+def _from_a_state_it_is_not_in(task: Task, seed: SeedFacts, tools: Mapping[str, Tool]) -> str:
+    """ "from <state>" said of the record a status write changes, when it is not in that
+    state: ecommerce-intent-00047 on 6c5d348, "I need to update my status from suspended
+    for my own profile", of an active customer the gold then suspended."""
+    for call in task.gold_calls:
+        tool = tools.get(call.name)
+        if tool is None or tool.kind != "write":
+            continue
+        for table in tool.updated_tables():
+            columns = seed.states.get(table, {})
+            changed = set(tool.assigned(table)) & set(columns)
+            if not changed:
+                continue
+            keys = seed.primary.get(table, ())
+            for value in (call.arguments.get(k) for k in keys):
+                held, categories = seed.records.get(value_key(value), ("", frozenset()))
+                if held != table:
+                    continue
+                states = {phrase(v) for c in changed for v in columns[c]}
+                for state in sorted(states):
+                    if state in categories:
+                        continue
+                    said = (
+                        rf"\bfrom\s+(?:being\s+|the\s+)?['\"]?{spelled(state)}['\"]?{_AFTER_STATE}"
+                    )
+                    if m := re.search(said, task.instruction, re.I):
+                        now = ", ".join(sorted(categories & states)) or "in none of them"
+                        return (
+                            f"the user says their {singular(table)} goes {m.group().strip()!r}; "
+                            f"it is {now}"
+                        )
     return ""
 
 

@@ -2051,3 +2051,28 @@ def test_the_value_a_write_sets_said_as_what_the_record_holds_is_false(
         ),
         gold_calls=[move],
     )
+
+
+def test_a_state_a_status_write_starts_from_that_the_record_is_not_in_is_false(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00047 on 6c5d348, "I need to update my status from suspended for my
+    own profile", of an active customer the gold then suspended."""
+    freeze = FREEZE
+    told = [{"call": 0, "path": "status"}]
+    ask = "Please freeze my card K30001 from blocked, and tell me its status."
+    stage, reason, detail = bank_verdict(banking_spec, ask, gold_calls=[freeze], communicate=told)
+    assert (stage, reason, detail) == (
+        "facts",
+        "false_fact",
+        "the user says their card goes 'from blocked'; it is active",
+    )
+    all_kept(
+        banking_spec,
+        (
+            "Please freeze my card K30001 from active status, and tell me its status.",
+            "Please freeze my card K30001 and tell me its status.",
+        ),
+        gold_calls=[freeze],
+        communicate=told,
+    )
