@@ -223,3 +223,42 @@ def test_a_creates_step_on_its_own_table_is_not_carried_to_a_move() -> None:
         update={"run": ["UPDATE enrollments SET status = 'active' WHERE student_id = :student_id"]}
     )
     assert guarded_moves([create, bulk], {"enrollments": "enrollment_id"})[1] == []
+
+
+def test_a_value_a_write_adds_to_keeps_to_the_bound_its_create_reads() -> None:
+    """ecommerce-intent-00066 on 6c5d348: `topup_return_quantity` raised a return of 23 to
+    39 on an order item of 23 bought, where `create_return` read "A return quantity cannot
+    exceed the quantity bought on that order item"."""
+    bound = (
+        "SELECT :quantity <= 1.0 * quantity AS ok FROM order_items "
+        "WHERE order_item_id = :order_item_id"
+    )
+    rule = "A return quantity cannot exceed the quantity bought on that order item."
+    create = write_tool(
+        "create_return",
+        "INSERT INTO returns (return_id, order_item_id, status, quantity) "
+        "VALUES (:_new_id, :order_item_id, 'open', :quantity)",
+        ((bound, rule),),
+        order_item_id="integer",
+        quantity="integer",
+    )
+    topup = write_tool(
+        "topup_return_quantity",
+        "UPDATE returns SET quantity = quantity + :amount WHERE return_id = :return_id",
+        return_id="integer",
+        amount="integer",
+    )
+    row = "(SELECT {} FROM returns WHERE return_id = :return_id)"
+    tools, given = guarded_moves([create, topup], {"returns": "return_id"})
+    assert [(g.tool, g.check) for g in given] == [("topup_return_quantity", rule)]
+    assert tools[1].require[-1].sql == (
+        f"SELECT ({row.format('quantity')} + :amount) <= 1.0 * quantity AS ok FROM order_items "
+        f"WHERE order_item_id = {row.format('order_item_id')}"
+    )
+    # a write that sets no value by an amount is given nothing
+    close = write_tool(
+        "close_return",
+        "UPDATE returns SET status = 'closed' WHERE return_id = :return_id",
+        return_id="integer",
+    )
+    assert guarded_moves([create, close], {"returns": "return_id"})[1] == []
