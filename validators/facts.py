@@ -1359,7 +1359,7 @@ def _misdescribed_target(
 _NOW_WORD = re.compile(r"\b(?:current|currently|existing|presently|at present|right now)\b", re.I)
 _ASKING = re.compile(
     r"\b(?:new|want|wants|wish|like|change|update|set|make|please|can|could|would|need|tell|"
-    r"show|check|confirm|know)\b|\?",
+    r"show|check|confirm|know|other|another|different|destination|instead|target)\b|\?",
     re.I,
 )
 
@@ -1367,39 +1367,70 @@ _ASKING = re.compile(
 def new_as_current(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
     """The value a write sets, said to be what the record holds now: ecommerce-intent-00048
     on 6c5d348 knew "The current shipping address is 17530 Mary Lane Apt. 956" and asked for
-    that same address as the new one, of an order with none. A sentence that asks ("change
-    my current address to ...") is no such claim, nor is a record that already holds it, nor
-    a value that names a record (the card a freeze acts on)."""
+    that same address as the new one, of an order with none; travel-intent-00013 on 0651c04
+    said "I have a hotel booking on 2025-02-05 at the Martin LLC", the hotel it then moved
+    the booking (at Meyer Inc) to. A sentence that asks ("change my current address to
+    ...") is no such claim, nor is a record that already holds it, nor a value that names a
+    record (the card a freeze acts on)."""
     held = {str(v).casefold() for row in targets(task, replay, tools) for v in row.values()}
+    for i, name, value, found in _set_values(task, replay, tools):
+        if len(value) < 3 or value.casefold() in held:
+            continue
+        if not found and value_key(value) in seed.records:
+            continue  # a key the write passes names its record
+        for text in [task.instruction, *task.known_facts]:
+            # the value masked first: "Apt. 956" would end a sentence at its dot
+            masked = re.sub(re.escape(value), " VALUE ", text, flags=re.I)
+            for sentence in re.split(r"(?<=[.;!?])\s+", masked):
+                if (
+                    " VALUE " in sentence
+                    and (_NOW_WORD.search(sentence) or _HAVING.search(sentence))
+                    and not _ASKING.search(sentence)
+                    and not re.search(r"\b(?:to|into|as)\s+(?:the\s+)?VALUE\b", sentence)
+                ):
+                    said = re.sub(r"\s+(?=[.;!?]|$)", "", " ".join(sentence.split()))
+                    said = said.replace("VALUE", value)
+                    return (
+                        f"{said!r} says the record holds {value!r} now, the value gold "
+                        f"call {i} ({name}) sets"
+                    )
+    return ""
+
+
+# "I have a hotel booking ... at the Martin LLC": what the user holds now
+_HAVING = re.compile(r"\b(?:i have|i've got|i own|i hold)\b", re.I)
+_DESTINATION_PARAMS = ("new_", "to_", "destination")
+
+
+def _set_values(
+    task: Task, replay: Replay, tools: Mapping[str, Tool]
+) -> list[tuple[int, str, str, bool]]:
+    """(write call, its tool, value, found by it) of each text a write sets: its own text
+    arguments, and the name a record it moves to was found by (`find_hotel_by_name("Martin
+    LLC")` before `move_hotel_booking_hotel_id(new_hotel_id=...)`)."""
+    out: list[tuple[int, str, str, bool]] = []
     for i, call in enumerate(task.gold_calls):
         tool = tools.get(call.name)
         if tool is None or tool.kind != "write":
             continue
-        for value in call.arguments.values():
-            if (
-                not isinstance(value, str)
-                or len(value) < 3
-                or value.casefold() in held
-                or value_key(value) in seed.records
-            ):
+        out += [(i, call.name, v, False) for v in call.arguments.values() if isinstance(v, str)]
+        toward = {
+            value_key(v)
+            for p, v in call.arguments.items()
+            if p.startswith(_DESTINATION_PARAMS) and v is not None
+        }
+        for j, (read, result) in enumerate(
+            zip(task.gold_calls[:i], replay.results[:i], strict=True)
+        ):
+            rows = output_rows(result.output) if result.ok and j < i else []
+            if len(rows) != 1 or tools.get(read.name) is None or tools[read.name].kind == "write":
                 continue
-            for text in [task.instruction, *task.known_facts]:
-                # the value masked first: "Apt. 956" would end a sentence at its dot
-                masked = re.sub(re.escape(value), " VALUE ", text, flags=re.I)
-                for sentence in re.split(r"(?<=[.;!?])\s+", masked):
-                    if (
-                        " VALUE " in sentence
-                        and _NOW_WORD.search(sentence)
-                        and not _ASKING.search(sentence)
-                        and not re.search(r"\b(?:to|into|as)\s+VALUE\b", sentence)
-                    ):
-                        said = re.sub(r"\s+(?=[.;!?]|$)", "", " ".join(sentence.split()))
-                        said = said.replace("VALUE", value)
-                        return (
-                            f"{said!r} says the record holds {value!r} now, the value gold "
-                            f"call {i} ({call.name}) sets"
-                        )
-    return ""
+            key = own_key(rows[0])
+            if key is not None and value_key(rows[0][key]) in toward:
+                out += [
+                    (i, call.name, v, True) for v in read.arguments.values() if isinstance(v, str)
+                ]
+    return out
 
 
 def passed_on(task: Task, replay: Replay) -> list[dict]:

@@ -2076,3 +2076,48 @@ def test_a_state_a_status_write_starts_from_that_the_record_is_not_in_is_false(
         gold_calls=[freeze],
         communicate=told,
     )
+
+
+def test_the_record_a_move_goes_to_said_as_where_it_is_now_is_false() -> None:
+    """travel-intent-00013 on 0651c04 said "I have a hotel booking on 2025-02-05 at the
+    Martin LLC" and moved that booking, at Meyer Inc, to the Martin LLC it had found by
+    name: the name a write's destination was found by is a value the write sets."""
+    from validators.facts import new_as_current
+
+    base: dict[str, object] = {"description": "d", "parameters": {"type": "object"}}
+    find = Tool.model_validate(
+        base | {"name": "find_hotel_by_name", "kind": "read", "returns": "SELECT 1"}
+    )
+    move = Tool.model_validate(
+        base
+        | {
+            "name": "move_hotel_booking",
+            "kind": "write",
+            "run": ["UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE id = :id"],
+        }
+    )
+    calls = [
+        {"name": "find_hotel_by_name", "arguments": {"name": "Martin LLC"}},
+        {"name": "move_hotel_booking", "arguments": {"id": 59064, "new_hotel_id": 38574}},
+    ]
+    hotel = {"hotel_id": 38574, "name": "Martin LLC"}
+    moved = {"hotel_booking_id": 59064, "hotel_id": 38574}
+    read = Replay(
+        results=[ToolResult(ok=True, output=[hotel]), ToolResult(ok=True, output=moved)],
+        changes={},
+    )
+    tools = {t.name: t for t in (find, move)}
+
+    def said(instruction: str) -> str:
+        task = mini_task(instruction=instruction, gold_calls=calls, communicate=[])
+        return new_as_current(task, read, tools, SeedFacts())
+
+    assert said("I have a hotel booking on 2025-02-05 at the Martin LLC. Move it there.") == (
+        "'I have a hotel booking on 2025-02-05 at the Martin LLC.' says the record holds "
+        "'Martin LLC' now, the value gold call 1 (move_hotel_booking) sets"
+    )
+    for kept in (
+        "I have a hotel booking on 2025-02-05. Please move it to the Martin LLC.",
+        "I have a hotel booking on 2025-02-05 and the new hotel is Martin LLC.",
+    ):
+        assert said(kept) == "", kept
