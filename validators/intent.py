@@ -1171,11 +1171,12 @@ def untold_value(
 def _asks_mine(text: str, field: str) -> bool:
     """The request asks in so many words to be told the user's own `field`, though they say
     it themselves: ecommerce-intent-00021 on 6c5d348, "Please tell me my email and the
-    current customer status", was told the status alone."""
+    current customer status", was told the status alone; travel-intent-00039 on 0651c04,
+    "I need to know my email, check-in date, ...", a new booking's id and status."""
     named = r"\s+".join(re.escape(w) for w in words(field))
     return bool(
         re.search(
-            rf"\b(?:(?:tell|show|give|remind)\s+me|what(?:'s|\s+is))\s+my\s+{named}\b",
+            rf"\b(?:(?:tell|show|give|remind)\s+me|know|what(?:'s|\s+is))\s+my\s+{named}\b",
             text,
             re.I,
         )

@@ -153,6 +153,7 @@ def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
     for ask in (
         "Please tell me my email and the balance of my checking account A20001.",
         "What is my email, and what is the balance of my checking account A20001?",
+        "I need to know my email and the balance of my checking account A20001.",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[accounts], communicate=told
