@@ -298,7 +298,9 @@ _ASSISTANT = re.compile(
     r"\bas (?:an?|your) (?:[\w-]+ ){0,2}assistant(?=\s*[,.;:!?]|\s+I\b)|"
     # weather's "Please inform the assistant to cancel ...", "... and tell the assistant the
     # alert id": a narrator's note to whoever plays the customer, not a customer's words
-    r"(?:inform|tell|ask|instruct|remind) the (?:ai |virtual )?assistant\b|"
+    # ... or "I am telling the assistant that I want to know the account balance" (finance-
+    # intent-00060 on 3adc017)
+    r"(?:inform|tell|ask|instruct|remind)(?:ing)? the (?:ai |virtual )?assistant\b|"
     # ... or who plays whom (school-intent-00058 on 920fa98: "I'm Erin Stafford, the school
     # service teacher, and you're the assistant.")
     r"\byou(?:['’]re| are) the (?:ai |virtual )?assistant\b|"

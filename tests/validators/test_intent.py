@@ -898,6 +898,9 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "As an assistant, I am unable to freeze card K30001. Tell me its status.",
         "Please inform the assistant to freeze card K30001 and tell me its status.",
         "Freeze card K30001 and tell the assistant its status.",
+        # finance-intent-00060 on 3adc017: "I am telling the assistant that I want to know
+        # the account balance."
+        "Freeze card K30001. I am telling the assistant that I want to know its status.",
         # school-intent-00058 on 920fa98: "I'm Erin Stafford, the school service teacher,
         # and you're the assistant."
         "I'm Maria Lopez, the client, and you're the assistant. Freeze card K30001; status?",
