@@ -793,10 +793,14 @@ def _misstated(
                 if v == said
             )
             kind = _kind_before(text[: m.start()], name, seed) if seed is not None else None
-            pool = of_kind.get((kind, name)) or held[name] if kind else held[name]
+            pool = (of_kind.get((kind, name)) if kind else None) or held[name]
             if not passed and not any(same_number(said, v) for v in pool):
                 shown = ", ".join(f"{v:g}" for v in sorted(pool)[:3])
-                whose = f"the {singular(kind)} records" if pool is not held[name] else "the records"
+                whose = (
+                    f"the {singular(kind)} records"
+                    if kind and pool is not held[name]
+                    else "the records"
+                )
                 return (
                     f"the user states {m.group().strip()!r}; {whose} the gold reads hold "
                     f"{name} {shown}"
