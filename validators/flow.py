@@ -32,7 +32,10 @@ def unused(task: Task, tools: dict[str, Tool], replay: Replay) -> list[int]:
 
 
 def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | None:
-    repeat = repeated_call(task.gold_calls, replay.results, lambda n: tools[n].kind == "write")
+    def is_write(name: str) -> bool:
+        return tools[name].kind == "write"
+
+    repeat = repeated_call(task.gold_calls, replay.results, is_write)
     if repeat is not None:
         return Rejection(
             stage=STAGE,
@@ -40,26 +43,26 @@ def check(task: Task, tools: dict[str, Tool], replay: Replay) -> Rejection | Non
             detail=f"gold call {repeat} {task.gold_calls[repeat].key()} repeats an earlier call "
             "and nothing was written in between",
         )
-    again = reread(task.gold_calls, replay.results, lambda n: tools[n].kind == "write")
-    if again is not None:
-        i, j = again
-        return Rejection(
-            stage=STAGE,
-            reason=FlowReason.UNUSED_READ,
-            detail=f"gold call {i} {task.gold_calls[i].key()} shows only rows gold call {j} "
-            "already showed, and nothing was written in between",
-        )
-    shown = told_again(
-        task.communicate, task.gold_calls, replay.results, lambda n: tools[n].kind == "write"
+    # a read that shows nothing new: rows an earlier read showed whole, or, last, only
+    # values an output since the last write already showed
+    again = (
+        (
+            reread(task.gold_calls, replay.results, is_write),
+            "shows only rows gold call {j} already showed, and nothing was written in between",
+        ),
+        (
+            told_again(task.communicate, task.gold_calls, replay.results, is_write),
+            "tells only what gold call {j}'s output already showed, and nothing was written since",
+        ),
     )
-    if shown is not None:
-        i, j = shown
-        return Rejection(
-            stage=STAGE,
-            reason=FlowReason.UNUSED_READ,
-            detail=f"gold call {i} {task.gold_calls[i].key()} tells only what gold call {j}'s "
-            "output already showed, and nothing was written since",
-        )
+    for pair, said in again:
+        if pair is not None:
+            i, j = pair
+            return Rejection(
+                stage=STAGE,
+                reason=FlowReason.UNUSED_READ,
+                detail=f"gold call {i} {task.gold_calls[i].key()} " + said.format(j=j),
+            )
     useless = unused(task, tools, replay)
     if useless:
         i = useless[0]

@@ -1176,7 +1176,8 @@ def _asks_mine(text: str, field: str) -> bool:
     named = r"\s+".join(re.escape(w) for w in words(field))
     return bool(
         re.search(
-            rf"\b(?:(?:tell|show|give|remind)\s+me|know|what(?:'s|\s+is))\s+my\s+{named}\b",
+            rf"\b(?:(?:tell|show|give|remind)\s+me|(?<!n't )(?<!n’t )(?<!not )know"
+            rf"|what(?:'s|\s+is))\s+my\s+{named}\b",
             text,
             re.I,
         )

@@ -164,6 +164,11 @@ def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
             "the instruction asks about 'email' (gold call 0), nobody tells it",
         ), ask
     kept = "My email is maria.lopez@example.com. Tell me the balance of my checking account A20001."
+    # "I don't know my email" disowns it (a disowned fact), it asks nothing
+    from validators.intent import _asks_mine
+
+    assert not _asks_mine("I don\u2019t know my email.", "email")
+    assert not _asks_mine("I do not know my email.", "email")
     assert bank_verdict(banking_spec, kept, gold_calls=[accounts], communicate=told) == ACCEPTED
 
 
