@@ -645,6 +645,12 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].casefold() in 'aeiou' else 'a'} {noun}"
 
 
+def _only_from(table: str, column: str, allowed: list[str], target: str) -> str:
+    """A status change's refusal, in one wording: "Only a card whose status is frozen can be
+    active." (the pattern's own step, and a rule's step of the states beside others)."""
+    return f"Only {_a(singular(table))} whose {column} is {' or '.join(allowed)} can be {target}."
+
+
 def _status_change(
     table: Table, column: str, target: str, allowed: list[str], pattern: Pattern, verb: str
 ) -> Candidate:
@@ -670,7 +676,7 @@ def _status_change(
         RequireStep(
             sql=f"SELECT {column} IN ({', '.join(map(literal, allowed))}) AS allowed "
             f"FROM {table.name} WHERE {key} = :{key}",
-            error=f"Only {_a(noun)} whose {column} is {' or '.join(allowed)} can be {target}.",
+            error=_only_from(table.name, column, allowed, target),
         ),
     ]
     settled = []
@@ -2003,8 +2009,6 @@ def _from_states_said_as_such(cand: Candidate, steps: list[RequireStep]) -> list
     for step in steps:
         states = _from_states(cand, step)
         if states and any(s.error == step.error and s is not step for s in steps):
-            noun = singular(table)
-            error = f"Only {_a(noun)} whose {column} is {' or '.join(states)} can be {target}."
-            step = RequireStep(sql=step.sql, error=error)
+            step = RequireStep(sql=step.sql, error=_only_from(table, column, states, target))
         out.append(step)
     return out

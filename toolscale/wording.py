@@ -692,8 +692,8 @@ _WATCHED = re.compile(
     r"game|match|play|concert|performance))\b"
 )
 _GRANTS = frozenset({"give", "provide"})
-_ACTS = frozenset(w for group in OPERATIONS for w in group)
-_ACT_STEMS = frozenset(stem(w) for w in _ACTS)
+ACT_WORDS = frozenset(w for group in OPERATIONS for w in group)  # every word of an act
+_ACT_STEMS = frozenset(stem(w) for w in ACT_WORDS)
 _FOR = frozenset({"for", "per"})  # "the fee for those checked bags" ("due on" is a field)
 _COUNTS = frozenset({"number", "count", "amount", "total", "quantity"})
 
@@ -711,7 +711,7 @@ def _grants_an_act(after: Sequence[str]) -> bool:
     """An act asked for, not a value: "provide me with a refund", "give me a cancellation"
     (railway-intent-00018 kept a told status on those words alone)."""
     rest = [t for t in after if t not in ("me", "with", "a", "an")]
-    return bool(rest) and rest[0] in _ACTS and any(t in ("a", "an") for t in after[:3])
+    return bool(rest) and rest[0] in ACT_WORDS and any(t in ("a", "an") for t in after[:3])
 
 
 def _after_determiner(tokens: Sequence[str], i: int) -> bool:

@@ -815,7 +815,7 @@ def _kind_before(said: str, column: str, seed: SeedFacts) -> str | None:
     words = tokens(said[-40:])
     kinds = sorted(
         (
-            ([singular(w) for w in table.split("_") if w], table)
+            (record_phrase(table).split(), table)
             for table, columns in seed.columns.items()
             if column in columns
         ),
@@ -1423,10 +1423,8 @@ def _set_values(
             for p, v in call.arguments.items()
             if p.startswith(_DESTINATION_PARAMS) and v is not None
         }
-        for j, (read, result) in enumerate(
-            zip(task.gold_calls[:i], replay.results[:i], strict=True)
-        ):
-            rows = output_rows(result.output) if result.ok and j < i else []
+        for read, result in zip(task.gold_calls[:i], replay.results[:i], strict=True):
+            rows = output_rows(result.output) if result.ok else []
             if len(rows) != 1 or tools.get(read.name) is None or tools[read.name].kind == "write":
                 continue
             key = own_key(rows[0])

@@ -23,6 +23,7 @@ from toolscale.schema import Scalar, Schema
 from toolscale.task import OutputRef, Task
 from toolscale.tool import Tool, finders, reads_from
 from toolscale.wording import (
+    ACT_WORDS,
     FIELDS,
     GENERIC,
     INFO_CUES,
@@ -629,8 +630,7 @@ def unasked_target(
         tool = tools[call.name]
         setting |= {w for c in tool.assigned(target.table) for w in words(c)} - GENERIC
         # "change my address" of `update_client_address`, which sets street, city and code
-        verbs = set().union(*OPERATIONS)
-        setting |= {w for w in words(call.name) if w not in verbs} - GENERIC
+        setting |= {w for w in words(call.name) if w not in ACT_WORDS} - GENERIC
         setting = setting if person else set()
         if person and _MY_PROFILE.search(task.instruction):
             continue
@@ -1530,7 +1530,7 @@ _TO = {"to", "for", "on", "onto", "in", "into", "at", "from", "with", "of", "und
 def _names_longer(toks: list[str], at: int, tables: Set[str]) -> bool:
     """The words from `at` on spell one of `tables` in full: "an order item", not "an order"."""
     for table in tables:
-        parts = [singular(p) for p in table.split("_") if p]
+        parts = record_phrase(table).split()
         if len(parts) > 1 and [singular(w) for w in toks[at : at + len(parts)]] == parts:
             return True
     return False
