@@ -317,7 +317,7 @@ async def build_environment(
     coverage = limits_stage.covered(coverage, guarded)
     for step in guarded:
         (stages.tell or (lambda line: None))(
-            f"limits: {step.tool} given step {step.step}, as the create says: {step.check}"
+            f"limits: {step.tool} given step {step.step}, as another write says: {step.check}"
         )
     base = placed(base.model_copy(update={"tools": tools}), stages)
     base = kept(reached(base, stages, warn), stages)

@@ -224,7 +224,7 @@ def on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
     out = []
     for step in tool.require:
         params = set(_PARAM.findall(step.sql))
-        read = {t.casefold() for t in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", step.sql, re.I)}
+        read = _read_tables(step.sql)
         if not params or not read or table.casefold() in read:
             continue
         if re.search(r"\bAS\s+found\b|COUNT\(\*\)\s*\+|\bSUM\(", step.sql, re.IGNORECASE):
@@ -256,7 +256,8 @@ def guarded_moves(
     0ee2fcd). A step's error is the create's, the rule as the agent is told it. Only a
     change of one row by its table's one-column key (`keys`), and only a limit on that one
     state: a limit that also counts a kind ("active rookie contracts") or reads a subquery
-    (a course's capacity) is not carried."""
+    (a course's capacity) is not carried. Also a create's bound on a value a write adds to
+    (`_adjusted_bounds`) and a rule barring any change of a record (`_changes_barred`)."""
     errors = {limit: error for limit, error in guarded(tools).items() if len(limit.held) == 1}
     parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
@@ -266,12 +267,13 @@ def guarded_moves(
                 if value.startswith("'") and value.endswith("'"):
                     parents.setdefault((table, column, value[1:-1]), []).append(step)
     bounds = _bounds(tools)
+    changes = _change_rules(tools, keys)
     out: list[Tool] = []
     given: list[Enforcement] = []
     for tool in tools:
         into = _moves_into(tool, keys)
         steps = list(tool.require)
-        wanted = _adjusted_bounds(tool, keys, bounds)
+        wanted = _adjusted_bounds(tool, keys, bounds) + _changes_barred(tool, keys, changes)
         if into is not None:
             table, key, param, column, value = into
             for limit, error in errors.items():
@@ -324,6 +326,67 @@ def _adjusted_bounds(
                 row = f"(SELECT {column} FROM {table} WHERE {key} = :{key})"
                 out.append((sql.replace(row, f"({row} {sign} :{amount})"), step.error))
     return out
+
+
+# a rule that bars every change of a record, not one operation: "A flight booking with
+# fare_class basic_economy cannot be changed or refunded"
+_ANY_CHANGE = re.compile(r"\b(?:changed|modified|altered|amended)\b", re.IGNORECASE)
+_UPDATE_BY = re.compile(
+    r"^\s*UPDATE\s+(?P<table>\w+)\s+SET\s+.+\s+WHERE\s+(?P<key>\w+)\s*=\s*:(?P<param>\w+)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _rows_changed(tool: Tool, keys: Mapping[str, str]) -> set[tuple[str, str]]:
+    """(table, key) of each row the write changes by its table's one-column key, passed
+    under the key's own name."""
+    out = set()
+    for sql in tool.run if tool.kind == "write" else []:
+        m = _UPDATE_BY.match(sql)
+        if m and keys.get(m["table"]) == m["key"] == m["param"]:
+            out.add((m["table"], m["key"]))
+    return out
+
+
+def _read_tables(sql: str) -> set[str]:
+    return {t.casefold() for t in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql, re.IGNORECASE)}
+
+
+def _change_rules(
+    tools: list[Tool], keys: Mapping[str, str]
+) -> dict[tuple[str, str], list[RequireStep]]:
+    """Per (table, key), the steps of a rule that bars any change of the record, read
+    through the record's key alone, as some write of it carries them."""
+    out: dict[tuple[str, str], list[RequireStep]] = {}
+    for tool in tools:
+        for table, key in _rows_changed(tool, keys):
+            for step in tool.require:
+                if (
+                    _ANY_CHANGE.search(step.error)
+                    and set(_PARAM.findall(step.sql)) == {key}
+                    and table.casefold() in _read_tables(step.sql)
+                ):
+                    out.setdefault((table, key), []).append(step)
+    return out
+
+
+def _changes_barred(
+    tool: Tool, keys: Mapping[str, str], changes: Mapping[tuple[str, str], list[RequireStep]]
+) -> list[tuple[str, str]]:
+    """(sql, error) of each rule barring any change of a record the tool changes, where
+    another write of that record carries it: travel's rule "a basic_economy booking cannot
+    be changed or refunded" was mapped onto the moves and the refund, and
+    `add_flight_booking_checked_bags` added bags to a basic_economy booking
+    (travel-intent-00059 on 0651c04). A change of the record's status is left: "cancel" is
+    an operation of its own, which such a rule does not name."""
+    into = _moves_into(tool, keys)
+    if into is not None and ("status" in into[3] or into[3] == "state"):
+        return []
+    return [
+        (step.sql, step.error)
+        for row in sorted(_rows_changed(tool, keys))
+        for step in changes.get(row, [])
+    ]
 
 
 def covered(coverage: list[RuleCoverage], given: list[Enforcement]) -> list[RuleCoverage]:

@@ -262,3 +262,56 @@ def test_a_value_a_write_adds_to_keeps_to_the_bound_its_create_reads() -> None:
         return_id="integer",
     )
     assert guarded_moves([create, close], {"returns": "return_id"})[1] == []
+
+
+def test_a_rule_barring_any_change_of_a_record_goes_to_every_write_that_changes_it() -> None:
+    """travel-intent-00059 on 0651c04: "A flight booking with fare_class basic_economy
+    cannot be changed or refunded" was mapped onto the moves and the refund, and
+    `add_flight_booking_checked_bags` added bags to a basic_economy booking."""
+    rule = "A flight booking with fare_class basic_economy cannot be changed or refunded."
+    barred = (
+        "SELECT fare_class <> 'basic_economy' AS ok FROM flights WHERE flight_id = "
+        "(SELECT flight_id FROM flight_bookings WHERE flight_booking_id = :flight_booking_id)"
+    )
+    keys = {"flight_bookings": "flight_booking_id", "flights": "flight_id"}
+    move = write_tool(
+        "move_flight_booking_customer_id",
+        "UPDATE flight_bookings SET customer_id = :new_customer_id "
+        "WHERE flight_booking_id = :flight_booking_id",
+        ((barred, rule),),
+        flight_booking_id="integer",
+        new_customer_id="integer",
+    )
+    bags = write_tool(
+        "add_flight_booking_checked_bags",
+        "UPDATE flight_bookings SET checked_bags = checked_bags + :bags "
+        "WHERE flight_booking_id = :flight_booking_id",
+        flight_booking_id="integer",
+        bags="integer",
+    )
+    cancel = write_tool(
+        "cancel_flight_booking",
+        "UPDATE flight_bookings SET status = 'cancelled' "
+        "WHERE flight_booking_id = :flight_booking_id",
+        flight_booking_id="integer",
+    )
+    delay = write_tool(
+        "delay_flight",
+        "UPDATE flights SET departs_at = :departs_at WHERE flight_id = :flight_id",
+        flight_id="integer",
+        departs_at="string",
+    )
+    tools, given = guarded_moves([move, bags, cancel, delay], keys)
+    assert [(g.tool, g.check) for g in given] == [("add_flight_booking_checked_bags", rule)]
+    assert tools[1].require[-1].sql == barred
+    # cancelling is an operation of its own, and a flight is another record
+    assert tools[2:] == [cancel, delay]
+    # a rule of one operation ("cannot be moved") is that operation's
+    moved = write_tool(
+        "move_flight_booking_customer_id",
+        move.run[0],
+        ((barred, "A basic_economy flight booking cannot be moved to another customer."),),
+        flight_booking_id="integer",
+        new_customer_id="integer",
+    )
+    assert guarded_moves([moved, bags], keys)[1] == []
