@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from generators.patterns import Candidate, literal, pattern_tool
+from generators.patterns import Candidate, literal, pattern_tool, still_open
 from generators.toolkit import param_schema, row_exists
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.tool import RequireStep
@@ -252,5 +252,7 @@ def _charging(schema: Schema, table: Table, allowance: Allowance) -> Candidate |
         amount=n,
         guards={"exists": 0, "positive": 1, "charges": -1},
         owns=[count, fee],
+        # no bags on a refunded booking (travel-intent-00059 on 0651c04)
+        checks=still_open(table, "added to"),
         tool=tool,
     )

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.schema import Column, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
-from toolscale.wording import COUNTERS, singular, spans, with_article
+from toolscale.wording import COUNTERS, record_phrase, singular, spans, with_article
 
 Pattern = Literal[
     "transfer",
@@ -648,7 +648,8 @@ def _a(noun: str) -> str:
 def _only_from(table: str, column: str, allowed: list[str], target: str) -> str:
     """A status change's refusal, in one wording: "Only a card whose status is frozen can be
     active." (the pattern's own step, and a rule's step of the states beside others)."""
-    return f"Only {_a(singular(table))} whose {column} is {' or '.join(allowed)} can be {target}."
+    noun = record_phrase(table)
+    return f"Only {_a(noun)} whose {column} is {' or '.join(allowed)} can be {target}."
 
 
 def _status_change(
@@ -836,7 +837,7 @@ def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                         main=key,
                         amount="amount",
                         guards={"exists": 0, "positive": 1},
-                        checks=_still_open(table, "added to"),
+                        checks=still_open(table, "added to"),
                         tool=up,
                     )
                 )
@@ -941,14 +942,14 @@ def moves(schema: Schema) -> list[Candidate]:
                     rows={key: table.name, param: parent.name},
                     main=key,
                     guards={"exists": 0, "differs": 2},
-                    checks=_still_open(table),
+                    checks=still_open(table),
                     tool=tool,
                 )
             )
     return out
 
 
-def _still_open(table: Table, done: str = "moved") -> list[RequireStep]:
+def still_open(table: Table, done: str = "moved") -> list[RequireStep]:
     """A record that is over stays where it is: movie-intent-00004 on 71aacdf moved a
     cancelled booking to another showtime, and its user asked for it; finance-intent-00000
     on 203d876 topped up a closed account."""
@@ -958,7 +959,7 @@ def _still_open(table: Table, done: str = "moved") -> list[RequireStep]:
     over = [v for v in table.enum_values(status) or [] if v in TERMINAL] if status else []
     if not over:
         return []
-    key, noun = table.primary_key[0], singular(table.name)
+    key, noun = table.primary_key[0], record_phrase(table.name)  # "a flight booking"
     return [
         RequireStep(
             sql=f"SELECT {status} IS NULL OR {status} NOT IN "

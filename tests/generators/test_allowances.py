@@ -72,8 +72,10 @@ SCHEMA = {
                 col("passengers", "integer"),
                 col("checked_bags", "integer"),
                 col("bag_fees", "real"),
+                col("status", "text"),
             ],
             "primary_key": ["flight_booking_id"],
+            "checks": ["status IN ('active', 'refunded')"],
             "foreign_keys": [fk("customer_id", "customers")],
         },
     ]
@@ -86,11 +88,13 @@ SEED: dict[str, list[dict[str, Scalar]]] = {
     ],
     "flight_bookings": [
         {"flight_booking_id": 900, "customer_id": 1, "passengers": 1, "checked_bags": 1,
-         "bag_fees": 0.0},
+         "bag_fees": 0.0, "status": "active"},
         {"flight_booking_id": 901, "customer_id": 2, "passengers": 1, "checked_bags": 0,
-         "bag_fees": 0.0},
+         "bag_fees": 0.0, "status": "active"},
         {"flight_booking_id": 902, "customer_id": 3, "passengers": 2, "checked_bags": 0,
-         "bag_fees": 10.0},
+         "bag_fees": 10.0, "status": "active"},
+        {"flight_booking_id": 903, "customer_id": 1, "passengers": 1, "checked_bags": 0,
+         "bag_fees": 0.0, "status": "refunded"},
     ],
 }  # fmt: skip
 
@@ -130,6 +134,10 @@ def test_adding_bags_charges_for_each_beyond_the_tiers_allowance(
         refused = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": booking,
                                                               "bags": 0}))  # fmt: skip
         assert refused.error == "The bags must be > 0."
+        # no bags on a booking that is over (travel-intent-00059 on 0651c04)
+        over = env.step(ToolCall(name=add.name, arguments={"flight_booking_id": 903,
+                                                           "bags": 1}))  # fmt: skip
+        assert over.error == "A flight booking that is refunded cannot be added to."
 
 
 def test_the_seeds_fees_are_what_the_rule_charges_for_the_bags_held() -> None:
@@ -137,7 +145,7 @@ def test_the_seeds_fees_are_what_the_rule_charges_for_the_bags_held() -> None:
     7e55d3f): a record holds what adding its bags would have charged."""
     spec = bed("travel", SCHEMA, SEED)
     drawn = [{**b, "checked_bags": n, "bag_fees": 167.58} for b, n in
-             zip(SEED["flight_bookings"], (3, 2, 5), strict=True)]  # fmt: skip
+             zip(SEED["flight_bookings"][:3], (3, 2, 5), strict=True)]  # fmt: skip
     seed = settled({**SEED, "flight_bookings": drawn}, spec.schema_, [BAGS])
     # gold, 1 passenger: 3 held, 2 free; regular: 2 held, none free; silver, 2: 5 held, 2 free
     assert [b["bag_fees"] for b in seed["flight_bookings"]] == [50.0, 100.0, 150.0]
