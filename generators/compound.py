@@ -19,6 +19,8 @@ def joined(env: Environment, first: Chain, second: Chain) -> Chain | None:
     tell the same field) or one changes what the other reads."""
     if _alike(first.wanted, second.wanted) or first.speaker != second.speaker:
         return None  # "tell me the booking status", of two bookings, asks for neither
+    if _new_beside_old(env, first, second) or _new_beside_old(env, second, first):
+        return None
     calls = list(first.calls)
     at: dict[int, int] = {}  # second's call -> its place in the joint plan
     for j, call in enumerate(second.calls):
@@ -56,3 +58,26 @@ def _alike(first: list[str], second: list[str]) -> bool:
     (railway-intent-00006 on 21ceb83 cancelled a ticket and deactivated the passenger's own
     profile, and asked for "the ticket status, status": the second was read as the ticket's)."""
     return any(a == b or a.endswith(f"_{b}") or b.endswith(f"_{a}") for a in first for b in second)
+
+
+def _new_beside_old(env: Environment, making: Chain, changing: Chain) -> bool:
+    """`making` creates a record of a kind whose other record `changing` changes: worded as
+    one request, the two read as one record. Travel-intent-00052 on 0651c04 asked "book a
+    flight ... I want to include these bags in my flight booking", and the gold added the
+    bags to another booking the user had; 00062 asked to "book a hotel and a flight" of a
+    new hotel booking and bags added to an old flight booking."""
+    return bool(_kinds(env, making)[0] & _kinds(env, changing)[1])
+
+
+def _kinds(env: Environment, chain: Chain) -> tuple[set[str], set[str]]:
+    """(tables the chain's creates add a row to, tables its other writes change): the seats
+    a booking takes from its flight are the create's own."""
+    made: set[str] = set()
+    changed: set[str] = set()
+    for call in chain.calls:
+        tool = env.tools[call.name]
+        if tool.kind == "write":
+            inserted = tool.inserts()
+            made.update(inserted)
+            changed.update([] if inserted else tool.updated_tables())
+    return made, changed

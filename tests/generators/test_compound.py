@@ -118,3 +118,19 @@ def test_a_new_record_joins_a_change_made_before_it(banking_spec: EnvironmentSpe
     assert both is not None
     assert both.calls == [FIND, CARDS, FREEZE, opening]
     assert both.results[3].output["account_id"] == opened.results[1].output["account_id"]
+
+
+def test_a_new_record_does_not_join_a_change_of_another_of_its_kind(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """travel-intent-00052 on 0651c04: "book a flight ... include these bags in my flight
+    booking", whose gold added the bags to another booking the user had."""
+    opening = ToolCall(name="open_account", arguments={"client_id": "C1001", "kind": "savings"})
+    with Environment(banking_spec) as env:
+        opened = chain(env, [FIND, opening], [OutputRef(call=1, path="account_id")])
+        limit = chain(env, [FIND, LIMIT], [OutputRef(call=1, path="daily_transfer_limit")])
+        freeze = chain(env, [FIND, FREEZE], [OutputRef(call=1, path="status")])
+        assert joined(env, opened, limit) is None
+        assert joined(env, limit, opened) is None
+        # a card frozen beside a new account: two kinds, told apart
+        assert joined(env, opened, freeze) is not None
