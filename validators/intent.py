@@ -1434,6 +1434,8 @@ _WISH = re.compile(
 # act, and the words that follow it up to the end of the clause
 _ASKS_FOR = re.compile(
     r"\b(?:i(?:'d| would) (?:like|love) to|i want to|i need to|i wish to|please|help me|"
+    # "I'm trying to book a hotel and a flight" (travel-intent-00062 on 0651c04)
+    r"i(?:'m| am) (?:trying|looking|hoping|planning) to|i (?:plan|hope) to|"
     r"(?:can|could|would|will) you(?: please)?)\s+(?P<clause>[^.,;:?!]+)",
     re.I,
 )

@@ -1770,6 +1770,9 @@ def test_a_kind_asked_to_be_made_that_no_gold_write_makes_is_unserved_request() 
         "flight and a hotel.'), and no gold write makes a flight booking"
     )
     assert said("I'd like to book a hotel and a flight for my trip.")
+    # travel-intent-00062 on 0651c04
+    assert said("I'm trying to book a hotel and a flight for my trip. Can you help me?")
+    assert said("I am looking to book a hotel and a flight.")
     for kept in (
         "I want to book a hotel for the flight I have, and add two bags to a flight booking.",
         "I want to book a hotel booking. Add two bags to my flight.",
