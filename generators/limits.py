@@ -227,8 +227,10 @@ def on_parents(tool: Tool) -> list[tuple[str, RequireStep]]:
         read = _read_tables(step.sql)
         if not params or not read or table.casefold() in read:
             continue
-        if re.search(r"\bAS\s+found\b|COUNT\(\*\)\s*\+|\bSUM\(", step.sql, re.IGNORECASE):
-            continue  # a lookup the row's own key passes, or a count or sum `limits` reads
+        if re.search(r"\bAS\s+(?:found|still_open)\b|COUNT\(\*\)\s*\+|\bSUM\(", step.sql, re.I):
+            # a lookup the row's own key passes, a count or sum `limits` reads, or the
+            # parent not over, whose words ("no card can be added to") are the create's
+            continue
         if all(given.get(p) == f":{p}" for p in params):
             out.append((table, step))
     return out

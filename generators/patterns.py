@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Set
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -596,7 +597,7 @@ def creates(
         if amount and not signed(child, amount, seed):
             require.append(_positive(amount))
             guards["positive"] = len(require) - 1
-        checks = _sane_pairs(child, fks, props)
+        checks = [*_sane_pairs(child, fks, props), *_parents_open(schema, child, fks)]
         noun = singular(child.name)
         key_sql = values[key]
         tool = pattern_tool(
@@ -953,21 +954,70 @@ def still_open(table: Table, done: str = "moved") -> list[RequireStep]:
     """A record that is over stays where it is: movie-intent-00004 on 71aacdf moved a
     cancelled booking to another showtime, and its user asked for it; finance-intent-00000
     on 203d876 topped up a closed account."""
-    named = [c.name for c in table.columns if "status" in c.name or c.name == "state"]
-    # the record's own status before a kyc_status (from the review of 203d876..90756d3)
-    status = next((n for n in named if n in ("status", "state")), next(iter(named), None))
-    over = [v for v in table.enum_values(status) or [] if v in TERMINAL] if status else []
-    if not over:
+    ended = _over(table)
+    if ended is None:
         return []
+    status, over = ended
     key, noun = table.primary_key[0], record_phrase(table.name)  # "a flight booking"
     return [
         RequireStep(
-            sql=f"SELECT {status} IS NULL OR {status} NOT IN "
-            f"({', '.join(map(literal, over))}) AS still_open "
-            f"FROM {table.name} WHERE {key} = :{key}",
-            error=f"{_a(noun).capitalize()} that is {' or '.join(over)} cannot be {done}.",
+            sql=_open_sql(table, status, over, key, key),
+            error=f"{_a(noun).capitalize()} that is {_either(over)} cannot be {done}.",
         )
     ]
+
+
+# states of a record that has gone out to its owner: nothing more goes into it
+SENT = ("shipped", "dispatched", "in_transit", "out_for_delivery")
+# states of a record given up, under which nothing new is made; a completed appointment
+# still takes a prescription, a paid order a return
+SHUT = frozenset(TERMINAL - {"completed", "paid", "paid_off", "settled", "returned"})
+
+
+def _over(table: Table, states: Set[str] = TERMINAL) -> tuple[str, list[str]] | None:
+    """(status column, its states among `states`: the record is over), where it has some."""
+    named = [c.name for c in table.columns if "status" in c.name or c.name == "state"]
+    # the record's own status before a kyc_status (from the review of 203d876..90756d3)
+    status = next((n for n in named if n in ("status", "state")), next(iter(named), None))
+    over = [v for v in table.enum_values(status) or [] if v in states] if status else []
+    return (status, over) if status and over else None
+
+
+def _either(states: list[str]) -> str:
+    """ "paid, shipped or cancelled"."""
+    return " or ".join([", ".join(states[:-1]), states[-1]] if len(states) > 1 else states)
+
+
+def _open_sql(table: Table, status: str, over: list[str], key: str, param: str) -> str:
+    return (
+        f"SELECT {status} IS NULL OR {status} NOT IN ({', '.join(map(literal, over))}) "
+        f"AS still_open FROM {table.name} WHERE {key} = :{param}"
+    )
+
+
+def _parents_open(schema: Schema, child: Table, fks: list) -> list[RequireStep]:
+    """A new row goes under parents not given up (a prescription under a cancelled
+    appointment). A part named for its parent (an order item, a flight booking) goes in
+    none sent out or ended either: ecommerce's run in runs/ (tools of c1da9aa) kept items
+    added to shipped and delivered orders (00003, 00015, 00026), where a completed
+    appointment still takes a prescription."""
+    out = []
+    for fk in fks:
+        parent = schema.table(fk.ref_table)
+        part = record_phrase(child.name).startswith(f"{record_phrase(parent.name)} ")
+        states = TERMINAL | ENDED_STATES | set(SENT) if part else SHUT
+        ended = _over(parent, states) if fk.ref_table != child.name else None
+        if ended is None or parent.primary_key != fk.ref_columns:
+            continue
+        status, over = ended
+        out.append(
+            RequireStep(
+                sql=_open_sql(parent, status, over, fk.ref_columns[0], fk.columns[0]),
+                error=f"No {record_phrase(child.name)} can be added to "
+                f"{_a(record_phrase(parent.name))} that is {_either(over)}.",
+            )
+        )
+    return out
 
 
 def _setter(

@@ -1540,3 +1540,20 @@ def test_a_rise_of_what_a_row_takes_from_stock_takes_it_too() -> None:
         less = env.step(ToolCall(name=down.name, arguments={"order_item_id": 400, "amount": 3}))
         assert less.ok and less.output["quantity"] == 1, less.error
         assert lamps() == {"product_id": 10, "name": "Lamp", "stock": 4}
+
+
+def test_a_new_row_goes_under_no_parent_that_is_over() -> None:
+    """ecommerce's run in runs/ (tools of c1da9aa) kept items added to shipped and delivered
+    orders (00003, 00015, 00026): an item is a part of its order, and goes in no order sent
+    out or ended. A return is not: only an order that is over refuses it."""
+    spec = ecommerce_spec()
+    made = by_id(spec)
+    item = with_conditions(made["create:order_items under orders taking products.stock"], [])
+    sent, _ = call(spec, item, order_id=301, product_id=11, quantity=1)
+    assert sent.error == (
+        "No order item can be added to an order that is paid, shipped, delivered or cancelled."
+    )
+    done, _ = call(spec, item, order_id=300, product_id=11, quantity=1)
+    assert done.ok, done.error
+    back = [s.error for s in made["create:returns under orders"].checks]
+    assert back == ["No return can be added to an order that is cancelled."]
