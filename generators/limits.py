@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from generators.dataplan import SETTLED, owed_column
 from generators.patterns import TERMINAL, enum_values
+from generators.rulemap import changes, rule_verb
 from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
@@ -330,9 +331,6 @@ def _adjusted_bounds(
     return out
 
 
-# a rule that bars every change of a record, not one operation: "A flight booking with
-# fare_class basic_economy cannot be changed or refunded"
-_ANY_CHANGE = re.compile(r"\b(?:changed|modified|altered|amended)\b", re.IGNORECASE)
 _UPDATE_BY = re.compile(
     r"^\s*UPDATE\s+(?P<table>\w+)\s+SET\s+.+\s+WHERE\s+(?P<key>\w+)\s*=\s*:(?P<param>\w+)\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -363,8 +361,10 @@ def _change_rules(
     for tool in tools:
         for table, key in _rows_changed(tool, keys):
             for step in tool.require:
+                # "A flight booking with fare_class basic_economy cannot be changed or
+                # refunded" bars every change of the record, not one operation
                 if (
-                    _ANY_CHANGE.search(step.error)
+                    changes(rule_verb(step.error))
                     and set(_PARAM.findall(step.sql)) == {key}
                     and table.casefold() in _read_tables(step.sql)
                 ):
@@ -376,8 +376,10 @@ def _changes_barred(
     tool: Tool, keys: Mapping[str, str], changes: Mapping[tuple[str, str], list[RequireStep]]
 ) -> list[tuple[str, str]]:
     """(sql, error) of each rule barring any change of a record the tool changes, where
-    another write of that record carries it: travel's rule "a basic_economy booking cannot
-    be changed or refunded" was mapped onto the moves and the refund, and
+    another write of that record carries it. `rulemap` gives such a rule to the record's
+    moves; a write of another pattern changes the record too: travel's rule "a
+    basic_economy booking cannot be changed or refunded" went to the moves and the refund,
+    and
     `add_flight_booking_checked_bags` added bags to a basic_economy booking
     (travel-intent-00059 on 0651c04). A change of the record's status is left: "cancel" is
     an operation of its own, which such a rule does not name."""
