@@ -631,7 +631,7 @@ def unasked_target(
         setting |= {w for c in tool.assigned(target.table) for w in words(c)} - GENERIC
         # "change my address" of `update_client_address`, which sets street, city and code
         setting |= {w for w in words(call.name) if w not in ACT_WORDS} - GENERIC
-        setting = setting if person else set()
+        setting = _own_words(setting, target.table, schema, request) if person else set()
         if person and _MY_PROFILE.search(task.instruction):
             continue
         _, categories = seed.records.get(value_key(target.value), ("", frozenset()))
@@ -660,6 +660,22 @@ def unasked_target(
         if not every and (among := _one_of_many(target.value, target.call, replay, said)):
             return f"{where}: {target.param}={target.value!r} {among}"
     return None if every else _unpicked_reference(task, tools, replay, seed, found)
+
+
+def _own_words(setting: set[str], table: str, schema: Schema, request: Request) -> set[str]:
+    """The words of what a write sets that name the person's own record: not a state it
+    sets ("suspended" says what, not whose), nor a column another kind the request names
+    has too. Ecommerce-intent-00001 on c1da9aa, "update my order shipping address and set
+    the status to 'suspended'", suspended the customer: the status read is the order's."""
+    own = schema.table(table)
+    states = {w for c in own.columns for v in own.enum_values(c.name) or [] for w in words(v)}
+    named = [
+        t
+        for t in schema.tables
+        if t.name != table and request.says_any(entity_words(t.name) - entity_words(table), FIELDS)
+    ]
+    shared = {w for t in named for c in t.columns for w in words(c.name)}
+    return setting - states - shared
 
 
 def _one_of_many(value: object, call: int, replay: Replay, said: Text) -> str | None:

@@ -2007,3 +2007,64 @@ def test_a_value_told_of_one_of_two_records_of_a_kind_two_writes_touch_is_asked_
     assert said([withdraw], 0) is None
     again = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 5}}
     assert said([withdraw, again], 1) is None  # one account, written twice
+
+
+def test_a_state_or_another_kinds_column_names_no_persons_record() -> None:
+    """ecommerce-intent-00001 on c1da9aa: "update my order shipping address and set the
+    status to 'suspended'", whose gold suspended the customer. The status read is the
+    order's, and "suspended" says what is set, not whose record."""
+    from tests.generators.ecommerce import ecommerce_spec
+    from validators.intent import unasked_target
+
+    spec = ecommerce_spec()
+
+    def write(name: str, sql: str, *params: str) -> Tool:
+        props = {p: {"type": "string"} for p in params}
+        return Tool(
+            name=name,
+            kind="write",
+            description="d",
+            parameters={"type": "object", "properties": props},
+            run=[sql],
+        )
+
+    suspend = write(
+        "update_customer_status_suspended",
+        "UPDATE customers SET status = 'suspended' WHERE customer_id = :customer_id",
+        "customer_id",
+    )
+    address = write(
+        "update_order_shipping_address",
+        "UPDATE orders SET shipping_address = :new_shipping_address WHERE order_id = :order_id",
+        "order_id",
+        "new_shipping_address",
+    )
+    reads = {n: Tool(name=n, kind="read", description="d", returns="SELECT 1") for n in ("me",)}
+    tools = {t.name: t for t in (suspend, address, *reads.values())}
+    calls = [
+        {"name": "me", "arguments": {"email": "ivy@example.com"}},
+        {"name": address.name, "arguments": {"order_id": 300, "new_shipping_address": "9 Oak"}},
+        {"name": suspend.name, "arguments": {"customer_id": 1}},
+    ]
+    outputs = [spec.seed["customers"][0], {"order_id": 300}, {"customer_id": 1}]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+
+    def said(instruction: str) -> str | None:
+        task = mini_task(
+            instruction=instruction,
+            known_facts=["My email is ivy@example.com"],
+            gold_calls=calls,
+            communicate=[{"call": 2, "path": "status"}],
+        )
+        return unasked_target(task, tools, spec.schema_, replay, SeedFacts.of(spec))
+
+    asked = "Update my order 300's shipping address to 9 Oak and set the status to 'suspended'."
+    assert said(asked) == (
+        'gold call 2 update_customer_status_suspended{"customer_id":1}: the instruction never '
+        "names the customer it changes"
+    )
+    for kept in (
+        "Update my order 300's shipping address to 9 Oak and suspend my customer account.",
+        "Update my order 300's shipping address to 9 Oak. Also suspend my profile.",
+    ):
+        assert said(kept) is None, kept
