@@ -580,7 +580,17 @@ def narrated(text: str, user: str | None = None) -> str | None:
     for m in _NARRATED.finditer(text):
         if m.group(1).lower() in PEOPLE or (user and m.group(1).lower() == user):
             return m.group()
-    return None
+    m = _SPOKEN_OF.search(text)
+    return m.group() if m else None
+
+
+# the user spoken of as "she" or "he": travel-intent-00059 on 0651c04, "Katrina Morris would
+# like to book a hotel for herself ... She would also like to book a flight"
+_SPOKEN_OF = re.compile(
+    r"\b(?:she|he)\s+(?:would(?:\s+also)?\s+like|(?:also\s+)?(?:wants|needs|wishes|asks)|"
+    r"is\s+asking)\b|\bfor\s+(?:herself|himself)\b",
+    re.I,
+)
 
 
 def variants(word: str, groups: tuple[frozenset[str], ...] = OPERATIONS) -> frozenset[str]:

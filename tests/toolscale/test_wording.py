@@ -287,12 +287,16 @@ def test_someone_elses_records_are_told_from_the_users_own() -> None:
         ("I need to create a loan for my client. The amount is 20.", "my client"),
         ("I'd also like to know their current client annual income.", "their current client"),
         ("Please activate her card ending 5035.", "her card"),
+        # travel-intent-00059 on 0651c04: the user spoken of
+        ("Katrina Morris would like to book a hotel for herself.", "for herself"),
+        ("I'm Katrina. She would also like to book a flight.", "She would also like"),
     ):
         assert third_person(other, people) == said, other
     for mine in (
         "I want to update my client profile with my new email.",
         "Send 20 to her account, please.",
         "Freeze my cards and tell me their status.",
+        "I'd like to book a hotel for myself, with a pool.",
     ):
         assert third_person(mine, people) is None, mine
     # a teacher's students are the school's records the teacher deals with (school on
