@@ -1171,6 +1171,11 @@ def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> Non
     assert said("Cancel my booking, it is due in 2 days.", facts=("It is on 2024-01-12",))
     assert said("I booked it 3 days ago.", facts=("Booked on 2025-01-02",))
     assert said("Book it for the day after tomorrow.", facts=("Check in is 2025-01-16.",))
+    # ecommerce-intent-00077 on c1da9aa: a record of today's, created on another day
+    assert said("Cancel my order from today. It was created on 2022-02-28.") == (
+        "the user says 'from today', but the task's days are 2022-02-28, 2025-04-17 and today "
+        "is 2025-01-15"
+    )
     for true, facts in (
         ("I want to book a hotel for next week.", ("Check in is 2025-01-20",)),
         ("Book it for tomorrow, January 16th.", ()),
@@ -1178,6 +1183,8 @@ def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> Non
         ("I booked it 3 days ago.", ("Booked on 2025-01-12",)),
         ("Cancel my booking, it is due in 2 days.", ("It is on 2025-01-17",)),
         ("Please book it next week.", ()),  # no day of the task: nothing to hold it to
+        ("Cancel my order from today, 2025-01-15.", ()),
+        ("Today I want to cancel my order of 2022-02-28.", ()),  # when one asks
     ):
         book = [{"name": "book", "arguments": {"note": "x"}}]
         assert said(true, gold=book, facts=facts) == "", true
