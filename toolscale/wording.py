@@ -580,8 +580,8 @@ def narrated(text: str, user: str | None = None) -> str | None:
     for m in _NARRATED.finditer(text):
         if m.group(1).lower() in PEOPLE or (user and m.group(1).lower() == user):
             return m.group()
-    m = _SPOKEN_OF.search(text)
-    return m.group() if m else None
+    spoken = _SPOKEN_OF.search(text)
+    return spoken.group() if spoken else None
 
 
 # the user spoken of as "she" or "he": travel-intent-00059 on 0651c04, "Katrina Morris would

@@ -651,11 +651,14 @@ def _wrong_from_state(task: Task, seed: SeedFacts) -> str:
                 states = next((s for vs in columns if after in (s := {phrase(v) for v in vs})), ())
                 if not states or before in categories:
                     continue
-                now = ", ".join(sorted(categories & set(states))) or "none of them"
-                return (
-                    f"the user says their {singular(table)} goes {m.group().strip()!r}; it is {now}"
-                )
+                return _goes_from(table, m.group(), categories, set(states))
     return ""
+
+
+def _goes_from(table: str, said: str, categories: Set[str], states: Set[str]) -> str:
+    """How a change said to start from a state the record is not in is told."""
+    now = ", ".join(sorted(categories & states)) or "in none of them"
+    return f"the user says their {singular(table)} goes {said.strip()!r}; it is {now}"
 
 
 # what may follow the state a change is said to start from: the clause goes on, or ends
@@ -688,11 +691,7 @@ def _from_a_state_it_is_not_in(task: Task, seed: SeedFacts, tools: Mapping[str, 
                         rf"\bfrom\s+(?:being\s+|the\s+)?['\"]?{spelled(state)}['\"]?{_AFTER_STATE}"
                     )
                     if m := re.search(said, task.instruction, re.I):
-                        now = ", ".join(sorted(categories & states)) or "in none of them"
-                        return (
-                            f"the user says their {singular(table)} goes {m.group().strip()!r}; "
-                            f"it is {now}"
-                        )
+                        return _goes_from(table, m.group(), categories, states)
     return ""
 
 
