@@ -7,11 +7,16 @@ child of a kind: school's "drop ... only while no grade has been recorded for it
 every enrollment had a grade), a few rows are given that value (their children of that
 kind left out), each only where the write then succeeds (the other rules and the CHECKs
 still hold).
+A step that asks a date of a row to lie within some days of now (ecommerce's "a return can
+be opened only ... within 30 days of its delivered_date", where every delivered order of
+the seed lay 110 days or more behind the clock) has a few rows moved in time so that their
+date does: every date of the row moves by the same days, so the row still reads in order.
 Deterministic: the same environment gives the same rows.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 
@@ -37,6 +42,13 @@ _NONE = re.compile(  # "no grade has been recorded for it": none of its child ro
     re.IGNORECASE,
 )
 _ALSO = re.compile(r"AND\s+(\w+)\s*=\s*'([^']*)'", re.IGNORECASE)
+
+_WITHIN = re.compile(  # "within 30 days of its delivered_date"
+    r"^\s*SELECT\s+julianday\(:_now\)\s*-\s*julianday\((?P<column>\w+)\)\s*<=\s*"
+    r"(?P<days>\d+)(?:\.0+)?\s+AS\s+\w+\s+FROM\s+(?P<table>\w+)\s+WHERE\b",
+    re.IGNORECASE,
+)
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 Seed = dict[str, list[dict[str, Scalar]]]
 
@@ -114,6 +126,8 @@ def reach(spec: EnvironmentSpec) -> Reach:
     in SHARE given the values its steps ask for, where the write then succeeds."""
     seed = {name: [dict(r) for r in rows] for name, rows in spec.seed.items()}
     out = Reach(seed=seed)
+    out.given.update(_windows(spec, seed))
+    spec = spec.model_copy(update={"seed": seed})
     stuck = []
     with Environment(spec) as env:
         for tool in spec.tools:
@@ -184,3 +198,49 @@ def _acts(env: Environment, tool: Tool, at: tuple[str, str], seed: Seed) -> bool
         if env.replay([ToolCall(name=tool.name, arguments={param: row[param]})]).results[0].ok:
             return True
     return False
+
+
+def _windows(spec: EnvironmentSpec, seed: Seed) -> dict[str, list[str]]:
+    """Per write, the rows moved in time so that a date its step asks to lie within some
+    days of now does (`seed` is changed in place): up to one row in SHARE of those holding
+    the date, where none does yet, each to a day 1 to `days` - 1 days before now."""
+    today = dt.date.fromisoformat(spec.clock[:10])
+    out: dict[str, list[str]] = {}
+    for tool in spec.tools:
+        for step in tool.require:
+            m = _WITHIN.match(step.sql)
+            if m is None or tool.kind != "write":
+                continue
+            column, days, table = m["column"], int(m["days"]), m["table"]
+            dated = [(r, d) for r in seed.get(table, []) if (d := _day(r.get(column)))]
+            if not dated or days < 2:
+                continue
+            if any(0 <= (today - d).days <= days for _, d in dated):
+                continue  # some row lies within already
+            wanted = max(FEWEST, len(dated) // SHARE)
+            moved = []
+            for i, (row, was) in enumerate(dated[:: max(1, len(dated) // wanted)][:wanted]):
+                shift = today - dt.timedelta(days=1 + i % (days - 1)) - was
+                for name, value in row.items():
+                    if (day := _day(value)) is not None:
+                        row[name] = _moved(str(value), min(day + shift, today))
+                key = spec.schema_.table(table).primary_key
+                name = ",".join(str(row.get(k)) for k in key)
+                moved.append(f"{table} {name}: {column} {was} -> {row[column]}")
+            out.setdefault(tool.name, []).extend(moved)
+    return out
+
+
+def _day(value: object) -> dt.date | None:
+    """The day a date or datetime string holds, else None."""
+    if not isinstance(value, str) or not _DAY.match(value):
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def _moved(value: str, day: dt.date) -> str:
+    """The value on another day, its time and form kept."""
+    return day.isoformat() + value[10:]

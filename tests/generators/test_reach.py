@@ -129,3 +129,67 @@ def test_the_environment_stage_counts_and_tells_what_it_gave(tmp_path: Path) -> 
     assert (row.seen, row.passed) == (2, 1)
     assert lines[0].startswith("reach: close_account acted on no seed row; ")
     assert lines[0].endswith(" more") and len(lines[0]) < 300  # a few rows named, not all
+
+
+def test_a_date_asked_to_lie_within_days_of_now_is_given_to_a_few_rows() -> None:
+    """Ecommerce's runs/ seed (tools of c1da9aa): "a return can be opened only ... within 30
+    days of its delivered_date", and every delivered order lay 110 days or more behind the
+    clock, so every return asked for was refused. A few rows are moved in time, every date
+    of the row by the same days."""
+    from tests.conftest import write_tool
+    from tests.generators.railway import bed, col
+
+    schema = {
+        "tables": [
+            {
+                "name": "orders",
+                "columns": [
+                    col("order_id", "integer"),
+                    col("placed_at", "datetime"),
+                    {**col("delivered_date", "date"), "nullable": True},
+                ],
+                "primary_key": ["order_id"],
+            }
+        ]
+    }
+    rows = [
+        {"order_id": k, "placed_at": f"2023-0{1 + k % 9}-10T08:30:00", "delivered_date": None}
+        for k in range(1, 41)
+    ]
+    for row in rows[::2]:  # every other one delivered, four days after it was placed
+        row["delivered_date"] = row["placed_at"][:8] + "14"
+    spec = bed("shop", schema, {"orders": rows})
+    window = (
+        "SELECT julianday(:_now) - julianday(delivered_date) <= 30 AS ok FROM orders "
+        "WHERE order_id = :order_id",
+        "A return can be opened only within 30 days of its delivered_date.",
+    )
+    opened = write_tool(
+        "open_return",
+        "UPDATE orders SET placed_at = placed_at WHERE order_id = :order_id",
+        (window,),
+        order_id="integer",
+    )
+    spec = spec.model_copy(update={"tools": [*spec.tools, opened], "clock": "2025-01-15T10:00:00"})
+    found = reach(spec)
+    moved = found.given["open_return"]
+    assert len(moved) == FEWEST  # 20 delivered: one in SHARE, at least FEWEST
+    assert moved[0] == "orders 1: delivered_date 2023-02-14 -> 2025-01-14"
+    first = found.seed["orders"][0]
+    assert first == {
+        "order_id": 1,
+        "placed_at": "2025-01-10T08:30:00",
+        "delivered_date": "2025-01-14",
+    }
+    given = spec.model_copy(update={"seed": found.seed})
+    with Environment(given) as env:
+        ok = [
+            r["order_id"]
+            for r in rows
+            if env.replay([ToolCall(name="open_return", arguments={"order_id": r["order_id"]})])
+            .results[0]
+            .ok
+        ]
+    assert len(ok) == FEWEST
+    # a seed with a row within the window already is left as drawn
+    assert "open_return" not in reach(given).given
