@@ -223,7 +223,7 @@ def _windows(spec: EnvironmentSpec, seed: Seed) -> dict[str, list[str]]:
                 shift = today - dt.timedelta(days=1 + i % (days - 1)) - was
                 for name, value in row.items():
                     if (day := _day(value)) is not None:
-                        row[name] = _moved(str(value), min(day + shift, today))
+                        row[name] = _moved(str(value), day + shift, spec.clock)
                 key = spec.schema_.table(table).primary_key
                 name = ",".join(str(row.get(k)) for k in key)
                 moved.append(f"{table} {name}: {column} {was} -> {row[column]}")
@@ -241,6 +241,8 @@ def _day(value: object) -> dt.date | None:
         return None
 
 
-def _moved(value: str, day: dt.date) -> str:
-    """The value on another day, its time and form kept."""
-    return day.isoformat() + value[10:]
+def _moved(value: str, day: dt.date, now: str) -> str:
+    """The value on another day, its time and form kept, and no later than now."""
+    moved = day.isoformat() + value[10:]
+    latest = now[:10] + (value[10] + now[11 : len(value)] if len(value) > 10 else "")
+    return min(moved, latest) if len(value) == len(latest) else moved

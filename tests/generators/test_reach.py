@@ -3,6 +3,7 @@ is exactly 0") was refused on all 57 seed accounts, none of which held 0."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from generators.catalogue import fallback_choice, realise
@@ -191,5 +192,17 @@ def test_a_date_asked_to_lie_within_days_of_now_is_given_to_a_few_rows() -> None
             .ok
         ]
     assert len(ok) == FEWEST
+    # no date moved past now: the second row, placed 2023-01-10T08:30, delivered on the 14th
+    assert found.seed["orders"][20]["delivered_date"] == "2025-01-13"
+    assert found.seed["orders"][20]["placed_at"] == "2025-01-09T08:30:00"
+    # a date moved past now stops at now (ecommerce's order 35852 was updated at 20:00 on
+    # the clock's day, whose time is 10:00), in the value's own form
+    from generators.reach import _moved
+
+    now, day = "2025-01-15T10:00:00", dt.date(2025, 1, 15)
+    assert _moved("2023-11-17T20:00:00", day, now) == "2025-01-15T10:00:00"
+    assert _moved("2023-11-17 20:00:00", day, now) == "2025-01-15 10:00:00"
+    assert _moved("2023-11-17 08:00:00", day, now) == "2025-01-15 08:00:00"
+    assert _moved("2023-11-18", day + dt.timedelta(days=1), now) == "2025-01-15"
     # a seed with a row within the window already is left as drawn
     assert "open_return" not in reach(given).given
