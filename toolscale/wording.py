@@ -853,7 +853,11 @@ class Request:
         whose gold tried a refill (the column `refills_used`)."""
         toks = self.tokens
         pairs = [toks[i - 1 : i + 1] if i else [], toks[i : i + 2]]
-        return any(len(pair) == 2 and "_".join(pair) in fields for pair in pairs)
+        if toks[i + 1 : i + 2] and toks[i + 1] in _COPULAS:
+            # "my prescription refill is allowed 76 times" (medicine-intent-00051 on b5cbf4f)
+            pairs.append([toks[i], *toks[i + 2 : i + 3]])
+        named = {"_".join(map(singular, f.split("_"))) for f in fields}
+        return any(len(pair) == 2 and "_".join(map(singular, pair)) in named for pair in pairs)
 
     def _narrated(self, i: int) -> bool:
         """The verb at `i` is in the past and its subject is the user: ecommerce-intent-00025

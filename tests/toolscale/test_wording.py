@@ -151,6 +151,8 @@ def test_a_word_that_with_its_neighbour_names_a_column_asks_for_no_act() -> None
     for field in (
         "I'd like to know my prescription refills used and the prescription expiry date.",
         "How many refills allowed are left on my prescription?",
+        # medicine-intent-00051 on b5cbf4f, whose gold refilled unasked
+        "Book me an appointment. My prescription refill is allowed 76 times.",
     ):
         assert not Request(field).requests("refill", entities, fields=fields), field
         assert Request(field).requests("refill", entities), field  # the columns unknown
