@@ -1669,7 +1669,8 @@ def _unset_field(task: Task, tools: dict[str, Tool], schema: Schema) -> str | No
 def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
     """A state the user wants a record left in that no row of its kind the gold changes
     has: finance's gold activated a repaid loan for "I need to activate my loan and make
-    sure it's repaid". A refusal changes nothing and is not asked."""
+    sure it's repaid". An email asked to be set ("update my email to ...") that no row the
+    gold changes holds is one too. A refusal changes nothing and is not asked."""
     for m in _WISH.finditer(task.instruction):
         said = " ".join(tokens(m.group("state"))[:3])
         for table, rows in replay.changes.items():
@@ -1685,7 +1686,24 @@ def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
                         f"the instruction says {m.group().strip()!r}, but the gold leaves the "
                         f"{singular(table)} {' or '.join(sorted(after))} ({column})"
                     )
+    after_rows = [r for rows in replay.changes.values() for r in rows.values() if r]
+    held = {str(v).casefold() for r in after_rows for v in r}
+    for m in _TO_EMAIL.finditer(task.instruction):
+        if held and m.group("email").rstrip(".").casefold() not in held:
+            return (
+                f"the instruction asks for {m.group().strip()!r}, but no row the gold changes "
+                "holds that email"
+            )
     return None
+
+
+# "update my email to hfarmer@icloud.com", its gold setting another (medicine-intent-00058 on
+# b5cbf4f, whose facts held both)
+_TO_EMAIL = re.compile(
+    r"\b(?:change|update|set|switch|correct|replace|modify)\b[^.?!]{0,40}?\bto\s+"
+    r"(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)",
+    re.I,
+)
 
 
 _YOUR = re.compile(r"\byour((?:\s+[\w-]+){1,3})", re.I)

@@ -1289,6 +1289,34 @@ def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
         assert verdict == ("accepted", "ok", ""), ask
 
 
+def test_an_email_asked_for_that_the_gold_does_not_set_is_unmet_wish(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """medicine-intent-00058 on b5cbf4f: "Could you update my email to hfarmer@icloud.com",
+    whose gold set julie28@example.org (its facts held both)."""
+    update = {
+        "name": "update_client_email",
+        "arguments": {"client_id": "C1001", "new_email": "maria.l@example.net"},
+    }
+
+    def verdict(ask: str) -> tuple[str, str, str]:
+        return bank_verdict(
+            banking_spec,
+            ask,
+            known_facts=[*MARIA["known_facts"], "My new email is maria.l@example.net."],
+            gold_calls=[update],
+            communicate=[{"call": 0, "path": "email"}],
+        )
+
+    stage, reason, detail = verdict("Please update my email to maria@example.net; tell me it.")
+    assert (stage, reason) == ("intent", "unmet_wish"), detail
+    assert detail == (
+        "the instruction asks for 'update my email to maria@example.net', but no row the gold "
+        "changes holds that email"
+    )
+    assert verdict("Please update my email to maria.l@example.net; tell me it.") == ACCEPTED
+
+
 def test_the_persons_own_record_is_named_by_what_the_write_changes_on_it(
     banking_spec: EnvironmentSpec,
 ) -> None:
