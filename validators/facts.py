@@ -2253,7 +2253,7 @@ _WHEN: tuple[tuple[re.Pattern[str], tuple[int, int]], ...] = (
     (re.compile(r"\blast month\b", re.I), (-62, -1)),
     # a record of today's: ecommerce-intent-00077 on c1da9aa, "cancel my order from today.
     # The order was created on 2022-02-28" ("today I want to cancel" says when one asks)
-    (re.compile(r"\b(?:from|of|made|placed|created|booked) today\b", re.I), (0, 0)),
+    (re.compile(r"\b(?:from|(?<!as )of|made|placed|created|booked) today\b", re.I), (0, 0)),
 )
 _IN_DAYS = re.compile(rf"\b(?:in|due in) {_N} days?\b|\b{_N} days? (ago)\b", re.I)
 

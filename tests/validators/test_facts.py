@@ -1185,6 +1185,7 @@ def test_a_day_said_from_today_that_no_day_of_the_task_is_is_false_fact() -> Non
         ("Please book it next week.", ()),  # no day of the task: nothing to hold it to
         ("Cancel my order from today, 2025-01-15.", ()),
         ("Today I want to cancel my order of 2022-02-28.", ()),  # when one asks
+        ("As of today my order of 2022-02-28 is lost.", ()),
     ):
         book = [{"name": "book", "arguments": {"note": "x"}}]
         assert said(true, gold=book, facts=facts) == "", true
