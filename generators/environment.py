@@ -313,11 +313,11 @@ async def build_environment(
     if tools is None:
         tools, coverage = await _tools(llm, brief, base, stages, config, warn)
     keys = {t.name: t.primary_key[0] for t in schema.tables if len(t.primary_key) == 1}
-    tools, guarded = limits_stage.guarded_moves(tools, keys)
+    tools, guarded = limits_stage.guarded_moves(tools, keys, schema)
     coverage = limits_stage.covered(coverage, guarded)
     for step in guarded:
         (stages.tell or (lambda line: None))(
-            f"limits: {step.tool} given step {step.step}, as another write says: {step.check}"
+            f"limits: {step.tool} given step {step.step}: {step.check}"
         )
     base = placed(base.model_copy(update={"tools": tools}), stages)
     base = kept(reached(base, stages, warn), stages)

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from generators.dataplan import SETTLED, owed_column
-from generators.patterns import TERMINAL, enum_values
+from generators.patterns import TERMINAL, enum_values, parts_open
 from generators.rulemap import changes, rule_verb
 from toolscale.rules import Enforcement, RuleCoverage
-from toolscale.schema import Scalar
+from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.tool import RequireStep, Tool
 
@@ -247,7 +247,7 @@ def _through_row(sql: str, table: str, key: str, param: str) -> str:
 
 
 def guarded_moves(
-    tools: list[Tool], keys: Mapping[str, str]
+    tools: list[Tool], keys: Mapping[str, str], schema: Schema | None = None
 ) -> tuple[list[Tool], list[Enforcement]]:
     """The tools with each change of one row's state into a state the creates guard given
     their steps too, and the steps given. A limit the state counts: basketball's
@@ -260,7 +260,8 @@ def guarded_moves(
     change of one row by its table's one-column key (`keys`), and only a limit on that one
     state: a limit that also counts a kind ("active rookie contracts") or reads a subquery
     (a course's capacity) is not carried. Also a create's bound on a value a write adds to
-    (`_adjusted_bounds`) and a rule barring any change of a record (`_changes_barred`)."""
+    (`_adjusted_bounds`), a rule barring any change of a record (`_changes_barred`) and,
+    given the `schema`, a part's parent not over (`patterns.parts_open`)."""
     errors = {limit: error for limit, error in guarded(tools).items() if len(limit.held) == 1}
     parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
@@ -277,6 +278,11 @@ def guarded_moves(
         into = _moves_into(tool, keys)
         steps = list(tool.require)
         wanted = _adjusted_bounds(tool, keys, bounds) + _changes_barred(tool, keys, changes)
+        # a part's own state may still move: a booking of a cancelled flight is refunded
+        for table, param in [] if _sets_state(tool, keys) else _rows_named(tool, keys):
+            moved = set(tool.assigned(table))
+            parts = parts_open(schema, schema.table(table), param, moved) if schema else []
+            wanted += [(step.sql, step.error) for step in parts]
         if into is not None:
             table, key, param, column, value = into
             for limit, error in errors.items():
@@ -348,6 +354,22 @@ def _rows_changed(tool: Tool, keys: Mapping[str, str]) -> set[tuple[str, str]]:
     return out
 
 
+def _sets_state(tool: Tool, keys: Mapping[str, str]) -> bool:
+    """The write changes one row's status (a cancel, a refund)."""
+    into = _moves_into(tool, keys)
+    return into is not None and ("status" in into[3] or into[3] == "state")
+
+
+def _rows_named(tool: Tool, keys: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(table, parameter) of each row the write changes by its table's one-column key."""
+    out = []
+    for sql in tool.run if tool.kind == "write" else []:
+        m = _UPDATE_BY.match(sql)
+        if m and keys.get(m["table"]) == m["key"] and (m["table"], m["param"]) not in out:
+            out.append((m["table"], m["param"]))
+    return out
+
+
 def _read_tables(sql: str) -> set[str]:
     return {t.casefold() for t in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql, re.IGNORECASE)}
 
@@ -383,8 +405,7 @@ def _changes_barred(
     `add_flight_booking_checked_bags` added bags to a basic_economy booking
     (travel-intent-00059 on 0651c04). A change of the record's status is left: "cancel" is
     an operation of its own, which such a rule does not name."""
-    into = _moves_into(tool, keys)
-    if into is not None and ("status" in into[3] or into[3] == "state"):
+    if _sets_state(tool, keys):
         return []
     return [
         (step.sql, step.error)

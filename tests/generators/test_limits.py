@@ -315,3 +315,65 @@ def test_a_rule_barring_any_change_of_a_record_goes_to_every_write_that_changes_
         new_customer_id="integer",
     )
     assert guarded_moves([moved, bags], keys)[1] == []
+
+
+def test_a_part_of_a_record_sent_out_or_ended_is_not_changed() -> None:
+    """ecommerce on c379f84 topped up and moved quantities of items of delivered orders
+    (00082, 00097, 00109, 00113, 00125). An order item is a part of its order: a write
+    that changes one, by its key under any name, asks that the order be neither sent out
+    nor ended."""
+    from tests.generators.ecommerce import ecommerce_spec
+    from toolscale.environment import Environment
+
+    spec = ecommerce_spec()
+    keys = {"order_items": "order_item_id", "orders": "order_id"}
+    topup = write_tool(
+        "topup_order_item_quantity",
+        "UPDATE order_items SET quantity = quantity + :amount WHERE order_item_id = :order_item_id",
+        order_item_id="integer",
+        amount="integer",
+    )
+    take = write_tool(
+        "take_quantity",
+        "UPDATE order_items SET quantity = quantity - :amount "
+        "WHERE order_item_id = :from_order_item_id",
+        from_order_item_id="integer",
+        amount="integer",
+    )
+    tools, given = guarded_moves([topup, take], keys, spec.schema_)
+    why = (
+        "An order item of an order that is paid, shipped, delivered or cancelled cannot be changed."
+    )
+    assert [(g.tool, g.check) for g in given] == [(topup.name, why), (take.name, why)]
+    assert (
+        tools[1]
+        .require[-1]
+        .sql.endswith(
+            "WHERE order_id = (SELECT order_id FROM order_items "
+            "WHERE order_item_id = :from_order_item_id)"
+        )
+    )
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, *tools]})) as env:
+        sent = env.step(ToolCall(name=topup.name, arguments={"order_item_id": 402, "amount": 1}))
+        assert sent.error == why  # item 402 is of order 301, shipped
+        env.reset()
+        held = env.step(ToolCall(name=topup.name, arguments={"order_item_id": 400, "amount": 1}))
+        assert held.ok, held.error  # of order 300, pending
+    # a part's own state may still move: an item of a delivered order cancelled, a
+    # booking of a cancelled flight refunded
+    cancel = write_tool(
+        "cancel_order_item",
+        "UPDATE order_items SET status = 'cancelled' WHERE order_item_id = :order_item_id",
+        order_item_id="integer",
+    )
+    assert guarded_moves([cancel], keys, spec.schema_)[1] == []
+    # a part moved off its parent may leave an ended one
+    move = write_tool(
+        "move_order_item_order_id",
+        "UPDATE order_items SET order_id = :new_order_id WHERE order_item_id = :order_item_id",
+        order_item_id="integer",
+        new_order_id="integer",
+    )
+    assert guarded_moves([move], keys, spec.schema_)[1] == []
+    # without the schema, nothing is known of parts
+    assert guarded_moves([topup, take], keys)[1] == []

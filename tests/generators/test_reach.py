@@ -158,7 +158,7 @@ def test_a_date_asked_to_lie_within_days_of_now_is_given_to_a_few_rows() -> None
         for k in range(1, 41)
     ]
     for row in rows[::2]:  # every other one delivered, four days after it was placed
-        row["delivered_date"] = row["placed_at"][:8] + "14"
+        row["delivered_date"] = str(row["placed_at"])[:8] + "14"
     spec = bed("shop", schema, {"orders": rows})
     window = (
         "SELECT julianday(:_now) - julianday(delivered_date) <= 30 AS ok FROM orders "
