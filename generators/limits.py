@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from generators.dataplan import SETTLED, owed_column
 from generators.patterns import TERMINAL, enum_values, parts_open
-from generators.rulemap import changes, rule_verb
+from generators.rulemap import changes, is_subject, rule_verb
 from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Scalar, Schema
 from toolscale.spec import EnvironmentSpec
@@ -355,9 +355,12 @@ def _rows_changed(tool: Tool, keys: Mapping[str, str]) -> set[tuple[str, str]]:
 
 
 def _sets_state(tool: Tool, keys: Mapping[str, str]) -> bool:
-    """The write changes one row's status (a cancel, a refund)."""
+    """The write changes one row's status (a cancel, a refund; ecommerce's cancel_order
+    also puts the items back in stock)."""
     into = _moves_into(tool, keys)
-    return into is not None and ("status" in into[3] or into[3] == "state")
+    return bool(tool.state_moves()) or (
+        into is not None and ("status" in into[3] or into[3] == "state")
+    )
 
 
 def _rows_named(tool: Tool, keys: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -385,8 +388,11 @@ def _change_rules(
             for step in tool.require:
                 # "A flight booking with fare_class basic_economy cannot be changed or
                 # refunded" bars every change of the record, not one operation
+                # and of the record itself: "the shipping address of an order can be
+                # changed only before ..." is the address's (cancel_order on a4d02fb)
                 if (
                     changes(rule_verb(step.error))
+                    and is_subject(table, step.error.casefold())
                     and set(_PARAM.findall(step.sql)) == {key}
                     and table.casefold() in _read_tables(step.sql)
                 ):

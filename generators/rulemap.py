@@ -83,7 +83,7 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     if cand.pattern == "move" and changes(verb):
         # "a reservation can be changed only while ...": moving the reservation to another
         # table changes it (the rule need not name the table it moves to)
-        return 5 if _is_subject(cand.rows.get(cand.main, ""), text) else 0
+        return 5 if is_subject(cand.rows.get(cand.main, ""), text) else 0
     if cand.pattern == "move" and not all(
         re.search(rf"\b{singular(t).replace('_', ' ')}", text) for t in cand.rows.values()
     ):
@@ -150,7 +150,7 @@ def changes(verb: str) -> bool:
     return verb.startswith(_CHANGE)
 
 
-def _is_subject(table: str, text: str) -> bool:
+def is_subject(table: str, text: str) -> bool:
     """The rule is about a record of this table itself ("a reservation can be changed"),
     not about one of its fields ("the shipping address of an order can be changed")."""
     return bool(table) and bool(

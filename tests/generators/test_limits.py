@@ -15,7 +15,7 @@ from toolscale.environment import Environment
 from toolscale.llm.ledger import Ledger
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
-from toolscale.tool import ToolCall
+from toolscale.tool import RequireStep, ToolCall
 
 CARDS = "at most 2 cards with status = 'active' per account_id"
 CARD_RULE = (
@@ -306,6 +306,14 @@ def test_a_rule_barring_any_change_of_a_record_goes_to_every_write_that_changes_
     assert tools[1].require[-1].sql == barred
     # cancelling is an operation of its own, and a flight is another record
     assert tools[2:] == [cancel, delay]
+    # a status change of many statements is one too (ecommerce's cancel_order restocks)
+    seat = "UPDATE flights SET seats = seats + 1 WHERE flight_id = 1"
+    restocking = cancel.model_copy(update={"run": [*cancel.run, seat]})
+    assert guarded_moves([move, restocking], keys)[1] == []
+    # a rule of a field ("the shipping address ... can be changed") is not the record's
+    address = (barred, "The customer of a flight booking can be changed only before departure.")
+    owner = move.model_copy(update={"require": [RequireStep(sql=address[0], error=address[1])]})
+    assert guarded_moves([owner, bags], keys)[1] == []
     # a rule of one operation ("cannot be moved") is that operation's
     moved = write_tool(
         "move_flight_booking_customer_id",
