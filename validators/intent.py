@@ -724,6 +724,37 @@ _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
 _ON_ME = re.compile(r"\b(\w+)(?: up| down| off)? my (?:own )?(account|profile)\b", re.I)
 
 
+def new_beside_old(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
+    """A new record made beside a change of another record of its kind: worded as one
+    request, the two read as one record. Travel-intent-00052 on 0651c04 asked "I'm looking
+    to book a flight ... I want to include these bags in my flight booking", and the gold
+    added the bags to another booking the user had (`generators.compound` no longer joins
+    such purposes). A change of the record just made ("book a flight with two bags") is
+    the same record."""
+    made: dict[str, int] = {}
+    for i, call in enumerate(task.gold_calls):
+        for table in tools[call.name].inserts() if tools[call.name].kind == "write" else []:
+            made.setdefault(table, i)
+    for i, call in enumerate(task.gold_calls):
+        tool = tools[call.name]
+        if tool.kind != "write" or tool.inserts():
+            continue
+        for table in tool.updated_tables():
+            j = made.get(table)
+            if j is None:
+                continue
+            output = replay.results[j].output if replay.results[j].ok else None
+            new = {value_key(v) for k, v in (output or {}).items() if k.endswith("id")}
+            if isinstance(output, dict) and new & {value_key(v) for v in call.arguments.values()}:
+                continue
+            return (
+                f"gold call {i} {call.key()} changes a {record_phrase(table)} the user has, "
+                f"beside gold call {j}, which makes a new one: worded as one request, the two "
+                "read as one"
+            )
+    return None
+
+
 def acted_on_self(
     task: Task, tools: dict[str, Tool], schema: Schema, seed: SeedFacts
 ) -> str | None:
@@ -1804,6 +1835,8 @@ def check(
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := acted_on_self(task, tools, schema, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := new_beside_old(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unsaid_destination(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

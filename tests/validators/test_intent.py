@@ -2096,3 +2096,39 @@ def test_a_state_or_another_kinds_column_names_no_persons_record() -> None:
         "Update my order 300's shipping address to 9 Oak. Also suspend my profile.",
     ):
         assert said(kept) is None, kept
+
+
+def test_a_new_record_beside_a_change_of_another_of_its_kind_is_unasked_target() -> None:
+    """travel-intent-00052 on 0651c04: "I'm looking to book a flight ... I want to include
+    these bags in my flight booking", whose gold added the bags to another booking the
+    user had. Bags added to the booking just made are the same record."""
+    from validators.intent import new_beside_old
+
+    base: dict[str, object] = {"description": "d", "kind": "write"}
+    base["parameters"] = {"type": "object", "properties": {}}
+    book = Tool.model_validate(
+        base
+        | {"name": "create_flight_booking", "run": ["INSERT INTO flight_bookings (id) VALUES (1)"]}
+    )
+    bags = Tool.model_validate(
+        base | {"name": "add_bags", "run": ["UPDATE flight_bookings SET bags = 2 WHERE id = 1"]}
+    )
+    tools = {t.name: t for t in (book, bags)}
+    made = ToolResult(ok=True, output={"flight_booking_id": 900, "status": "active"})
+
+    def said(booking: int, first: str = "create_flight_booking") -> str | None:
+        calls = [
+            {"name": first, "arguments": {"flight_id": 26086}},
+            {"name": "add_bags", "arguments": {"flight_booking_id": booking, "bags": 20}},
+        ]
+        task = mini_task(instruction="Book a flight with 20 bags.", gold_calls=calls)
+        replay = Replay(results=[made, ToolResult(ok=True, output={})], changes={})
+        return new_beside_old(task, tools, replay)
+
+    assert said(45946) == (
+        'gold call 1 add_bags{"bags":20,"flight_booking_id":45946} changes a flight booking '
+        "the user has, beside gold call 0, which makes a new one: worded as one request, the "
+        "two read as one"
+    )
+    assert said(900) is None  # the booking just made
+    assert said(45946, first="add_bags") is None  # nothing made
