@@ -730,7 +730,8 @@ def new_beside_old(task: Task, tools: dict[str, Tool], replay: Replay) -> str | 
     to book a flight ... I want to include these bags in my flight booking", and the gold
     added the bags to another booking the user had (`generators.compound` no longer joins
     such purposes). A change of the record just made ("book a flight with two bags") is
-    the same record."""
+    the same record, and so is one the request names by its key."""
+    asked = Text(task.instruction)
     made: dict[str, int] = {}
     for i, call in enumerate(task.gold_calls):
         for table in tools[call.name].inserts() if tools[call.name].kind == "write" else []:
@@ -747,6 +748,8 @@ def new_beside_old(task: Task, tools: dict[str, Tool], replay: Replay) -> str | 
             new = {value_key(v) for k, v in (output or {}).items() if k.endswith("id")}
             if isinstance(output, dict) and new & {value_key(v) for v in call.arguments.values()}:
                 continue
+            if any(asked.mentions(v) for k, v in call.arguments.items() if k.endswith("id")):
+                continue  # "withdraw 30 from A1, open an account": the old one named by its key
             return (
                 f"gold call {i} {call.key()} changes a {record_phrase(table)} the user has, "
                 f"beside gold call {j}, which makes a new one: worded as one request, the two "

@@ -2131,4 +2131,15 @@ def test_a_new_record_beside_a_change_of_another_of_its_kind_is_unasked_target()
         "two read as one"
     )
     assert said(900) is None  # the booking just made
+    # the old one named by its key: "add 20 bags to my booking 45946" (test_necessity's
+    # "withdraw 30 from A1, open an account for client 1")
+    calls = [
+        {"name": "create_flight_booking", "arguments": {"flight_id": 26086}},
+        {"name": "add_bags", "arguments": {"flight_booking_id": 45946, "bags": 20}},
+    ]
+    named = mini_task(
+        instruction="Book a flight, and add 20 bags to booking 45946.", gold_calls=calls
+    )
+    replay = Replay(results=[made, ToolResult(ok=True, output={})], changes={})
+    assert new_beside_old(named, tools, replay) is None
     assert said(45946, first="add_bags") is None  # nothing made
