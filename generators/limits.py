@@ -345,13 +345,8 @@ _UPDATE_BY = re.compile(
 
 def _rows_changed(tool: Tool, keys: Mapping[str, str]) -> set[tuple[str, str]]:
     """(table, key) of each row the write changes by its table's one-column key, passed
-    under the key's own name."""
-    out = set()
-    for sql in tool.run if tool.kind == "write" else []:
-        m = _UPDATE_BY.match(sql)
-        if m and keys.get(m["table"]) == m["key"] == m["param"]:
-            out.add((m["table"], m["key"]))
-    return out
+    under the key's own name (`_rows_named`, where the parameter is the key)."""
+    return {(table, param) for table, param in _rows_named(tool, keys) if keys[table] == param}
 
 
 def _sets_state(tool: Tool, keys: Mapping[str, str]) -> bool:
