@@ -719,6 +719,51 @@ def _unpicked_reference(
     return None
 
 
+def unlike_its_reference(
+    task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts
+) -> str | None:
+    """A new record pointed at a record the request never names, where another record it
+    points to holds a different one in that place: medicine-intent-00022 on b5cbf4f asked
+    "create a prescription for me with Royal Aspirin. The appointment is for 2024-08-30",
+    and the gold prescribed by a doctor only the facts name, not the appointment's, and was
+    refused for it. An agent takes the appointment's doctor and succeeds; the gold teaches
+    it to reach for a name nobody asked for."""
+    asked = Text(without_own_name(task.instruction))
+    keys = set().union(*seed.keys.values()) if seed.keys else set()
+    for i, call in enumerate(task.gold_calls):
+        if not tools[call.name].creates:
+            continue
+        refs = {
+            p: v
+            for p, v in call.arguments.items()
+            if v is not None and not isinstance(v, bool) and value_key(v) in keys
+        }
+        earlier = [r for j in range(i) for r in output_rows(replay.results[j].output)]
+        for param, value in refs.items():
+            table = seed.records.get(value_key(value), ("", frozenset()))[0]
+            if asked.mentions(value) or _named(Target(i, param, value, table), replay, asked, seed):
+                continue
+            for other, held in refs.items():
+                row = next(
+                    (
+                        r
+                        for r in earlier
+                        if other != param
+                        and own_key(r) == other
+                        and value_key(r.get(other)) == value_key(held)
+                    ),
+                    None,
+                )
+                if row is None or row.get(param) is None:
+                    continue
+                if value_key(row[param]) != value_key(value):
+                    return (
+                        f"gold call {i} {call.key()}: {param}={value!r}, which the request never "
+                        f"names, where {other} {held} holds {param} {row[param]!r}"
+                    )
+    return None
+
+
 _MY_PROFILE = re.compile(r"\bmy (?:own )?profile\b", re.I)
 # "top up my account by 13": the act's object is the asker's own profile
 _ON_ME = re.compile(r"\b(\w+)(?: up| down| off)? my (?:own )?(account|profile)\b", re.I)
@@ -1171,8 +1216,7 @@ def untold_value(
             if (
                 field in written
                 or any(
-                    isinstance(row, dict)
-                    and (said.mentions(row.get(field)) or said.mentions(day_of(row.get(field))))
+                    isinstance(row, dict) and _said_of(said, row.get(field), task.instruction)
                     for row in rows
                 )
             ) and not _asks_mine(task.instruction, field):
@@ -1216,6 +1260,20 @@ def untold_value(
                         f"of gold call {j} is not told"
                     )
     return None
+
+
+# "I need to know what time I started it": the day is said, the hour is asked
+_WHAT_TIME = re.compile(r"\b(?:what|which)\s+time\b|\bwhat\s+hour\b", re.I)
+
+
+def _said_of(said: Text, value: object, text: str) -> bool:
+    """The user says `value`, or the day of a moment where the request does not ask its
+    hour: medicine-intent-00040 on b5cbf4f, "cancel my appointment at 2024-02-01. I need to
+    know what time I started it", was told the appointment's status alone."""
+    if said.mentions(value):
+        return True
+    day = day_of(value)
+    return day is not None and said.mentions(day) and not _WHAT_TIME.search(text)
 
 
 def _asks_mine(text: str, field: str) -> bool:
@@ -1838,6 +1896,8 @@ def check(
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := acted_on_self(task, tools, schema, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := unlike_its_reference(task, tools, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := new_beside_old(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

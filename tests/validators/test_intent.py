@@ -187,6 +187,11 @@ def test_the_day_of_a_moment_describes_its_record_and_asks_nothing(
     asked = "On account A20001, I'd like to know the amount and when it was posted at."
     stage, reason, detail = bank_verdict(banking_spec, asked, gold_calls=[recent], communicate=told)
     assert (stage, reason) == ("intent", "untold_value"), detail
+    # medicine-intent-00040 on b5cbf4f: "cancel my appointment at 2024-02-01. I need to know
+    # what time I started it": the day is said, the hour is asked
+    hour = ask.format("2025-03-05").replace("its amount", "its amount and what time it was posted")
+    stage, reason, detail = bank_verdict(banking_spec, hour, gold_calls=[recent], communicate=told)
+    assert (stage, reason) == ("intent", "untold_value"), detail
 
 
 def test_asked_to_see_my_information_and_told_a_status_is_untold_value(
@@ -418,6 +423,63 @@ def test_a_record_a_write_points_to_picked_from_a_listing_must_be_told_apart() -
         "Book me a stay at hotel 20 from 2025-03-01 to 2025-03-02. Its booking id?",
     ):
         assert said(kept) is None, kept
+
+
+def test_a_new_record_pointed_at_a_record_unnamed_and_unlike_its_other_is_unasked_target() -> None:
+    """medicine-intent-00022 on b5cbf4f: "create a prescription ... The appointment is for
+    2024-08-30", whose gold prescribed by a doctor only the facts named, not the
+    appointment's, and was refused. Here Ava books her stay of booking 500 again, and the
+    gold books it at the Dune Lodge, where booking 500 was at the Harbor Inn."""
+    from tests.generators.travel import travel_spec
+    from validators.intent import unlike_its_reference
+
+    spec = travel_spec()
+    params = ("booking_id", "customer_id", "hotel_id")
+    again = Tool(
+        name="book_again",
+        kind="write",
+        description="Book a stay again, for the dates of an earlier booking.",
+        parameters={"type": "object", "properties": {p: {"type": "integer"} for p in params}},
+        run=[
+            "INSERT INTO hotel_bookings (customer_id, hotel_id, check_in_date, check_out_date, "
+            "status) SELECT :customer_id, :hotel_id, check_in_date, check_out_date, 'booked' "
+            "FROM hotel_bookings WHERE booking_id = :booking_id"
+        ],
+    )
+    names = ("me", "get_booking", "find_hotel")
+    reads = {n: Tool(name=n, kind="read", description="d", returns="SELECT 1") for n in names}
+    tools = {"book_again": again, **reads}
+    me, booked = spec.seed["customers"][0], spec.seed["hotel_bookings"][0]
+
+    def said(instruction: str, hotel: dict) -> str | None:
+        calls = [
+            {"name": "me", "arguments": {"email": "ava@example.com"}},
+            {"name": "get_booking", "arguments": {"booking_id": 500}},
+            {"name": "find_hotel", "arguments": {"name": hotel["name"]}},
+            {
+                "name": "book_again",
+                "arguments": {"booking_id": 500, "customer_id": 1, "hotel_id": hotel["hotel_id"]},
+            },
+        ]
+        outputs = [me, booked, hotel, {"booking_id": 501}]
+        replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+        task = mini_task(
+            instruction=instruction,
+            known_facts=["My email is ava@example.com", f"The hotel is {hotel['name']}"],
+            gold_calls=calls,
+            communicate=[{"call": 3, "path": "booking_id"}],
+        )
+        return unlike_its_reference(task, tools, replay, SeedFacts.of(spec))
+
+    harbor, dune = spec.seed["hotels"]
+    unnamed = "Book my stay of booking 500 again. What is its booking id?"
+    assert said(unnamed, dune) == (
+        'gold call 3 book_again{"booking_id":500,"customer_id":1,"hotel_id":21}: hotel_id=21, '
+        "which the request never names, where booking_id 500 holds hotel_id 20"
+    )
+    assert said(unnamed, harbor) is None  # the hotel booking 500 was at
+    named = "Book my stay of booking 500 again, at hotel 21. What is its booking id?"
+    assert said(named, dune) is None
 
 
 def test_a_record_picked_from_a_listing_must_be_told_apart(
