@@ -102,12 +102,26 @@ def request_problems(instruction: str, chain: Chain) -> list[str]:
         )
     if other := third_person(instruction, records, chain.speaker):
         problems.append(f"{other!r} is someone else's; the customer asks about their own ('my')")
+    # medicine-intent-00022 on b5cbf4f: a prescription refused for its doctor, named only
+    # in the facts; the agent would take the appointment's doctor and succeed
+    if chain.errors:
+        for name, value in chain.facts:
+            if "'s " in name and _is_name(value) and not mentions(instruction, value):
+                problems.append(
+                    f"the message itself must say the {name.replace('_', ' ')} {value}: "
+                    "the refusal turns on it"
+                )
     if chain.errors and (after := request.asks_after()):
         problems.append(
             f"the message asks for something {after!r} the change, which may not happen: ask "
             "for the current values instead"
         )
     return problems
+
+
+def _is_name(value: Scalar) -> bool:
+    """A word a person names a record by (Tiffany, Royal Aspirin), not a number or a day."""
+    return isinstance(value, str) and any(c.isalpha() for c in value) and not value[:1].isdigit()
 
 
 _GREETING = re.compile(

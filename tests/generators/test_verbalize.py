@@ -15,6 +15,7 @@ from tests.generators.library import (
     reply,
 )
 from toolscale.matching import mentions
+from toolscale.schema import Scalar
 from toolscale.testing.fakellm import Reply, scripted
 from toolscale.tool import ToolCall, ToolResult
 
@@ -324,3 +325,20 @@ def test_a_kind_of_record_named_by_the_operation_goes_back() -> None:
     kind = "I'm looking for a complete basketball game starting on February 20, 2024."
     assert any("wants done" in p for p in request_problems(kind, chain))
     assert not request_problems("Please complete my game on February 20, 2024.", chain)
+
+
+def test_a_refusal_names_in_the_message_the_other_record_it_turns_on() -> None:
+    """medicine-intent-00022 on b5cbf4f asked for a prescription and was refused for its
+    doctor, whom only the facts named ("Tiffany Carpenter is a doctor"): the words go back
+    until the message says the name."""
+    facts: list[tuple[str, Scalar]] = [
+        ("email", "clara@gmail.com"),
+        ("doctor's last_name", "Carpenter"),
+    ]
+    chain = dataclasses.replace(CHAIN, facts=facts, errors={1: "not the appointment's doctor"})
+    unnamed = "Please create a prescription for me with Royal Aspirin."
+    assert request_problems(unnamed, chain) == [
+        "the message itself must say the doctor's last name Carpenter: the refusal turns on it"
+    ]
+    assert not request_problems(unnamed.replace("me", "me by Dr. Carpenter"), chain)
+    assert not request_problems(unnamed, dataclasses.replace(chain, errors={}))
