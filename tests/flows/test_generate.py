@@ -365,6 +365,36 @@ def test_a_resumed_run_holds_earlier_tasks_to_todays_validators(
     assert spoiled.id not in trajectories
 
 
+def test_kept_tasks_untouched_by_a_remade_seed_are_restated_in_their_batch(
+    mini_spec: EnvironmentSpec, tmp_path: Path
+) -> None:
+    """A resume on an environment made again restates, in the store, the tasks whose gold
+    does the same there (`replay.restated`), so the validators judge them afresh instead
+    of refusing every one for the whole state's hash."""
+    from flows.generate import restate_unaffected
+    from tests.conftest import mini_task
+    from tests.validators.test_replay import remade
+    from toolscale.store import Batch
+    from validators.pipeline import verify
+
+    ten = {
+        "id": "t2",
+        "instruction": "Withdraw $10 from account A1 and tell me the new balance.",
+        "gold_calls": [{"name": "withdraw", "arguments": {"account_id": "A1", "amount": 10}}],
+    }
+    kept, _, _ = verify(mini_spec, [mini_task(), mini_task(**ten)])
+    assert [t.id for t in kept] == ["t1", "t2"]
+    store = DomainStore(tmp_path, "mini")
+    store.commit_batch(Batch(strategy="intent", indices=[0, 1], accepted=kept))
+    far = remade(mini_spec, 1, 50)
+    assert restate_unaffected(store, far, list(store.batches())) == 2
+    (batch,) = store.batches()
+    assert [t.id for t in verify(far, batch.accepted)[0]] == ["t1", "t2"]
+    written = [Task.model_validate(t) for t in read_jsonl(tmp_path / "mini" / "tasks.jsonl")]
+    assert written == batch.accepted
+    assert restate_unaffected(store, far, list(store.batches())) == 0
+
+
 def test_a_task_refused_on_resume_gives_back_the_budget_it_took(
     prefect_harness, domains: Path, tmp_path: Path
 ) -> None:

@@ -9,11 +9,12 @@ import pytest
 
 from tests.conftest import mini_task
 from tests.validators.verdicts import W30, verdict
-from toolscale.environment import Replay
+from toolscale.environment import Environment, Replay
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import OutputRef
 from toolscale.tool import ToolResult
-from validators.replay import check, resolve, resolve_all
+from validators.pipeline import verify
+from validators.replay import check, resolve, resolve_all, restated
 
 
 @pytest.mark.parametrize(
@@ -105,3 +106,34 @@ def test_a_claimed_outcome_is_compared_by_its_state_hash() -> None:
         found.detail
         == "the task claims final state aaaaaaaaaaaa…, the replay reached bbbbbbbbbbbb…"
     )
+
+
+def remade(spec: EnvironmentSpec, account: int, balance: float) -> EnvironmentSpec:
+    """The spec with one account's seed balance changed, as a seed made again would."""
+    seed = {table: [dict(row) for row in rows] for table, rows in spec.seed.items()}
+    seed["accounts"][account]["balance"] = balance
+    return spec.model_copy(update={"seed": seed})
+
+
+def test_a_task_whose_gold_does_the_same_on_a_remade_seed_is_restated(
+    mini_spec: EnvironmentSpec,
+) -> None:
+    """Ecommerce on d25e859 lost all 30 kept tasks to `expected_mismatch` when `reach` moved
+    two orders none of them changed: the hash is of the whole state. A gold that changes
+    the same rows the same way and tells the same values is restated; one whose effect
+    differs is judged as it claims."""
+    (kept,), _, _ = verify(mini_spec, [mini_task()])  # withdraws 30 from A1, tells its balance
+    assert kept.expected is not None
+    far = remade(mini_spec, 1, 50)  # A2, which the gold never touches
+    _, (refused,), _ = verify(far, [kept])
+    assert refused.reason == "expected_mismatch"
+    with Environment(far) as env:
+        new = restated(kept, env)
+    assert new is not None and new.expected is not None
+    assert new.expected.state_hash != kept.expected.state_hash
+    assert new.model_copy(update={"expected": kept.expected}) == kept
+    assert [t.id for t in verify(far, [new])[0]] == [kept.id]
+    with Environment(remade(mini_spec, 0, 200)) as env:  # A1 itself: 170 left, not 70
+        assert restated(kept, env) is None
+    with Environment(mini_spec) as env:  # nothing differs
+        assert restated(kept, env) is None
