@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -1881,6 +1881,30 @@ def condition_step(cand: Candidate, cond: Condition, schema: Schema, rule: str) 
     return RequireStep(sql=f"SELECT {test} AS {alias}{frm}", error=rule)
 
 
+_OTHER_END = {"start": "end", "starts": "ends", "begin": "end", "begins": "ends"}
+
+
+def span(columns: Sequence[str]) -> tuple[str, str] | None:
+    """(start, end) where two columns are the ends of one span (start_time, end_time)."""
+    if len(columns) != 2:
+        return None
+    for first, last in (columns, columns[::-1]):
+        if "_".join(_OTHER_END.get(w, w) for w in first.split("_")) == last != first:
+            return first, last
+    return None
+
+
+def _same_as_new(per: str) -> str:
+    """The rows whose `per` values are the new row's, or whose span overlaps its span: a
+    doctor "has no other appointment at that time" clashes with one that overlaps, not only
+    one that ends at the same minute (medicine's create_appointment on b5cbf4f)."""
+    columns = [p for p in per.split(",") if p]
+    if ends := span(columns):
+        start, end = ends
+        return f" AND {start} < :{end} AND {end} > :{start}"
+    return "".join(f" AND {p} = :{p}" for p in columns)
+
+
 def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[str, str, str]:
     """(the test, the FROM clause it reads, its name) of a condition."""
     if cond.kind == "guard":  # already a step (or, for close_at_zero, the write itself)
@@ -1897,7 +1921,7 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         return f"julianday(:{cond.parameter}) - julianday(:_now) >= {cond.number}", "", "ok"
     if cond.kind == "count" and cond.row == EVERY:
         filt = f" AND {cond.column} = {literal(cond.value)}" if cond.column else ""
-        filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(",") if p)
+        filt += _same_as_new(cond.per)
         adds = "1" if cond.number != 0 and _adds(cand, cond) else "0"
         return (
             f"COUNT(*) + {adds} <= {cond.number}",
@@ -1956,7 +1980,7 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
                 also, _ = link(child, peer) or ("", "")
                 filt += f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = {same})"
         elif cond.per:  # columns of the new row: those with the same values
-            filt += "".join(f" AND {p} = :{p}" for p in cond.per.split(","))
+            filt += _same_as_new(cond.per)
         if cand.pattern == "move" and cand.rows[cand.main] == child.name and _adds(cand, cond):
             # the moved record is counted where it goes (`_adds`), never where it is
             filt += f" AND {child.primary_key[0]} <> :{cand.main}"

@@ -20,6 +20,7 @@ from generators.patterns import (
     reachable,
     resolve_row,
     sold_column,
+    span,
     status_column,
     stock_column,
 )
@@ -710,7 +711,10 @@ def _counts(
         word = same.group(1) if same else None
         if word is None and re.search(r"\btime when\b", text[: m.start()]):
             word = "time"  # "at a future time when that doctor has no other appointment"
-        if word and child == creates and word not in params:
+        times = [p for p in sorted(params) if "time" in words(p)]
+        if word == "time" and not same and child == creates and span(times):
+            word = ",".join(times)  # "at a time when": the new row's span, start to end
+        elif word and child == creates and word not in params:
             # "starting at the same time": the new row's own time
             word = next((p for p in sorted(params) if word in words(p)), word)
         if same and same.group(2) and child == creates and word in params:
