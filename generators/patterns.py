@@ -27,7 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
-from toolscale.schema import Column, Scalar, Schema, Table
+from toolscale.schema import Column, ForeignKey, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
 from toolscale.wording import COUNTERS, record_phrase, singular, spans, with_article
 
@@ -996,7 +996,24 @@ def _open_sql(table: Table, status: str, over: list[str], key: str, at: str) -> 
     )
 
 
-def _parents_open(schema: Schema, child: Table, fks: list) -> list[RequireStep]:
+def _parent_over(
+    schema: Schema, child: Table, fk: ForeignKey, shut: bool
+) -> tuple[Table, str, list[str]] | None:
+    """The parent a row's key points to, its status column and the states in which it
+    takes no part: for a part named for its parent (an order item, a flight booking), sent
+    out or ended; for any other child, given up where `shut` (a new row), else none."""
+    if len(fk.columns) != 1 or fk.ref_table == child.name:
+        return None
+    parent = schema.table(fk.ref_table)
+    part = record_phrase(child.name).startswith(f"{record_phrase(parent.name)} ")
+    states = TERMINAL | ENDED_STATES | set(SENT) if part else SHUT if shut else None
+    ended = _over(parent, states) if states else None
+    if ended is None or parent.primary_key != fk.ref_columns:
+        return None
+    return parent, *ended
+
+
+def _parents_open(schema: Schema, child: Table, fks: list[ForeignKey]) -> list[RequireStep]:
     """A new row goes under parents not given up (a prescription under a cancelled
     appointment). A part named for its parent (an order item, a flight booking) goes in
     none sent out or ended either: ecommerce's run in runs/ (tools of c1da9aa) kept items
@@ -1004,13 +1021,9 @@ def _parents_open(schema: Schema, child: Table, fks: list) -> list[RequireStep]:
     appointment still takes a prescription."""
     out = []
     for fk in fks:
-        parent = schema.table(fk.ref_table)
-        part = record_phrase(child.name).startswith(f"{record_phrase(parent.name)} ")
-        states = TERMINAL | ENDED_STATES | set(SENT) if part else SHUT
-        ended = _over(parent, states) if fk.ref_table != child.name else None
-        if ended is None or parent.primary_key != fk.ref_columns:
+        if (found := _parent_over(schema, child, fk, shut=True)) is None:
             continue
-        status, over = ended
+        parent, status, over = found
         out.append(
             RequireStep(
                 sql=_open_sql(parent, status, over, fk.ref_columns[0], f":{fk.columns[0]}"),
@@ -1032,14 +1045,10 @@ def parts_open(
     out = []
     key = child.primary_key[0]
     for fk in child.foreign_keys:
-        if len(fk.columns) != 1 or fk.ref_table == child.name or fk.columns[0] in moved:
+        found = _parent_over(schema, child, fk, shut=False) if fk.columns[0] not in moved else None
+        if found is None:
             continue
-        parent = schema.table(fk.ref_table)
-        part = record_phrase(child.name).startswith(f"{record_phrase(parent.name)} ")
-        ended = _over(parent, TERMINAL | ENDED_STATES | set(SENT)) if part else None
-        if ended is None or parent.primary_key != fk.ref_columns:
-            continue
-        status, over = ended
+        parent, status, over = found
         at = f"(SELECT {fk.columns[0]} FROM {child.name} WHERE {key} = :{param})"
         out.append(
             RequireStep(
