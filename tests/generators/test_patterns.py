@@ -35,6 +35,7 @@ from tests.generators.finance import SEED, finance_schema
 from tests.generators.flights import SCHEMA as FLIGHTS
 from tests.generators.flights import SEED as FLOWN
 from tests.generators.flights import flights_rules, flights_spec
+from tests.generators.medicine import medicine_spec
 from tests.generators.movie import SCHEMA as SCREENED
 from tests.generators.movie import SEED as BOOKED
 from tests.generators.movie import movie_spec
@@ -721,64 +722,12 @@ def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: st
     assert _on(spec, redeem, engine, customer_id=6, amount=100).error  # 40 points
 
 
-CLINIC = {
-    "tables": [
-        {
-            "name": "doctors",
-            "columns": [col("doctor_id", "integer"), col("name", "text")],
-            "primary_key": ["doctor_id"],
-        },
-        {
-            "name": "patients",
-            "columns": [col("patient_id", "integer"), col("email", "text")],
-            "primary_key": ["patient_id"],
-        },
-        {
-            "name": "appointments",
-            "columns": [
-                col("appointment_id", "integer"),
-                col("patient_id", "integer"),
-                col("doctor_id", "integer"),
-                col("start_time", "datetime"),
-                col("end_time", "datetime"),
-                col("status", "text"),
-            ],
-            "primary_key": ["appointment_id"],
-            "foreign_keys": [fk("patient_id", "patients"), fk("doctor_id", "doctors")],
-            "checks": ["status IN ('scheduled', 'completed', 'cancelled')"],
-        },
-    ]
-}
-SEEN = {
-    "doctors": [{"doctor_id": 1, "name": "Ann Lee"}, {"doctor_id": 2, "name": "Bo Kim"}],
-    "patients": [{"patient_id": 5, "email": "sam@example.com"}],
-    "appointments": [
-        {
-            "appointment_id": 30,
-            "patient_id": 5,
-            "doctor_id": 1,
-            "start_time": "2025-02-01T09:00:00",
-            "end_time": "2025-02-01T10:00:00",
-            "status": "scheduled",
-        },
-        {
-            "appointment_id": 31,
-            "patient_id": 5,
-            "doctor_id": 1,
-            "start_time": "2025-02-02T09:00:00",
-            "end_time": "2025-02-02T10:00:00",
-            "status": "cancelled",
-        },
-    ],
-}
-
-
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_no_other_appointment_at_that_time_is_one_that_overlaps(engine: str) -> None:
     """Medicine's create_appointment on b5cbf4f read "at a time when that doctor has no
     other scheduled appointment" as none ending at the same minute: one from 09:30 to
     10:30 was booked over Dr. Lee's 09:00 to 10:00."""
-    spec = bed("medicine", CLINIC, SEEN)
+    spec = medicine_spec()
     rule = (
         "An appointment can be booked only at a time when that doctor has no other "
         "scheduled appointment."

@@ -434,17 +434,14 @@ def test_a_new_record_pointed_at_a_record_unnamed_and_unlike_its_other_is_unaske
     from validators.intent import unlike_its_reference
 
     spec = travel_spec()
-    params = ("booking_id", "customer_id", "hotel_id")
-    again = Tool(
-        name="book_again",
-        kind="write",
-        description="Book a stay again, for the dates of an earlier booking.",
-        parameters={"type": "object", "properties": {p: {"type": "integer"} for p in params}},
-        run=[
-            "INSERT INTO hotel_bookings (customer_id, hotel_id, check_in_date, check_out_date, "
-            "status) SELECT :customer_id, :hotel_id, check_in_date, check_out_date, 'booked' "
-            "FROM hotel_bookings WHERE booking_id = :booking_id"
-        ],
+    again = write_tool(  # a stay booked again, for the dates of an earlier booking
+        "book_again",
+        "INSERT INTO hotel_bookings (customer_id, hotel_id, check_in_date, check_out_date, "
+        "status) SELECT :customer_id, :hotel_id, check_in_date, check_out_date, 'booked' "
+        "FROM hotel_bookings WHERE booking_id = :booking_id",
+        booking_id="integer",
+        customer_id="integer",
+        hotel_id="integer",
     )
     names = ("me", "get_booking", "find_hotel")
     reads = {n: Tool(name=n, kind="read", description="d", returns="SELECT 1") for n in names}
