@@ -580,8 +580,8 @@ def narrated(text: str, user: str | None = None) -> str | None:
     for m in _NARRATED.finditer(text):
         if m.group(1).lower() in PEOPLE or (user and m.group(1).lower() == user):
             return m.group()
-    spoken = _SPOKEN_OF.search(text)
-    return spoken.group() if spoken else None
+    spoken = _SPOKEN_OF.search(text) or _NAMED_WANTS.search(text)
+    return spoken.group().lstrip(".!? ") if spoken else None
 
 
 # the user spoken of as "she" or "he": travel-intent-00059 on 0651c04, "Katrina Morris would
@@ -590,6 +590,15 @@ _SPOKEN_OF = re.compile(
     r"\b(?:she|he)\s+(?:would(?:\s+also)?\s+like|(?:also\s+)?(?:wants|needs|wishes|asks)|"
     r"is\s+asking)\b|\bfor\s+(?:herself|himself)\b",
     re.I,
+)
+
+
+# a sentence that opens on a person's name and what they want: basketball-intent-00005 on
+# 65cb0f1, "Judith Lamb, our basketball service team, wants to suspend Lauren Lutz"
+_NAMED_WANTS = re.compile(
+    r"(?:^|[.!?]\s+)(?!(?:The|This|That|These|Those|My|Our|Your|Its)\b)"
+    r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+(?:,[^,.]{1,60},)?\s+"
+    r"(?:would(?:\s+also)?\s+like|wants|needs|wishes|is\s+asking)\b"
 )
 
 

@@ -292,6 +292,12 @@ def test_someone_elses_records_are_told_from_the_users_own() -> None:
         # travel-intent-00059 on 0651c04: the user spoken of
         ("Katrina Morris would like to book a hotel for herself.", "for herself"),
         ("I'm Katrina. She would also like to book a flight.", "She would also like"),
+        # basketball-intent-00005 on 65cb0f1: a sentence that opens on a name and its wish
+        (
+            "Judith Lamb, our basketball service team, wants to suspend Lauren Lutz.",
+            "Judith Lamb, our basketball service team, wants",
+        ),
+        ("Please help. Ann Lee would like to cancel.", "Ann Lee would like"),
     ):
         assert third_person(other, people) == said, other
     for mine in (
@@ -299,6 +305,8 @@ def test_someone_elses_records_are_told_from_the_users_own() -> None:
         "Send 20 to her account, please.",
         "Freeze my cards and tell me their status.",
         "I'd like to book a hotel for myself, with a pool.",
+        "My team wants to cancel the game.",
+        "I'm booking. The Harbor Inn would like a deposit, I think?",
     ):
         assert third_person(mine, people) is None, mine
     # a teacher's students are the school's records the teacher deals with (school on
