@@ -304,6 +304,10 @@ _ASSISTANT = re.compile(
     # ... or who plays whom (school-intent-00058 on 920fa98: "I'm Erin Stafford, the school
     # service teacher, and you're the assistant.")
     r"\byou(?:['’]re| are) the (?:ai |virtual )?assistant\b|"
+    # ... or what the assistant will do: basketball-intent-00017 on 65cb0f1, "The assistant
+    # will provide me with the ticket ID and status"; 00022, "The assistant will notify you"
+    r"\bthe (?:ai |virtual )?assistant (?:will|would|should|shall|is going to|can)\b|"
+    r"\bnotify you\b|"
     # an offer to the customer: travel's "Hello! Are you ready to deactivate your customer
     # profile?" asked nothing of the assistant
     r"are you ready to|would you like (?:me )?to|do you want (?:me )?to|"

@@ -824,6 +824,14 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     asked_back = "Can you please let me know if you want to freeze my card K30001?"
     verdict = bank_verdict(banking_spec, asked_back, gold_calls=[freeze], communicate=told)
     assert verdict[:2] == ("intent", "assistant_voice")
+    # basketball-intent-00017 and 00022 on 65cb0f1: "The assistant will provide me with the
+    # ticket ID and status", "The assistant will notify you of the ticket id"
+    for narrated in (
+        "Freeze my card K30001. The assistant will provide me with its status.",
+        "Freeze my card K30001; I will notify you of its status. What is it?",
+    ):
+        verdict = bank_verdict(banking_spec, narrated, gold_calls=[freeze], communicate=told)
+        assert verdict[:2] == ("intent", "assistant_voice"), narrated
     # basketball-intent-00042 on cb56dcd: "Please let me know if you're ready. I'm ready
     # to help you activate Holly Moody."
     ready = "Please let me know if you're ready. I'm ready to help you freeze card K30001."
