@@ -2163,8 +2163,10 @@ def tied_elsewhere(
     """A record the gold acts on said to be "with" a named record it does not point to:
     medicine-intent-00015 on 277c846, "I am scheduling an appointment with Dr. Melissa
     Wood ... I would like to create a prescription for this appointment", whose appointment
-    was with another doctor (and the prescription was refused for it). A move to that
-    record is where it goes, not where it is."""
+    was with another doctor (and the prescription was refused for it); or "for" one:
+    basketball-intent-00040 on 65cb0f1 knew "The ticket for Michael Wells is priced at
+    $3606", and the $3606 ticket it refunded was another player's. A move to that record
+    is where it goes, not where it is."""
     text = "\n".join([task.instruction, *task.known_facts])
     moved_to = {
         (param.removeprefix("new_"), value_key(v))
@@ -2180,7 +2182,8 @@ def tied_elsewhere(
         # the words first, then the named records: the seed is read only where they are
         said = list(
             re.finditer(
-                rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\bwith\s+(?:Dr\.?\s+|Doctor\s+)?)"
+                rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\b(?:with|for|of|belonging\s+to)\s+"
+                r"(?:Dr\.?\s+|Doctor\s+)?)"
                 r"(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)+)",
                 text,
             )

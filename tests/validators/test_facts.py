@@ -1788,6 +1788,12 @@ def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_f
     )
     assert said("Cancel my booking with Harbor Inn.", cancelled) == ""
     assert said("Move my booking so that it is with Dune Lodge.", moved) == ""
+    # basketball-intent-00040 on 65cb0f1: "The ticket for Michael Wells is priced at $3606"
+    assert said("The booking for Dune Lodge is from 2025-02-01. Cancel it.", cancelled) == (
+        "the user says 'booking for Dune Lodge'; the hotel booking the gold acts on is with "
+        "another hotel"
+    )
+    assert said("The booking for Harbor Inn is from 2025-02-01. Cancel it.", cancelled) == ""
 
 
 def test_one_thing_said_of_a_write_that_counts_more_is_false_fact() -> None:
