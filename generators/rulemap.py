@@ -1005,6 +1005,14 @@ def _future(text: str, cand: Candidate, schema: Schema) -> list[Condition]:
     return [Condition(kind="days_ahead", parameter=when, number=0)]
 
 
+def column_said(table: Table, said: str) -> str | None:
+    """The column a rule's word names: itself, or the one column that ends in it."""
+    if said in table.column_names:
+        return said
+    ends = [c for c in table.column_names if c.endswith(f"_{said}")]
+    return ends[0] if len(ends) == 1 else None
+
+
 COMPARE_OPS = {
     "below": "<",
     "under": "<",
@@ -1032,30 +1040,36 @@ def _cross_row(
     rows = reachable(cand, schema)
     out: list[Condition] = []
 
-    def row_of(entity: str, column: str) -> str | None:
+    def row_of(entity: str, said: str) -> tuple[str, str] | None:
+        """The row of `entity` and its column `said` names (`tickets_capacity` for
+        basketball's "the game's capacity", which went unread on 65cb0f1)."""
         return next(
-            (r for r, t in rows if entity in entity_words(t.name) and column in t.column_names),
+            (
+                (r, column)
+                for r, t in rows
+                if entity in entity_words(t.name) and (column := column_said(t, said))
+            ),
             None,
         )
 
     ops = "|".join(sorted(COMPARE_OPS, key=len, reverse=True))
     numbers = {p for p, t in cand.tool.param_types().items() if t in ("number", "integer")}
     for m in re.finditer(rf"\b([a-z_]+) (?:is |stays |must be |to be )?({ops}) {_OTHER}", text):
-        left, op, entity, column = m.group(1), COMPARE_OPS[m.group(2)], m.group(3), m.group(4)
-        other = row_of(entity, column)
-        if other is None:
+        left, op, entity = m.group(1), COMPARE_OPS[m.group(2)], m.group(3)
+        if (found := row_of(entity, m.group(4))) is None:
             continue
+        there, col = found
         if left in ("and", "but", "or"):  # "party_size must be between 1 and 12 and no
             # larger than the table's seats": the parameter named last before it
             earlier = re.findall(r"\b[a-z]+_[a-z_]+\b|\b[a-z]+\b", text[: m.start()])
             left = next((w for w in reversed(earlier) if w in numbers), left)
-        mine = next((r for r, t in rows if left in t.column_names and r != other), None)
-        same = dict(rows).get(other)
-        if mine is None and same is not None and left in same.column_names and left != column:
-            mine = other  # "while tickets_sold is below the game's capacity": both the game's
+        mine = next((r for r, t in rows if left in t.column_names and r != there), None)
+        same = dict(rows).get(there)
+        if mine is None and same is not None and left in same.column_names and left != col:
+            mine = there  # "while tickets_sold is below the game's capacity": both the game's
         if left in numbers and not (op == "<=" and "not_above" in matched_guards):
             out.append(
-                Condition(kind="amount", parameter=left, op=op, row=other, column=column, factor=1)
+                Condition(kind="amount", parameter=left, op=op, row=there, column=col, factor=1)
             )
         elif mine is not None:
             out.append(
@@ -1064,8 +1078,8 @@ def _cross_row(
                     row=mine,
                     column=left,
                     op=op,
-                    other=other,
-                    other_column=column,
+                    other=there,
+                    other_column=col,
                 )
             )
     for m in re.finditer(
@@ -1095,9 +1109,8 @@ def _cross_row(
                 )
             )
     for m in re.finditer(rf"\bbefore {_OTHER}", text):
-        row = row_of(m.group(1), m.group(2))
-        if row is not None:
-            out.append(Condition(kind="days_ahead", row=row, column=m.group(2), number=0))
+        if (found := row_of(m.group(1), m.group(2))) is not None:
+            out.append(Condition(kind="days_ahead", row=found[0], column=found[1], number=0))
     out += _thresholds(text, rows) + _same_parties(text, cand, schema)
     moments = r"\bits ([a-z_]+) has not (?:yet )?passed|\bbefore its ([a-z_]+)(?: (date|time))?"
     for m in re.finditer(moments, text):
@@ -1127,19 +1140,19 @@ def _cross_row(
     for m in re.finditer(
         rf"within {NUMBER} (days|hours) of (?:its|the (\w+)'s) ([a-z_]+)", text
     ):  # "within 30 days of its delivered_date", "within 24 hours of its booked_at time"
-        unit, entity, column = m.group(2), m.group(3), m.group(4)
-        row = row_of(entity, column) if entity else cand.main
-        if not entity and own is not None and column not in own.column_names:
+        unit, entity, said = m.group(2), m.group(3), m.group(4)
+        at: tuple[str, str] | None = row_of(entity, said) if entity else (cand.main, said)
+        if not entity and own is not None and said not in own.column_names:
             # "a return can be opened only for an order ... within 30 days of its
             # delivered_date": the order's, reached through the order item a return is
             # made under (ecommerce's returns were checked for "delivered" alone)
-            row = next((r for r, t in rows if column in t.column_names), None)
-        if row is not None:
+            at = next(((r, said) for r, t in rows if said in t.column_names), None)
+        if at is not None:
             out.append(
                 Condition(
                     kind="within_days" if unit == "days" else "within_hours",
-                    row=row,
-                    column=column,
+                    row=at[0],
+                    column=at[1],
                     number=int(_number(m.group(1))),
                 )
             )
