@@ -2103,8 +2103,12 @@ def _from_states(cand: Candidate, step: RequireStep) -> list[str]:
     if cand.sets is None or "transition" not in cand.guards:
         return []
     table, column, _ = cand.sets
+    # the FROM of the select itself: basketball's refund rule on 65cb0f1 read the game's
+    # status through the ticket (`FROM games WHERE game_id = (SELECT ... FROM tickets`),
+    # was taken for the ticket's own, and the refund lost its "only an active ticket" guard
     states = re.compile(
-        rf"^\s*SELECT\s+{column}\s+IN\s*\(([^)]*)\).*\bFROM\s+{table}\b", re.I | re.S
+        rf"^\s*SELECT\s+{column}\s+IN\s*\(([^)]*)\)(?:\s+AS\s+\w+)?\s+FROM\s+{table}\b",
+        re.I,
     )
     m = states.search(step.sql)
     return re.findall(r"'((?:[^']|'')*)'", m.group(1)) if m else []

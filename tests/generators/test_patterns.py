@@ -1112,6 +1112,26 @@ def test_basketballs_league_rules_are_mapped_and_enforced(engine: str) -> None:
     assert candidate_for(roster, writes).id == "create:contracts under players"  # type: ignore[union-attr]
     back = _enforced(spec, refund, "status:tickets.status=refunded")
     assert _on(spec, back, engine, ticket_id=50).ok
+    # the game's status read through the ticket is not the ticket's own: a refunded ticket
+    # is not refunded again (basketball on 65cb0f1 lost the guard)
+    once = "Only a ticket whose status is sold can be refunded."
+    assert [s.error for s in back.require].count(once) == 1, back.require
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_column_named_by_the_last_word_of_its_name_is_read(engine: str) -> None:
+    """Basketball on 65cb0f1 named the column `tickets_capacity`, and "while tickets_sold
+    is below the game's capacity" was read as the status half alone: a sold-out game kept
+    selling. A rule's word names the one column that ends in it."""
+    schema = json.loads(json.dumps(COURT).replace('"capacity"', '"tickets_capacity"'))
+    seed = json.loads(json.dumps(PLAYED).replace('"capacity"', '"tickets_capacity"'))
+    spec = bed("basketball", schema, seed)
+    sold = basketball_rules()[4]
+    sell = _enforced(spec, sold, "create:tickets under games counting games.tickets_sold")
+    assert any("tickets_capacity" in step.sql for step in sell.require)
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, sell]}), engine=engine) as env:  # type: ignore[arg-type]
+        assert env.step(ToolCall(name=sell.name, arguments={"game_id": 20})).ok  # 3 of 3
+        assert env.step(ToolCall(name=sell.name, arguments={"game_id": 20})).error == sold
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
