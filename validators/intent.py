@@ -1343,6 +1343,9 @@ _ASKS_NOW = re.compile(
     # railway-intent-00011 on 21ceb83: "I want to cancel the ticket for seat 169. Can you
     # tell me if it's already been used?", told 'cancelled' by the cancel
     r"\b(?:if|whether)\b[^.?!]*\b(?:currently|right now|at the moment|still|already)\b"
+    # basketball-intent-00019 on 65cb0f1: "I'm trying to deactivate Debra Reyes. Can you
+    # tell me what status she currently has?", told 'inactive' by the deactivation
+    r"|\bwhat\b[^.?!]*\b(?:currently|right now|at the moment)\b"
     r"|\bor not\b"
     # finance's "I need to know the balance of my inactive account before I can withdraw"
     r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:I|we) "

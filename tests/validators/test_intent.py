@@ -1239,6 +1239,9 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # finance-intent-00029 on 0302284: "Please tell me the current status of my account
         # and card. I want to activate my account and unfreeze my card."
         "Please tell me the current status of my card K30001. I want to freeze it.",
+        # basketball-intent-00019 on 65cb0f1: "I'm trying to deactivate Debra Reyes. Can
+        # you tell me what status she currently has?", told 'inactive' by the deactivation
+        "I'm trying to freeze my card K30001. Can you tell me what status it currently has?",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
