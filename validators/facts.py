@@ -1744,7 +1744,14 @@ def _days_said(task: Task, cue: re.Pattern[str]) -> Iterator[tuple[str, str]]:
             yield from ((sentence, day) for day in _days_in(sentence))
 
 
-_TO_COME = re.compile(r"\b(?:upcoming|forthcoming|future)\b", re.I)
+_TO_COME = re.compile(
+    r"\b(?:upcoming|forthcoming|future)\b"
+    # a record's "will": basketball-intent-00009 on 65cb0f1, "our current contract for
+    # 2024-03-26 will commence on that date"; not what the user will do ("I will need")
+    r"|(?<!\bI )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bwhat )\bwill\s+(?!you\b|not\b|need\b)"
+    r"[a-z]+",
+    re.I,
+)
 
 
 def not_to_come(task: Task, clock: str) -> str:

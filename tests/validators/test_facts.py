@@ -1310,7 +1310,14 @@ def test_a_record_said_to_be_still_to_come_on_a_past_day_is_false_fact() -> None
         "the user says 'I want a ticket for my upcoming game at 2024-10-30.', but 2024-10-30 "
         "is before today, 2025-01-15"
     )
+    # basketball-intent-00009 on 65cb0f1: a record's "will" of a day gone by
+    assert said("Our contract for 2024-03-26 will commence on that date.") == (
+        "the user says 'Our contract for 2024-03-26 will commence on that date.', but "
+        "2024-03-26 is before today, 2025-01-15"
+    )
     for true in (
+        "I will need the status of my game of 2024-10-30.",
+        "What will happen to my ticket for the game of 2024-10-30?",
         "I want a ticket for my upcoming game at 2025-02-01.",
         "I want a ticket for my upcoming game on March 3rd.",  # no year: either side
         "My game on 2024-10-30 is over; book the upcoming one.",
