@@ -39,7 +39,7 @@ from generators.rulemap import (
     says_other_operation,
     verb_parts,
 )
-from generators.schema import states_named
+from generators.schema import fields_named, states_named
 from generators.tools import priced, smoke_problems
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
@@ -643,6 +643,17 @@ def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
         m.group()
         for m in _TIME_BOUND.finditer(coverage.rule)
         if not any(re.search(rf"(?<![\w.]){re.escape(m[1])}(?:\.0+)?(?![\w.])", q) for q in sqls)
+    ]
+    # the fields it reads, by a word of theirs in a step or in what the tool writes:
+    # basketball's "while tickets_sold is below the game's capacity" was enforced by the
+    # status alone on 65cb0f1 (its column was tickets_capacity), and "the home and away
+    # scores cannot be equal" by no step (its schema held no scores)
+    written = [s.lower() for e in coverage.enforced_by for s in by_name[e.tool].run]
+    said = " ".join([*sqls, *written])
+    missing += [
+        field
+        for field in fields_named(coverage.rule)
+        if not any(w in said for w in words(field.replace(" ", "_")) if len(w) > 2)
     ]
     return coverage.model_copy(update={"unchecked": missing}) if missing else coverage
 

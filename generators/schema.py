@@ -205,6 +205,21 @@ def fields_read(rule: str) -> list[tuple[str, str]]:
     return found
 
 
+# "the home and away scores cannot be equal": two fields of one noun
+_PAIRED = re.compile(r"\bthe ([a-z]+) and ([a-z]+) ([a-z]+?)s\b")
+
+
+def fields_named(rule: str) -> list[str]:
+    """Every field a rule reads, in its own words: its snake_case names, the fields it
+    reads off an entity (`fields_read`) and a pair said of one noun ("home score", "away
+    score" of "the home and away scores")."""
+    out = re.findall(r"\b[a-z]+(?:_[a-z0-9]+)+\b", rule)
+    out += [field for _, field in fields_read(rule)]
+    for m in _PAIRED.finditer(rule.lower()):
+        out += [f"{m.group(1)} {m.group(3)}", f"{m.group(2)} {m.group(3)}"]
+    return list(dict.fromkeys(out))
+
+
 def _holds(table: Table, field: str) -> bool:
     """The table has a column for the field: one whose words hold the field's head word
     (`outstanding` in outstanding_balance, first_class for has_first_class; train_class is

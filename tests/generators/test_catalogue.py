@@ -575,6 +575,28 @@ def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
         finance_brief(), "You help shoppers.", [opened], [unchecked_states(said, [opened])]
     )
     assert f"- {window} (the tool does not check this part: 30 days)" in policy
+    # a field no step reads: basketball on 65cb0f1 enforced "while tickets_sold is below
+    # the game's capacity" by the status alone, and "the home and away scores cannot be
+    # equal" by no step, its games holding no scores
+    sale = "A ticket is sold for a scheduled game while tickets_sold is below the game's capacity."
+    scheduled = "SELECT status = 'scheduled' AS ok FROM games WHERE game_id = :g"
+    sell = write.model_copy(
+        update={
+            "require": [RequireStep(sql=scheduled, error=sale)],
+            "run": ["UPDATE games SET tickets_sold = tickets_sold + 1 WHERE game_id = :g"],
+        }
+    )
+    sold = RuleCoverage(rule=sale, enforced_by=[Enforcement(tool=write.name, step=0, check=sale)])
+    assert unchecked_states(sold, [sell]).unchecked == ["capacity"]
+    room = "SELECT tickets_sold < tickets_capacity AS ok FROM games WHERE game_id = :g"
+    roomy = sell.model_copy(update={"require": [RequireStep(sql=room, error=sale)]})
+    assert unchecked_states(sold, [roomy]).enforced
+    result = "A result is recorded for a scheduled game, and the home and away scores differ."
+    finish = sell.model_copy(update={"require": [RequireStep(sql=scheduled, error=result)]})
+    scored = RuleCoverage(
+        rule=result, enforced_by=[Enforcement(tool=write.name, step=0, check=result)]
+    )
+    assert unchecked_states(scored, [finish]).unchecked == ["home score", "away score"]
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
