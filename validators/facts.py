@@ -2172,8 +2172,10 @@ def tied_elsewhere(
     Wood ... I would like to create a prescription for this appointment", whose appointment
     was with another doctor (and the prescription was refused for it); or "for" one:
     basketball-intent-00040 on 65cb0f1 knew "The ticket for Michael Wells is priced at
-    $3606", and the $3606 ticket it refunded was another player's. A move to that record
-    is where it goes, not where it is."""
+    $3606", and the $3606 ticket it refunded was another player's; or "from", "at", "in"
+    or "assigned to" one: restaurant-intent-00037 on 530f5cd moved a reservation "from
+    House Table 5", which was at Special Table 8. A move to that record is where it goes,
+    not where it is."""
     text = "\n".join([task.instruction, *task.known_facts])
     moved_to = {
         (param.removeprefix("new_"), value_key(v))
@@ -2189,9 +2191,10 @@ def tied_elsewhere(
         # the words first, then the named records: the seed is read only where they are
         said = list(
             re.finditer(
-                rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\b(?:with|for|of|belonging\s+to)\s+"
-                r"(?:Dr\.?\s+|Doctor\s+)?)"
-                r"(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)+)",
+                rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\b(?:with|for|of|belonging\s+to|from|at|in|"
+                r"assigned\s+to)\s+(?:the\s+)?(?:Dr\.?\s+|Doctor\s+)?)"
+                # a name of words or numbers ("House Table 5", "table 1"): the seed decides
+                r"(?P<name>[A-Za-z][\w'.-]*(?:\s+[\w'.-]+){1,3})",
                 text,
             )
         )

@@ -1801,6 +1801,12 @@ def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_f
         "another hotel"
     )
     assert said("The booking for Harbor Inn is from 2025-02-01. Cancel it.", cancelled) == ""
+    # restaurant-intent-00037 on 530f5cd: "move my reservation from House Table 5", which
+    # was at Special Table 8; 00023: "My reservation is currently at Table 4"
+    for where in ("Cancel my booking at the Dune Lodge.", "My booking is in dune lodge."):
+        assert said(where, cancelled).endswith("is with another hotel"), where
+    assert said("Cancel my booking at the Harbor Inn.", cancelled) == ""
+    assert said("Move my booking from Harbor Inn to Dune Lodge.", moved) == ""
 
 
 def test_one_thing_said_of_a_write_that_counts_more_is_false_fact() -> None:
