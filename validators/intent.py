@@ -434,10 +434,14 @@ def other_kind_changed(
 # thanks for an act is no request for it: medicine's "Thank you for creating an appointment
 # for March 20, 2025 ..." opened a conversation as if the booking were made
 _THANKED = re.compile(r"\bthank(?:s| you)(?: so much| very much)? for [^.!?]*", re.I)
+# an act the user will do later asks for none now: restaurant-intent-00050 on 530f5cd, "tell
+# me the status of my current reservation before I move it to House Table 8", whose gold
+# made the move ("before I can withdraw" wants the value first: asked_before_told_after)
+_LATER_ACT = re.compile(r"\bbefore (?:I|we) (?!can\b|could\b|may\b)[^.!?]*", re.I)
 
 
 def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | None:
-    request = Request(_THANKED.sub(" ", task.instruction))
+    request = Request(_LATER_ACT.sub(" ", _THANKED.sub(" ", task.instruction)))
     entities = schema_entities(schema)
     columns = frozenset(c.name.casefold() for t in schema.tables for c in t.columns)
     for i, call in enumerate(task.gold_calls):

@@ -57,6 +57,16 @@ def test_a_write_nobody_asked_for_is_unasked_write(banking_spec: EnvironmentSpec
     assert "freeze_card" in detail and "freeze" in detail
 
 
+def test_an_act_the_user_will_do_later_is_unasked_write(banking_spec: EnvironmentSpec) -> None:
+    """restaurant-intent-00050 on 530f5cd: "tell me the status of my current reservation
+    before I move it to House Table 8", whose gold made the move."""
+    later = "Please tell me the status of my card K30001 before I freeze it."
+    verdict = freeze_verdict(banking_spec, later)
+    assert verdict[:2] == ("intent", "unasked_write"), verdict
+    now = "Freeze my card K30001 before I lose it again, and tell me its status."
+    assert freeze_verdict(banking_spec, now) == ACCEPTED
+
+
 def test_the_same_write_asked_for_in_other_words_is_kept(banking_spec: EnvironmentSpec) -> None:
     verdict = bank_verdict(
         banking_spec,
