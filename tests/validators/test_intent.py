@@ -2184,15 +2184,8 @@ def test_a_new_record_beside_a_change_of_another_of_its_kind_is_unasked_target()
     user had. Bags added to the booking just made are the same record."""
     from validators.intent import new_beside_old
 
-    base: dict[str, object] = {"description": "d", "kind": "write"}
-    base["parameters"] = {"type": "object", "properties": {}}
-    book = Tool.model_validate(
-        base
-        | {"name": "create_flight_booking", "run": ["INSERT INTO flight_bookings (id) VALUES (1)"]}
-    )
-    bags = Tool.model_validate(
-        base | {"name": "add_bags", "run": ["UPDATE flight_bookings SET bags = 2 WHERE id = 1"]}
-    )
+    book = write_tool("create_flight_booking", "INSERT INTO flight_bookings (id) VALUES (1)")
+    bags = write_tool("add_bags", "UPDATE flight_bookings SET bags = 2 WHERE id = 1")
     tools = {t.name: t for t in (book, bags)}
     made = ToolResult(ok=True, output={"flight_booking_id": 900, "status": "active"})
 
