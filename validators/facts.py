@@ -2067,11 +2067,14 @@ def _reached(
 _OWNER_BEFORE = re.compile(
     r"\b(?:for|of|from|belonging to|held by|under|"
     # weather-intent-00055 on 61a5427: "It's located in the region named Greenland"
-    r"(?:is|are|was|'s) (?:currently )?(?:located |based |situated |kept )?(?:in|at|with)"
+    # restaurant-intent-00034 on 530f5cd: "is already in Special Table 7", where it goes
+    r"(?:is|are|was|'s) (?:currently |already |still )?(?:located |based |situated |kept )?"
+    r"(?:in|at|with)"
     # weather-intent-00042 on aedf9df: "The current region is House California"
     r"|current [a-z]+ (?:is|was))"
     r"\s+(?:the\s+|my\s+|a\s+)?"
-    r"(?:[a-z]+\s+)?(?:named\s+|called\s+)?$",
+    # restaurant-intent-00004 on 530f5cd: "my order of 21 House Fries", an order of Salad
+    r"(?:[a-z]+\s+|\d+\s+)?(?:named\s+|called\s+)?$",
     re.I,
 )
 _TOWARD = re.compile(r"\b(?:to|onto|into|another|new)\b", re.I)
@@ -2218,6 +2221,71 @@ def tied_elsewhere(
     return ""
 
 
+_PEOPLE_UNITS = r"people|persons|guests|diners"
+_PARTY_WORDS = frozenset({"party", "guest", "guests", "people", "diner", "diners"})
+_TOWARD_NUMBER = re.compile(r"\b(?:to|into|onto|new|another|other)\b[^.?!;\n]{0,40}$", re.I)
+
+
+def number_unlike_target(
+    task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
+) -> str:
+    """A count or measure said of the one record of its kind the gold writes, that the record
+    does not hold: restaurant-intent-00031 on 530f5cd moved a party of 6 and said "The
+    current party size is 4" (another of the user's reservations had 4); 00017 moved "my
+    reservation ... with 4 people", of 6. Where the gold touches two records of the kind,
+    or the number is one the user gives a write or says of where a record goes ("to a
+    table for 8 people"), the words may be of another and are left alone."""
+    given = [
+        float(v)
+        for c in task.gold_calls
+        for v in c.arguments.values()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    rows: dict[str, dict[object, dict]] = {}
+    for row in targets(task, replay, tools):
+        table = _table_of(row, seed)
+        key = seed.primary.get(table or "", ())
+        if table and len(key) == 1:
+            rows.setdefault(table, {})[value_key(row.get(key[0]))] = row
+    for c in task.gold_calls:  # a record a move sends another to is one more of its kind
+        for param, v in c.arguments.items():
+            for table, key in seed.primary.items() if param.startswith("new_") else ():
+                if key == (param.removeprefix("new_"),) and table in rows:
+                    rows[table].setdefault(value_key(v), {})
+    text = "\n".join([task.instruction, *task.known_facts])
+    for table, held in rows.items():
+        if len(held) != 1:
+            continue
+        row = next(iter(held.values()))
+        for column, value in row.items():
+            if type(value) not in (int, float) or column in seed.primary.get(table, ()):
+                continue
+            parts = [p for p in column.split("_") if p]
+            if column.endswith("_id") or (len(parts) < 2 and not set(parts) & _PARTY_WORDS):
+                continue
+            if any(column in cols for t, cols in seed.columns.items() if t != table):
+                continue  # "the quantity" of an order item or of its return
+            units = [rf"{re.escape(p)}s" for p in parts if p not in GENERIC]
+            units += [_PEOPLE_UNITS] if set(parts) & _PARTY_WORDS else []
+            named = r"\s+".join(map(re.escape, parts))
+            pattern = (
+                rf"\b{named}(?:\s+(?:is|was|of|:|=))?{_NOW}\s+{_NUMBER}(?![\d%:-]|\.\d)"
+                + "".join(rf"|(?<![\d.$-]){_NUMBER}\s+(?:{u})\b" for u in units)
+            )
+            for m in re.finditer(pattern, text, re.I):
+                said = float(next(g for g in m.groups() if g is not None).replace(",", ""))
+                line_start = text.rfind("\n", 0, m.start()) + 1
+                if _TOWARD_NUMBER.search(text[line_start : m.start()]):
+                    continue
+                if same_number(said, value) or any(same_number(said, g) for g in given):
+                    continue
+                return (
+                    f"the user says {m.group().strip()!r}; the {record_phrase(table)} the "
+                    f"gold acts on has {column} {value:g}"
+                )
+    return ""
+
+
 def _starts_with(said: str, name: str) -> bool:
     """The words said begin with the whole name: "Melissa Wood" of "Melissa Wood Today"."""
     return re.match(rf"{re.escape(name)}\b", said, re.I) is not None
@@ -2329,6 +2397,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),
         lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
+        lambda: number_unlike_target(task, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: one_said_of_many(task, ctx.env.tools),
         lambda: destination_state(task, spec, ctx.env.tools, ctx.seed_facts),
         lambda: unheld_scale(task, spec.schema_),

@@ -1501,6 +1501,13 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     # weather-intent-00042 on aedf9df: "The current region is House California" of the
     # region a station moves to
     assert said("Move my booking to the Dune Lodge.", ("The current hotel is Dune Lodge",))
+    # restaurant-intent-00034 on 530f5cd: "The reservation for 5 people is already in
+    # Special Table 7", the table the gold moves it to
+    assert said("Move my booking to the Dune Lodge.", ("My booking is already at Dune Lodge",))
+    assert said("Move it to the Dune Lodge.", ("The booking is still in the Dune Lodge",))
+    # restaurant-intent-00004 on 530f5cd moved an order of Salad to House Fries: "move my
+    # order of 21 House Fries ... to the House Fries menu item"
+    assert said("Move my booking of 2 Dune Lodge rooms to the Dune Lodge.")
     # ecommerce-intent-00049 on 8d65db4, a House Dishwasher moved to the TV: "move the TV
     # from order item quantity 29 to the TV product", "The TV is in my paid order"
     assert said("Please move the Dune Lodge from my booking to the other hotel.")
@@ -1807,6 +1814,60 @@ def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_f
         assert said(where, cancelled).endswith("is with another hotel"), where
     assert said("Cancel my booking at the Harbor Inn.", cancelled) == ""
     assert said("Move my booking from Harbor Inn to Dune Lodge.", moved) == ""
+
+
+def test_a_number_said_of_the_one_record_the_gold_writes_that_it_does_not_hold() -> None:
+    """restaurant-intent-00031 on 530f5cd moved a party of 6 and said "The current party size
+    is 4", which another of the user's reservations held. Here Rosa's reservation 90 is for
+    2 and 91, also read, for 5."""
+    from tests.generators.restaurant import restaurant_spec
+    from validators.facts import number_unlike_target
+
+    spec = restaurant_spec()
+    ninety, other = spec.seed["reservations"][0], spec.seed["reservations"][1]
+    cancel = one_write(
+        "cancel_reservation",
+        "UPDATE reservations SET status = 'cancelled' WHERE reservation_id = :reservation_id",
+    )
+    resize = one_write(
+        "set_party_size",
+        "UPDATE reservations SET party_size = :party_size WHERE reservation_id = :reservation_id",
+    )
+    move = one_write(
+        "move_reservation",
+        "UPDATE reservations SET table_id = :new_table_id WHERE reservation_id = :reservation_id",
+    )
+    tools = {t.name: t for t in (cancel, resize, move)}
+
+    def said(text: str, *writes: dict) -> str:
+        calls = [{"name": "list_reservations", "arguments": {"customer_id": 1}}, *writes]
+        outputs = [[ninety, other | {"party_size": 5}], *({} for _ in writes)]
+        replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+        task = mini_task(instruction=text, gold_calls=calls)
+        return number_unlike_target(task, replay, tools, SeedFacts.of(spec))
+
+    cancelled = {"name": "cancel_reservation", "arguments": {"reservation_id": 90}}
+    assert said("Cancel my reservation. The current party size is 5.", cancelled) == (
+        "the user says 'party size is 5'; the reservation the gold acts on has party_size 2"
+    )
+    # 00017: "move my reservation from the dining table with 4 people", of 6
+    assert said("Cancel my reservation with 5 people.", cancelled) == (
+        "the user says '5 people'; the reservation the gold acts on has party_size 2"
+    )
+    for true in (
+        "Cancel my reservation. The party size is 2.",
+        "Cancel my reservation for 2 guests.",
+        "Cancel my reservation on 2025-01-20 at table 5.",  # no count of the reservation's
+        "Cancel my reservation and book a new one for 5 people.",  # where one goes
+    ):
+        assert said(true, cancelled) == "", true
+    # the number the user gives a write is what they ask for
+    resized = {"name": "set_party_size", "arguments": {"reservation_id": 90, "party_size": 5}}
+    assert said("Change my party size to 5 people.", resized) == ""
+    assert said("My party size is 5 now; please update it.", resized) == ""
+    # two reservations the gold writes: "for 5 people" may be the other's
+    other_cancelled = {"name": "cancel_reservation", "arguments": {"reservation_id": 91}}
+    assert said("Cancel both: for 2 people and for 5 people.", cancelled, other_cancelled) == ""
 
 
 def test_one_thing_said_of_a_write_that_counts_more_is_false_fact() -> None:
