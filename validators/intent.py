@@ -1732,7 +1732,10 @@ def _timed_act(task: Task, tools: dict[str, Tool]) -> str | None:
 
 # "change my email to abecker@gmail.com": a field of a record, and what it becomes
 _CHANGE_TO = re.compile(
-    r"\b(?:change|update|set|modify|edit)\s+(?:my|the|our)\s+(?P<field>(?:\w+\s+){0,2}?\w+)\s+to\b",
+    r"\b(?:change|update|set|modify|edit|(?P<moved>move))\s+(?:my|the|our)\s+"
+    # restaurant-intent-00025 on 530f5cd: "move my order quantity from 13 to 7", of a move
+    # of the order to another reservation: a field moved from a value to another is changed
+    r"(?P<field>(?:\w+\s+){0,2}?\w+)\s+(?(moved)from\s+[\w$.,:-]+\s+|(?:from\s+[\w$.,:-]+\s+)?)to\b",
     re.I,
 )
 

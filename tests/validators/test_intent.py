@@ -1453,6 +1453,12 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
             "the instruction asks to change the email ('change my email to'), and no gold "
             "write sets it"
         ),
+        # restaurant-intent-00025 on 530f5cd: "I want to move my order quantity from 13 to
+        # 7 in my reservation with a party size of 7", whose gold moved the order there
+        "Please freeze my card K30001 and change my daily spend limit from 500 to 700.": (
+            "the instruction asks to change the daily spend limit ('change my daily spend "
+            "limit from 500 to'), and no gold write sets it"
+        ),
         # basketball-intent-00015 on 277c846: "I want to get Laura Mora's contract suspended
         # as of 2022-02-12", whose gold suspended it now
         "I want my card K30001 frozen as of 2025-02-12. Can you tell me its status?": (
@@ -1484,6 +1490,13 @@ def test_an_act_asked_for_that_no_gold_write_does_is_unserved_request(
     for said, why in unserved.items():
         verdict = freeze_verdict(banking_spec, said)
         assert verdict == ("intent", "unserved_request", why), said
+    # ... a field moved from a value to another, which a move of the record to another
+    # parent does not serve; a record moved to another is no field
+    from validators.intent import _CHANGE_TO
+
+    moved = _CHANGE_TO.search("I want to move my order quantity from 13 to 7 in my reservation")
+    assert moved is not None and moved["field"] == "order quantity"
+    assert not _CHANGE_TO.search("Please move my reservation to Special Table 5.")
     # an email to change is no delivery (the banking fixture's "I also want my email
     # changed to olivia.b.brown@example.com")
     from validators.intent import _DELIVERY, _delivered
