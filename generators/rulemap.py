@@ -512,8 +512,13 @@ def _stated(
     sums = _sums(text, cand, schema, seed or {})
     crossed = _cross_row(text, cand, schema, matched_guards={c.guard for c in out})
     # "the new seats cannot exceed the screen's capacity" is the sum's last term, not a bound
+    # (of a move, the moved record's own seats against the capacity: the sum's last term)
     bounded = {(c.total, c.other_column) for c in sums}
-    out += sums + [c for c in crossed if (c.parameter, c.column) not in bounded]
+    out += sums + [
+        c
+        for c in crossed
+        if (c.parameter, c.column) not in bounded and (c.column, c.other_column) not in bounded
+    ]
     source = "source" in text or "from" in text
     subject = _subject(text)
     for row, table_name in rows:
@@ -820,9 +825,12 @@ def _sums(
     team's salary_cap", "the seats already booked plus the new seats cannot exceed the
     screen's capacity"."""
     found, cap = _SUM.search(text), _CAP.search(text)
-    if not (found and cap and cand.creates):
+    # a record moved under another row is one more of what that row holds: movie's
+    # `move_booking_showtime` on 3d6f8ed sent 10 seats to a full showtime
+    moved = cand.rows.get(cand.main) if cand.pattern == "move" else None
+    if not (found and cap and (cand.creates or moved)):
         return []
-    child = schema.table(cand.creates)
+    child = schema.table(cand.creates or moved or "")
     if found["child"] and not found["child"].startswith(singular(child.name).split("_")[-1]):
         return []  # a sum over other rows than the ones this call adds
     said = {singular(w) for w in (found["quantity"] or found["quantity2"]).split()}
@@ -834,7 +842,14 @@ def _sums(
         None,
     )
     entity, column = cap.group(1), cap.group(2)
-    holder = next((r for r, t in reachable(cand, schema) if entity in entity_words(t.name)), None)
+    holder = next(
+        (
+            r
+            for r, t in reachable(cand, schema)
+            if entity in entity_words(t.name) and (not moved or r.startswith("new_"))
+        ),
+        None,
+    )
     if total is None or holder is None:
         return []
     if column not in resolve_row(cand, holder, schema)[0].column_names:

@@ -47,7 +47,7 @@ from tests.generators.weather import weather_rules, weather_spec
 from toolscale.environment import Environment
 from toolscale.schema import Column, Schema
 from toolscale.spec import EnvironmentSpec
-from toolscale.tool import Tool, ToolCall
+from toolscale.tool import Tool, ToolCall, ToolResult
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "banking" / "environment.json"
 
@@ -720,6 +720,50 @@ def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: st
     assert _on(spec, redeem, engine, customer_id=5, amount=100).ok
     assert _on(spec, redeem, engine, customer_id=5, amount=60).error == free
     assert _on(spec, redeem, engine, customer_id=6, amount=100).error  # 40 points
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_cancelled_booking_holds_no_seat(engine: str) -> None:
+    """Movie on 3d6f8ed counted 36 seats booked on a showtime whose live bookings held 26:
+    a cancelled one was summed against the screen's capacity. Here 40 cancelled seats
+    beside the 2 confirmed leave 78 of 80."""
+    seed = json.loads(json.dumps(BOOKED))
+    gone = {"booking_id": 71, "customer_id": 6, "showtime_id": 10, "seats": 40}
+    seed["bookings"].append(gone | {"status": "cancelled"})
+    spec = bed("movie", SCREENED, seed)
+    seats = (
+        "A booking needs a showtime in the future, and the seats already booked plus the new "
+        "seats cannot exceed the screen's capacity."
+    )
+    book = _enforced(spec, seats, "create:bookings under customers")
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=78).ok
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=79).error == seats
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_booking_moved_to_a_showtime_counts_its_seats_there(engine: str) -> None:
+    """Movie's `move_booking_showtime` on 3d6f8ed carried the capacity rule's message and
+    checked only the day: a booking could be moved onto a full showtime. Here Mia's 2 seats
+    go to showtime 11 (screen of 40), which holds 38 or 39 already."""
+    seats = (
+        "A booking needs a showtime in the future, and the seats already booked plus the new "
+        "seats cannot exceed the screen's capacity."
+    )
+
+    def moved(held: int) -> ToolResult:
+        seed = json.loads(json.dumps(BOOKED))
+        there = {"booking_id": 71, "customer_id": 6, "showtime_id": 11, "seats": held}
+        seed["bookings"].append(there | {"status": "confirmed"})
+        spec = bed("movie", SCREENED, seed)
+        cand = by_id(spec)["move:bookings.showtime_id"]
+        conditions = guess_conditions(seats, cand, spec.schema_, spec.seed)
+        kept = [c for c in conditions if c.kind != "guard"]
+        tool = with_conditions(cand, [condition_step(cand, c, spec.schema_, seats) for c in kept])
+        assert tool_sql_problems(tool, spec.schema_) == []
+        return _on(spec, tool, engine, booking_id=70, new_showtime_id=11)
+
+    assert moved(38).ok  # 38 + 2 = 40
+    assert moved(39).error == seats
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
