@@ -720,8 +720,12 @@ def _counts(
         if word == "time" and not same and child == creates and span(times):
             word = ",".join(times)  # "at a time when": the new row's span, start to end
         elif word and child == creates and word not in params:
-            # "starting at the same time": the new row's own time
-            word = next((p for p in sorted(params) if word in words(p)), word)
+            # "starting at the same time": the new row's own time (movie on 3d6f8ed named
+            # it `showtime_date`: the one moment of the row is its time)
+            moments = [p for p in sorted(params) if {"date", "datetime", "at"} & set(words(p))]
+            word = next((p for p in sorted(params) if word in words(p)), None) or (
+                moments[0] if word == "time" and len(moments) == 1 else word
+            )
         if same and same.group(2) and child == creates and word in params:
             # "on the same date and time slot": both of the new row's own values
             also = same.group(2).replace(" ", "_")

@@ -723,6 +723,24 @@ def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: st
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_the_same_time_is_the_one_moment_the_new_row_has(engine: str) -> None:
+    """Movie on 3d6f8ed named its showtime's moment `showtime_date`, and "no other showtime
+    starting at the same time" on the screen went unread: no parameter had the word
+    "time". A row's one date or moment is its time."""
+    schema = json.loads(json.dumps(SCREENED).replace('"start_time"', '"showtime_date"'))
+    seed = json.loads(json.dumps(BOOKED).replace('"start_time"', '"showtime_date"'))
+    spec = bed("movie", schema, seed)
+    slot = (
+        "A showtime can only be added for a movie with status now_showing, on a screen that "
+        "has no other showtime starting at the same time."
+    )
+    add = _enforced(spec, slot, "create:showtimes under movies")
+    at = {"showtime_date": "2025-01-20T18:00:00"}
+    assert _on(spec, add, engine, movie_id=1, screen_id=1, **at).error == slot  # taken
+    assert _on(spec, add, engine, movie_id=1, screen_id=2, **at).ok
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_cancelled_booking_holds_no_seat(engine: str) -> None:
     """Movie on 3d6f8ed counted 36 seats booked on a showtime whose live bookings held 26:
     a cancelled one was summed against the screen's capacity. Here 40 cancelled seats
