@@ -1034,10 +1034,36 @@ def _sampler(
             return past(r, row) if state in HELD else either(r, row)
 
         return held
+    if (born := birth_column(table, col.name)) is not None:
+        return lambda r, row: _years_to_clock(row.get(born))
     if plan.nulls and col.nullable:
         share, inner = plan.nulls, draw
         return lambda r, row: None if r.random() < share else inner(r, row)
     return draw
+
+
+def birth_column(table: Table, column: str) -> str | None:
+    """The row's birth day an `age` column is counted from: movie's seed on 3d6f8ed drew
+    both, and 124 of 126 customers' ages disagreed with their birth dates."""
+    col = table.column(column)
+    if col.type != "integer" or not re.fullmatch(r"(?:\w+_)?age(?:_years)?|years_old", column):
+        return None
+    return next(
+        (c.name for c in table.columns if c.type in ("date", "datetime", "text")
+         and re.search(r"birth|born|dob", c.name)),
+        None,
+    )  # fmt: skip
+
+
+def _years_to_clock(day: Scalar) -> Scalar:
+    """Whole years from `day` to the clock, as a person counts their age."""
+    if not isinstance(day, str):
+        return None
+    try:
+        born = dt.date.fromisoformat(day[:10])
+    except ValueError:
+        return None
+    return CLOCK.year - born.year - ((CLOCK.month, CLOCK.day) < (born.month, born.day))
 
 
 def _order_pairs(table: Table) -> list[tuple[str, str, bool]]:
@@ -1315,7 +1341,11 @@ def _table_rows(
     derived = [
         c
         for c in plans
-        if plans[c].kind == "email" or table.state_of(c) or owed_column(table, c) or c == moment
+        if plans[c].kind == "email"
+        or table.state_of(c)
+        or owed_column(table, c)
+        or c == moment
+        or birth_column(table, c)
     ]
     ordered = [c for c in plans if plans[c].kind != "reference" and c not in derived] + derived
     samplers = {c: _sampler(table, plans[c], tp, p, bounds.get(c)) for c in ordered}

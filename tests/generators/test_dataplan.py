@@ -772,3 +772,29 @@ def test_a_row_is_made_after_the_parents_it_belongs_to() -> None:
     # an update comes after the making it follows
     assert all(o["updated_at"] >= o["created_at"] for o in rows["orders"])
     assert not loads_on_both_engines(schema, rows)
+
+
+def test_an_age_is_counted_from_the_rows_birth_day() -> None:
+    """Movie's seed on 3d6f8ed drew `age` and `birth_date` apart: customer 47345, born
+    2003-04-11, was 43. An age beside a birth day is the whole years from it to the clock,
+    whatever the plan drew."""
+    people = keyed_table("customers", birth_date="date", age="integer")
+    schema = Schema(tables=[people])
+    said = DataPlan(
+        tables=[
+            TablePlan(
+                table="customers",
+                columns=[ColumnPlan(column="age", kind="integer", low=18, high=90)],
+            )
+        ]
+    )
+    rows = expand(complete(said, schema), schema, seed=3, total_rows=200)["customers"]
+    assert len(rows) == 200
+    for row in rows:
+        born = dt.date.fromisoformat(str(row["birth_date"]))
+        had_birthday = (CLOCK.month, CLOCK.day) >= (born.month, born.day)
+        assert row["age"] == CLOCK.year - born.year - (not had_birthday), row
+    # an age with no birth day beside it is drawn as planned
+    alone = keyed_table("customers", age="integer")
+    drawn = expand(said, Schema(tables=[alone]), seed=3, total_rows=50)["customers"]
+    assert all(18 <= r["age"] <= 90 for r in drawn)
