@@ -134,6 +134,10 @@ def _score(cand: Candidate, text: str, verb: str) -> int:
     taking = taking and not re.search(GUARDS["takes"], text)
     if column and column in text and not taking:
         score += 1
+    if verb and cand.sets is not None and cand.sets[2] == verb:
+        # "can be refunded" is the write that sets `refunded`, where a cancel may also
+        # be called a refund (railway on de87116 gave the refund's rule to the cancel)
+        score += 1
     return score
 
 

@@ -440,6 +440,25 @@ def test_limits_from_a_column_and_twice_on_the_same_row_are_enforced() -> None:
         assert call(spec, tool, price=10, **allowed)[0].ok
 
 
+def test_a_rule_whose_verb_is_a_state_goes_to_the_write_that_sets_it() -> None:
+    """Railway on de87116 gave "a ticket can be refunded only before the trip's
+    departure_time" to `cancel_ticket` (a cancel may be called a refund), though
+    `refund_ticket` sets the very state; the refund went unchecked."""
+    from tests.generators.railway import SCHEMA as LINES
+    from tests.generators.railway import SEED as RIDDEN
+
+    schema = json.loads(
+        json.dumps(LINES).replace("'active', 'refunded'", "'active', 'cancelled', 'refunded'")
+    )
+    spec = bed("railway", schema, RIDDEN)
+    writes = [c for c in by_id(spec).values() if c.tool.kind == "write"]
+    assert {"cancel:tickets", "status:tickets.status=refunded"} <= {c.id for c in writes}
+    rule = "A ticket can be refunded only before the trip's departure_time."
+    assert candidates_for(rule, writes)[0].id == "status:tickets.status=refunded"
+    cancelled = "A ticket can be cancelled only before the trip's departure_time."
+    assert candidates_for(cancelled, writes)[0].id == "cancel:tickets"
+
+
 def test_a_rule_about_an_operation_no_candidate_does_is_left_unmapped() -> None:
     """ "can be moved" and "can drop": a ticket's create or refund shares its nouns, not its
     verb, so no guess passes for the rule (school's drop rule had gone to enrolling)."""
