@@ -417,9 +417,20 @@ def _counted(
     active enrollments in the same term" and "cannot enroll twice in the same course" held
     for a new enrollment, while `move_enrollment_course` took one into a course the student
     was already in. A count whose row and kind of row the move leaves as they were is not
-    changed by it."""
-    if cond.kind != "count" or not cond.per or cond.total or cond.if_row or cond.if_parameter:
-        # a sum ("at most 10 seats on the same trip") would need the moved record's own
+    changed by it. A sum under the parent's own cap ("the seats already booked plus the new
+    seats cannot exceed the screen's capacity") is counted where the record goes, its own
+    seats with it (`patterns`): movie's `move_booking_showtime` on 3d6f8ed filled any
+    showtime."""
+    if cond.kind != "count" or cond.if_row or cond.if_parameter:
+        return None
+    if cond.total and not cond.per and cond.row == param:
+        other = cond.other.split(".", 1)
+        if cond.other and other[0] != param:
+            return None
+        held = f"new_{cond.other}" if cond.other else ""
+        return cond.model_copy(update={"row": f"new_{param}", "other": held})
+    if not cond.per or cond.total:
+        # a sum "on the same trip" would need the moved record's own per column as well
         return None
     if cond.row == EVERY or "," in cond.per:
         return None

@@ -907,6 +907,31 @@ def test_a_move_into_a_full_parent_is_refused_as_a_new_record_would_be(
     assert (result.error == rule) if refused else result.ok
 
 
+@pytest.mark.parametrize(("held", "refused"), [(38, False), (39, True)])
+def test_a_booking_moved_to_a_showtime_takes_its_seats_into_the_sum(
+    held: int, refused: bool
+) -> None:
+    """Movie on 3d6f8ed: "the seats already booked plus the new seats cannot exceed the
+    screen's capacity" held for a new booking, while `move_booking_showtime` sent a booking
+    to any showtime. A sum carries over with the moved record's own seats. Mia's 2 seats go
+    to showtime 11 (screen of 40), which holds `held`."""
+    seed = json.loads(json.dumps(MOVIE_SEED))
+    there = {"booking_id": 71, "customer_id": 6, "showtime_id": 11, "seats": held}
+    seed["bookings"].append(there | {"status": "confirmed"})
+    spec = bed("movie", MOVIE_SCHEMA, seed)
+    rule = (
+        "A booking needs a showtime in the future, and the seats already booked plus the new "
+        "seats cannot exceed the screen's capacity."
+    )
+    out = with_moves(spec, rule, "bookings.showtime_id")
+    move = next(t for t in out.tools if t.name.startswith("move_booking"))
+    assert any("SUM(seats)" in step.sql for step in move.require), move.require
+    with Environment(assembled(spec, out.tools, out.rules)) as env:
+        args = {"booking_id": 70, "new_showtime_id": 11}
+        result = env.step(ToolCall(name=move.name, arguments=args))
+    assert (result.error == rule) if refused else result.ok
+
+
 def _moved(spec: EnvironmentSpec, rule: str, tool: str, **args: int) -> str | None:
     """The error of one move picked beside the fallback's tools for the rule (None: done)."""
     out = with_moves(spec, rule, "enrollments.course_id", "enrollments.student_id")
