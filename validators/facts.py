@@ -2197,7 +2197,8 @@ def tied_elsewhere(
                 rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\b(?:with|for|of|belonging\s+to|from|at|in|"
                 r"assigned\s+to)\s+(?:the\s+)?(?:Dr\.?\s+|Doctor\s+)?)"
                 # a name of words or numbers ("House Table 5", "table 1"): the seed decides
-                r"(?P<name>[A-Za-z][\w'.-]*(?:\s+[\w'.-]+){1,3})",
+                # ... after its kind, maybe ("from the dining table House Table 1")
+                r"(?P<name>[A-Za-z][\w'.-]*(?:\s+[\w'.-]+){1,5})",
                 text,
             )
         )
@@ -2211,9 +2212,18 @@ def tied_elsewhere(
                 if held == value_key(row[column]) or (column, held) in moved_to:
                     continue
                 for name in (n for n in record_names(parent) if " " in n):
-                    found = next((m for m in said if _starts_with(m["name"], name)), None)
+                    found = next(
+                        (
+                            m
+                            for m in said
+                            if _starts_with(m["name"], name)
+                            or _starts_with(re.sub(r"^(?:[a-z]+\s+){1,2}", "", m["name"]), name)
+                        ),
+                        None,
+                    )
                     if found:
-                        quoted = text[found.start() : found.start("name") + len(name)]
+                        at = text.casefold().find(name.casefold(), found.start("name"))
+                        quoted = text[found.start() : at + len(name)]
                         return (
                             f"the user says {quoted!r}; the {record_phrase(table)} the "
                             f"gold acts on is with another {record_phrase(fk.ref_table)}"

@@ -1814,6 +1814,13 @@ def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_f
         assert said(where, cancelled).endswith("is with another hotel"), where
     assert said("Cancel my booking at the Harbor Inn.", cancelled) == ""
     assert said("Move my booking from Harbor Inn to Dune Lodge.", moved) == ""
+    # restaurant-intent-00063 on 0fd2081: "move my reservation from the dining table House
+    # Table 1 to House Table 3", of a reservation at Deluxe Table 5
+    assert said("Cancel my booking from the hotel Dune Lodge.", cancelled).endswith(
+        "is with another hotel"
+    )
+    assert said("Cancel my booking at the seaside hotel Dune Lodge.", cancelled)
+    assert said("Move my booking from the hotel Harbor Inn to the Dune Lodge.", moved) == ""
 
 
 def test_a_number_said_of_the_one_record_the_gold_writes_that_it_does_not_hold() -> None:
