@@ -332,6 +332,13 @@ _ASSISTANT = re.compile(
     # ... or by a handle of letters and digits (weather-intent-00161 on 211cc49: "Hello,
     # Catherine49! I wanted to update my email to catherine49@example.net")
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear),?\s+[a-z]+\d+\s*[,!.]|"
+    # ... or, after a comma, by a capitalised name or handle: movie-intent-00028 on 3d6f8ed,
+    # "Hello there, JRoman. I just wanted to check"; railway-intent-00006 on de87116,
+    # "Hello, Train C. I want to book a ticket"
+    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)(?: there)?,\s+(?!(?:there|team|support|all|"
+    r"everyone|folks|guys|again|friend|assistant|agent|sir|madam|good|please|thanks|thank|"
+    r"sorry|yes|no|ok|okay|great|I)\b)(?-i:[A-Z][A-Za-z]*(?: [A-Z][A-Za-z\d]*){0,2})"
+    r"\s*(?:[,!]|\.(?=\s|$))|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,
 )

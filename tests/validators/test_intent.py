@@ -957,6 +957,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hi maria. I need card K30001 frozen. Tell me its status.",
         # weather-intent-00161 on 211cc49: "Hello, Catherine49! I wanted to update my email"
         "Hello, Maria85! I need card K30001 frozen. Tell me its status.",
+        # movie-intent-00028 on 3d6f8ed, "Hello there, JRoman. I just wanted to check ...";
+        # railway-intent-00006 on de87116, "Hello, Train C. I want to book a ticket"
+        "Hello there, MLopez. I need card K30001 frozen. Tell me its status.",
+        "Hello, Savings C. I need card K30001 frozen. Tell me its status.",
         # medicine on fe97d36: "Please tell me what appointment you would like to move to
         # Dr. Anna Lynch on January 31, 2024."
         "Please tell me what card you would like to freeze, K30001? Tell me its status.",
@@ -1021,6 +1025,10 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         "Hello good morning, please freeze card K30001 and tell me its status.",
         "Hello Customer Support, please freeze card K30001 and tell me its status.",
         "Hello I lost my card K30001, please freeze it and tell me its status.",
+        "Hello, Please freeze card K30001. Tell me its status.",
+        "Hi, Thanks. Please freeze card K30001 and tell me its status.",
+        "Hello, I lost card K30001. Please freeze it and tell me its status.",
+        "Hello there, Maria here. Please freeze card K30001; its status?",
         # a title opens a name, and "Dear me" is no greeting
         "Hi Dr. Wood sent me. Please freeze card K30001 and tell me its status.",
         "Dear me. I lost card K30001: please freeze it and tell me its status.",
