@@ -2110,7 +2110,9 @@ def moves(
                 yield table.name, was or {}, now or {}, value_key(new)
 
 
-_MOVED_AS = re.compile(r"\b(?:move|moving|switch|transfer)\s+(?:my|the|this)\s+$", re.I)
+_MOVED_AS = re.compile(
+    r"\b(?:move|moving|switch|transfer)\s+(?:my|the|this)\s+(?:\d+\s+)?$", re.I
+)  # "move my 36 House Fries" (restaurant-intent-00079 on 71a1d95): the order of Taco
 _TO_AFTER = re.compile(r"\s+(?:to|into|onto)\b", re.I)
 _IS_IN_MY = re.compile(
     r"\s+(?:is|was)\s+(?:already\s+|currently\s+)?(?:in|on|part of)\s+my\s+((?:\w+\s+){0,2}\w+)",
@@ -2163,6 +2165,29 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
                     return (
                         f"the user ties the {kind.replace('_', ' ')} to {name} already, but the "
                         f"gold moves it from {' or '.join(sorted(before)) or 'another'} to {name}"
+                    )
+    return ""
+
+
+def moved_elsewhere(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
+    """A move whose request names another record as where it goes: school-intent-00034 on
+    0fd2081 asked to "move the enrollment ... to Riddlechester Course. Its capacity is 267",
+    and its gold moved it to Port Barbara Course, the course of capacity 267."""
+    text = "\n".join([task.instruction, *task.known_facts])
+    for table, _was, now, _new in moves(task, spec, tools):
+        parent = next((t for t, rows in spec.seed.items() if any(r is now for r in rows)), None)
+        kept = list(record_names(now))  # where it is now is no place to go either
+        for row in spec.seed.get(parent or "", []):
+            for name in (n for n in record_names(row) if " " in n and n not in kept):
+                for m in re.finditer(
+                    rf"\b(?:to|into|onto)\s+(?:the\s+)?{re.escape(name)}\b", text, re.I
+                ):
+                    at = m.end() - len(name)
+                    if any(text[at : at + len(k)].casefold() == k.casefold() for k in kept):
+                        continue  # "to Riddlechester Course 2", the one it goes to
+                    return (
+                        f"the user asks to move the {record_phrase(table)} {m.group()!r}; the "
+                        f"gold moves it to {' or '.join(sorted(record_names(now))) or 'another'}"
                     )
     return ""
 
@@ -2406,6 +2431,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_when_said(task, spec.clock, ctx.replayed, ctx.env.tools),
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),
+        lambda: moved_elsewhere(task, spec, ctx.env.tools),
         lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: number_unlike_target(task, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: one_said_of_many(task, ctx.env.tools),

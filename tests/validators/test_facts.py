@@ -1508,6 +1508,9 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     # restaurant-intent-00004 on 530f5cd moved an order of Salad to House Fries: "move my
     # order of 21 House Fries ... to the House Fries menu item"
     assert said("Move my booking of 2 Dune Lodge rooms to the Dune Lodge.")
+    # restaurant-intent-00079 on 71a1d95: "move my 36 House Fries on my reservation ... to
+    # the menu item House Fries", of a Taco
+    assert said("Please move my 2 Dune Lodge nights on my trip to the Dune Lodge.")
     # ecommerce-intent-00049 on 8d65db4, a House Dishwasher moved to the TV: "move the TV
     # from order item quantity 29 to the TV product", "The TV is in my paid order"
     assert said("Please move the Dune Lodge from my booking to the other hotel.")
@@ -1530,6 +1533,36 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     ask = "Move my booking to the Dune Lodge, and book a room for me at the Dune Lodge."
     assert said(ask.replace("at the Dune", "for the Dune"), also=booked) == ""
     assert said(ask.replace("at the Dune", "for the Dune"))
+
+
+def test_a_move_asked_toward_another_record_than_the_gold_moves_to_is_false_fact() -> None:
+    """school-intent-00034 on 0fd2081: "move the enrollment ... to Riddlechester Course", the
+    course it was in, and the gold moved it to Port Barbara Course. Here Ava's booking 500
+    is at the Harbor Inn, and the gold moves it to the Dune Lodge."""
+    from tests.generators.travel import travel_spec
+    from validators.facts import moved_elsewhere
+
+    spec = travel_spec()
+    move = one_write(
+        "move_booking",
+        "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = :booking_id",
+    )
+    calls = [{"name": "move_booking", "arguments": {"booking_id": 500, "new_hotel_id": 21}}]
+
+    def said(text: str) -> str:
+        task = mini_task(instruction=text, gold_calls=calls)
+        return moved_elsewhere(task, spec, {"move_booking": move})
+
+    assert said("Move my booking to the Harbor Inn.") == (
+        "the user asks to move the hotel booking 'to the Harbor Inn'; the gold moves it to "
+        "Dune Lodge"
+    )
+    for true in (
+        "Move my booking to the Dune Lodge.",
+        "Move my booking from the Harbor Inn to the Dune Lodge.",
+        "Please move my booking, now at the Harbor Inn, into Dune Lodge.",
+    ):
+        assert said(true) == "", true
 
 
 def test_a_record_two_hops_from_the_users_is_theirs_to_name() -> None:
