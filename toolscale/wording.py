@@ -844,6 +844,10 @@ class Request:
                 continue
             if self._names_field(i, fields):
                 continue
+            if i and self.tokens[i - 1] in ("which", "that", "who"):
+                # "the course ..., which starts on 2023-07-07" says what a record is
+                # (school-intent-00031 on 0fd2081, whose gold created a grade)
+                continue
             after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
             if describes and token.endswith(_ATTRIBUTIVE) and after in entities:
                 continue

@@ -58,6 +58,17 @@ def test_confirming_a_fact_asks_for_no_confirmation() -> None:
         assert Request(done).requests("confirm", entities), done
 
 
+def test_a_verb_in_a_clause_that_describes_a_record_asks_for_nothing() -> None:
+    """school-intent-00031 on 0fd2081 asked for a status "and the course named North
+    Austinside Course, which starts on 2023-07-07", and its gold created a grade: "starts",
+    of the course, was read as "start" (create)."""
+    entities = {"course", "courses", "grade", "grades"}
+    described = "Tell me the status of the course named Austin Course, which starts on May 7."
+    assert not Request(described).requests("create", entities, describes=False)
+    assert not Request("It is a course that opens in May.").requests("open", entities)
+    assert Request("Please start a new grade for me.").requests("create", entities, describes=False)
+
+
 def test_a_write_named_by_a_field_is_asked_for_by_its_state_not_the_field() -> None:
     """Movie at 822d671 kept 23 tasks whose gold set a booking's status for "I want to know
     if my booking status is active" or "Could you please confirm my booking status for the
