@@ -642,7 +642,11 @@ def unasked_target(
         if not (
             request.says_any(entity_words(target.table) | setting, FIELDS)
             or asked.mentions(target.value)
-            or any(asked.mentions(c) for c in categories)
+            or any(
+                asked.mentions(c)
+                and not _of_another_kind(task.instruction, c, target.table, schema)
+                for c in categories
+            )
             or (
                 not person
                 and _named(target, replay, Text(without_own_name(task.instruction)), seed)
@@ -664,6 +668,15 @@ def unasked_target(
         if not every and (among := _one_of_many(target.value, target.call, replay, said)):
             return f"{where}: {target.param}={target.value!r} {among}"
     return None if every else _unpicked_reference(task, tools, replay, seed, found)
+
+
+def _of_another_kind(text: str, category: str, table: str, schema: Schema) -> bool:
+    """Every time the category is said, a record of another kind follows it: "the active
+    enrollment" names no active grade (school-intent-00002 on 0fd2081)."""
+    own = entity_words(table)
+    others = {w for t in schema.tables if t.name != table for w in entity_words(t.name)} - own
+    found = list(re.finditer(rf"\b{re.escape(category)}\s+(\w+)", text, re.I))
+    return bool(found) and all(m.group(1).casefold() in others for m in found)
 
 
 def _own_words(setting: set[str], table: str, schema: Schema, request: Request) -> set[str]:

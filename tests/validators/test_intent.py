@@ -330,6 +330,61 @@ def test_a_write_on_a_kind_of_record_never_named_is_unasked_target(
     assert "never names the account" in detail
 
 
+def test_a_state_said_of_another_kind_names_no_record_the_gold_changes() -> None:
+    """school-intent-00002 on 0fd2081: "move the active enrollment from Alexandraburgh
+    Course ... to Vaughnland Course", whose gold moved an active grade
+    (`move_grade_to_enrollment`): "active" was the enrollment's, and no grade was named."""
+    import copy
+
+    from tests.generators.school import SCHEMA, SEED
+    from validators.intent import unasked_target
+
+    schema: dict[str, Any] = copy.deepcopy(SCHEMA)
+    grades = next(t for t in schema["tables"] if t["name"] == "grades")
+    grades["columns"] = [*grades["columns"], {"name": "status", "type": "text"}]
+    grades["checks"] = ["status IN ('active', 'void')"]
+    graded = [(400, 300, "active"), (401, 303, "void")]
+    seed = copy.deepcopy(SEED) | {
+        "grades": [
+            {"grade_id": g, "enrollment_id": e, "score": 87, "status": s} for g, e, s in graded
+        ]
+    }
+
+    move = write_tool(
+        "move_grade_to_enrollment",
+        "UPDATE grades SET enrollment_id = :new_enrollment_id WHERE grade_id = :grade_id",
+        grade_id="integer",
+        new_enrollment_id="integer",
+    )
+    spec = EnvironmentSpec(
+        name="school", schema_=Schema.model_validate(schema), seed=seed, tools=[move]
+    )
+    grades_of = Tool(name="list_grades", kind="read", description="d", returns="SELECT 1")
+    tools = {"move_grade_to_enrollment": move, "list_grades": grades_of}
+    moved = {"grade_id": 400, "new_enrollment_id": 301}
+    calls = [
+        {"name": "list_grades", "arguments": {"enrollment_id": 300}},
+        {"name": "move_grade_to_enrollment", "arguments": moved},
+    ]
+    outputs = [seed["grades"][:1], seed["grades"][0] | {"enrollment_id": 301}]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+
+    def said(instruction: str) -> str | None:
+        task = mini_task(instruction=instruction, gold_calls=calls, communicate=[])
+        return unasked_target(task, tools, spec.schema_, replay, SeedFacts.of(spec))
+
+    assert said("Please move the active enrollment to enrollment 301.") == (
+        'gold call 1 move_grade_to_enrollment{"grade_id":400,"new_enrollment_id":301}: the '
+        "instruction never names the grade it changes"
+    )
+    for kept in (
+        "Please move my grade to enrollment 301.",
+        "Please move the active one of my grades to enrollment 301.",
+        "Please move the active one to enrollment 301.",  # the grade's own state
+    ):
+        assert said(kept) is None, kept
+
+
 def test_a_record_named_by_its_own_name_is_named(banking_spec: EnvironmentSpec) -> None:
     """Basketball on 277c846 rejected "Can you please suspend Gary Gallegos?" as never
     naming the player: a record is named by its name as well as by its kind."""
