@@ -2141,8 +2141,11 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
     for table, was, now, new in moves(task, spec, tools):
         if new in others:
             continue
-        before = set(record_names(was))
-        for name in sorted(set(record_names(now)) - before, key=len, reverse=True):
+        # ... or by the name of what it goes under: movie-intent-00073 on 706f9af moved "my
+        # booking for Inception" of The Godfather to a showtime of Inception
+        before = set(record_names(was)) | _names_above(spec, was)
+        after = set(record_names(now)) | _names_above(spec, now)
+        for name in sorted(after - before, key=len, reverse=True):
             for m in re.finditer(rf"\b{re.escape(name)}\b(?:'s\s+(\w+))?", text, re.I):
                 lead = text[max(0, m.start() - 60) : m.start()]
                 owner = _OWNER_BEFORE.search(lead)
@@ -2190,6 +2193,22 @@ def moved_elsewhere(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]
                         f"gold moves it to {' or '.join(sorted(record_names(now))) or 'another'}"
                     )
     return ""
+
+
+def _names_above(spec: EnvironmentSpec, row: dict) -> set[str]:
+    """The names of the records a seed row points to: a showtime is called by its movie's
+    title."""
+    table = next((t for t, rows in spec.seed.items() if any(r is row for r in rows)), None)
+    out: set[str] = set()
+    for fk in spec.schema_.table(table).foreign_keys if table else []:
+        key = spec.schema_.table(fk.ref_table).primary_key
+        if len(fk.columns) != 1 or len(key) != 1 or row.get(fk.columns[0]) is None:
+            continue
+        held = value_key(row[fk.columns[0]])
+        for parent in spec.seed.get(fk.ref_table, []):
+            if value_key(parent.get(key[0])) == held:
+                out.update(record_names(parent))
+    return out
 
 
 def tied_elsewhere(

@@ -1535,6 +1535,34 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     assert said(ask.replace("at the Dune", "for the Dune"))
 
 
+def test_a_move_that_calls_its_record_by_what_its_new_parent_is_under_is_false_fact() -> None:
+    """movie-intent-00073 on 706f9af moved "my booking for Inception" of The Godfather to a
+    showtime of Inception. Here Mia's booking 70 is at showtime 10 (Dune), and the gold
+    moves it to showtime 11 (Alien)."""
+    from tests.generators.movie import movie_spec
+    from validators.facts import moved_from_named
+
+    spec = movie_spec()
+    move = one_write(
+        "move_booking",
+        "UPDATE bookings SET showtime_id = :new_showtime_id WHERE booking_id = :booking_id",
+    )
+    calls = [{"name": "move_booking", "arguments": {"booking_id": 70, "new_showtime_id": 11}}]
+
+    def said(text: str) -> str:
+        task = mini_task(instruction=text, gold_calls=calls)
+        return moved_from_named(task, spec, {"move_booking": move})
+
+    assert said("Move my booking for Alien to the 21:00 showtime.") == (
+        "the user ties the booking to Alien already, but the gold moves it from Dune to Alien"
+    )
+    for true in (
+        "Move my booking for Dune to the Alien showtime at 21:00.",
+        "Move my booking to the showtime of Alien at 21:00.",
+    ):
+        assert said(true) == "", true
+
+
 def test_a_move_asked_toward_another_record_than_the_gold_moves_to_is_false_fact() -> None:
     """school-intent-00034 on 0fd2081: "move the enrollment ... to Riddlechester Course", the
     course it was in, and the gold moved it to Port Barbara Course. Here Ava's booking 500
