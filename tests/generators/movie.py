@@ -6,6 +6,8 @@ points, Sam (born 2010) 40. The clock is 2025-01-15T10:00:00."""
 
 from __future__ import annotations
 
+import copy
+
 from tests.generators.railway import bed, col, fk
 from toolscale.spec import EnvironmentSpec
 
@@ -65,6 +67,9 @@ SCHEMA = {
     ]
 }
 
+BOOKINGS = [
+    {"booking_id": 70, "customer_id": 5, "showtime_id": 10, "seats": 2, "status": "confirmed"}
+]
 SEED = {
     "movies": [
         {"movie_id": 1, "title": "Dune", "status": "now_showing", "age_rating": "PG"},
@@ -92,11 +97,27 @@ SEED = {
             "birth_date": "2010-06-30",
         },
     ],
-    "bookings": [
-        {"booking_id": 70, "customer_id": 5, "showtime_id": 10, "seats": 2, "status": "confirmed"}
-    ],
+    "bookings": BOOKINGS,
 }
 
 
 def movie_spec() -> EnvironmentSpec:
     return bed("movie", SCHEMA, SEED)
+
+
+SEATS = (
+    "A booking needs a showtime in the future, and the seats already booked plus the new "
+    "seats cannot exceed the screen's capacity."
+)
+SLOT = (
+    "A showtime can only be added for a movie with status now_showing, on a screen that "
+    "has no other showtime starting at the same time."
+)
+
+
+def booked_beside(showtime: int, seats: int, status: str) -> EnvironmentSpec:
+    """The bed with one more booking (71, Sam's) of `seats` on `showtime`."""
+    more = {"booking_id": 71, "customer_id": 6, "showtime_id": showtime, "seats": seats}
+    seed = copy.deepcopy(SEED)
+    seed["bookings"] = [*BOOKINGS, more | {"status": status}]
+    return bed("movie", SCHEMA, seed)

@@ -915,14 +915,10 @@ def test_a_booking_moved_to_a_showtime_takes_its_seats_into_the_sum(
     screen's capacity" held for a new booking, while `move_booking_showtime` sent a booking
     to any showtime. A sum carries over with the moved record's own seats. Mia's 2 seats go
     to showtime 11 (screen of 40), which holds `held`."""
-    seed = json.loads(json.dumps(MOVIE_SEED))
-    there = {"booking_id": 71, "customer_id": 6, "showtime_id": 11, "seats": held}
-    seed["bookings"].append(there | {"status": "confirmed"})
-    spec = bed("movie", MOVIE_SCHEMA, seed)
-    rule = (
-        "A booking needs a showtime in the future, and the seats already booked plus the new "
-        "seats cannot exceed the screen's capacity."
-    )
+    from tests.generators.movie import SEATS as rule
+    from tests.generators.movie import booked_beside
+
+    spec = booked_beside(11, held, "confirmed")
     out = with_moves(spec, rule, "bookings.showtime_id")
     move = next(t for t in out.tools if t.name.startswith("move_booking"))
     assert any("SUM(seats)" in step.sql for step in move.require), move.require

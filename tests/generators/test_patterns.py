@@ -37,8 +37,8 @@ from tests.generators.flights import SEED as FLOWN
 from tests.generators.flights import flights_rules, flights_spec
 from tests.generators.medicine import medicine_spec
 from tests.generators.movie import SCHEMA as SCREENED
+from tests.generators.movie import SEATS, SLOT, booked_beside, movie_spec
 from tests.generators.movie import SEED as BOOKED
-from tests.generators.movie import movie_spec
 from tests.generators.railway import bed, col, fk, railway_rules, railway_spec
 from tests.generators.restaurant import restaurant_rules, restaurant_spec
 from tests.generators.school import school_rules, school_spec
@@ -715,22 +715,13 @@ def test_movie_rules_sums_other_rows_at_the_same_time_and_fixed_costs(engine: st
     underscore (`now_showing`), "costs 100 loyalty points" and "cannot go below 0" were
     all unread, and "cannot exceed" was taken for the operation."""
     spec = movie_spec()
-    seats = (
-        "A booking needs a showtime in the future, and the seats already booked plus the new "
-        "seats cannot exceed the screen's capacity."
-    )
+    seats = SEATS
     book = _enforced(spec, seats, "create:bookings under customers")
     assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=78).ok  # 2 + 78 = 80
     assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=79).error == seats
-    slot = (
-        "A showtime can only be added for a movie with status now_showing, on a screen that "
-        "has no other showtime starting at the same time."
-    )
-    add = _enforced(spec, slot, "create:showtimes under movies")
+    add = _slot_checked(spec, engine, "start_time")
     at = {"start_time": "2025-01-20T18:00:00"}
-    assert _on(spec, add, engine, movie_id=1, screen_id=1, **at).error == slot  # taken
-    assert _on(spec, add, engine, movie_id=1, screen_id=2, **at).ok
-    assert _on(spec, add, engine, movie_id=2, screen_id=2, **at).error == slot  # Heat ended
+    assert _on(spec, add, engine, movie_id=2, screen_id=2, **at).error == SLOT  # Heat ended
     free = (
         "Redeeming a free ticket costs 100 loyalty points, and the customer's loyalty_points "
         "cannot go below 0."
@@ -748,15 +739,16 @@ def test_the_same_time_is_the_one_moment_the_new_row_has(engine: str) -> None:
     "time". A row's one date or moment is its time."""
     schema = json.loads(json.dumps(SCREENED).replace('"start_time"', '"showtime_date"'))
     seed = json.loads(json.dumps(BOOKED).replace('"start_time"', '"showtime_date"'))
-    spec = bed("movie", schema, seed)
-    slot = (
-        "A showtime can only be added for a movie with status now_showing, on a screen that "
-        "has no other showtime starting at the same time."
-    )
-    add = _enforced(spec, slot, "create:showtimes under movies")
-    at = {"showtime_date": "2025-01-20T18:00:00"}
-    assert _on(spec, add, engine, movie_id=1, screen_id=1, **at).error == slot  # taken
+    _slot_checked(bed("movie", schema, seed), engine, "showtime_date")
+
+
+def _slot_checked(spec: EnvironmentSpec, engine: str, moment: str) -> Tool:
+    """The showtime create for `SLOT`, refused on screen 1 at 18:00 (taken), done on 2."""
+    add = _enforced(spec, SLOT, "create:showtimes under movies")
+    at = {moment: "2025-01-20T18:00:00"}
+    assert _on(spec, add, engine, movie_id=1, screen_id=1, **at).error == SLOT  # taken
     assert _on(spec, add, engine, movie_id=1, screen_id=2, **at).ok
+    return add
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
@@ -764,17 +756,10 @@ def test_a_cancelled_booking_holds_no_seat(engine: str) -> None:
     """Movie on 3d6f8ed counted 36 seats booked on a showtime whose live bookings held 26:
     a cancelled one was summed against the screen's capacity. Here 40 cancelled seats
     beside the 2 confirmed leave 78 of 80."""
-    seed = json.loads(json.dumps(BOOKED))
-    gone = {"booking_id": 71, "customer_id": 6, "showtime_id": 10, "seats": 40}
-    seed["bookings"].append(gone | {"status": "cancelled"})
-    spec = bed("movie", SCREENED, seed)
-    seats = (
-        "A booking needs a showtime in the future, and the seats already booked plus the new "
-        "seats cannot exceed the screen's capacity."
-    )
-    book = _enforced(spec, seats, "create:bookings under customers")
+    spec = booked_beside(10, 40, "cancelled")
+    book = _enforced(spec, SEATS, "create:bookings under customers")
     assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=78).ok
-    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=79).error == seats
+    assert _on(spec, book, engine, customer_id=6, showtime_id=10, seats=79).error == SEATS
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
@@ -782,25 +767,18 @@ def test_a_booking_moved_to_a_showtime_counts_its_seats_there(engine: str) -> No
     """Movie's `move_booking_showtime` on 3d6f8ed carried the capacity rule's message and
     checked only the day: a booking could be moved onto a full showtime. Here Mia's 2 seats
     go to showtime 11 (screen of 40), which holds 38 or 39 already."""
-    seats = (
-        "A booking needs a showtime in the future, and the seats already booked plus the new "
-        "seats cannot exceed the screen's capacity."
-    )
 
     def moved(held: int) -> ToolResult:
-        seed = json.loads(json.dumps(BOOKED))
-        there = {"booking_id": 71, "customer_id": 6, "showtime_id": 11, "seats": held}
-        seed["bookings"].append(there | {"status": "confirmed"})
-        spec = bed("movie", SCREENED, seed)
+        spec = booked_beside(11, held, "confirmed")
         cand = by_id(spec)["move:bookings.showtime_id"]
-        conditions = guess_conditions(seats, cand, spec.schema_, spec.seed)
+        conditions = guess_conditions(SEATS, cand, spec.schema_, spec.seed)
         kept = [c for c in conditions if c.kind != "guard"]
-        tool = with_conditions(cand, [condition_step(cand, c, spec.schema_, seats) for c in kept])
+        tool = with_conditions(cand, [condition_step(cand, c, spec.schema_, SEATS) for c in kept])
         assert tool_sql_problems(tool, spec.schema_) == []
         return _on(spec, tool, engine, booking_id=70, new_showtime_id=11)
 
     assert moved(38).ok  # 38 + 2 = 40
-    assert moved(39).error == seats
+    assert moved(39).error == SEATS
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])

@@ -4,6 +4,7 @@ known fact that names a record says what that record is."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tests.conftest import mini_task
@@ -11,6 +12,7 @@ from tests.validators.verdicts import ACCEPTED, MARIA, all_kept, bank_verdict, t
 from toolscale.environment import Replay
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
+from toolscale.task import Task
 from toolscale.tool import Tool, ToolResult
 from validators.facts import SeedFacts, _keys, claimed_kin, literals, lone_names, names, unknown_id
 
@@ -1535,6 +1537,25 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     assert said(ask.replace("at the Dune", "for the Dune"))
 
 
+def _said_of_a_move(
+    spec: EnvironmentSpec,
+    check: Callable[[Task, EnvironmentSpec, dict[str, Tool]], str],
+    table: str,
+    parent: str,
+    ids: tuple[int, int],
+) -> Callable[[str], str]:
+    """`check` of a request whose gold moves row `ids[0]` of `table` to parent `ids[1]`."""
+    key = "booking_id"
+    sql = f"UPDATE {table} SET {parent} = :new_{parent} WHERE {key} = :{key}"
+    move = one_write("move_booking", sql)
+    calls = [{"name": "move_booking", "arguments": {key: ids[0], f"new_{parent}": ids[1]}}]
+
+    def said(text: str) -> str:
+        return check(mini_task(instruction=text, gold_calls=calls), spec, {"move_booking": move})
+
+    return said
+
+
 def test_a_move_that_calls_its_record_by_what_its_new_parent_is_under_is_false_fact() -> None:
     """movie-intent-00073 on 706f9af moved "my booking for Inception" of The Godfather to a
     showtime of Inception. Here Mia's booking 70 is at showtime 10 (Dune), and the gold
@@ -1542,16 +1563,7 @@ def test_a_move_that_calls_its_record_by_what_its_new_parent_is_under_is_false_f
     from tests.generators.movie import movie_spec
     from validators.facts import moved_from_named
 
-    spec = movie_spec()
-    move = one_write(
-        "move_booking",
-        "UPDATE bookings SET showtime_id = :new_showtime_id WHERE booking_id = :booking_id",
-    )
-    calls = [{"name": "move_booking", "arguments": {"booking_id": 70, "new_showtime_id": 11}}]
-
-    def said(text: str) -> str:
-        task = mini_task(instruction=text, gold_calls=calls)
-        return moved_from_named(task, spec, {"move_booking": move})
+    said = _said_of_a_move(movie_spec(), moved_from_named, "bookings", "showtime_id", (70, 11))
 
     assert said("Move my booking for Alien to the 21:00 showtime.") == (
         "the user ties the booking to Alien already, but the gold moves it from Dune to Alien"
@@ -1570,16 +1582,7 @@ def test_a_move_asked_toward_another_record_than_the_gold_moves_to_is_false_fact
     from tests.generators.travel import travel_spec
     from validators.facts import moved_elsewhere
 
-    spec = travel_spec()
-    move = one_write(
-        "move_booking",
-        "UPDATE hotel_bookings SET hotel_id = :new_hotel_id WHERE booking_id = :booking_id",
-    )
-    calls = [{"name": "move_booking", "arguments": {"booking_id": 500, "new_hotel_id": 21}}]
-
-    def said(text: str) -> str:
-        task = mini_task(instruction=text, gold_calls=calls)
-        return moved_elsewhere(task, spec, {"move_booking": move})
+    said = _said_of_a_move(travel_spec(), moved_elsewhere, "hotel_bookings", "hotel_id", (500, 21))
 
     assert said("Move my booking to the Harbor Inn.") == (
         "the user asks to move the hotel booking 'to the Harbor Inn'; the gold moves it to "
