@@ -1781,6 +1781,31 @@ def _unset_field(task: Task, tools: dict[str, Tool], schema: Schema) -> str | No
     return None
 
 
+# a state a person may ask about that names no field: whether the act can be done at all
+_ANSWERABLE = frozenset({"possible", "impossible", "doable", "acceptable", "able", "unable"})
+
+
+def unknowable_state(task: Task, schema: Schema, seed: SeedFacts) -> str | None:
+    """A yes/no question about a quality no column or state of the schema holds, which no
+    told value can answer: railway-intent-00051 on de87116 asked "tell me if the seat is
+    available or if I have to wait", and was told its ticket's status. Only words of a
+    quality ("available", "refundable") are read: "if it is for me" states nothing."""
+    known = {w for t in schema.tables for c in t.columns for w in words(c.name)}
+    for states in seed.states.values():
+        known |= {w for values in states.values() for v in values for w in words(v)}
+    for m in _ASKS_IF_STATE[0].finditer(task.request()):
+        state = m["state"].casefold()
+        if not state.endswith(("able", "ible")) or state in _ANSWERABLE:
+            continue
+        if state in known or state.removesuffix("able") in known:
+            continue
+        return (
+            f"the instruction asks {m.group().strip()!r}, which no field or state of the "
+            "environment tells"
+        )
+    return None
+
+
 def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
     """A state the user wants a record left in that no row of its kind the gold changes
     has: finance's gold activated a repaid loan for "I need to activate my loan and make
@@ -1931,6 +1956,8 @@ def check(
     if (detail := told_of_either(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := untold_value(task, tools, schema, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
+    if (detail := unknowable_state(task, schema, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)
     if detail := stale_value(task, tools, schema, replay):
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)

@@ -153,6 +153,25 @@ def test_a_field_asked_about_and_never_told_is_untold_value(
     assert "daily_transfer_limit" in detail
 
 
+def test_a_quality_no_field_holds_asked_as_yes_or_no_is_untold_value(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """railway-intent-00051 on de87116: "Please tell me if the seat is available or if I
+    have to wait", told its ticket's status; no field says whether a seat is free."""
+    asked = "Please freeze my card K30001 and tell me its status, and if the card is reusable."
+    assert freeze_verdict(banking_spec, asked) == (
+        "intent",
+        "untold_value",
+        "the instruction asks 'if the card is reusable', which no field or state of the "
+        "environment tells",
+    )
+    for kept in (
+        "Please freeze my card K30001 and tell me its status, and if that is possible.",
+        "Please freeze my card K30001 and tell me its status, and whether it is active.",
+    ):
+        assert freeze_verdict(banking_spec, kept)[:2] != ("intent", "untold_value"), kept
+
+
 def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
     banking_spec: EnvironmentSpec,
 ) -> None:
