@@ -2019,11 +2019,10 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
         )
         counted = "COUNT(*)"
         if cond.total:  # the sum of a quantity, and the new row's own
-            new = cond.total in cand.tool.param_types() and _adds(cand, cond)
             counted, adds = f"COALESCE(SUM({cond.total}), 0)", "0"
-            counted += f" + :{cond.total}" if new else ""
-            if cand.pattern == "move" and cand.rows[cand.main] == child.name and _adds(cand, cond):
-                # the moved record's own, where it goes
+            if cond.total in cand.tool.param_types() and _adds(cand, cond):
+                counted += f" + :{cond.total}"  # the new row's own
+            elif cand.pattern == "move" and _adds(cand, cond):  # the moved row's, where it goes
                 counted += (
                     f" + (SELECT {cond.total} FROM {child.name} "
                     f"WHERE {child.primary_key[0]} = :{cand.main})"

@@ -247,6 +247,11 @@ _CLAUSE = {"that", "whether", "if", "what", "when", "how", "which"}
 _COPULAS = {"is", "are", "was", "were", "isn't", "aren't", "has", "have", "had", "been"}
 _COPULAS |= {"s", "re"}  # "if it's failed": tokens split "it's" into "it", "s"
 _STILL = {"currently", "still", "already", "now", "not", "really", "actually"}
+# words after a greeting that call nobody by name ("Hi there", "Hello team", "Hi, thanks")
+_NO_NAME = (
+    "there|team|support|all|everyone|folks|guys|again|friend|assistant|agent|sir|madam|you|"
+    "good|me|dr|mr|mrs|ms|prof|please|thanks|thank|sorry|yes|no|ok|okay|great"
+)
 _ASSISTANT = re.compile(
     r"\b(?:I'?m here to help|I am here to help|how (?:can|may) I (?:help|assist)|"
     r"if you have any (?:other )?questions|let me know if you need|"
@@ -324,8 +329,7 @@ _ASSISTANT = re.compile(
     # Andrea Lang's contract" from joyce@hotmail.com; the customer knows no agent's name
     # ... or by a record's name of words and numbers: medicine on fe97d36, "Hi Pillbox 2, I
     # need to move the prescription ... to Pillbox 2"
-    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:there|team|support|all|everyone|"
-    r"folks|guys|again|friend|assistant|agent|sir|madam|you|good|me|dr|mr|mrs|ms|prof)\b)"
+    rf"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)\s+(?!(?:{_NO_NAME})\b)"
     r"[a-z]+(?:(?: [a-z]+)? \d+)?"
     # (weather-intent-00143 on 6accfa9: "Hi jhardy. I'd like to move ...")
     r"\s*(?:[,!]|\.(?=\s|$))|"
@@ -335,9 +339,8 @@ _ASSISTANT = re.compile(
     # ... or, after a comma, by a capitalised name or handle: movie-intent-00028 on 3d6f8ed,
     # "Hello there, JRoman. I just wanted to check"; railway-intent-00006 on de87116,
     # "Hello, Train C. I want to book a ticket"
-    r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)(?: there)?,\s+(?!(?:there|team|support|all|"
-    r"everyone|folks|guys|again|friend|assistant|agent|sir|madam|good|please|thanks|thank|"
-    r"sorry|yes|no|ok|okay|great|I)\b)(?-i:[A-Z][A-Za-z]*(?: [A-Z][A-Za-z\d]*){0,2})"
+    rf"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear)(?: there)?,\s+(?!(?:{_NO_NAME}|I)\b)"
+    r"(?-i:[A-Z][A-Za-z]*(?: [A-Z][A-Za-z\d]*){0,2})"
     r"\s*(?:[,!]|\.(?=\s|$))|"
     r"your (?:new |current )?email (?:address )?is)",
     re.I,

@@ -2082,10 +2082,10 @@ _TOWARD = re.compile(r"\b(?:to|onto|into|another|new)\b", re.I)
 
 def moves(
     task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]
-) -> Iterable[tuple[str, dict, dict, object]]:
+) -> Iterable[tuple[str, str, dict, dict, object]]:
     """Each gold move of a record to another parent (a write with `new_<fk>`): the record's
-    table, its parent before and its parent after, as the seed holds them, and the new
-    parent's key."""
+    table, the parents' table, its parent before and its parent after, as the seed holds
+    them, and the new parent's key."""
     for call in task.gold_calls:
         tool = tools.get(call.name)
         if tool is None or tool.kind != "write":
@@ -2107,7 +2107,7 @@ def moves(
                 parents = spec.seed.get(ref.ref_table, [])
                 by_key = {value_key(r.get(ref.ref_columns[0])): r for r in parents}
                 was, now = by_key.get(value_key(row.get(column))), by_key.get(value_key(new))
-                yield table.name, was or {}, now or {}, value_key(new)
+                yield table.name, ref.ref_table, was or {}, now or {}, value_key(new)
 
 
 _MOVED_AS = re.compile(
@@ -2138,13 +2138,13 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
         and not any(p.startswith("new_") for p in c.arguments)
         for v in c.arguments.values()
     }
-    for table, was, now, new in moves(task, spec, tools):
+    for table, parent, was, now, new in moves(task, spec, tools):
         if new in others:
             continue
         # ... or by the name of what it goes under: movie-intent-00073 on 706f9af moved "my
         # booking for Inception" of The Godfather to a showtime of Inception
-        before = set(record_names(was)) | _names_above(spec, was)
-        after = set(record_names(now)) | _names_above(spec, now)
+        before = set(record_names(was)) | _names_above(spec, parent, was)
+        after = set(record_names(now)) | _names_above(spec, parent, now)
         for name in sorted(after - before, key=len, reverse=True):
             for m in re.finditer(rf"\b{re.escape(name)}\b(?:'s\s+(\w+))?", text, re.I):
                 lead = text[max(0, m.start() - 60) : m.start()]
@@ -2177,10 +2177,9 @@ def moved_elsewhere(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]
     0fd2081 asked to "move the enrollment ... to Riddlechester Course. Its capacity is 267",
     and its gold moved it to Port Barbara Course, the course of capacity 267."""
     text = "\n".join([task.instruction, *task.known_facts])
-    for table, _was, now, _new in moves(task, spec, tools):
-        parent = next((t for t, rows in spec.seed.items() if any(r is now for r in rows)), None)
+    for table, parent, _was, now, _new in moves(task, spec, tools):
         kept = list(record_names(now))  # where it is now is no place to go either
-        for row in spec.seed.get(parent or "", []):
+        for row in spec.seed.get(parent, []):
             for name in (n for n in record_names(row) if " " in n and n not in kept):
                 for m in re.finditer(
                     rf"\b(?:to|into|onto)\s+(?:the\s+)?{re.escape(name)}\b", text, re.I
@@ -2195,12 +2194,11 @@ def moved_elsewhere(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]
     return ""
 
 
-def _names_above(spec: EnvironmentSpec, row: dict) -> set[str]:
-    """The names of the records a seed row points to: a showtime is called by its movie's
-    title."""
-    table = next((t for t, rows in spec.seed.items() if any(r is row for r in rows)), None)
+def _names_above(spec: EnvironmentSpec, table: str, row: dict) -> set[str]:
+    """The names of the records a seed row of `table` points to: a showtime is called by
+    its movie's title."""
     out: set[str] = set()
-    for fk in spec.schema_.table(table).foreign_keys if table else []:
+    for fk in spec.schema_.table(table).foreign_keys if row else []:
         key = spec.schema_.table(fk.ref_table).primary_key
         if len(fk.columns) != 1 or len(key) != 1 or row.get(fk.columns[0]) is None:
             continue
