@@ -201,8 +201,13 @@ def fields_read(rule: str) -> list[tuple[str, str]]:
     for m in _OF_ENTITY.finditer(text):
         if not set(m.group(1).split()) & _NOT_A_FIELD_OF:
             found.append((m.group(2), m.group(1)))
-    found += [(m.group(1), m.group(2)) for m in _COMPOUND.finditer(text)]
-    return found
+    return found + compounds(text)
+
+
+def compounds(rule: str) -> list[tuple[str, str]]:
+    """(word, measure) for a measure said with a word before it ("an email address", "a
+    return quantity"): the word may be an entity or a column that holds the measure."""
+    return [(m.group(1), m.group(2)) for m in _COMPOUND.finditer(rule.lower())]
 
 
 # "the home and away scores cannot be equal": two fields of one noun

@@ -597,6 +597,18 @@ def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
         rule=result, enforced_by=[Enforcement(tool=write.name, step=0, check=result)]
     )
     assert unchecked_states(scored, [finish]).unchecked == ["home score", "away score"]
+    # a measure said with the column that holds it: weather's "an email address" is its
+    # subscriptions' `email`, and read where the email is (reported in part on 285d063)
+    capped = "An email address can have at most 5 subscriptions with status active."
+    per_email = (
+        "SELECT COUNT(*) < 5 AS ok FROM subscriptions WHERE email = :e AND status = 'active'"
+    )
+    subscribe = sell.model_copy(update={"require": [RequireStep(sql=per_email, error=capped)]})
+    emailed = RuleCoverage(
+        rule=capped, enforced_by=[Enforcement(tool=write.name, step=0, check=capped)]
+    )
+    assert unchecked_states(emailed, [subscribe]).enforced
+    assert unchecked_states(emailed, [finish]).unchecked == ["active", "address"]
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
