@@ -298,6 +298,10 @@ _ASSISTANT = re.compile(
     r"activated|deactivated|created|cancell?ed|closed|processed|completed|confirmed|"
     r"suspended|moved|set|frozen|unfrozen|reactivated|added|removed)\b|"
     r"what(?:'s| is) your (?:email|name|account|phone|card|loan)|"
+    # weather-intent-00061 on 706f9af: "To create the watch, please provide your email and
+    # region's name": the agent asks the customer who they are
+    r"\b(?:provide|give|send|share|confirm|tell)(?: me| us)?(?: with)? your (?:full |e-?mail )?"
+    r"(?:e-?mail|name|account|id|phone|details|information)\b|"
     r"tell the (?:customer|client|user)\b|"
     # weather's "As an assistant, I am unable to create a reading ...": the reply's voice
     r"\bas (?:an?|your) (?:[\w-]+ ){0,2}assistant(?=\s*[,.;:!?]|\s+I\b)|"

@@ -99,7 +99,8 @@ def unidentified_user(task: Task, tools: dict[str, Tool], schema: Schema) -> str
 
 # how a person says who they are: "I'm Katherine", "this is Katherine Schmidt"
 _INTRODUCES = re.compile(
-    r"\b(?:I'm|I am|this is|my (?:first |last |full )?name is|name's|it's|it is)\s+$", re.I
+    r"\b(?:I'm|I am|this is|my (?:first |last |full )?name is|name's|it's|it is|named|called)\s+$",
+    re.I,
 )
 # ... or "Katherine here", "Daniel Okafor speaking", "Kenji Sato, kenji.sato@example.com"
 _INTRODUCED = re.compile(r"\s+(?:here|speaking)\b|,?\s*\(?[\w.+-]+@")
@@ -117,39 +118,58 @@ def of_the_user(fact: str, user: str) -> str | None:
 
 
 def named_self(task: Task, schema: Schema, replay: Replay, seed: SeedFacts) -> str | None:
-    """The user called by their own first name as someone else would: school's "Sure,
-    Katherine! I'd be happy to activate the course" (an assistant's reply) and "deactivate
-    the New Melissaberg Course for Katherine" from Katherine herself. A person names
-    themselves to say who they are, in a header ("Kenji Sato, kenji.sato@example.com.") or
-    a signature ("Thanks, Katherine"). A name inside another one (the user Marcus and the
+    """The user called by their own first name (or handle) as someone else would: school's
+    "Sure, Katherine! I'd be happy to activate the course" (an assistant's reply) and
+    "deactivate the New Melissaberg Course for Katherine" from Katherine herself. A person
+    names themselves to say who they are, in a header ("Kenji Sato, kenji.sato@example.com.")
+    or a signature ("Thanks, Katherine"). A name inside another one (the user Marcus and the
     "North Marcus Course") is that record's."""
     people = schema.people()
     row = asker(replay, seed)
-    if people is None or people.email_column() is None or row is None:
+    email = people.email_column() if people is not None else None
+    if email is None or row is None:
         return None  # basketball's teams ask through a manager, and a team's name is no one's
     own = {w for k, v in row.items() if "name" in k and isinstance(v, str) for w in v.split()}
     first = next((row[k].split()[0] for k in _PERSON_NAMES if _names(row.get(k))), None)
-    if first is None or len(first) < 3:
-        return None
+    # weather's forecasters have an email and no name: "... to the North Pole, Victor." from
+    # victor.randolph@yahoo.com, "jsimon, can you please update my email" from jsimon@...
+    handle = str(row.get(email) or "").split("@")[0]
+    called = [first] if first is not None and len(first) >= 3 else []
+    called += [handle] if re.fullmatch(r"[a-z]{3,}\d*", handle, re.I) else []
+    called += [p for p in re.split(r"[._\d-]+", handle) if len(p) >= 3][:1] if not own else []
     text = task.instruction
     # "my passenger profile, Alan@gmail.com": an email's own name (railway on a4b9fc9)
     emails = [e.span() for e in EMAIL.finditer(text)]
-    for m in re.finditer(rf"\b{re.escape(first)}\b", text):
-        if any(a <= m.start() < b for a, b in emails):
-            continue
-        span = _name_span(text, m.start(), m.end(), own)
-        if span is None:  # "North Marcus Course"
-            continue
-        before, after = text[: span[0]], text[span[1] :]
-        if _INTRODUCES.search(before) or _INTRODUCED.match(after):
-            continue
-        if not before.strip() and not _CALLED_ON.match(after):
-            continue  # a header: "Kenji Sato. I lost my card"
-        if re.match(r"\s*[.!]?\s*$", after) and re.search(r"[,-]\s*$", before):
-            continue  # a signature: "... Thank you, Katherine."
-        said = text[max(0, span[0] - 20) : span[1] + 1].strip()
-        return f"the instruction calls the user by their own name ({said!r}), as someone else would"
+    for name in dict.fromkeys(called):
+        for m in re.finditer(rf"\b{re.escape(name)}\b", text, 0 if name == first else re.I):
+            if any(a <= m.start() < b for a, b in emails):
+                continue
+            span = _name_span(text, m.start(), m.end(), own | {m.group()})
+            if span is None:  # "North Marcus Course"
+                continue
+            before, after = text[: span[0]], text[span[1] :]
+            if _INTRODUCES.search(before) or _INTRODUCED.match(after):
+                continue
+            if not before.strip() and not _CALLED_ON.match(after):
+                continue  # a header: "Kenji Sato. I lost my card"
+            if re.match(r"\s*[.!]?\s*$", after) and _SIGNED.search(before):
+                continue  # a signature: "... Thank you, Katherine."
+            said = text[max(0, span[0] - 20) : span[1] + 1].strip()
+            return (
+                f"the instruction calls the user by their own name ({said!r}), as someone "
+                "else would"
+            )
     return None
+
+
+# what a signature follows: a closing word, a sentence's end or a dash ("Thanks, Katherine",
+# "... my card. Katherine", "- Katherine"); not a request's comma ("... to the North Pole,
+# Victor.", weather-intent-00029 on 706f9af)
+_SIGNED = re.compile(
+    r"(?:\b(?:thanks|thank you|regards|best|cheers|sincerely|best wishes|yours(?: truly)?|"
+    r"respectfully|warmly)\s*[,-]|[.!?]\s*[-\u2014]?|\s[-\u2014])\s*$",
+    re.I,
+)
 
 
 _PERSON_NAMES = ("first_name", "given_name", "name", "full_name")
@@ -1901,6 +1921,10 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.READS_LIKE_CALLS, detail=detail)
     if (said := assistant_voiced(task.instruction)) is not None:
         detail = f"the instruction says {said!r}: an assistant's words, not the customer's"
+        return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
+    # weather-intent-00005 on 706f9af knew "I am a weather service assistant"
+    if said := next(filter(None, map(assistant_voiced, task.known_facts)), None):
+        detail = f"a known fact says {said!r}: an assistant's words, not the customer's"
         return Rejection(stage=STAGE, reason=IntentReason.ASSISTANT_VOICE, detail=detail)
     if (said := told_to_assistant(task)) is not None:
         detail = f"the instruction says {said!r}: the user offers what they ask to be told"

@@ -8,7 +8,15 @@ from typing import Any
 
 from tests.conftest import mini_task, write_tool
 from tests.generators.flights import flights_spec
-from tests.validators.verdicts import ACCEPTED, MARIA, MOVE, all_kept, bank_verdict, transfer
+from tests.validators.verdicts import (
+    ACCEPTED,
+    MARIA,
+    MARIA_EMAIL,
+    MOVE,
+    all_kept,
+    bank_verdict,
+    transfer,
+)
 from toolscale.environment import Replay
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
@@ -1076,9 +1084,19 @@ def test_an_assistants_self_introduction_and_questions_are_assistant_voice(
         # to 'active'. It's all set up now. Thanks for your patience."
         "I wanted to let you know that your card K30001 has been frozen. Its status?",
         "Card K30001 is frozen now; its status? Thanks for your patience.",
+        # weather-intent-00061 on 706f9af: "To create the watch, please provide your email
+        # and region's name, along with the specified values."
+        "To freeze card K30001, please provide your email and name. Its status?",
     ):
         verdict = freeze_verdict(banking_spec, voiced)
         assert verdict[:2] == ("intent", "assistant_voice"), voiced
+    # ... or in what the user knows: weather-intent-00005 on 706f9af knew "I am a weather
+    # service assistant"
+    facts = ["My email is maria.lopez@example.com.", "I am a banking service assistant."]
+    ask = "Please freeze card K30001 and tell me its status."
+    stage, reason, detail = freeze_verdict(banking_spec, ask, known_facts=facts)
+    assert (stage, reason) == ("intent", "assistant_voice") and "known fact" in detail, detail
+    assert freeze_verdict(banking_spec, ask, known_facts=facts[:1]) == ACCEPTED
     for own in (  # a person who says who they are, or asks for help
         # finance's "I just wanted to let you know that my email is ..."
         "I just wanted to let you know I lost card K30001. Please freeze it. Its status?",
@@ -1209,6 +1227,9 @@ def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
         ("Please freeze Maria's card K30001 and tell me its status.", "freeze Maria"),
         ("Hello Maria Lopez, freeze card K30001 and tell me its status.", "Hello Maria"),
         ("Maria, could you freeze card K30001 and tell me its status?", "Maria,"),
+        # weather-intent-00029 on 706f9af: "I need to move West Ronald Station to the North
+        # Pole, Victor." (a request's comma, no signature)
+        ("Please freeze card K30001 and tell me its status, Maria.", "status, Maria."),
     ):
         stage, reason, detail = freeze_verdict(banking_spec, other)
         assert (stage, reason) == ("intent", "third_person"), other
@@ -1219,6 +1240,9 @@ def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
         "Maria Lopez speaking. Please freeze card K30001 and tell me its status.",
         "Maria Lopez, maria.lopez@example.com: freeze card K30001; its status?",
         "Please freeze card K30001 and tell me its status. Thanks, Maria.",
+        "Please freeze card K30001 and tell me its status. - Maria",
+        # medicine-intent-00003 on 3d6f8ed: "I'm the patient named DGreen."
+        "I'm the client named Maria. Please freeze card K30001 and tell me its status.",
         # a name inside another record's: the user Maria and "Santa Maria Street"
         "Please freeze card K30001, the one I use on Santa Maria Street. Its status?",
         # an email's own name (railway on a4b9fc9: "my passenger profile, Alan@gmail.com")
@@ -1226,6 +1250,22 @@ def test_the_user_called_by_their_own_name_as_another_would_is_third_person(
     ):
         verdict = freeze_verdict(banking_spec, own)
         assert verdict[:2] != ("intent", "third_person"), (own, verdict)
+
+
+def test_the_user_called_by_the_handle_of_their_email_is_third_person(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """weather-intent-00066 on 706f9af: "jsimon, can you please update my email to ...",
+    from jsimon@icloud.com (forecasters have no name): the user calls on themselves."""
+    handle = "mlopez@example.com"
+    spec = EnvironmentSpec.model_validate_json(
+        banking_spec.model_dump_json().replace(MARIA_EMAIL, handle)
+    )
+    other = "mlopez, could you freeze card K30001 and tell me its status?"
+    stage, reason, detail = freeze_verdict(spec, other, email=handle)
+    assert (stage, reason) == ("intent", "third_person") and ". mlopez,'" in detail, detail
+    own = "Please freeze card K30001 and tell me its status. Thanks, mlopez."
+    assert freeze_verdict(spec, own, email=handle) == ACCEPTED
 
 
 def test_one_record_named_at_both_ends_of_a_move_between_two_is_unasked_target(
