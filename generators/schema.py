@@ -594,6 +594,20 @@ def completed(
             if _holds(to_table(table), field) or field.split(" ")[-1] in every:
                 continue
             table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
+        for m in _PAIRED.finditer(text):
+            # "the home and away scores cannot be equal": basketball's 1.5B games held no
+            # scores, so the rule was enforced in part (on every run up to 82a0e57)
+            nouns = [w for w in re.findall(r"[a-z]+", text[: m.start()]) if owner(w)]
+            table = owner(nouns[-1]) if nouns else None  # the nearest entity before it
+            if table is None or m.group(3) in every or owner(m.group(3)) is not None:
+                continue
+            for side in (m.group(1), m.group(2)):
+                name = f"{side}_{m.group(3)}"
+                if len(table.columns) >= 12 or any(
+                    {side, m.group(3)} <= set(words(c.name)) for c in table.columns
+                ):
+                    continue
+                table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
     for rule in rules:
         _link_read_entities(rule.lower(), tables, owner)
         if (allowance := allowance_said(rule)) is not None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from generators.patterns import statuses
 from generators.realise import ddl_problems
 from generators.schema import (
     ColumnProposal,
@@ -415,6 +416,35 @@ def test_a_record_rated_by_a_rule_gets_a_rating_to_read() -> None:
     assert schema.table("customers").column_names == ["customer_id", "birth_date", "email"]
     other = to_schema(completed(SchemaProposal(tables=tables), [rule.replace(" R.", " X.")]))
     assert other.table("movies").enum_values("rating") == ["GENERAL", "X"]
+
+
+def test_two_fields_a_rule_compares_are_columns_of_the_entity_named_before_them() -> None:
+    """Basketball's 1.5B games held no scores, so "the home and away scores cannot be equal"
+    was read by no step: enforced in part on every run up to 82a0e57. With the columns, the
+    game's completion records both (they have a meaning once it is played)."""
+    tables = proposed(
+        {"teams": "team_id name", "games": "game_id home_team_id away_team_id status"}
+    )
+    tables[1].columns[-1].values = ["scheduled", "completed", "cancelled"]
+    rule = (
+        "A game result can only be recorded for a game with status scheduled, and the home "
+        "and away scores cannot be equal."
+    )
+    schema = to_schema(completed(SchemaProposal(tables=tables), [rule]))
+    games = schema.table("games")
+    assert games.column_names[-2:] == ["home_score", "away_score"]
+    assert games.column("home_score").type == "integer"
+    assert games.state_of("away_score") == "completed"
+    done = next(c for c in statuses(schema, {}) if c.sets == ("games", "status", "completed"))
+    assert list(done.tool.parameters["properties"]) == ["game_id", "home_score", "away_score"]
+    # the home and away teams are records of their own: no column is made for them
+    teams = to_schema(completed(SchemaProposal(tables=tables), [rule.replace("scores", "teams")]))
+    assert teams.table("games").column_names == [
+        "game_id",
+        "home_team_id",
+        "away_team_id",
+        "status",
+    ]
 
 
 def test_weathers_answer_with_plain_ids_gets_its_keys_and_the_links_its_brief_states() -> None:
