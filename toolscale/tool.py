@@ -289,8 +289,14 @@ def finders(tools: list[Tool]) -> list[Tool]:
     email to find anyone by, every tool that looks a record up without a key. The policy
     names them, and a gold identifies the user with one before it writes."""
     finds = [t for t in tools if t.kind == "read" and t.name.startswith("find_")]
-    people = {reads_from(t) for t in finds if "email" in t.name} - {None}
+    # weather's `find_forecaster` takes an email and is not named for it: its policy had
+    # forecasters identified with `find_subscription_by_email` alone (706f9af)
+    people = {reads_from(t) for t in finds if "email" in t.name or _takes_email(t)} - {None}
     return [t for t in finds if reads_from(t) in people] if people else finds
+
+
+def _takes_email(tool: Tool) -> bool:
+    return any("email" in name for name in tool.parameters.get("properties", {}))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from tests.conftest import write_tool
 from toolscale.spec import EnvironmentSpec
-from toolscale.tool import Tool, ToolCall, ToolResult
+from toolscale.tool import Tool, ToolCall, ToolResult, finders
 
 
 def test_tool_exports_openai_function_schema(mini_spec: EnvironmentSpec) -> None:
@@ -190,3 +190,24 @@ def test_a_state_move_is_read_from_the_update_whatever_its_layout() -> None:
         o="integer",
     )
     assert both.state_moves() == []  # not one row by one key
+
+
+def test_the_tools_that_find_the_user_are_those_that_find_a_record_by_email() -> None:
+    """Weather's `find_forecaster` takes an email and is not named for it: its policy had
+    forecasters identified with `find_subscription_by_email` alone (706f9af)."""
+
+    def find(name: str, table: str, column: str) -> Tool:
+        sql = f"SELECT * FROM {table} WHERE lower({column}) = lower(:{column})"
+        parameters = {"type": "object", "properties": {column: {"type": "string"}}}
+        return Tool.model_validate(
+            {"name": name, "description": "Find one.", "kind": "read",
+             "parameters": parameters | {"required": [column]}, "returns": sql}
+        )  # fmt: skip
+
+    forecaster = find("find_forecaster", "forecasters", "email")
+    subscription = find("find_subscription_by_email", "subscriptions", "email")
+    region = find("find_region", "regions", "name")
+    tools = [forecaster, subscription, region]
+    assert [t.name for t in finders(tools)] == ["find_forecaster", "find_subscription_by_email"]
+    # with no email to find anyone by, every find is one
+    assert finders([region]) == [region]
