@@ -30,6 +30,7 @@ from generators.patterns import (
 )
 from generators.prompting import messages
 from generators.realise import tool_sql_problems
+from generators.refunds import refunding
 from generators.rulemap import (
     candidates_for,
     changes,
@@ -650,16 +651,20 @@ def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
     missing = [s for s in states_named(coverage.rule) if not any(f"'{s}'" in q for q in sqls)]
     # ecommerce's "... only for an order with status delivered and within 30 days of its
     # delivered_date" was enforced by the status alone, and counted as enforced
+    # ... or by what the tool writes: railway's refund works its amount out by the 24 hours
+    written = [s.lower() for e in coverage.enforced_by for s in by_name[e.tool].run]
     missing += [
         m.group()
         for m in _TIME_BOUND.finditer(coverage.rule)
-        if not any(re.search(rf"(?<![\w.]){re.escape(m[1])}(?:\.0+)?(?![\w.])", q) for q in sqls)
+        if not any(
+            re.search(rf"(?<![\w.]){re.escape(m[1])}(?:\.0+)?(?![\w.])", q)
+            for q in [*sqls, *written]
+        )
     ]
     # the fields it reads, by a word of theirs in a step or in what the tool writes:
     # basketball's "while tickets_sold is below the game's capacity" was enforced by the
     # status alone on 65cb0f1 (its column was tickets_capacity), and "the home and away
     # scores cannot be equal" by no step (its schema held no scores)
-    written = [s.lower() for e in coverage.enforced_by for s in by_name[e.tool].run]
     said = " ".join([*sqls, *written])
     # weather's "an email address can have at most 5 subscriptions" was read by its
     # per-email count, its column `email`, and reported in part ("address" read nowhere)
@@ -819,6 +824,7 @@ async def propose_pattern_tools(
     """The catalogue's tools for this environment, chosen by the model or, failing that,
     deterministically; never raises for a bad answer."""
     candidates = catalogue(spec.schema_, spec.seed, charges(spec.schema_, brief.rules))
+    candidates = refunding(candidates, spec.schema_, brief.rules)
     if not candidates:
         return PatternTools(rules=[RuleCoverage(rule=r) for r in brief.rules])
     outcome = await choose_tools(llm, brief, spec, candidates, sample, feedback)

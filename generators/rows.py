@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from generators import dataplan
+from generators import dataplan, refunds
 from generators.allowances import settled
 from generators.dataplan import ColumnPlan, DataPlan, TablePlan
 from generators.patterns import CANCELLED, counted_column, sold_column
@@ -192,6 +192,7 @@ async def propose_rows(
     for candidate in (plan, dataplan.default_plan(schema)):
         expanded = dataplan.expand_plan(candidate, schema, seed=sample, total_rows=brief.seed_rows)
         seed = settled(expanded.rows, schema, brief.rules)  # fees as the rules charge them
+        seed = refunds.settled(seed, schema, brief.rules)  # refunds as the rules give them
         seed = sold_counted(seed, schema)
         spec = EnvironmentSpec(name=brief.name, schema_=schema, seed=seed, tools=probe)
         problems = seed_problems(spec)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 from generators.allowances import TIER_WORDS, Allowance, allowance_said, count_column
 from generators.prompting import messages
 from generators.realise import ddl_problems
+from generators.refunds import schedule_columns, schedule_said
 from toolscale.brief import Brief
 from toolscale.errors import pydantic_problems
 from toolscale.llm.client import FEEDBACK_PROBLEMS, Invalid, LLMClient, Outcome
@@ -608,6 +609,12 @@ def completed(
                 ):
                     continue
                 table.columns.append(ColumnProposal(name=name, type=_field_type(name)))
+        if (schedule := schedule_said(text)) is not None and (table := owner(subject)):
+            # "the refund is the full price more than 24 hours before departure, otherwise
+            # half the price": railway's 1.5B tickets had no price, the rule in part
+            for name, kind in schedule_columns(schedule, to_table(table)):
+                if len(table.columns) < 12:
+                    table.columns.append(ColumnProposal(name=name, type=kind, minimum=0))
     for rule in rules:
         _link_read_entities(rule.lower(), tables, owner)
         if (allowance := allowance_said(rule)) is not None:
@@ -970,6 +977,7 @@ def to_table(table: TableProposal) -> Table:
         description=table.description,
         columns=[Column(name=c.name, type=c.type) for c in table.columns],
         primary_key=[table.columns[0].name],
+        checks=[check for c in table.columns for check in column_checks(c)],
     )
 
 
