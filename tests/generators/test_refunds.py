@@ -12,6 +12,7 @@ from generators.refunds import Schedule, refunding, schedule_said, settled
 from generators.schema import ColumnProposal, SchemaProposal, TableProposal, completed, to_schema
 from tests.generators.railway import SCHEMA, SEED, bed, col, railway_rules
 from toolscale.environment import Environment
+from toolscale.schema import Scalar
 from toolscale.tool import ToolCall
 
 RULE = next(r for r in railway_rules() if "the refund is" in r)
@@ -92,7 +93,7 @@ def test_the_refund_works_its_amount_out_by_the_schedule(engine: str) -> None:
             done = env.step(ToolCall(name=tool.name, arguments={"ticket_id": ticket}))
             assert done.error is None, done.error
             got = env.step(ToolCall(name="get_tickets", arguments={"ticket_id": ticket}))
-            return got.output["refund_amount"]  # type: ignore[index]
+            return got.output["refund_amount"]
 
         assert refunded(900) == 20.0  # 22 hours before: half of 40.00
         assert refunded(907) == 40.0  # 5 days before: all of it
@@ -103,7 +104,7 @@ def test_a_refunded_seed_record_holds_what_the_schedule_gives() -> None:
     tickets = next(t for t in schema["tables"] if t["name"] == "tickets")
     tickets["columns"] = [*tickets["columns"], col("refund_amount", "real") | {"nullable": True}]
     spec = bed("railway", schema, SEED)
-    rows = [
+    rows: list[dict[str, Scalar]] = [
         {"ticket_id": 1, "status": "refunded", "price": 40.0, "refund_amount": 75.5},
         {"ticket_id": 2, "status": "active", "price": 25.0, "refund_amount": None},
     ]
