@@ -385,6 +385,27 @@ def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, st
     return out
 
 
+def released_ends(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, str]:
+    """The picked cancellations and refunds of a record whose picked create counts it sold
+    on its parent, each to its form that takes the count back off: railway's
+    `cancel_ticket` left the trip's seats_sold as `create_ticket` made it."""
+    out = {}
+    for ident in picked:
+        made = by_id.get(ident)
+        if made is None or made.creates is None or made.variant is None:
+            continue
+        if made.variant.how != "counting":
+            continue
+        for end in picked:
+            cand = by_id.get(end)
+            if cand is None or cand.sets is None or cand.sets[0] != made.creates:
+                continue
+            releasing = Variant(of=end, how="releasing", column=made.variant.column).id
+            if releasing in by_id:
+                out[end] = releasing
+    return out
+
+
 def _conditional(cond: Condition, param: str, main: str, kept: list[str]) -> Condition | None:
     """A create's condition that holds in one case, of the row a move of `param` changes:
     the rows it reads named as the move names them (the new row, or one the moved record
@@ -535,7 +556,8 @@ def realise(
         if m.candidate not in picks and plain in picks:
             picks[m.candidate] = picks.pop(plain)
             renamed[plain] = m.candidate
-    for plain, counting in counted_moves(set(picks), by_id).items():
+    counted = counted_moves(set(picks), by_id) | released_ends(set(picks), by_id)
+    for plain, counting in counted.items():
         picks[counting] = picks.pop(plain)
         renamed[plain] = counting
     mapped = [

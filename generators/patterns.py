@@ -203,7 +203,7 @@ class Variant(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     of: str = Field(description="the id of the plain operation")
-    how: Literal["taking", "restocking", "counting"]
+    how: Literal["taking", "restocking", "counting", "releasing"]
     column: str = Field(description="the parent's column, as table.column")
 
     @property
@@ -1549,6 +1549,54 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
     return out
 
 
+# the states a record leaves its place in, beside the cancellations: a refunded ticket's
+# seat is for sale again
+RELEASED = ("refunded",)
+
+
+def releasings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
+    """A cancellation or refund that gives back the place its record was counted in
+    (`seats_sold`, `tickets_sold`): railway's cancel_ticket and refund_ticket left the
+    trip's seats_sold as the sale made it, so a cancelled seat stayed sold (the audit of
+    the runs on 82a0e57). Never below 0: a seed may count fewer than it holds."""
+    out = []
+    for cand in moved:
+        if cand.sets is None or not (cand.pattern == "cancel" or cand.sets[2] in RELEASED):
+            continue
+        table = schema.table(cand.sets[0])
+        key, own = table.primary_key[0], counted_column(table)
+        for fk in table.foreign_keys:
+            parent = schema.table(fk.ref_table)
+            sold = sold_column(parent)
+            if sold is None or len(fk.columns) != 1 or len(parent.primary_key) != 1:
+                continue
+            held = f"(SELECT {own} FROM {table.name} WHERE {key} = :{key})" if own else "1"
+            back = (
+                f"UPDATE {parent.name} SET {sold} = CASE WHEN {sold} >= {held} THEN {sold} - "
+                f"{held} ELSE 0 END WHERE {parent.primary_key[0]} = (SELECT {fk.columns[0]} "
+                f"FROM {table.name} WHERE {key} = :{key})"
+            )
+            noun = singular(parent.name)
+            tool = cand.tool.model_copy(
+                update={
+                    "name": f"{cand.tool.name}_releasing_{sold}",
+                    "description": f"{cand.tool.description} Takes it off the {noun}'s {sold}.",
+                    "run": [*cand.tool.run, back],
+                }
+            )
+            variant = Variant(of=cand.id, how="releasing", column=f"{parent.name}.{sold}")
+            update = {
+                "id": variant.id,
+                "variant": variant,
+                "summary": f"{cand.summary}; takes off {parent.name}.{sold}",
+                "guards": cand.guards | {"releases": -1},
+                "tool": tool,
+            }
+            out.append(cand.model_copy(update=update))
+            break
+    return out
+
+
 def catalogue(
     schema: Schema, seed: dict[str, list[dict]], charged: list[Candidate] | None = None
 ) -> list[Candidate]:
@@ -1566,6 +1614,7 @@ def catalogue(
         *takings(schema, made),
         *moved,
         *restockings(schema, moved),
+        *releasings(schema, moved),
         *adjustments(schema, seed),
         *usages(schema),
         *updates(schema, seed),

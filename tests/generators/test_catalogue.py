@@ -724,6 +724,31 @@ def test_a_ticket_moved_to_another_trip_takes_its_seat_sold_along(engine: str) -
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_refund_of_a_ticket_sold_on_a_trip_takes_its_seat_back_off(engine: str) -> None:
+    """Railway's `refund_ticket` and `cancel_ticket` left the trip's seats_sold as
+    `create_ticket` made it, so a refunded seat stayed sold (the audit of 82a0e57's run).
+    Never below 0: trip 12's seed counts none of its ticket 906."""
+    spec, rules = railway_spec(), railway_rules()
+    candidates = catalogue(spec.schema_, spec.seed)
+    made = realise(
+        fallback_choice(candidates, rules, spec.schema_, spec.seed), candidates, rules, spec
+    )
+    names = [t.name for t in made.tools]
+    assert "refund_ticket" in names and not any("releasing" in n for n in names), names
+    tools = [*spec.tools, *made.tools]
+    with Environment(spec.model_copy(update={"tools": tools}), engine=engine) as env:  # type: ignore[arg-type]
+
+        def sold_after(ticket: int, trip: int) -> object:
+            env.reset()
+            assert env.step(ToolCall(name="refund_ticket", arguments={"ticket_id": ticket})).ok
+            found = env.step(ToolCall(name="get_trips", arguments={"trip_id": trip}))
+            return found.output["seats_sold"]
+
+        assert sold_after(900, 11) == 4
+        assert sold_after(906, 12) == 0
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_move_onto_a_trip_with_the_same_stations_and_a_seat_left(engine: str) -> None:
     """Railway's "a ticket can be moved to another trip only if that trip has the same origin
     and destination stations and free seats" was enforced by no tool on any run (5 of 6)."""
