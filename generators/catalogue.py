@@ -454,7 +454,7 @@ def _counted(
     if not cond.per or cond.total:
         # a sum "on the same trip" would need the moved record's own per column as well
         return None
-    if cond.row == EVERY or "," in cond.per:
+    if cond.row == EVERY:
         return None
 
     def named(row: str) -> str | None:
@@ -465,9 +465,17 @@ def _counted(
             return f"{main}.{row}"
         return f"{main}.{row}" if row in moved.column_names else None  # the record's own
 
-    row, per = named(cond.row), named(cond.per)
-    if row is None or per is None or not (row.startswith("new_") or per.startswith("new_")):
+    # restaurant's "two reservations with status booked on the same date and time slot" (per
+    # "date,time_slot" of the new row) held for a new one, and `move_reservation_table`
+    # moved one onto a table booked at its date and time (the audit of 0fd2081's run)
+    row, parts = named(cond.row), [named(p) for p in cond.per.split(",")]
+    if row is None or None in parts:
         return None
+    per = ",".join(p for p in parts if p is not None)
+    if not (row.startswith("new_") or any(p.startswith("new_") for p in per.split(","))):
+        return None
+    if "," in per and not all("." in p for p in per.split(",")):
+        return None  # several values shared, each the moved record's or the new row's own
     return cond.model_copy(update={"row": row, "per": per})
 
 

@@ -1729,17 +1729,18 @@ def condition_problems(cand: Candidate, cond: Condition, schema: Schema) -> list
         if cond.per and own and not set(cond.per.split(",")) <= set(cand.tool.param_types()):
             return [f"{where}: per {cond.per!r} is no parameter of {cand.id}"]
         if "." in cond.per:
-            path, field = cond.per.rsplit(".", 1)
-            try:
-                peer: Table | None = resolve_row(cand, path, schema)[0]
-            except ValueError:
-                peer = None
-            apart = peer is not None and peer.name != child.name and link(child, peer) is None
-            if peer is None or field not in peer.column_names or apart:
-                return [
-                    f"{where}: per {cond.per!r} must be a row of it that {child.name} rows "
-                    "belong to, a dot, and a column of that row's table"
-                ]
+            for part in cond.per.split(","):  # each "row.column", one per value shared
+                path, field = part.rsplit(".", 1) if "." in part else ("", part)
+                try:
+                    peer: Table | None = resolve_row(cand, path, schema)[0]
+                except ValueError:
+                    peer = None
+                apart = peer is not None and peer.name != child.name and link(child, peer) is None
+                if peer is None or field not in peer.column_names or apart:
+                    return [
+                        f"{where}: per {cond.per!r} must be a row of it that {child.name} rows "
+                        "belong to, a dot, and a column of that row's table (several: commas)"
+                    ]
         elif (
             cond.per
             and not own
@@ -2036,15 +2037,16 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
             also, _ = link(child, schema.table(cand.rows[cond.per])) or ("", "")
             filt += f" AND {also} = :{cond.per}"
         elif "." in cond.per:  # "in the same term": rows whose course has this course's term
-            path, column = cond.per.rsplit(".", 1)
-            peer, peer_key = resolve_row(cand, path, schema)
-            pk = peer.primary_key[0]
-            same = f"(SELECT {column} FROM {peer.name} WHERE {pk} = {peer_key})"
-            if peer.name == child.name:  # a moved record's own: rows with its course_id
-                filt += f" AND {column} = {same}"
-            else:
-                also, _ = link(child, peer) or ("", "")
-                filt += f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = {same})"
+            for part in cond.per.split(","):  # a moved reservation's own date and time slot
+                path, column = part.rsplit(".", 1)
+                peer, peer_key = resolve_row(cand, path, schema)
+                pk = peer.primary_key[0]
+                same = f"(SELECT {column} FROM {peer.name} WHERE {pk} = {peer_key})"
+                if peer.name == child.name:  # a moved record's own: rows with its course_id
+                    filt += f" AND {column} = {same}"
+                else:
+                    also, _ = link(child, peer) or ("", "")
+                    filt += f" AND {also} IN (SELECT {pk} FROM {peer.name} WHERE {column} = {same})"
         elif cond.per:  # columns of the new row: those with the same values
             filt += _same_as_new(cond.per)
         if cand.pattern == "move" and cand.rows[cand.main] == child.name and _adds(cand, cond):

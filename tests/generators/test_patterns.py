@@ -1092,6 +1092,33 @@ def test_a_move_to_another_table_keeps_the_party_within_its_seats(engine: str) -
     assert _on(spec, move, engine, reservation_id=90, new_table_id=5).ok
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_move_to_another_table_is_refused_where_it_is_booked_at_that_date_and_time(
+    engine: str,
+) -> None:
+    """Restaurant's "a table cannot have two reservations with status booked on the same
+    date and time slot" held for a new reservation, and `move_reservation_table` moved one
+    onto a table booked at its date and time (the audit of 0fd2081's run)."""
+    spec = restaurant_spec()
+    tables = [*spec.seed["dining_tables"], {"table_id": 4, "seats": 4}, {"table_id": 5, "seats": 4}]
+    taken = {**spec.seed["reservations"][0], "reservation_id": 92, "table_id": 4}  # 19:00, 20th
+    other = {**taken, "reservation_id": 93, "table_id": 5, "time_slot": "20:00"}
+    reservations = [*spec.seed["reservations"], taken, other]
+    seed = {**spec.seed, "dining_tables": tables, "reservations": reservations}
+    spec = spec.model_copy(update={"seed": seed})
+    twice = restaurant_rules()[1]
+    assert twice.startswith("A table cannot have two reservations")
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [twice], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:reservations.table_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    built = realise(choice, candidates, [twice], spec)
+    move = next(t for t in built.tools if t.name == by_id(spec)[moving.candidate].tool.name)
+    assert move.name in built.rules[0].tools()
+    assert _on(spec, move, engine, reservation_id=90, new_table_id=4).error == twice
+    assert _on(spec, move, engine, reservation_id=90, new_table_id=5).ok  # booked at 20:00
+
+
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
     """The products' stock after the call."""
     env_spec = spec.model_copy(update={"tools": [*spec.tools, tool]})
