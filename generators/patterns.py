@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
+from toolscale.apart import holds_slots, kept_apart
 from toolscale.schema import Column, ForeignKey, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
 from toolscale.wording import COUNTERS, record_phrase, singular, spans, with_article
@@ -601,6 +602,9 @@ def creates(
             require.append(_positive(amount))
             guards["positive"] = len(require) - 1
         checks = [*_sane_pairs(child, fks, props), *_parents_open(schema, child, fks)]
+        checks += places_free(
+            schema, child, seed, {fk.columns[0]: f":{fk.columns[0]}" for fk in fks}
+        )
         noun = singular(child.name)
         key_sql = values[key]
         tool = pattern_tool(
@@ -918,9 +922,54 @@ def usages(schema: Schema) -> list[Candidate]:
     return out
 
 
-def moves(schema: Schema) -> list[Candidate]:
+def places_free(
+    schema: Schema, child: Table, seed: dict[str, list[dict]], parents: dict[str, str]
+) -> list[RequireStep]:
+    """A place a parent holds is taken once: railway's `create_ticket` sold seat 12 of a
+    trip another live ticket held (the audit of de87116's run), and the `outcome` stage
+    only rejected the tasks that did. For each parent in `parents` (its key column -> the
+    SQL of the key the row goes under) that holds places, each number the seed keeps apart
+    under it (`toolscale.apart`) is free there among the rows in the new row's state; a
+    moved row brings its own (`parents` names `new_...` parameters, the row its key)."""
+    key = child.primary_key[0]
+    moving = any(sql.startswith(":new_") for sql in parents.values())
+    keys = {c for fk in child.foreign_keys for c in fk.columns} | set(child.primary_key)
+    rows = seed.get(child.name, [])
+    status = status_column(child, seed)
+    out = []
+    for ref, at in parents.items():
+        fk = next((f for f in child.foreign_keys if f.columns == [ref]), None)
+        if fk is None or not holds_slots(schema.table(fk.ref_table)):
+            continue
+        parent = singular(fk.ref_table)
+        for col in child.columns:
+            if col.type != "integer" or col.name in keys or not kept_apart(rows, ref, col.name):
+                continue
+            own = f"(SELECT {col.name} FROM {child.name} WHERE {key} = :{key})"
+            value = own if moving else f":{col.name}"
+            where = f"o.{ref} = {at} AND o.{col.name} = {value}"
+            if moving:
+                where += f" AND o.{key} <> :{key}"
+            if status is not None:
+                state = (
+                    f"(SELECT {status[0]} FROM {child.name} WHERE {key} = :{key})"
+                    if moving
+                    else literal(initial(status[1]))
+                )
+                where += f" AND o.{status[0]} = {state}"
+            out.append(
+                RequireStep(
+                    sql=f"SELECT COUNT(*) = 0 AS free FROM {child.name} o WHERE {where}",
+                    error=f"That {col.name} is already taken on the {parent}.",
+                )
+            )
+    return out
+
+
+def moves(schema: Schema, seed: dict[str, list[dict]] | None = None) -> list[Candidate]:
     """Move a row to another parent (move a ticket to another trip): the new parent must
-    exist and differ from the one it has (trade a player to another team)."""
+    exist and differ from the one it has (trade a player to another team), and a place it
+    holds there be free."""
     out = []
     for table in filter(keyed, schema.tables):
         key, noun = table.primary_key[0], singular(table.name)
@@ -946,7 +995,10 @@ def moves(schema: Schema) -> list[Candidate]:
                     rows={key: table.name, param: parent.name},
                     main=key,
                     guards={"exists": 0, "differs": 2},
-                    checks=still_open(table),
+                    checks=[
+                        *still_open(table),
+                        *places_free(schema, table, seed or {}, {ref: f":{param}"}),
+                    ],
                     tool=tool,
                 )
             )
@@ -1606,7 +1658,7 @@ def catalogue(
     # booking charged whatever its user said, beside the tool that charges by the rule
     owned = frozenset((c.rows[c.main], col) for c in charged or [] for col in c.owns)
     made, moved = creates(schema, seed, owned), statuses(schema, seed)
-    moved_rows = moves(schema)
+    moved_rows = moves(schema, seed)
     found = [
         *transfers(schema, seed),
         *(charged or []),

@@ -5,9 +5,7 @@ trainer would learn that a taken seat is free to sell."""
 
 from __future__ import annotations
 
-import re
-
-from toolscale.apart import kept_apart
+from toolscale.apart import holds_slots, kept_apart
 from toolscale.environment import Environment, Replay
 from toolscale.reasons import OutcomeReason
 from toolscale.report import Rejection
@@ -30,16 +28,6 @@ def _final(table: Table, seed: list[dict], changed: dict) -> dict[tuple, dict]:
     return rows
 
 
-_SLOTS = re.compile(r"capacity|seat|slot|room|place|table", re.I)
-
-
-def _holds_slots(parent: Table) -> bool:
-    """The parent says how many it holds (a trip's seats_sold, a hall's capacity): its
-    children's numbers are places in it, not numbers that differ by chance (a passenger's
-    tickets, a team's games)."""
-    return any(_SLOTS.search(c.name) for c in parent.columns if c.type in ("integer", "real"))
-
-
 def taken(env: Environment, replay: Replay) -> str:
     """What a new row repeats of another live row in its state under the same parent, where
     the parent holds places and the seed keeps the number apart; "" when nothing."""
@@ -58,7 +46,7 @@ def taken(env: Environment, replay: Replay) -> str:
             new = rows[tuple(key)]
             for fk in (fk for fk in table.foreign_keys if len(fk.columns) == 1):
                 parent = fk.columns[0]
-                if not _holds_slots(schema.table(fk.ref_table)):
+                if not holds_slots(schema.table(fk.ref_table)):
                     continue  # a passenger's tickets differ in seat by chance, not by rule
                 for column in numbers:
                     if new.get(column) is None or not kept_apart(seed, parent, column):

@@ -39,7 +39,7 @@ from tests.generators.medicine import medicine_spec
 from tests.generators.movie import SCHEMA as SCREENED
 from tests.generators.movie import SEATS, SLOT, booked_beside, movie_spec
 from tests.generators.movie import SEED as BOOKED
-from tests.generators.railway import bed, col, fk, railway_rules, railway_spec
+from tests.generators.railway import bed, col, fk, railway_rules, railway_spec, seated
 from tests.generators.restaurant import restaurant_rules, restaurant_spec
 from tests.generators.school import school_rules, school_spec
 from tests.generators.travel import travel_spec
@@ -1117,6 +1117,27 @@ def test_a_move_to_another_table_is_refused_where_it_is_booked_at_that_date_and_
     assert move.name in built.rules[0].tools()
     assert _on(spec, move, engine, reservation_id=90, new_table_id=4).error == twice
     assert _on(spec, move, engine, reservation_id=90, new_table_id=5).ok  # booked at 20:00
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_place_a_trip_holds_is_sold_once_by_a_sale_or_a_move(engine: str) -> None:
+    """Railway's `create_ticket` sold seat 12 of a trip another live ticket held (the audit
+    of de87116's run): the `outcome` stage rejected such tasks, the tool let them through.
+    Trips 1 to 6 hold seats 1 to 5 each; trip 2's seat 2 (ticket 121) is free."""
+    spec = seated(5, slots=True)
+    tickets = [t for t in spec.seed["tickets"] if t["ticket_id"] != 121]
+    spec = spec.model_copy(update={"seed": {**spec.seed, "tickets": tickets}})
+    cands = by_id(spec)
+    sell = with_conditions(cands["create:tickets under trips"], [])
+    taken = "That seat_number is already taken on the trip."
+    assert _on(spec, sell, engine, trip_id=1, seat_number=3, bags=0).error == taken
+    assert _on(spec, sell, engine, trip_id=1, seat_number=6, bags=0).ok
+    assert _on(spec, sell, engine, trip_id=2, seat_number=2, bags=0).ok
+    move = with_conditions(cands["move:tickets.trip_id"], [])
+    assert _on(spec, move, engine, ticket_id=111, new_trip_id=2).ok  # seat 2: free on trip 2
+    assert _on(spec, move, engine, ticket_id=112, new_trip_id=2).error == taken  # seat 3
+    # bags differ by chance (all 1): no place, no check
+    assert all("bags" not in step.sql for step in sell.require)
 
 
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
