@@ -364,10 +364,11 @@ def onto_moves(
     return out
 
 
-def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, str]:
-    """The picked moves of a record whose picked create counts it sold on its parent, each
-    to its form that moves the count along: railway's `create_ticket` added to the trip's
-    seats_sold, and `move_ticket_trip` left both trips' counts as they were."""
+def counted_forms(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, str]:
+    """The picked moves, cancellations and refunds of a record whose picked create counts
+    it sold on its parent, each to its form that keeps the count: railway's `create_ticket`
+    added to the trip's seats_sold, `move_ticket_trip` left both trips' counts as they were
+    and `cancel_ticket` left the seat sold."""
     out = {}
     for ident in picked:
         made = by_id.get(ident)
@@ -375,34 +376,14 @@ def counted_moves(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, st
             continue
         if made.variant.how != "counting":
             continue
-        for move in picked:
-            cand = by_id.get(move)
-            if cand is None or cand.pattern != "move" or cand.rows[cand.main] != made.creates:
+        for other in picked:
+            cand = by_id.get(other)
+            if cand is None or cand.rows.get(cand.main) != made.creates:
                 continue
-            counting = Variant(of=move, how="counting", column=made.variant.column).id
-            if counting in by_id:
-                out[move] = counting
-    return out
-
-
-def released_ends(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, str]:
-    """The picked cancellations and refunds of a record whose picked create counts it sold
-    on its parent, each to its form that takes the count back off: railway's
-    `cancel_ticket` left the trip's seats_sold as `create_ticket` made it."""
-    out = {}
-    for ident in picked:
-        made = by_id.get(ident)
-        if made is None or made.creates is None or made.variant is None:
-            continue
-        if made.variant.how != "counting":
-            continue
-        for end in picked:
-            cand = by_id.get(end)
-            if cand is None or cand.sets is None or cand.sets[0] != made.creates:
-                continue
-            releasing = Variant(of=end, how="releasing", column=made.variant.column).id
-            if releasing in by_id:
-                out[end] = releasing
+            how = "counting" if cand.pattern == "move" else "releasing" if cand.sets else None
+            counted = Variant(of=other, how=how, column=made.variant.column).id if how else ""
+            if counted in by_id:
+                out[other] = counted
     return out
 
 
@@ -564,8 +545,7 @@ def realise(
         if m.candidate not in picks and plain in picks:
             picks[m.candidate] = picks.pop(plain)
             renamed[plain] = m.candidate
-    counted = counted_moves(set(picks), by_id) | released_ends(set(picks), by_id)
-    for plain, counting in counted.items():
+    for plain, counting in counted_forms(set(picks), by_id).items():
         picks[counting] = picks.pop(plain)
         renamed[plain] = counting
     mapped = [
