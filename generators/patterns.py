@@ -1388,28 +1388,49 @@ def takings(schema: Schema, made: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _taking(
-    cand: Candidate, stock: str, said: str, enough: RequireStep, run: list[str], summary: str
+def _varied(
+    cand: Candidate,
+    variant: Variant,
+    name: str,
+    said: str,
+    run: list[str],
+    summary: str,
+    guards: dict[str, int],
+    require: list[RequireStep] | None = None,
 ) -> Candidate:
-    """`cand` taking from a parent's `stock` ("table.column"): `enough` must hold, and `run`
-    is what the call does."""
-    tool = cand.tool.model_copy(
-        update={
-            "name": f"{cand.tool.name}_taking_{stock.split('.')[1]}",
-            "description": f"{cand.tool.description} {said}",
-            "require": [*cand.tool.require, enough],
-            "run": run,
-        }
-    )
-    variant = Variant(of=cand.id, how="taking", column=stock)
+    """`cand` doing more beside what it does (`variant`): its tool's name, a sentence more
+    of description, its statements (and steps), and its built-in guards."""
+    update: dict[str, object] = {
+        "name": name,
+        "description": f"{cand.tool.description} {said}",
+        "run": run,
+    }
+    tool = cand.tool.model_copy(update=update | ({"require": require} if require else {}))
     return cand.model_copy(
         update={
             "id": variant.id,
             "variant": variant,
             "summary": f"{cand.summary}; {summary}",
-            "guards": cand.guards | {"enough": len(tool.require) - 1, "takes": -1},
+            "guards": cand.guards | guards,
             "tool": tool,
         }
+    )
+
+
+def _taking(
+    cand: Candidate, stock: str, said: str, enough: RequireStep, run: list[str], summary: str
+) -> Candidate:
+    """`cand` taking from a parent's `stock` ("table.column"): `enough` must hold, and `run`
+    is what the call does."""
+    return _varied(
+        cand,
+        Variant(of=cand.id, how="taking", column=stock),
+        f"{cand.tool.name}_taking_{stock.split('.')[1]}",
+        said,
+        run,
+        summary,
+        {"enough": len(cand.tool.require), "takes": -1},
+        [*cand.tool.require, enough],
     )
 
 
@@ -1508,22 +1529,14 @@ def _selling(cand: Candidate, parent: Table, ref: str, sold: str, counted: str |
     pk, noun = parent.primary_key[0], singular(parent.name)
     step = f":{counted}" if counted else "1"
     count = f"UPDATE {parent.name} SET {sold} = {sold} + {step} WHERE {pk} = :{ref}"
-    tool = cand.tool.model_copy(
-        update={
-            "name": f"{cand.tool.name}_counting_{sold}",
-            "description": f"{cand.tool.description} Adds it to the {noun}'s {sold}.",
-            "run": [*cand.tool.run, count],
-        }
-    )
-    variant = Variant(of=cand.id, how="counting", column=f"{parent.name}.{sold}")
-    return cand.model_copy(
-        update={
-            "id": variant.id,
-            "variant": variant,
-            "summary": f"{cand.summary}; adds to {parent.name}.{sold}",
-            "guards": cand.guards | {"counts": -1},
-            "tool": tool,
-        }
+    return _varied(
+        cand,
+        Variant(of=cand.id, how="counting", column=f"{parent.name}.{sold}"),
+        f"{cand.tool.name}_counting_{sold}",
+        f"Adds it to the {noun}'s {sold}.",
+        [*cand.tool.run, count],
+        f"adds to {parent.name}.{sold}",
+        {"counts": -1},
     )
 
 
@@ -1578,24 +1591,15 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
         if back is None:
             continue
         sql, parent_name, stock = back
-        tool = cand.tool.model_copy(
-            update={
-                "name": f"{cand.tool.name}_restocking",
-                "description": f"{cand.tool.description} Puts what it took back on the "
-                f"{singular(parent_name)}'s {stock}.",
-                "run": [*cand.tool.run, sql],
-            }
-        )
-        variant = Variant(of=cand.id, how="restocking", column=f"{parent_name}.{stock}")
         out.append(
-            cand.model_copy(
-                update={
-                    "id": variant.id,
-                    "variant": variant,
-                    "summary": f"{cand.summary}; gives back to {parent_name}.{stock}",
-                    "guards": cand.guards | {"restocks": -1},
-                    "tool": tool,
-                }
+            _varied(
+                cand,
+                Variant(of=cand.id, how="restocking", column=f"{parent_name}.{stock}"),
+                f"{cand.tool.name}_restocking",
+                f"Puts what it took back on the {singular(parent_name)}'s {stock}.",
+                [*cand.tool.run, sql],
+                f"gives back to {parent_name}.{stock}",
+                {"restocks": -1},
             )
         )
     return out
@@ -1628,23 +1632,17 @@ def releasings(schema: Schema, moved: list[Candidate]) -> list[Candidate]:
                 f"{held} ELSE 0 END WHERE {parent.primary_key[0]} = (SELECT {fk.columns[0]} "
                 f"FROM {table.name} WHERE {key} = :{key})"
             )
-            noun = singular(parent.name)
-            tool = cand.tool.model_copy(
-                update={
-                    "name": f"{cand.tool.name}_releasing_{sold}",
-                    "description": f"{cand.tool.description} Takes it off the {noun}'s {sold}.",
-                    "run": [*cand.tool.run, back],
-                }
+            out.append(
+                _varied(
+                    cand,
+                    Variant(of=cand.id, how="releasing", column=f"{parent.name}.{sold}"),
+                    f"{cand.tool.name}_releasing_{sold}",
+                    f"Takes it off the {singular(parent.name)}'s {sold}.",
+                    [*cand.tool.run, back],
+                    f"takes off {parent.name}.{sold}",
+                    {"releases": -1},
+                )
             )
-            variant = Variant(of=cand.id, how="releasing", column=f"{parent.name}.{sold}")
-            update = {
-                "id": variant.id,
-                "variant": variant,
-                "summary": f"{cand.summary}; takes off {parent.name}.{sold}",
-                "guards": cand.guards | {"releases": -1},
-                "tool": tool,
-            }
-            out.append(cand.model_copy(update=update))
             break
     return out
 
