@@ -1072,6 +1072,19 @@ def test_a_move_keeps_what_a_rule_asks_of_the_row_a_record_is_made_under(engine:
     assert _on(spec, move, engine, ticket_id=904, new_trip_id=13).ok  # scheduled
 
 
+def _table_move(spec: EnvironmentSpec, rule: str) -> Tool:
+    """Restaurant's move of a reservation to another table, picked beside what `rule` maps
+    to, with the rule carried onto it."""
+    candidates = list(by_id(spec).values())
+    choice = fallback_choice(candidates, [rule], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:reservations.table_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    built = realise(choice, candidates, [rule], spec)
+    move = next(t for t in built.tools if t.name == by_id(spec)[moving.candidate].tool.name)
+    assert move.name in built.rules[0].tools()
+    return move
+
+
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_move_to_another_table_keeps_the_party_within_its_seats(engine: str) -> None:
     """Restaurant's "a reservation's party_size must be ... no larger than the table's
@@ -1081,13 +1094,7 @@ def test_a_move_to_another_table_keeps_the_party_within_its_seats(engine: str) -
     small = [*spec.seed["dining_tables"], {"table_id": 4, "seats": 1}, {"table_id": 5, "seats": 2}]
     spec = spec.model_copy(update={"seed": {**spec.seed, "dining_tables": small}})
     size = restaurant_rules()[0]
-    candidates = list(by_id(spec).values())
-    choice = fallback_choice(candidates, [size], spec.schema_, spec.seed)
-    moving = ToolChoice(candidate="move:reservations.table_id")
-    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
-    built = realise(choice, candidates, [size], spec)
-    move = next(t for t in built.tools if t.name == by_id(spec)[moving.candidate].tool.name)
-    assert move.name in built.rules[0].tools()
+    move = _table_move(spec, size)
     assert _on(spec, move, engine, reservation_id=90, new_table_id=4).error == size  # 2 > 1
     assert _on(spec, move, engine, reservation_id=90, new_table_id=5).ok
 
@@ -1108,13 +1115,7 @@ def test_a_move_to_another_table_is_refused_where_it_is_booked_at_that_date_and_
     spec = spec.model_copy(update={"seed": seed})
     twice = restaurant_rules()[1]
     assert twice.startswith("A table cannot have two reservations")
-    candidates = list(by_id(spec).values())
-    choice = fallback_choice(candidates, [twice], spec.schema_, spec.seed)
-    moving = ToolChoice(candidate="move:reservations.table_id")
-    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
-    built = realise(choice, candidates, [twice], spec)
-    move = next(t for t in built.tools if t.name == by_id(spec)[moving.candidate].tool.name)
-    assert move.name in built.rules[0].tools()
+    move = _table_move(spec, twice)
     assert _on(spec, move, engine, reservation_id=90, new_table_id=4).error == twice
     assert _on(spec, move, engine, reservation_id=90, new_table_id=5).ok  # booked at 20:00
 
