@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 from toolscale.dataflow import output_rows, own_key, shown_values, stale_told, value_key
@@ -1902,6 +1902,33 @@ _TELL_YOU = re.compile(
 )
 
 
+# a request to reach someone: basketball-intent-00056 on 31bc8d2, "Please create a ticket
+# ... by sending the information to twarren@hotmail.com"; 00032, "Please contact
+# sally@outlook.com"
+_SENDS = re.compile(
+    r"\b(?:send|sending|forward|forwarding|contact|contacting|notify|notifying|e-?mail me)\b"
+    r"[^.?!]{0,60}?[\w.+-]+@[\w-]+\.[\w.]+",
+    re.I,
+)
+_SENDERS = {"send", "forward", "contact", "notify", "mail", "message"}
+
+
+def asks_to_send(task: Task, tools: Mapping[str, Tool]) -> str | None:
+    """The words that ask the agent to send something to an email address, where no tool
+    sends anything: an agent trained on it learns to promise what it cannot do."""
+    m = _SENDS.search(task.instruction)
+    if m is None or any(_SENDERS & set(words(name)) for name in tools):
+        return None
+    return f"the instruction asks {m.group()!r}, and no tool sends anything"
+
+
+# a request written to the person whose record it is: basketball-intent-00026 on 31bc8d2,
+# "Can you please update your status to active? I want you to join the team", of a player
+_SPOKEN_TO = re.compile(
+    r"\b(?:update|change|set) your (?:own )?status\b|\bI want you to (?:join|play|sign)\b", re.I
+)
+
+
 def told_to_assistant(task: Task) -> str | None:
     """The words where the user offers the assistant a value the gold tells the user ("I
     want to cancel my warning alert and tell you the alert status", weather-intent-00014 on
@@ -1938,6 +1965,9 @@ def check(
     entities = schema_entities(schema)
     people = schema.people()
     user = singular(people.name) if people is not None else None
+    if m := _SPOKEN_TO.search(task.instruction):
+        detail = f"the instruction says {m.group()!r}: written to the record's person"
+        return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
     if (said := third_person(task.instruction, entities, user)) is not None:
         detail = f"the instruction says {said!r}: someone else's record, not the user's own"
         return Rejection(stage=STAGE, reason=IntentReason.THIRD_PERSON, detail=detail)
@@ -1964,6 +1994,8 @@ def check(
     if (detail := unasked_write(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_WRITE, detail=detail)
     if (detail := unserved_request(task, tools, schema)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNSERVED_REQUEST, detail=detail)
+    if (detail := asks_to_send(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNSERVED_REQUEST, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

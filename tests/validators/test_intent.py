@@ -2351,3 +2351,34 @@ def test_a_new_record_beside_a_change_of_another_of_its_kind_is_unasked_target()
     replay = Replay(results=[made, ToolResult(ok=True, output={})], changes={})
     assert new_beside_old(named, tools, replay) is None
     assert said(45946, first="add_bags") is None  # nothing made
+
+
+def test_a_request_to_send_to_an_email_no_tool_sends_to_is_unserved_request(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00056 on 31bc8d2: "Please create a ticket ... by sending the
+    information to twarren@hotmail.com"; 00032: "Please contact sally@outlook.com". No tool
+    sends anything: an agent trained on it promises what it cannot do."""
+    for sent in (
+        "Please freeze card K30001 by sending the details to maria.lopez@example.com. Status?",
+        "Please freeze card K30001 and contact james.chen@example.net. Its status?",
+    ):
+        stage, reason, detail = freeze_verdict(banking_spec, sent)
+        assert (stage, reason) == ("intent", "unserved_request"), (sent, detail)
+        assert "no tool sends anything" in detail, detail
+    told = "Please freeze card K30001 and tell me its status; my email is maria.lopez@example.com."
+    assert freeze_verdict(banking_spec, told)[:2] != ("intent", "unserved_request")
+
+
+def test_a_request_written_to_the_person_of_the_record_is_third_person(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00026 on 31bc8d2: "Can you please update your status to active? I
+    want you to join the team and play for us", from a team of one of its players."""
+    for spoken in (
+        "Can you please update your status to frozen? Card K30001; tell me its status.",
+        "I want you to join the bank. Please freeze card K30001 and tell me its status.",
+    ):
+        stage, reason, detail = freeze_verdict(banking_spec, spoken)
+        assert (stage, reason) == ("intent", "third_person"), (spoken, detail)
+        assert "written to the record's person" in detail, detail
