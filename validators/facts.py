@@ -1754,6 +1754,98 @@ _TO_COME = re.compile(
 )
 
 
+_BEGUN = re.compile(
+    r"\b(?:has|have|had) already (?:started|begun|taken place|happened|passed|ended|finished|"
+    r"been played)\b|\balready (?:over|finished|played)\b",
+    re.I,
+)
+
+
+def not_begun(task: Task, clock: str, replay: Replay) -> str:
+    """A record said to have begun already, on a day after today: basketball-intent-00029
+    on 31bc8d2 knew "The game starting on February 19th has already started" under a clock
+    of 2025-01-15 (game 41371 of 2025-02-19, scheduled). A day without its year is read off
+    the records the gold reads on that day, where they all lie ahead."""
+    today = clock[:10]
+    read = rows_read(replay)
+    for sentence, day in _days_said(task, _BEGUN):
+        held = {v[:10] for r in read for v in r.values() if _on_day(v, day)}
+        if day.startswith("day "):
+            ahead = bool(held) and all(d > today for d in held)
+        else:
+            ahead = day > today
+        if ahead:
+            return f"the user says {sentence.strip()!r}, but it is on a day after today, {today}"
+    return ""
+
+
+# a record said to have none of a kind of record under it: "my game ... does not have an
+# active ticket", "the order has no open returns"
+_HAS_NONE = re.compile(
+    r"\b(?:does not|doesn't|do not|don't|did not|didn't) (?:have|hold) (?:an?|any) "
+    r"(?:(?P<state>[a-z_]+) )?(?P<kind>[a-z_]+)"
+    r"|\b(?:has|have) no (?:(?P<no_state>[a-z_]+) )?(?P<no_kind>[a-z_]+)",
+    re.I,
+)
+
+
+def denied_children(task: Task, spec: EnvironmentSpec, replay: Replay) -> str:
+    """A record the gold reads, said to have none of a kind of record it holds in the seed:
+    basketball-intent-00040 on 31bc8d2 knew "My game starting on 2025-05-28 does not have an
+    active ticket", and game 41348 held active ticket 57898. The record is the one read row
+    of the parent's table that holds a day or a name (or key) the sentence says before it."""
+    schema = spec.schema_
+    read = rows_read(replay)
+    for sentence in user_sentences(task):
+        for m in _HAS_NONE.finditer(sentence):
+            state, kind = m["state"] or m["no_state"], m["kind"] or m["no_kind"] or ""
+            child = _table_named(schema, kind)
+            if child is None and state is not None:  # "has no tickets yet"
+                kind, state = state, None
+                child = _table_named(schema, kind)
+            if child is None:
+                continue
+            found = child.status()
+            if state is not None and (found is None or state.lower() not in found[1]):
+                continue  # "an extra ticket": no state of a ticket
+            for fk in (f for f in child.foreign_keys if len(f.columns) == 1):
+                parent = schema.table(fk.ref_table)
+                key = parent.primary_key[0]
+                said = sentence[: m.start()]
+                days = _days_in(said)
+                rows = {  # one record, read once or more
+                    r[key]: r
+                    for r in read
+                    if set(r) == set(parent.column_names)
+                    and any(
+                        any(_on_day(v, d) for d in days)
+                        or (isinstance(v, str) and len(v) > 3 and v.casefold() in said.casefold())
+                        for v in r.values()
+                    )
+                }
+                if len(rows) != 1:
+                    continue
+                (record,) = rows
+                held = [
+                    c
+                    for c in spec.seed.get(child.name, [])
+                    if c.get(fk.columns[0]) == record
+                    and (state is None or found is None or c.get(found[0]) == state.lower())
+                ]
+                if held:
+                    kept = held[0][child.primary_key[0]]
+                    return (
+                        f"the user says {m.group()!r} of {singular(parent.name)} {record}, "
+                        f"which holds {singular(child.name)} {kept}"
+                    )
+    return ""
+
+
+def _table_named(schema: Schema, noun: str) -> Table | None:
+    """The table a noun names ("tickets", "ticket"), or None."""
+    return next((t for t in schema.tables if singular(noun.lower()) == singular(t.name)), None)
+
+
 def not_to_come(task: Task, clock: str) -> str:
     """A record said to be still to come on a day before today: basketball on 9b9d975, "I
     want to create a ticket for my upcoming game at 2024-10-30", under a clock of
@@ -2441,6 +2533,8 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: said_of_both(task, ctx.replayed, ctx.env.tools),
         lambda: not_today(task, spec.clock),
         lambda: not_to_come(task, spec.clock),
+        lambda: not_begun(task, spec.clock, ctx.replayed),
+        lambda: denied_children(task, spec, ctx.replayed),
         lambda: wrong_end(task, ctx.replayed),
         lambda: against_own(task, ctx.replayed, ctx.env.tools),
         lambda: loose_time(task, ctx.replayed, ctx.env.tools),

@@ -2280,3 +2280,62 @@ def test_the_record_a_move_goes_to_said_as_where_it_is_now_is_false() -> None:
         "I have a hotel booking on 2025-02-05 and the new hotel is Martin LLC.",
     ):
         assert said(kept) == "", kept
+
+
+def test_a_record_said_to_have_begun_on_a_day_to_come_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00029 on 31bc8d2 knew "The game starting on February 19th has
+    already started" under a clock of 2025-01-15 (its game of 2025-02-19, scheduled). A day
+    without its year is read off the records the gold reads: card K30001 expires on
+    2027-08-31, and issued on 2023-08-15."""
+    from validators.facts import not_begun
+
+    clock = "2025-01-15T10:00:00"
+    card = {"card_id": "K30001", "expires_on": "2027-08-31", "issued_on": "2023-08-15"}
+    read = Replay(results=[ToolResult(ok=True, output=card)], changes={})
+
+    def said(fact: str) -> str:
+        return not_begun(mini_task(known_facts=[fact]), clock, read)
+
+    assert said("My card that ends on August 31st has already ended.") == (
+        "the user says 'My card that ends on August 31st has already ended.', but it is on a "
+        "day after today, 2025-01-15"
+    )
+    assert said("My booking of 2025-02-19 has already begun.") != ""
+    for true in (
+        "My card issued on August 15th has already begun.",  # 2023: behind
+        "My booking of 2024-12-19 has already begun.",
+        "My booking on March 3rd has already started.",  # no year, no record of that day
+        "My card that ends on August 31st is still valid.",
+    ):
+        assert said(true) == "", true
+
+
+def test_a_record_said_to_have_none_of_what_it_holds_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00040 on 31bc8d2 knew "My game starting on 2025-05-28 does not
+    have an active ticket", and game 41348 held active ticket 57898. Maria's account
+    A20001 (opened 2016-04-11) holds card K30001, active."""
+    account = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    ask = "Please freeze card K30001 and tell me its status."
+    told = [{"call": 1, "path": "status"}]
+
+    def verdict(fact: str) -> tuple[str, str, str]:
+        facts = [*MARIA["known_facts"], fact]
+        return bank_verdict(
+            banking_spec, ask, gold_calls=[account, freeze], communicate=told, known_facts=facts
+        )
+
+    stage, reason, detail = verdict("My account opened on 2016-04-11 does not have an active card.")
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert "of account A20001, which holds card K30001" in detail, detail
+    assert verdict("My account A20001 has no cards.")[:2] == ("facts", "false_fact")
+    for true in (
+        "My account opened on 2016-04-11 does not have a blocked card.",  # none blocked
+        "My account opened on 2016-04-11 does not have an extra card.",  # no such state
+        "I do not have a savings goal.",  # no record of it
+    ):
+        assert verdict(true) == ACCEPTED, true
