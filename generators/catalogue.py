@@ -490,6 +490,13 @@ def _carried(cond: Condition, param: str, move: Candidate, schema: Schema) -> Co
         # enrollments is below the course's capacity" held for a new enrollment, while
         # `move_enrollment_course` took one into any course, full or not
         return cond.model_copy(update={"row": row})
+    if cond.kind == "compare" and cond.op != "=" and cond.row == param:
+        # basketball's "while tickets_sold is below the game's capacity" held for a new
+        # ticket, and `move_ticket_to_game` on 31bc8d2 moved one onto a full game: both
+        # columns are read off the row it goes to (or rows that row reaches)
+        head = cond.other.split(".")[0] if cond.other else param
+        if head == param:
+            return cond.model_copy(update={"row": row, "other": f"new_{cond.other or param}"})
     moved = schema.table(move.rows[move.main])
     refs = {fk.columns[0]: fk.ref_table for fk in moved.foreign_keys if len(fk.columns) == 1}
     if (

@@ -35,6 +35,7 @@ from generators.policy import tau2_policy
 from generators.rulemap import candidate_for, guess_conditions
 from generators.toolkit import schema_tools
 from generators.tools import propose_tools
+from tests.generators.basketball import basketball_rules, basketball_spec
 from tests.generators.ecommerce import ecommerce_spec
 from tests.generators.finance import SEED, finance_brief, finance_schema
 from tests.generators.library import Library, ask, brief, last_user, reply, stage_of
@@ -721,6 +722,38 @@ def test_a_ticket_moved_to_another_trip_takes_its_seat_sold_along(engine: str) -
             for c in env.diff(before, env.sandbox.changes()).tables["trips"]
         }
     assert sold == {10: 4, 13: 1}
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_ticket_moved_to_another_game_needs_room_there(engine: str) -> None:
+    """Basketball's "a ticket can only be sold ... while tickets_sold is below the game's
+    capacity" held for a new ticket, and `move_ticket_to_game` on 31bc8d2 moved one onto a
+    full game. Game 22 is full (3 of 3), game 23 has room."""
+    spec = basketball_spec()
+    games = [
+        *spec.seed["games"],
+        {**spec.seed["games"][0], "game_id": 22, "tickets_sold": 3},
+        {**spec.seed["games"][0], "game_id": 23, "tickets_sold": 1},
+    ]
+    spec = spec.model_copy(update={"seed": {**spec.seed, "games": games}})
+    sale = next(r for r in basketball_rules() if "ticket can only be sold" in r)
+    candidates = catalogue(spec.schema_, spec.seed)
+    choice = fallback_choice(candidates, [sale], spec.schema_, spec.seed)
+    moving = ToolChoice(candidate="move:tickets.game_id")
+    choice = choice.model_copy(update={"tools": [*choice.tools, moving]})
+    made = realise(choice, candidates, [sale], spec)
+    move = next(t for t in made.tools if t.name.startswith("move_ticket"))
+    assert move.name in made.rules[0].tools()
+    tools = [*spec.tools, *made.tools]
+    with Environment(spec.model_copy(update={"tools": tools}), engine=engine) as env:  # type: ignore[arg-type]
+
+        def moved(game: int) -> str | None:
+            env.reset()
+            call = ToolCall(name=move.name, arguments={"ticket_id": 50, "new_game_id": game})
+            return env.step(call).error
+
+        assert moved(22) == sale
+        assert moved(23) is None
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
