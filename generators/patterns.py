@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generators.toolkit import JSON_TYPES, param_schema, row_exists
 from toolscale.apart import holds_slots, kept_apart
-from toolscale.schema import Column, ForeignKey, Scalar, Schema, Table
+from toolscale.schema import PLAYED, Column, ForeignKey, Scalar, Schema, Table
 from toolscale.tool import RequireStep, Tool
 from toolscale.wording import COUNTERS, record_phrase, singular, spans, with_article
 
@@ -997,11 +997,38 @@ def moves(schema: Schema, seed: dict[str, list[dict]] | None = None) -> list[Can
                     guards={"exists": 0, "differs": 2},
                     checks=[
                         *still_open(table),
+                        *held_at_past(schema, table),
                         *places_free(schema, table, seed or {}, {ref: f":{param}"}),
                     ],
                     tool=tool,
                 )
             )
+    return out
+
+
+def held_at_past(schema: Schema, table: Table) -> list[RequireStep]:
+    """A place at an event that has been played (a ticket of a completed game) is spent:
+    it moves to no other game or holder. Basketball-intent-00031 and 00061 on 31bc8d2 moved
+    ticket 57917 of game 41455, completed on 2024-09-27. Only a parent that holds places
+    (`toolscale.apart.holds_slots`): a prescription of a completed appointment moves."""
+    key, noun = table.primary_key[0], record_phrase(table.name)
+    out = []
+    for fk in table.foreign_keys:
+        if len(fk.columns) != 1 or fk.ref_table == table.name:
+            continue
+        parent = schema.table(fk.ref_table)
+        ended = _over(parent, set(PLAYED)) if holds_slots(parent) else None
+        if ended is None or parent.primary_key != fk.ref_columns:
+            continue
+        status, played = ended
+        at = f"(SELECT {fk.columns[0]} FROM {table.name} WHERE {key} = :{key})"
+        out.append(
+            RequireStep(
+                sql=_open_sql(parent, status, played, parent.primary_key[0], at),
+                error=f"{_a(noun).capitalize()} of {_a(record_phrase(parent.name))} that is "
+                f"{_either(played)} cannot be moved.",
+            )
+        )
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -1139,6 +1140,29 @@ def test_a_place_a_trip_holds_is_sold_once_by_a_sale_or_a_move(engine: str) -> N
     assert _on(spec, move, engine, ticket_id=112, new_trip_id=2).error == taken  # seat 3
     # bags differ by chance (all 1): no place, no check
     assert all("bags" not in step.sql for step in sell.require)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_ticket_of_a_game_played_moves_nowhere(engine: str) -> None:
+    """Basketball-intent-00031 and 00061 on 31bc8d2 moved ticket 57917 of game 41455,
+    completed, to another player and to another game. Ticket 51 is of game 21 (finished);
+    a booking under a parent that holds no places (a completed appointment) still moves."""
+    spec = basketball_spec()
+    tickets = [*spec.seed["tickets"], {"ticket_id": 51, "game_id": 21, "status": "sold"}]
+    spec = spec.model_copy(update={"seed": {**spec.seed, "tickets": tickets}})
+    move = with_conditions(by_id(spec)["move:tickets.game_id"], [])
+    spent = "A ticket of a game that is finished cannot be moved."
+    assert _on(spec, move, engine, ticket_id=51, new_game_id=20).error == spent
+    assert _on(spec, move, engine, ticket_id=50, new_game_id=21).ok  # 20 is scheduled
+    # games that hold no places (no capacity): a ticket is no place at one, and moves
+    tables: list[dict[str, Any]] = [dict(t) for t in COURT["tables"]]
+    for table in tables:
+        if table["name"] == "games":
+            table["columns"] = [c for c in table["columns"] if c["name"] != "capacity"]
+    games = [{k: v for k, v in g.items() if k != "capacity"} for g in spec.seed["games"]]
+    plain = bed("basketball", {"tables": tables}, {**spec.seed, "games": games})
+    free = with_conditions(by_id(plain)["move:tickets.game_id"], [])
+    assert _on(plain, free, engine, ticket_id=51, new_game_id=20).ok
 
 
 def _stock(spec: EnvironmentSpec, tool: Tool, engine: str, **arguments: object) -> dict:
