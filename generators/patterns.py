@@ -1011,7 +1011,7 @@ def held_at_past(schema: Schema, table: Table) -> list[RequireStep]:
     it moves to no other game or holder. Basketball-intent-00031 and 00061 on 31bc8d2 moved
     ticket 57917 of game 41455, completed on 2024-09-27. Only a parent that holds places
     (`toolscale.apart.holds_slots`): a prescription of a completed appointment moves."""
-    key, noun = table.primary_key[0], record_phrase(table.name)
+    key = table.primary_key[0]
     out = []
     for fk in table.foreign_keys:
         if len(fk.columns) != 1 or fk.ref_table == table.name:
@@ -1020,16 +1020,22 @@ def held_at_past(schema: Schema, table: Table) -> list[RequireStep]:
         ended = _over(parent, set(PLAYED)) if holds_slots(parent) else None
         if ended is None or parent.primary_key != fk.ref_columns:
             continue
-        status, played = ended
-        at = f"(SELECT {fk.columns[0]} FROM {table.name} WHERE {key} = :{key})"
-        out.append(
-            RequireStep(
-                sql=_open_sql(parent, status, played, parent.primary_key[0], at),
-                error=f"{_a(noun).capitalize()} of {_a(record_phrase(parent.name))} that is "
-                f"{_either(played)} cannot be moved.",
-            )
-        )
+        out.append(_under_open(table, fk, parent, ended, key, "moved"))
     return out
+
+
+def _under_open(
+    child: Table, fk: ForeignKey, parent: Table, ended: tuple[str, list[str]], at: str, done: str
+) -> RequireStep:
+    """The step that the parent of the `child` row named by `:at` is in none of the states
+    `ended` names (its status column, the states): else the row cannot be `done`."""
+    status, over = ended
+    row = f"(SELECT {fk.columns[0]} FROM {child.name} WHERE {child.primary_key[0]} = :{at})"
+    return RequireStep(
+        sql=_open_sql(parent, status, over, fk.ref_columns[0], row),
+        error=f"{_a(record_phrase(child.name)).capitalize()} of "
+        f"{_a(record_phrase(parent.name))} that is {_either(over)} cannot be {done}.",
+    )
 
 
 def still_open(table: Table, done: str = "moved") -> list[RequireStep]:
@@ -1125,20 +1131,12 @@ def parts_open(
     added to one. A part moved off its parent (`moved`: the columns the write sets) may
     leave an ended one: a booking of a cancelled flight is moved to another flight."""
     out = []
-    key = child.primary_key[0]
     for fk in child.foreign_keys:
         found = _parent_over(schema, child, fk, shut=False) if fk.columns[0] not in moved else None
         if found is None:
             continue
         parent, status, over = found
-        at = f"(SELECT {fk.columns[0]} FROM {child.name} WHERE {key} = :{param})"
-        out.append(
-            RequireStep(
-                sql=_open_sql(parent, status, over, fk.ref_columns[0], at),
-                error=f"{_a(record_phrase(child.name)).capitalize()} of "
-                f"{_a(record_phrase(parent.name))} that is {_either(over)} cannot be changed.",
-            )
-        )
+        out.append(_under_open(child, fk, parent, (status, over), param, "changed"))
     return out
 
 
