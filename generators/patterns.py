@@ -1631,7 +1631,7 @@ def restockings(schema: Schema, moves: list[Candidate]) -> list[Candidate]:
 
 
 # the states a record leaves its place in, beside the cancellations: a refunded ticket's
-# seat is for sale again
+# seat is for sale again (and a refund schedule's refunds, `generators.refunds`)
 RELEASED = ("refunded",)
 
 

@@ -16,7 +16,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from generators.patterns import Candidate, reachable, resolve_row
+from generators.patterns import RELEASED, Candidate, reachable, resolve_row
 from toolscale.schema import Scalar, Schema, Table
 from toolscale.wording import singular, words
 
@@ -27,7 +27,6 @@ _SCHEDULE = re.compile(
     r"(?:of )?the (?P=measure)\b"
 )
 _SHARES = {"half": 0.5, "a third": 1 / 3, "a quarter": 0.25}
-REFUND_STATES = ("refunded",)
 
 
 class Schedule(BaseModel):
@@ -109,7 +108,7 @@ def refunding(cands: list[Candidate], schema: Schema, rules: list[str]) -> list[
 
 
 def _refund(cand: Candidate, schema: Schema, schedules: list[Schedule]) -> Candidate:
-    if cand.sets is None or cand.sets[2] not in REFUND_STATES:
+    if cand.sets is None or cand.sets[2] not in RELEASED:
         return cand
     table = schema.table(cand.sets[0])
     amount = amount_column(table, cand.sets[2])
@@ -151,10 +150,10 @@ def schedule_columns(schedule: Schedule, table: Table) -> list[tuple[str, str]]:
     (`price`) and where a refund's amount is kept, the latter only where it can be
     refunded at all."""
     found = table.status()
-    if found is None or not set(found[1]) & set(REFUND_STATES):
+    if found is None or not set(found[1]) & set(RELEASED):
         return []
     out = [] if measure_column(table, schedule) else [(schedule.measure, "real")]
-    refunded = any(amount_column(table, state) for state in REFUND_STATES)
+    refunded = any(amount_column(table, state) for state in RELEASED)
     return out + ([] if refunded else [(schedule.amount_column, "real")])
 
 
@@ -171,7 +170,7 @@ def settled(
             measure = measure_column(table, schedule)
             if found is None or measure is None:
                 continue
-            for state in set(found[1]) & set(REFUND_STATES):
+            for state in set(found[1]) & set(RELEASED):
                 amount = amount_column(table, state)
                 if amount is None:
                     continue
