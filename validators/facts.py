@@ -225,6 +225,14 @@ _MINE = re.compile(
 )
 
 
+# "I have an active account with account ID 27570": the same claim, said as having one
+_HAVE = re.compile(
+    r"\bI[ \t]+(?:have|own|hold)[ \t]+(?:a|an|one)[ \t]+((?:[\w-]+[ \t]+){1,6}?)"
+    r"(?:(?:id|number|no|:|#)[ \t]*)+(?:is[ \t]+|of[ \t]+)?([A-Za-z]*-?\d[\w-]*)\b",
+    re.I,
+)
+
+
 def not_theirs(text: str, replay: Replay, seed: SeedFacts) -> str:
     """A record the user calls their own that belongs to someone else: finance's "I'd like
     to transfer $56.84 from my inactive account with ID 27534", where 27534 was the
@@ -234,7 +242,7 @@ def not_theirs(text: str, replay: Replay, seed: SeedFacts) -> str:
     if row is None or len(key) != 1:
         return ""
     user = value_key(row[key[0]])
-    for m in _MINE.finditer(text):
+    for m in [*_MINE.finditer(text), *_HAVE.finditer(text)]:
         said = next(iter(literals(m.group(2))), m.group(2))  # "27534" is the number
         kinds = {singular(w) for w in tokens(m.group(1))}
         for table, owned in seed.owner.items():

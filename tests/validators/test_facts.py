@@ -904,10 +904,22 @@ def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: Environment
         known_facts=facts,
     )
     assert (stage, reason) == ("facts", "false_fact")
+    # finance-intent-00178 on 310b6d0: "I have an active account with account ID 27570"
+    facts = [*MARIA["known_facts"], "I have a checking account with account ID A20003"]
+    stage, reason, detail = bank_verdict(
+        banking_spec,
+        ask.format("from my checking account to account A20003"),
+        gold_calls=[mine, send],
+        communicate=told,
+        known_facts=facts,
+    )
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert "'I have a checking account with account ID A20003'" in detail
     all_kept(
         banking_spec,
         (
             ask.format("from my checking account A20001 to account A20003"),
+            ask.format("from my checking account to account A20003; I have an account, id A20001"),
             ask.format("from my checking account to my friend's account A20003"),
             ask.format("from my checking account to account A20003 (my transfer to A20003)"),
         ),
