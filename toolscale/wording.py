@@ -265,7 +265,8 @@ _ASSISTANT = re.compile(
     # basketball-intent-00042 on cb56dcd: "Please let me know if you're ready. I'm ready to
     # help you activate Holly Moody."
     r"let me know if you(?:'re| are) ready\b|"
-    r"I'?m (?:a|an|your) [\w -]{0,30}assistant|I am (?:a|an|your) [\w -]{0,30}assistant|"
+    # finance-intent-00130 on 8a34956: "I'm Alogan, the finance service's assistant."
+    r"(?:I'?m|I am) (?:[A-Z][\w.-]*, )?(?:a|an|your|the) [\w' -]{0,30}assistant\b|"
     r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do|assist)\b|"
     # finance-intent-00535 on 3b9f36e: "Do you have any questions or updates you'd like to
     # share?", the agent's closing line

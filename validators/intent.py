@@ -1387,6 +1387,9 @@ _ASKS_NOW = re.compile(
     # finance's "I need to know the balance of my inactive account before I can withdraw"
     r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:I|we) "
     r"(?:can |could |do |may |will |go ahead and )?\w+"
+    # finance-intent-00168 on 8a34956: "Could you please check the balance before
+    # transferring?", told the balance the transfer left
+    r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:\w+ing|(?:the|my|this) \w+)\b"
     # finance's "Can you please tell me the current balance so I can proceed?" beside a
     # withdrawal: the balance the user decides on is the one before it
     # ("the return ID to proceed with the return process" needs the new record's id)

@@ -938,6 +938,10 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     assist = "Freeze my card K30001. Inform me if there is anything else I can assist with."
     verdict = bank_verdict(banking_spec, assist, gold_calls=[freeze], communicate=told)
     assert verdict[:2] == ("intent", "assistant_voice")
+    # finance-intent-00130 on 8a34956: "Hello. I'm Alogan, the finance service's assistant."
+    named = "Hello. I'm Maria, the bank's assistant. Freeze my card K30001; its status?"
+    verdict = bank_verdict(banking_spec, named, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     # travel's "Please update my customer email ... Your email is samantha.cortez@..."
     told_back = "Freeze my card K30001. Your email is maria.lopez@example.com. Its status?"
     verdict = bank_verdict(banking_spec, told_back, gold_calls=[freeze], communicate=told)
@@ -1374,6 +1378,10 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         # basketball-intent-00019 on 65cb0f1: "I'm trying to deactivate Debra Reyes. Can
         # you tell me what status she currently has?", told 'inactive' by the deactivation
         "I'm trying to freeze my card K30001. Can you tell me what status it currently has?",
+        # finance-intent-00168 on 8a34956: "I need to transfer $25.4 from my active account
+        # ... Could you please check the balance before transferring?"
+        "I need to freeze my card K30001. Could you please check its status before freezing?",
+        "Freeze my card K30001, but tell me its status before the freeze.",
     ):
         stage, reason, detail = bank_verdict(
             banking_spec, ask, gold_calls=[FREEZE], communicate=told_by_write
@@ -1391,6 +1399,7 @@ def test_a_question_about_the_state_now_told_from_the_write_is_asked_before_told
         "Freeze my card K30001 and tell me its status so I can relax.",
         "Freeze my card K30001, then check if it has been frozen. Its status?",
         "Tell me the current status of my card K30001 after you freeze it.",
+        "Freeze my card K30001 before leaving and tell me its status.",
         "My card K30001 is currently lost. Freeze it and tell me its status.",
         # a "current" sentence about another value than the one the write tells
         "What is the current balance of my checking account? Freeze my card K30001 and "
