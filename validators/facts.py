@@ -367,6 +367,9 @@ class SeedFacts:
     # per table, the other people whose record it is: the table with an email its keys
     # reach first, where that is not the asker's (school's enrollments are students')
     held_by: dict[str, str] = field(default_factory=dict)
+    # the rows of each table that points to one table twice (a game's home and away team):
+    # a listing by one of the two keys leaves out the records the other holds
+    two_way: dict[str, list[dict]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: EnvironmentSpec) -> SeedFacts:
@@ -438,6 +441,11 @@ class SeedFacts:
             people=people.name if people is not None else None,
             owner=owner,
             held_by=spec.schema_.held_by(people.name) if people is not None else {},
+            two_way={
+                t.name: spec.seed.get(t.name, [])
+                for t in spec.schema_.tables
+                if len({fk.ref_table for fk in t.foreign_keys}) < len(t.foreign_keys)
+            },
         )
 
 

@@ -731,6 +731,83 @@ def _one_of_many(value: object, call: int, replay: Replay, said: Text) -> str | 
     return None
 
 
+def unlisted_twin(
+    task: Task, tools: dict[str, Tool], schema: Schema, replay: Replay, seed: SeedFacts
+) -> str | None:
+    """A record picked from a listing by one of two keys to the same table, where the user's
+    words fit a record the other key holds, which no call lists: basketball-intent-00057 on
+    31bc8d2, "a ticket for Mathew Fletcher's game on July 13th", picked among the team's
+    home games, while the team also played away that day. The agent cannot tell which."""
+    said = Text(task.user_text())
+    for i, call in enumerate(task.gold_calls):
+        if tools[call.name].kind != "write":
+            continue
+        for param, value in call.arguments.items():
+            source = _first_output(value, replay, i) if value is not None else None
+            if source is None or isinstance(value, bool):
+                continue
+            read = task.gold_calls[source]
+            table = tools[read.name].returned_table() if read.name in tools else None
+            if table not in seed.two_way:
+                continue
+            keys = schema.table(table).foreign_keys
+            for by, arg in read.arguments.items():
+                ref = next((fk.ref_table for fk in keys if fk.columns == [by]), None)
+                others = [
+                    fk.columns[0]
+                    for fk in keys
+                    if fk.ref_table == ref and fk.columns != [by] and len(fk.columns) == 1
+                ]
+                listed = [
+                    other
+                    for c in task.gold_calls
+                    for other in others
+                    if c.arguments.get(other) == arg
+                ]
+                # "my home game" says which of the two keys holds the user
+                side = set(words(by)) - entity_words(ref or "") - GENERIC - {"id"}
+                if ref is None or not others or listed or Request(task.instruction).says_any(side):
+                    continue
+                output = replay.results[source].output
+                rows = (
+                    [r for r in output if isinstance(r, dict)] if isinstance(output, list) else []
+                )
+                twins = [
+                    r
+                    for r in seed.two_way[table]
+                    if any(r.get(o) == arg for o in others) and r.get(by) != arg
+                ]
+                if not twins or not rows or (len(rows) > 1 and not _picked(rows, value, said)):
+                    continue
+                fit = [r for r in twins if _fits_as_well(r, rows, value, said)]
+                if fit:
+                    other = next(o for o in others if fit[0].get(o) == arg)
+                    return (
+                        f"gold call {i} {call.key()}: {param}={value!r} is picked among the "
+                        f"rows of gold call {source} ({by}={arg!r}); the user's words fit as "
+                        f"well {with_article(singular(table))} whose {other} is {arg!r}, which "
+                        "no call lists"
+                    )
+    return None
+
+
+def _fits_as_well(twin: dict, rows: list[dict], value: object, said: Text) -> bool:
+    """Every value the user says of the row holding `value` (its day, its status) the
+    twin holds too: what told the row apart does not tell it from the twin."""
+    key = value_key(value)
+    row = next(r for r in rows if any(value_key(v) == key for v in r.values()))
+    shared = 0
+    for column, cell in row.items():
+        if cell is None or isinstance(cell, bool) or value_key(cell) == key:
+            continue
+        day = day_of(cell)
+        if said.mentions(cell) or (day and said.mentions(day)):
+            if twin.get(column) != cell and not (day and day_of(twin.get(column)) == day):
+                return False
+            shared += 1
+    return shared > 0
+
+
 def _unpicked_reference(
     task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts, found: list[Target]
 ) -> str | None:
@@ -2001,6 +2078,8 @@ def check(
     if (detail := asks_to_send(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNSERVED_REQUEST, detail=detail)
     if (detail := unasked_target(task, tools, schema, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := unlisted_twin(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := acted_on_self(task, tools, schema, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

@@ -2391,3 +2391,126 @@ def test_a_request_written_to_the_person_of_the_record_is_third_person(
         stage, reason, detail = freeze_verdict(banking_spec, spoken)
         assert (stage, reason) == ("intent", "third_person"), (spoken, detail)
         assert "written to the record's person" in detail, detail
+
+
+def _league() -> EnvironmentSpec:
+    """Two teams and their games, each game pointing to teams twice (home and away)."""
+    team = [("team_id", "integer"), ("name", "text"), ("email", "text")]
+    game = [("game_id", "integer"), ("home_team_id", "integer"), ("away_team_id", "integer")]
+    game += [("start_date", "date"), ("status", "text")]
+
+    def read(name: str, sql: str, param: str, kind: str) -> dict[str, Any]:
+        properties = {param: {"type": kind}}
+        return {"name": name, "description": f"{name}, for a test.", "kind": "read",
+                "parameters": {"type": "object", "properties": properties,
+                               "required": [param]}, "returns": sql}  # fmt: skip
+
+    games = "SELECT game_id, home_team_id, away_team_id, start_date, status FROM games"
+    cancel = write_tool(
+        "cancel_game",
+        "UPDATE games SET status = 'cancelled' WHERE game_id = :game_id",
+        (("SELECT status = 'scheduled' FROM games WHERE game_id = :game_id", "scheduled only"),),
+        game_id="integer",
+    ).model_dump() | {"returns": f"{games} WHERE game_id = :game_id", "single": True}
+    return EnvironmentSpec.model_validate(
+        {
+            "name": "league",
+            "clock": "2025-06-01T09:00:00",
+            "schema": {
+                "tables": [
+                    {
+                        "name": "teams",
+                        "primary_key": ["team_id"],
+                        "columns": [{"name": n, "type": t} for n, t in team],
+                    },
+                    {
+                        "name": "games",
+                        "primary_key": ["game_id"],
+                        "columns": [{"name": n, "type": t} for n, t in game],
+                        "foreign_keys": [
+                            {"columns": [c], "ref_table": "teams", "ref_columns": ["team_id"]}
+                            for c in ("home_team_id", "away_team_id")
+                        ],
+                    },
+                ]
+            },
+            "seed": {
+                "teams": [
+                    {"team_id": 17634, "name": "Hawks", "email": "hawks@example.com"},
+                    {"team_id": 17605, "name": "Owls", "email": "owls@example.com"},
+                ],
+                "games": [
+                    {
+                        "game_id": 41438,
+                        "home_team_id": 17634,
+                        "away_team_id": 17605,
+                        "start_date": "2025-07-13",
+                        "status": "scheduled",
+                    },
+                    {
+                        "game_id": 41439,
+                        "home_team_id": 17634,
+                        "away_team_id": 17605,
+                        "start_date": "2025-08-02",
+                        "status": "scheduled",
+                    },
+                    {
+                        "game_id": 41316,
+                        "home_team_id": 17605,
+                        "away_team_id": 17634,
+                        "start_date": "2025-07-13",
+                        "status": "scheduled",
+                    },
+                ],
+            },
+            "tools": [
+                read(
+                    "find_team_by_email",
+                    "SELECT team_id, name, email FROM teams WHERE email = :email",
+                    "email",
+                    "string",
+                ),
+                read(
+                    "list_games_by_home_team_id",
+                    f"{games} WHERE home_team_id = :home_team_id",
+                    "home_team_id",
+                    "integer",
+                ),
+                read(
+                    "list_games_by_away_team_id",
+                    f"{games} WHERE away_team_id = :away_team_id",
+                    "away_team_id",
+                    "integer",
+                ),
+                cancel,
+            ],
+        }
+    )
+
+
+def test_a_record_picked_from_one_of_two_listings_is_unasked_target() -> None:
+    """basketball-intent-00057 on 31bc8d2: "a ticket for Mathew Fletcher's game on July
+    13th", picked among the team's home games; the team also played away that day, and no
+    call listed its away games."""
+    spec = _league()
+
+    def verdict(ask: str, *lists: str, game: int = 41438) -> tuple[str, str, str]:
+        find = {"name": "find_team_by_email", "arguments": {"email": "hawks@example.com"}}
+        listed = [{"name": n, "arguments": {n.split("_by_")[1]: 17634}} for n in lists]
+        task = mini_task(
+            instruction=f"Hi, this is hawks@example.com. {ask}",
+            known_facts=["My email is hawks@example.com."],
+            gold_calls=[find, *listed, {"name": "cancel_game", "arguments": {"game_id": game}}],
+            communicate=[{"call": len(lists) + 1, "path": "status"}],
+        )
+        _, rejected, _ = verify(spec, [task], cross_engine=False)
+        return (rejected[0].stage, rejected[0].reason, rejected[0].detail) if rejected else ACCEPTED
+
+    ask = "Please cancel my game on 2025-07-13 and tell me its status."
+    stage, reason, detail = verdict(ask, "list_games_by_home_team_id")
+    assert (stage, reason) == ("intent", "unasked_target"), detail
+    assert "a game whose away_team_id is 17634, which no call lists" in detail
+    # a home game said, or a day with no away game, tells it apart
+    assert verdict(ask.replace("game", "home game"), "list_games_by_home_team_id") == ACCEPTED
+    other_day = "Please cancel my game on 2025-08-02 and tell me its status."
+    assert verdict(other_day, "list_games_by_home_team_id", game=41439) == ACCEPTED
