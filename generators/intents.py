@@ -842,7 +842,13 @@ def gold_chain(
     words = purpose_words(purpose, table, steps, own=own, to=to, held=held)
     saying = operation_words(purpose.write, purpose.arguments, spec.schema_)
     speaker = singular(people.name).replace("_", " ") if people.email_column() else "customer"
-    return Chain(plan, results, facts, told, wanted, 0, errors, words, [saying], speaker)
+    foreign: list[Scalar] = [
+        value
+        for k in key_params(purpose.write, spec)
+        if (value := purpose.arguments.get(k.param)) is not None
+        and owned.get(k.table, {}).get(value, person) != person
+    ]
+    return Chain(plan, results, facts, told, wanted, 0, errors, words, [saying], speaker, foreign)
 
 
 def _destination(

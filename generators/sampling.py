@@ -35,6 +35,8 @@ class Chain:
     # who speaks: the people's kind where they have an email ("teacher"): school's teachers,
     # told they were customers, wrote "enroll my child"
     speaker: str = "customer"
+    # values of records another person holds (the account money goes to): never "my"
+    foreign: list[Scalar] = field(default_factory=list)
 
     def lean(self, env: Environment) -> bool:
         """No call a user who wants it cheap or quick would call avoidable, and no read a

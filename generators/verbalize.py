@@ -149,11 +149,34 @@ def unaddressed(instruction: str) -> str:
     return rest[:1].upper() + rest[1:] if rest else instruction
 
 
-def fact_text(name: str, value: Scalar) -> str:
+def fact_text(name: str, value: Scalar, theirs: bool = False) -> str:
     """A value the model left out, as a fact: "My email is ...", "The course's name is ..."
-    (another record's field is not the user's own)."""
+    (another record's field, or a record another person holds, is not the user's own)."""
     said = name.replace("_", " ")
-    return f"The {said} is {value}." if "'s " in said else f"My {said} is {value}."
+    return f"The {said} is {value}." if theirs or "'s " in said else f"My {said} is {value}."
+
+
+def owned_as_mine(texts: list[str], chain: Chain) -> list[str]:
+    """The words that call another person's record the customer's own: finance's 1.5B
+    knew "My account id is 27566" of the account money went to, another client's, which
+    the facts stage rejects (13 of finance's first 180 drafts on 310b6d0)."""
+    problems = []
+    for value in chain.foreign:
+        mine = re.compile(
+            r"\bmy\s+(?:to\s+)?(?:(?!to\b|from\b|for\b|of\b)[\w-]+\s+){0,5}?(?:(?:id|number|no|is|:|#)\s*)*"
+            + re.escape(str(value))
+            + r"(?![\w.]*\d)",
+            re.I,
+        )
+        for text in texts:
+            if m := mine.search(text):
+                name = next((n for n, v in chain.facts if v == value), "value").replace("_", " ")
+                problems.append(
+                    f"{m.group()!r}: {value} is someone else's record, not the customer's; say "
+                    f"'The {name} is {value}', never 'my'"
+                )
+                break
+    return problems
 
 
 def missing_facts(text: str, facts: list[tuple[str, Scalar]]) -> list[tuple[str, Scalar]]:
@@ -182,13 +205,14 @@ async def verbalize(
                 [f"these values are not stated exactly: {listed}"], GeneratorReason.FACTS_MISSING
             )
         unsaid = request_problems(words.instruction, chain)
+        unsaid += owned_as_mine([words.instruction, *words.known_facts], chain)
         if unsaid and not complete:  # the validators would reject it: say so while it is cheap
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
         # each once: finance-intent-00009 on d608f62 said "The to account ID is 27583" twice
         said = [f.strip() for f in words.known_facts if f.strip() and not states_no_fact(f)]
         facts = list(dict.fromkeys(said))
         missing = missing_facts("\n".join([words.instruction, *facts]), chain.facts)
-        facts += [fact_text(n, v) for n, v in missing]
+        facts += [fact_text(n, v, v in chain.foreign) for n, v in missing]
         instruction = unaddressed(words.instruction.strip())
         asked = not chain.wanted or Request(instruction).asks_for_information
         if not asked:  # the last attempt still asks nothing: the question is added, counted
@@ -208,6 +232,7 @@ async def verbalize(
         purpose=chain.purpose,
         refusal=bool(chain.errors),
         facts=chain.facts,
+        foreign=[n for n, v in chain.facts if v in chain.foreign],
         wanted=chain.wanted,
         parent=parent,
     )

@@ -1274,6 +1274,12 @@ def test_a_value_the_user_decides_is_theirs_to_state_even_where_a_lookup_shows_i
     assert ("amount", checking["balance"]) in chain.facts
     assert "list_accounts" in [c.name for c in chain.calls]  # the lookup showed the balance
     assert not any(name.endswith("_id") for name, _ in chain.facts)  # keys are looked up
+    assert chain.foreign == []  # both accounts are Maria's
+    # money sent to Ahmed's A20003: its id is no value of Maria's to call "my"
+    with Environment(banking) as env:
+        theirs = Purpose(transfer, "accounts", "A20001", arguments | {"to_account_id": "A20003"})
+        chain = gold_chain(env, theirs, clients, banking.owners(clients))
+    assert chain is not None and chain.foreign == ["A20003"]
     # a new record's field is its own: the bank's users said "my name is Sunrise Rentals"
     add = banking.tool_map()["add_payee"]
     payee: dict[str, Scalar] = {

@@ -342,3 +342,37 @@ def test_a_refusal_names_in_the_message_the_other_record_it_turns_on() -> None:
     ]
     assert not request_problems(unnamed.replace("me", "me by Dr. Carpenter"), chain)
     assert not request_problems(unnamed, dataclasses.replace(chain, errors={}))
+
+
+def test_another_persons_record_called_mine_goes_back(tmp_path: Path) -> None:
+    """Finance's 1.5B knew "My account id is 27566" of the account money went to, another
+    client's (13 of its first 180 drafts on 310b6d0 were false_fact for it): the prompt says
+    whose it is, the words that call it "my" go back, and a value the model never states
+    is added as the record's, not the customer's."""
+    send = ToolCall(name="transfer", arguments={"from_id": 27555, "to_id": 27566, "amount": 5})
+    facts: list[tuple[str, Scalar]] = [("amount", 5), ("to_account_id", 27566)]
+    chain = dataclasses.replace(CHAIN, calls=[send], facts=facts, foreign=[27566])
+    claimed = reply(
+        {
+            "instruction": "Please send 5 from my account to account 27566.",
+            "known_facts": ["My to account id is 27566"],
+        }
+    )
+    kept = reply(
+        {
+            "instruction": "Please send 5 from my account to account 27566.",
+            "known_facts": ["The to account id is 27566"],
+        }
+    )
+    asked = ask(scripted(claimed, kept), tmp_path, lambda llm: verbalize(llm, "finance", chain))
+    assert asked.value.ok and asked.value.value is not None
+    assert asked.value.value.known_facts == ["The to account id is 27566"]
+    assert "The to account id is someone else's, not the customer's" in last_user(asked.requests[0])
+    feedback = last_user(asked.requests[1])
+    assert "'My to account id is 27566': 27566 is someone else's record" in feedback
+    silent = reply({"instruction": "Please send 5 from my account.", "known_facts": []})
+    later = tmp_path / "silent"  # a cache of its own
+    later.mkdir()
+    asked = ask(scripted(silent), later, lambda llm: verbalize(llm, "finance", chain))
+    assert asked.value.value is not None
+    assert asked.value.value.known_facts == ["The to account id is 27566."]
