@@ -1466,7 +1466,10 @@ _ASKS_NOW = re.compile(
     r"(?:can |could |do |may |will |go ahead and )?\w+"
     # finance-intent-00168 on 8a34956: "Could you please check the balance before
     # transferring?", told the balance the transfer left
-    r"|\b(?:know|see|check|tell me|find out)\b[^.?!]*\bbefore (?:\w+ing|(?:the|my|this) \w+)\b"
+    # (bank-m05's "my landlord only needs to see the payment arrive before the end of the
+    # week" asks nothing: the act is named after "before")
+    r"|\b(?:know|see|check|tell me|find out)\b[^.?!]{0,40}?\bbefore (?:\w+ing|(?:the|my|this) "
+    r"(?:transfer|withdrawal|payment|change|move|update|cancellation|refund|top-?up|freeze)s?)\b"
     # finance's "Can you please tell me the current balance so I can proceed?" beside a
     # withdrawal: the balance the user decides on is the one before it
     # ("the return ID to proceed with the return process" needs the new record's id)
