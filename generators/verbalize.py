@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from generators.prompting import messages
 from generators.sampling import Chain
 from toolscale.llm.client import Invalid, LLMClient, Outcome
-from toolscale.matching import leading_number, mentions, same_number
+from toolscale.matching import leading_number, mentions, numbers, same_number, scalars
 from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
 from toolscale.wording import (
@@ -183,6 +183,36 @@ def missing_facts(text: str, facts: list[tuple[str, Scalar]]) -> list[tuple[str,
     return [(n, v) for n, v in facts if not mentions(text, v)]
 
 
+# a sum of money as people write one: "$500", "1,266.29" (a count or an id is no amount)
+_AMOUNT = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|(?<![\w.$-])\d[\d,]*\.\d+(?![\w.]*\d)")
+# a template's blank: "[Your Name]", "[account number]"
+_BLANK = re.compile(r"\[(?:your|my|the|customer)?\s*[A-Za-z][\w ]{1,30}\]", re.I)
+
+
+def made_up(texts: list[str], chain: Chain) -> list[str]:
+    """Amounts no listed value or call output holds, and a template's blanks: finance's
+    1.5B said "the outstanding balance is $992.15" of a loan owing 5408.75, or "I can only
+    transfer 500.0", and "[Your Name]" (15 of its first 180 drafts were false_fact so)."""
+    known = [
+        n
+        for v in [
+            *(v for _, v in chain.facts),
+            *(x for r in chain.results for x in scalars(r.output)),
+        ]
+        if v is not None and not isinstance(v, bool)
+        for n in (numbers(str(v)) if isinstance(v, str) else [float(v)])
+    ]
+    problems = []
+    for text in texts:
+        if m := _BLANK.search(text):
+            problems.append(f"{m.group()!r} is a blank: write the message as it is sent")
+        for a in _AMOUNT.finditer(text):
+            said = leading_number(a.group())
+            if said is not None and not any(same_number(said, k) for k in known):
+                problems.append(f"{a.group()!r} is none of the values above: state no other amount")
+    return list(dict.fromkeys(problems))
+
+
 async def verbalize(
     llm: LLMClient,
     domain: str,
@@ -206,6 +236,7 @@ async def verbalize(
             )
         unsaid = request_problems(words.instruction, chain)
         unsaid += owned_as_mine([words.instruction, *words.known_facts], chain)
+        unsaid += made_up([words.instruction, *words.known_facts], chain)
         if unsaid and not complete:  # the validators would reject it: say so while it is cheap
             raise Invalid(unsaid, GeneratorReason.BAD_WORDS)
         # each once: finance-intent-00009 on d608f62 said "The to account ID is 27583" twice

@@ -376,3 +376,32 @@ def test_another_persons_record_called_mine_goes_back(tmp_path: Path) -> None:
     asked = ask(scripted(silent), later, lambda llm: verbalize(llm, "finance", chain))
     assert asked.value.value is not None
     assert asked.value.value.known_facts == ["The to account id is 27566."]
+
+
+def test_an_amount_no_value_holds_or_a_blank_goes_back(tmp_path: Path) -> None:
+    """Finance's 1.5B said "the outstanding balance is $992.15" of a loan owing 5408.75,
+    "I can only transfer $500", and signed "[Your Name]": each went back as false_fact.
+    An amount a listed value or a call's output holds, and a count, stay."""
+    pay = ToolCall(name="repay_loan", arguments={"loan_id": 7, "amount": 120.5})
+    owing = ToolResult(ok=True, output={"loan_id": 7, "outstanding": 5408.75})
+    chain = dataclasses.replace(CHAIN, calls=[pay], results=[owing], facts=[("amount", 120.5)])
+    made = reply(
+        {
+            "instruction": "Please repay $120.50 of my loan; it owes $992.15. [Your Name]",
+            "known_facts": ["I can pay $500 a month"],
+        }
+    )
+    fair = reply(
+        {
+            "instruction": "Please repay $120.50 of my loan, which owes 5,408.75, in 2 parts.",
+            "known_facts": ["My amount is 120.5"],
+        }
+    )
+    asked = ask(scripted(made, fair), tmp_path, lambda llm: verbalize(llm, "finance", chain))
+    assert asked.value.ok and asked.value.value is not None
+    assert asked.value.value.instruction.endswith("in 2 parts.")
+    feedback = last_user(asked.requests[1])
+    assert "'$992.15' is none of the values above" in feedback
+    assert "'$500' is none of the values above" in feedback
+    assert "'[Your Name]' is a blank" in feedback
+    assert "120.50" not in feedback
