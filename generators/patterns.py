@@ -479,11 +479,28 @@ def transfers(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     main=src,
                     amount=amount,
                     guards={"exists": 0, "distinct": 2, "positive": 3, "enough": 4},
+                    checks=_target_open(table, dst),
                     tool=tool,
                 )
             )
             break
     return out
+
+
+def _target_open(table: Table, dst: str) -> list[RequireStep]:
+    """Nothing moves into a row that is over: finance's `transfer_balance` paid into a
+    closed account (the audit of 310b6d0), which its `topup_balance` refused."""
+    ended = _over(table)
+    if ended is None:
+        return []
+    status, over = ended
+    key, noun = table.primary_key[0], record_phrase(table.name)
+    return [
+        RequireStep(
+            sql=_open_sql(table, status, over, key, f":{dst}"),
+            error=f"The target {noun} is {_either(over)}: nothing can be added to it.",
+        )
+    ]
 
 
 def _fill(table: Table, col: Column, seed: dict[str, list[dict]]) -> str | None:

@@ -108,6 +108,20 @@ def test_a_transfer_moves_money_and_refuses_an_overdraft() -> None:
     assert not result.ok and "must differ" in (result.error or "")
 
 
+def test_a_transfer_pays_into_no_closed_account() -> None:
+    """Finance's `transfer_balance` paid into a closed account (the audit of 310b6d0),
+    where its `topup_balance` refused one: the target of a move is open, as a top-up's."""
+    spec = finance()
+    seed = {**spec.seed, "accounts": [dict(a) for a in spec.seed["accounts"]]}
+    seed["accounts"][2]["status"] = "closed"  # account 12
+    spec = spec.model_copy(update={"seed": seed})
+    transfer = with_conditions(by_id(spec)["transfer:accounts.balance"], [])
+    refused, changes = call(spec, transfer, from_account_id=10, to_account_id=12, amount=5)
+    assert refused.error == "The target account is closed: nothing can be added to it."
+    assert changes == {}
+    assert call(spec, transfer, from_account_id=10, to_account_id=11, amount=5)[0].ok
+
+
 def test_a_status_change_refuses_a_disallowed_transition() -> None:
     spec = finance()
     freeze = by_id(spec)["status:cards.status=frozen"].tool
