@@ -1235,10 +1235,26 @@ def updates(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
                     main=key,
                     amount=param if limit else None,
                     guards={"exists": 0, "valid": 1, "differs": 2},
+                    checks=_held_once(table, col.name, param),
                     tool=tool,
                 )
             )
     return out
+
+
+def _held_once(table: Table, column: str, param: str) -> list[RequireStep]:
+    """An email names one person (the agent finds the user by it), so none takes another's:
+    railway's `update_passenger_email` gave a passenger an email another one had (audit)."""
+    if "email" not in column:
+        return []
+    key, noun = table.primary_key[0], singular(table.name)
+    return [
+        RequireStep(
+            sql=f"SELECT COUNT(*) = 0 AS free FROM {table.name} "
+            f"WHERE {column} = :{param} AND {key} <> :{key}",
+            error=f"Another {noun} already has that {column}.",
+        )
+    ]
 
 
 def reads(schema: Schema) -> list[Candidate]:

@@ -122,6 +122,17 @@ def test_a_transfer_pays_into_no_closed_account() -> None:
     assert call(spec, transfer, from_account_id=10, to_account_id=11, amount=5)[0].ok
 
 
+def test_an_email_update_takes_no_email_another_person_has() -> None:
+    """Railway's `update_passenger_email` gave a passenger another one's email (audit):
+    the agent finds the user by email, so it names one person."""
+    spec = finance()
+    update = with_conditions(by_id(spec)["update:clients.email"], [])
+    taken, changes = call(spec, update, client_id=1, new_email="alan@example.com")
+    assert taken.error == "Another client already has that email."
+    assert changes == {}
+    assert call(spec, update, client_id=1, new_email="ada.byron@example.com")[0].ok
+
+
 def test_a_status_change_refuses_a_disallowed_transition() -> None:
     spec = finance()
     freeze = by_id(spec)["status:cards.status=frozen"].tool
