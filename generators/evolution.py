@@ -8,6 +8,7 @@ goes through every validator like any other task."""
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 
 from generators.arguments import ArgumentSampler
 from generators.preferences import sample_preference
@@ -32,6 +33,7 @@ async def evolve_task(
     task_id: str,
     rng: random.Random,
     sample: int,
+    kept: Collection[str] = frozenset(),
 ) -> Outcome[Task]:
     avoid = frozenset(parent.preferences.avoid_tools) if parent.preferences else frozenset()
     chain = walk(
@@ -55,4 +57,5 @@ async def evolve_task(
         source="evolved",
         preference=preference,
         earlier=parent,
+        kept=kept,
     )

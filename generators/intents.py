@@ -1241,6 +1241,7 @@ async def propose_intent_task(
     rng: random.Random,
     sample: int,
     share: float = DEFAULT_CONFIG.refusal_share,
+    kept: Collection[str] = frozenset(),
 ) -> Outcome[Task]:
     """One purpose, its gold, and the model's words for it; `share`: the chance it looks
     for a refusal."""
@@ -1258,5 +1259,13 @@ async def propose_intent_task(
         rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env)
     )
     return await verbalized_task(
-        llm, brief, chain, task_id, sample, stage=STAGE, source="intent", preference=preference
+        llm,
+        brief,
+        chain,
+        task_id,
+        sample,
+        stage=STAGE,
+        source="intent",
+        preference=preference,
+        kept=kept,
     )

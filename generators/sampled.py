@@ -6,6 +6,7 @@ walks on from a verified task instead of from the seed."""
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from typing import Literal
 
 from generators.arguments import ArgumentSampler
@@ -15,9 +16,9 @@ from generators.verbalize import verbalize
 from toolscale.brief import Brief
 from toolscale.environment import Environment
 from toolscale.llm.client import LLMClient, Outcome
-from toolscale.reasons import GeneratorReason
+from toolscale.reasons import DedupReason, GeneratorReason
 from toolscale.report import Rejection
-from toolscale.task import GoldCall, Preference, Provenance, Task
+from toolscale.task import GoldCall, Preference, Provenance, Task, gold_key
 
 STAGE = "sampled"  # the strategy's name, also its ledger stage
 MAX_CALLS = 3  # calls a walk from the seed may take
@@ -47,9 +48,24 @@ async def verbalized_task(
     source: Literal["sampled", "evolved", "intent"],
     preference: Preference | None,
     earlier: Task | None = None,
+    kept: Collection[str] = frozenset(),
 ) -> Outcome[Task]:
     """The chain as a task: the model writes the request (rewriting `earlier`'s when there is
-    one), a preference is stated in it, and the gold calls are the chain's."""
+    one), a preference is stated in it, and the gold calls are the chain's. A chain whose
+    gold a kept task has (`kept`: their `gold_key`s) is not worded: the dedup stage would
+    refuse it whatever its words (finance's N=300 run spent 16 of its first 220 drafts so)."""
+    gold = [
+        GoldCall(name=c.name, arguments=c.arguments, expect_error=chain.errors.get(i))
+        for i, c in enumerate(chain.calls)
+    ]
+    if gold_key(gold) in kept:
+        return Outcome(
+            rejection=Rejection(
+                stage="dedup",
+                reason=DedupReason.DUPLICATE_GOLD,
+                detail="the same gold call sequence as a kept task (found before it was worded)",
+            )
+        )
     words = await verbalize(
         llm, brief.name, chain, earlier.instruction if earlier else None, sample, stage=stage
     )
@@ -64,10 +80,7 @@ async def verbalized_task(
         domain=brief.name,
         instruction=instruction,
         known_facts=v.known_facts,
-        gold_calls=[
-            GoldCall(name=c.name, arguments=c.arguments, expect_error=chain.errors.get(i))
-            for i, c in enumerate(chain.calls)
-        ],
+        gold_calls=gold,
         communicate=chain.communicate,
         preferences=preference,
         provenance=Provenance(
@@ -90,6 +103,7 @@ async def propose_sampled_task(
     task_id: str,
     rng: random.Random,
     sample: int,
+    kept: Collection[str] = frozenset(),
 ) -> Outcome[Task]:
     """Walk a chain from the seed, then put it into words."""
     chain = walk(env, sampler, rng, max_calls=MAX_CALLS)
@@ -99,5 +113,13 @@ async def propose_sampled_task(
         rng, env.spec.tools, chain.calls, share=PREFERENCE_SHARE, lean=chain.lean(env)
     )
     return await verbalized_task(
-        llm, brief, chain, task_id, sample, stage=STAGE, source="sampled", preference=preference
+        llm,
+        brief,
+        chain,
+        task_id,
+        sample,
+        stage=STAGE,
+        source="sampled",
+        preference=preference,
+        kept=kept,
     )

@@ -30,7 +30,7 @@ from toolscale.reasons import GeneratorReason
 from toolscale.report import Rejection, Result
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import Batch, DomainStore, TrajectoryRecord
-from toolscale.task import Task
+from toolscale.task import Task, gold_key
 from toolscale.trajectory import Trajectory
 
 Verdict = Result[tuple[Task, Trajectory]]  # the verified task and its gold trajectory
@@ -124,7 +124,12 @@ async def synthesize(
     pending: Iterator[int] = iter(indices)
     with Environment(spec) as env:  # the walks' own sandbox; verification has its own
         ctx = StrategyContext(
-            llm=llm, brief=brief, env=env, sampler=ArgumentSampler(spec), config=config
+            llm=llm,
+            brief=brief,
+            env=env,
+            sampler=ArgumentSampler(spec),
+            config=config,
+            kept={gold_key(t.gold_calls) for t in store.accepted()},  # every strategy's
         )
 
         async def item(
@@ -190,6 +195,7 @@ async def synthesize(
                     task, trajectory = verdict.value
                     accepted += 1
                     batch.accepted.append(task)
+                    ctx.kept.add(gold_key(task.gold_calls))
                     batch.trajectories.append(
                         TrajectoryRecord(
                             task_id=task.id,

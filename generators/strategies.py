@@ -13,7 +13,7 @@ import math
 import random
 import traceback
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from generators import evolution, intents, sampled, tasks
@@ -37,6 +37,7 @@ class StrategyContext:
     env: Environment
     sampler: ArgumentSampler
     config: GenerationConfig
+    kept: set[str] = field(default_factory=set)  # gold_keys of the tasks kept so far
 
 
 Draft = Callable[[StrategyContext, str, random.Random, int, list[Task]], Awaitable[Outcome[Task]]]
@@ -75,7 +76,7 @@ async def _intent(
 ) -> Outcome[Task]:
     share = intents.refusal_share(parents, ctx.config)  # the tasks kept when the run began
     return await intents.propose_intent_task(
-        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index, share
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index, share, kept=ctx.kept
     )
 
 
@@ -83,7 +84,7 @@ async def _sampled(
     ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
 ) -> Outcome[Task]:
     return await sampled.propose_sampled_task(
-        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, task_id, rng, index, kept=ctx.kept
     )
 
 
@@ -100,7 +101,7 @@ async def _evolved(
 ) -> Outcome[Task]:
     parent = parents[index % len(parents)]
     return await evolution.evolve_task(
-        ctx.llm, ctx.brief, ctx.env, ctx.sampler, parent, task_id, rng, index
+        ctx.llm, ctx.brief, ctx.env, ctx.sampler, parent, task_id, rng, index, kept=ctx.kept
     )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -15,6 +18,15 @@ class GoldCall(ToolCall):
     """A gold call; `expect_error` declares that it must fail with a message containing it."""
 
     expect_error: str | None = None
+
+
+def gold_key(calls: Sequence[GoldCall]) -> str:
+    """The identity of a gold sequence (calls, arguments, declared errors): two tasks with
+    one key teach the same thing, so only the first is kept (`validators/dedup.py`), and a
+    generator skips wording a draft whose key a kept task has."""
+    named = [[c.name, c.arguments, c.expect_error] for c in calls]
+    text = json.dumps(named, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class OutputRef(BaseModel):

@@ -9,7 +9,6 @@ confirmed by the exact Jaccard similarity of the shingles.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ from toolscale.matching import tokens
 from toolscale.reasons import DedupReason
 from toolscale.report import Rejection
 from toolscale.task import Task
+from toolscale.task import gold_key as task_gold_key
 from validators.stage import TaskContext
 
 STAGE = "dedup"
@@ -31,9 +31,7 @@ _BAND_MULT = _rng.integers(0, 2**63, _ROWS, dtype=np.uint64) | np.uint64(1)
 
 
 def gold_key(task: Task) -> str:
-    calls = [[c.name, c.arguments, c.expect_error] for c in task.gold_calls]
-    text = json.dumps(calls, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return task_gold_key(task.gold_calls)
 
 
 def shingles(text: str) -> set[bytes]:

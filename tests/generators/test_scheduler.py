@@ -20,7 +20,7 @@ from toolscale.llm.ledger import Ledger
 from toolscale.report import Rejection, Result
 from toolscale.spec import EnvironmentSpec
 from toolscale.store import DomainStore
-from toolscale.task import Task
+from toolscale.task import Task, gold_key
 from toolscale.trajectory import Trajectory
 
 BRIEF = Brief(
@@ -104,3 +104,51 @@ def test_the_same_tasks_whatever_order_answers_arrive_in(
     assert accepted == [f"banking-intent-{i:05d}" for i in (0, 2, 4, 6, 8)]
     assert rejected == [f"banking-intent-{i:05d}" for i in (1, 3, 5, 7)]
     assert remembered == set(accepted)  # items started past the target were forgotten
+
+
+def test_a_draft_knows_the_gold_of_every_task_kept_before_it(
+    banking_spec: EnvironmentSpec, banking_tasks: list[Task], tmp_path: Path
+) -> None:
+    """Item i proposes pool[i // 2], so every odd item repeats the gold before it: one at a
+    time, each repeat's draft finds that gold among the kept ones (and is not worded), and a
+    resumed run starts knowing what its store kept."""
+    pool = banking_tasks[:8]
+    known: dict[int, bool] = {}
+
+    async def draft(
+        ctx: StrategyContext, task_id: str, rng: random.Random, index: int, parents: list[Task]
+    ) -> Outcome[Task]:
+        task = pool[index // 2].model_copy(update={"id": task_id})
+        known[index] = gold_key(task.gold_calls) in ctx.kept
+        return Outcome(value=task)
+
+    keys: set[str] = set()
+
+    async def verify(task: Task) -> scheduler.Verdict:
+        key = gold_key(task.gold_calls)
+        if key in keys:
+            reason = Rejection(stage="dedup", reason="duplicate_gold", detail="")
+            return Result(rejection=reason)
+        keys.add(key)
+        return Result(value=(task, Trajectory(messages=[])))
+
+    strategy = Strategy(
+        name="intent", share=Fraction(1), budget_divisor=1, needs_parents=False, draft=draft
+    )
+    llm = cast(LLMClient, SimpleNamespace(slots=1, ledger=Ledger()))
+    config = DEFAULT_CONFIG.model_copy(update={"window_per_slot": 1, "min_window": 1})
+    store = DomainStore(tmp_path, "banking")
+
+    def synthesize(target: int) -> int:
+        return asyncio.run(
+            scheduler.synthesize(
+                strategy, llm, BRIEF, banking_spec, store, verify, target, [], config,
+                lambda a, p: None,
+            )
+        )  # fmt: skip
+
+    assert synthesize(2) == 2
+    assert known == {0: False, 1: True, 2: False}
+    known.clear()
+    assert synthesize(3) == 3  # resumed: item 3 repeats item 2, kept by the first run
+    assert known == {3: True, 4: False}
