@@ -364,6 +364,47 @@ def onto_moves(
     return out
 
 
+def onto_activations(
+    rules: list[RuleChoice], picked: set[str], by_id: dict[str, Candidate], schema: Schema
+) -> list[RuleChoice]:
+    """A create's limit on the records of a state under its parent ("the sum of yearly
+    salaries of a team's active contracts cannot exceed the team's salary_cap", "at most 15
+    players with an active contract"), for a picked status change that puts a record of
+    that kind into the state: the record's own parent is read. Basketball's
+    `activate_contract` on 31bc8d2 held the roster limit (the model mapped it) and not the
+    cap, so a suspended contract came back over it (audit)."""
+    out: list[RuleChoice] = []
+    for m in rules:
+        cand = by_id[m.candidate]
+        if cand.creates is None:
+            continue
+        child = schema.table(cand.creates)
+        for other in sorted(picked):
+            change = by_id.get(other)
+            if change is None or change.sets is None or change.sets[0] != cand.creates:
+                continue
+            carried = [
+                c.model_copy(
+                    update={
+                        "row": f"{change.main}.{c.row}",
+                        "other": f"{change.main}.{c.other}" if c.other else "",
+                    }
+                )
+                for c in m.conditions
+                if c.kind == "count"
+                and c.child == cand.creates
+                and (c.column, str(c.value)) == change.sets[1:]
+                and not (c.per or c.if_row or c.if_parameter)
+                and c.row in child.column_names
+                and (not c.other or c.other.split(".")[0] in child.column_names)
+            ]
+            carried = [c for c in carried if not condition_problems(change, c, schema)]
+            mapped = [r for r in [*rules, *out] if r.rule == m.rule and r.candidate == change.id]
+            if carried and not mapped:
+                out.append(RuleChoice(rule=m.rule, candidate=change.id, conditions=carried))
+    return out
+
+
 def counted_forms(picked: set[str], by_id: dict[str, Candidate]) -> dict[str, str]:
     """The picked moves, cancellations and refunds of a record whose picked create counts
     it sold on its parent, each to its form that keeps the count: railway's `create_ticket`
@@ -555,9 +596,10 @@ def realise(
     for plain, counting in counted_forms(set(picks), by_id).items():
         picks[counting] = picks.pop(plain)
         renamed[plain] = counting
+    activated = onto_activations(choice.rules, set(picks), by_id, spec.schema_)
     mapped = [
         r.model_copy(update={"candidate": renamed.get(r.candidate, r.candidate)})
-        for r in [*choice.rules, *moved]
+        for r in [*choice.rules, *moved, *activated]
     ]
     choice = choice.model_copy(update={"rules": mapped})
     taken = {t.name for t in spec.tools}

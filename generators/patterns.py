@@ -2181,7 +2181,9 @@ def _condition_sql(cand: Candidate, cond: Condition, schema: Schema) -> tuple[st
             counted, adds = f"COALESCE(SUM({cond.total}), 0)", "0"
             if cond.total in cand.tool.param_types() and _adds(cand, cond):
                 counted += f" + :{cond.total}"  # the new row's own
-            elif cand.pattern == "move" and _adds(cand, cond):  # the moved row's, where it goes
+            elif (cand.pattern == "move" or cand.sets) and _adds(cand, cond):
+                # the moved row's, where it goes; the row a status change brings into the
+                # state summed, its own (basketball's activated contract, its salary)
                 counted += (
                     f" + (SELECT {cond.total} FROM {child.name} "
                     f"WHERE {child.primary_key[0]} = :{cand.main})"

@@ -1757,3 +1757,35 @@ def test_a_new_row_goes_under_no_parent_that_is_over() -> None:
     assert done.ok, done.error
     back = [s.error for s in made["create:returns under orders"].checks]
     assert back == ["No return can be added to an order that is cancelled."]
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_create_limit_holds_for_a_change_that_brings_a_record_into_the_state(
+    engine: str,
+) -> None:
+    """Basketball's `activate_contract` on 31bc8d2 held the roster limit (the model mapped
+    it) and not the salary cap: a suspended contract came back over the team's cap (audit).
+    A create's limit on the records of a state under its parent holds for the status
+    change into that state, read off the record's own parent, its own salary summed in."""
+    schema = json.loads(json.dumps(COURT))
+    contracts = next(t for t in schema["tables"] if t["name"] == "contracts")
+    contracts["checks"] = ["status IN ('active', 'suspended', 'expired')"]
+    seed = json.loads(json.dumps(PLAYED))
+    seed["contracts"].append(
+        {"contract_id": 31, "player_id": 11, "team_id": 1, "yearly_salary": 50.0,
+         "status": "suspended"}
+    )  # fmt: skip
+    spec = bed("basketball", schema, seed)
+    salary = basketball_rules()[1]
+    cands = list(by_id(spec).values())
+    choice = fallback_choice(cands, [salary], spec.schema_, spec.seed)
+    assert [m.candidate for m in choice.rules] == ["create:contracts under players"]
+    activate = "status:contracts.status=active"
+    choice = choice.model_copy(update={"tools": [*choice.tools, ToolChoice(candidate=activate)]})
+    built = realise(choice, cands, [salary], spec)
+    tool = next(t for t in built.tools if t.name == "activate_contract")
+    assert _on(spec, tool, engine, contract_id=31).error == salary  # 60 + 50 > 100
+    assert "activate_contract" in [e.tool for e in built.rules[0].enforced_by]
+    roomy = json.loads(json.dumps(seed))
+    roomy["teams"][0]["salary_cap"] = 110.0
+    assert _on(bed("basketball", schema, roomy), tool, engine, contract_id=31).ok
