@@ -2537,6 +2537,58 @@ def _dated(day: str, today: dt.date) -> dt.date | None:
     return None
 
 
+def day_of_another_kind(task: Task, replay: Replay, seed: SeedFacts) -> str:
+    """A day said as when a kind of record was made (or any day column of its), that no
+    record of that kind the gold reads holds, while one of another kind it reads does:
+    ecommerce-intent-00094 on 8d65db4, "The item was created on June 7, 2022", its order's
+    day (the item's is 2022-07-07). The kind is the one named nearest before the column's
+    word ("my order item ... on my order whose created at is 2023-01-06" is the order's)."""
+    rows = [(t, r) for r in rows_read(replay) if (t := _table_of(r, seed))]
+    kinds = sorted(
+        {(p, t) for t, _ in rows for p in {record_phrase(t), record_phrase(t).split()[-1]}},
+        key=lambda pair: -len(pair[0]),
+    )
+    days: dict[tuple[str, str], list[object]] = {}  # (table, day column) -> its values
+    for table, row in rows:
+        for column, value in row.items():
+            if isinstance(value, str) and _DATE.match(value) and not column.endswith("_id"):
+                days.setdefault((table, column), []).append(value)
+    for text in user_sentences(task):
+        named = [
+            (m.start(), m.end(), table)
+            for phrase, table in kinds
+            for m in re.finditer(rf"\b{re.escape(phrase)}s?\b", text, re.I)
+        ]
+        for (table, column), held in days.items():
+            word = name_words(column)[0]
+            for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I):
+                before = [n for n in named if n[1] <= m.start() and m.start() - n[1] <= 40]
+                if not before:
+                    continue
+                nearest = max(before, key=lambda n: (n[1], n[1] - n[0]))
+                said = _days_in(text[m.end() : m.end() + 40])
+                if nearest[2] != table or not said:
+                    continue
+                day = said[0]
+                if any(_on_day(v, day) for v in held):
+                    continue
+                other = next(
+                    (
+                        (t, c)
+                        for (t, c), values in days.items()
+                        if t != table and any(_on_day(v, day) for v in values)
+                    ),
+                    None,
+                )
+                if other is not None:
+                    kind = record_phrase(table)
+                    return (
+                        f"the user says {text.strip()!r}: no {kind} the gold reads has that "
+                        f"{column}; it is the {record_phrase(other[0])}'s {other[1]}"
+                    )
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
     task, spec = ctx.worded, ctx.env.spec
     found = check(task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
@@ -2564,6 +2616,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: one_said_of_many(task, ctx.env.tools),
         lambda: destination_state(task, spec, ctx.env.tools, ctx.seed_facts),
         lambda: unheld_scale(task, spec.schema_),
+        lambda: day_of_another_kind(task, ctx.replayed, ctx.seed_facts),
     )
     for said in (claim() for claim in false_facts):
         if said:

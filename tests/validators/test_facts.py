@@ -2351,3 +2351,36 @@ def test_a_record_said_to_have_none_of_what_it_holds_is_false_fact(
         "I do not have a savings goal.",  # no record of it
     ):
         assert verdict(true) == ACCEPTED, true
+
+
+def test_a_day_said_of_one_kind_that_another_kind_holds_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Ecommerce-intent-00094 on 8d65db4: "The item was created on June 7, 2022", the day
+    its order was created (the item's is 2022-07-07); 00102 and 00120 said the same of
+    "the order item". The kind named nearest before the day's word is the one it is of."""
+    reads = [
+        {"name": "list_accounts", "arguments": {"client_id": "C1001"}},
+        {"name": "list_cards", "arguments": {"client_id": "C1001"}},
+    ]
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    told = [{"call": 2, "path": "status"}, {"call": 0, "path": "0.balance"}]
+    ask = "Please freeze my card and tell me its status and my checking balance."
+
+    def verdict(fact: str) -> tuple[str, str, str]:
+        facts = [*MARIA["known_facts"], fact]
+        return bank_verdict(
+            banking_spec, ask, gold_calls=[*reads, freeze], communicate=told, known_facts=facts
+        )
+
+    stage, reason, detail = verdict("My card was issued on April 11, 2016.")
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert detail.startswith(  # Maria joined the bank the day she opened her account
+        "the user says 'My card was issued on April 11, 2016.': no card the gold reads has "
+        "that issued_on; it is the client's joined_on"
+    )
+    for kept in (
+        "My card was issued on 2023-08-15.",  # the card's own day
+        "My card is on my account opened on 2016-04-11.",  # the account's, said as its
+    ):
+        assert verdict(kept) == ACCEPTED, kept
