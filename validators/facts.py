@@ -1795,6 +1795,30 @@ def not_begun(task: Task, clock: str, replay: Replay) -> str:
     return ""
 
 
+# what the user did on a day: "that I booked on April 22, 2025", "I placed it on June 3"
+_DID_ON = re.compile(
+    r"\b(?:I|we)\s+(?:booked|ordered|placed|bought|purchased|reserved|made|created|opened)"
+    r"(?:\s+(?:it|this|that|them|one))?\s+on\s+(?:the\s+)?",
+    re.I,
+)
+
+
+def done_ahead(task: Task, clock: str) -> str:
+    """Something the user says they did on a day after today: travel-intent-00058 on
+    d7b1bec, "my hotel booking that I booked on April 22, 2025" under a 2025-01-15 clock
+    (April 22 was the booking's check-in day). A day without its year is left alone."""
+    today = clock[:10]
+    for sentence in user_sentences(task):
+        for m in _DID_ON.finditer(sentence):
+            day = day_at(sentence[m.end() :])
+            if day and not day.startswith("day ") and day > today:
+                return (
+                    f"the user says they did it on {day} ({m.group().strip()!r}), a day after "
+                    f"today, {today}"
+                )
+    return ""
+
+
 # a record said to have none of a kind of record under it: "my game ... does not have an
 # active ticket", "the order has no open returns"
 _HAS_NONE = re.compile(
@@ -2602,6 +2626,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_today(task, spec.clock),
         lambda: not_to_come(task, spec.clock),
         lambda: not_begun(task, spec.clock, ctx.replayed),
+        lambda: done_ahead(task, spec.clock),
         lambda: denied_children(task, spec, ctx.replayed),
         lambda: wrong_end(task, ctx.replayed),
         lambda: against_own(task, ctx.replayed, ctx.env.tools),

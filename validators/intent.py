@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from toolscale.dataflow import output_rows, own_key, shown_values, stale_told, value_key
 from toolscale.environment import Replay
-from toolscale.matching import Text, day_of, numbers, scalars, tokens
+from toolscale.matching import Text, day_of, numbers, same_number, scalars, tokens
 from toolscale.reasons import IntentReason
 from toolscale.report import Rejection
 from toolscale.schema import Scalar, Schema
@@ -1937,7 +1937,31 @@ def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
                 f"the instruction asks for {m.group().strip()!r}, but no row the gold changes "
                 "holds that email"
             )
+    for m in _TO_BE.finditer(task.instruction):
+        field = set(tokens(m.group("field")))
+        wanted = float(m.group("number").replace(",", ""))
+        for table, rows in replay.changes.items():
+            columns = seed.columns.get(table, ())
+            for i, column in enumerate(columns):
+                if not set(words(column)) <= field:
+                    continue
+                kept = [r[i] for r in rows.values() if r is not None]
+                left = [v for v in kept if isinstance(v, int | float) and not isinstance(v, bool)]
+                if left and not any(same_number(wanted, v) for v in left):
+                    return (
+                        f"the instruction says {m.group().strip()!r}, but the gold leaves the "
+                        f"{singular(table)}'s {column} at {', '.join(f'{v:g}' for v in left)}"
+                    )
     return None
+
+
+# "I want the quantity of that item to be 15", its gold topping it up from 15 to 23
+# (ecommerce-intent-00092 on 8d65db4)
+_TO_BE = re.compile(
+    r"\b(?:want|would like|need|like)\s+(?:the|my|its|that|this)\s+(?P<field>[\w ]{2,40}?)\s+"
+    r"to\s+(?:be|become|reach|equal)\s+\$?(?P<number>\d[\d,]*(?:\.\d+)?)\b",
+    re.I,
+)
 
 
 # "update my email to hfarmer@icloud.com", its gold setting another (medicine-intent-00058 on

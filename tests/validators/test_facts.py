@@ -2384,3 +2384,27 @@ def test_a_day_said_of_one_kind_that_another_kind_holds_is_false_fact(
         "My card is on my account opened on 2016-04-11.",  # the account's, said as its
     ):
         assert verdict(kept) == ACCEPTED, kept
+
+
+def test_what_the_user_did_on_a_day_after_today_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """Travel-intent-00058 on d7b1bec: "my hotel booking that I booked on April 22, 2025",
+    under a 2025-01-15 clock: the booking's check-in day, a day the gold reads (the bank's
+    clock is 2025-03-14)."""
+    reads = [{"name": "list_cards", "arguments": {"client_id": "C1001"}}]
+    told = [{"call": 0, "path": "0.status"}]
+
+    def verdict(said: str) -> tuple[str, str, str]:
+        ask = "What is the status of my card?"
+        facts = [*MARIA["known_facts"], f"My card is the one {said}."]
+        return bank_verdict(
+            banking_spec, ask, gold_calls=reads, communicate=told, known_facts=facts
+        )
+
+    stage, reason, detail = verdict("I ordered on August 31, 2027")  # it expires then
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert detail == (
+        "the user says they did it on 2027-08-31 ('I ordered on'), a day after today, 2025-03-14"
+    )
+    assert verdict("I ordered on August 15, 2023") == ACCEPTED  # issued then

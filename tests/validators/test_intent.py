@@ -1500,6 +1500,31 @@ def test_a_state_wanted_that_the_gold_does_not_leave_is_unmet_wish(
         assert verdict == ("accepted", "ok", ""), ask
 
 
+def test_a_number_wanted_that_the_gold_does_not_leave_is_unmet_wish(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """ecommerce-intent-00092 on 8d65db4: "I need to top up my order item with 8 and I want
+    the quantity of that item to be 15", whose gold took it from 15 to 23."""
+    limit = {
+        "name": "set_transfer_limit",
+        "arguments": {"client_id": "C1001", "account_id": "A20001", "daily_limit": 7000},
+    }
+
+    def verdict(ask: str) -> tuple[str, str, str]:
+        return bank_verdict(
+            banking_spec, ask, gold_calls=[limit], communicate=[{"call": 0, "path": "status"}]
+        )
+
+    ask = (
+        "Set the limit of my checking account A20001 to 7000; I want the daily transfer "
+        "limit to be {}. Its status?"
+    )
+    stage, reason, detail = verdict(ask.format(6000))
+    assert (stage, reason) == ("intent", "unmet_wish"), detail
+    assert detail.endswith("but the gold leaves the account's daily_transfer_limit at 7000")
+    assert verdict(ask.format(7000)) == ACCEPTED
+
+
 def test_an_email_asked_for_that_the_gold_does_not_set_is_unmet_wish(
     banking_spec: EnvironmentSpec,
 ) -> None:
