@@ -3,6 +3,7 @@ booleans checked as 0/1 everywhere, CHECK expressions transpiled for DuckDB."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import duckdb
@@ -104,6 +105,8 @@ def test_checks_are_written_for_sqlite_and_transpiled_for_duckdb(mini_dict: dict
     assert transpile_expression("ifnull(balance, 0) >= 0", "duckdb") == "COALESCE(balance, 0) >= 0"
     duck = create_statements(schema, "duckdb")[1]
     assert "CHECK (COALESCE(balance, 0) >= 0)" in duck
-    assert "% 2" in duck and "%% 2" not in duck  # a modulo is not a paramstyle escape
+    # a modulo is not a paramstyle escape; sqlglot from 30.31 guards its divisor as SQLite
+    # does ("% NULLIF(2, 0)": a modulo by 0 is NULL there, not an error)
+    assert re.search(r"% (?:NULLIF\()?2\b", duck) and "%%" not in duck, duck
     run_all("duckdb", create_statements(schema, "duckdb"))
     run_all("sqlite", create_statements(schema, "sqlite"))
