@@ -190,10 +190,15 @@ def _variants(word: str, groups: tuple[frozenset[str], ...]) -> frozenset[str]:
 
 _AFTER = re.compile(
     r"\b(?:after (?:the|this|that|it|its|my|doing|making|completing)\b|afterwards?\b|"
-    r"updated\b|resulting\b|once (?:it|that|this) (?:is|has been) done\b)",
+    r"updated\b|resulting\b|once (?:it|that|this) (?:is|has been) done\b|"
+    # ecommerce-intent-00086 on 8d65db4: "Could you please provide me with the new
+    # address?" of a refused address change
+    r"\b(?:tell|provide|give|show|send)\s+me\s+(?:with\s+)?(?:the|my)\s+new\b)",
     re.I,
 )
-_ASKING = re.compile(r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many)\b", re.I)
+_ASKING = re.compile(
+    r"\b(?:know|tell|told|show|see|confirm|what|which|how much|how many|provide|give)\b", re.I
+)
 
 
 # "Swells, can you top up my balance?" is a request to act, not a question

@@ -875,6 +875,13 @@ def test_a_refusal_that_asks_for_a_value_after_the_write_asks_after_refusal(
     )
     assert (stage, reason) == ("intent", "asks_after_refusal")
     assert "'after this'" in detail
+    # ecommerce-intent-00086 on 8d65db4: "Could you please provide me with the new address?"
+    # of a refused address change
+    new = "Please move $9000 from A20001 to A20002 and provide me with the new balance."
+    stage, reason, detail = bank_verdict(
+        banking_spec, new, gold_calls=[read, too_much], communicate=told
+    )
+    assert (stage, reason) == ("intent", "asks_after_refusal"), detail
     now = ask.format("as it is now")
     assert bank_verdict(banking_spec, now, gold_calls=[read, too_much], communicate=told) == (
         "accepted",
