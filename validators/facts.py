@@ -1795,6 +1795,59 @@ def not_begun(task: Task, clock: str, replay: Replay) -> str:
     return ""
 
 
+# a thing the user says they bought: "the TV I ordered", "I purchased the Smartwatch"
+_BOUGHT = re.compile(
+    r"\bthe\s+(?P<after>[\w' -]{2,40}?)\s+(?:that\s+)?I\s+(?:ordered|bought|purchased)\b"
+    r"|\bI\s+(?:ordered|bought|purchased)\s+(?:the|a|an|my)\s+(?P<before>[\w' -]{2,40}?)"
+    r"(?=\s*(?:[.,;!?]|$|\s+(?:and|on|for|from|last|in|which|that)\b))",
+    re.I,
+)
+
+
+def not_bought(task: Task, spec: EnvironmentSpec, replay: Replay, seed: SeedFacts) -> str:
+    """A record named as bought by the user ("the TV I ordered") that none of their rows
+    points to: ecommerce-intent-00145 on 351e25e asked to add "the TV I ordered" to an order
+    whose items are other products, and knew "The TV is currently delivered"."""
+    user = asker(replay, seed)
+    key = seed.primary.get(seed.people or "", ())
+    if user is None or len(key) != 1:
+        return ""
+    person = value_key(user[key[0]])
+    for sentence in user_sentences(task):
+        for m in _BOUGHT.finditer(sentence):
+            said = (m.group("after") or m.group("before") or "").strip()
+            for table in spec.schema_.tables:
+                pk = table.primary_key[0] if len(table.primary_key) == 1 else None
+                named = [
+                    r[pk]
+                    for r in spec.seed.get(table.name, [])
+                    if pk and any(n.casefold() == said.casefold() for n in record_names(r))
+                ]
+                if not named:
+                    continue
+                holders = [
+                    (t, fk.columns[0])
+                    for t in spec.schema_.tables
+                    for fk in t.foreign_keys
+                    if fk.ref_table == table.name and len(fk.columns) == 1 and t.name in seed.owner
+                ]
+                if not holders:
+                    continue
+                held = any(
+                    r.get(column) in named
+                    and seed.owner[t.name].get(value_key(r.get(t.primary_key[0]))) == person
+                    for t, column in holders
+                    for r in spec.seed.get(t.name, [])
+                )
+                if not held:
+                    kinds = " or ".join(record_phrase(t.name) for t, _ in holders)
+                    return (
+                        f"the user says {m.group().strip()!r}, but no {kinds} of theirs is of "
+                        f"the {record_phrase(table.name)} {said}"
+                    )
+    return ""
+
+
 # what the user did on a day: "that I booked on April 22, 2025", "I placed it on June 3"
 _DID_ON = re.compile(
     r"\b(?:I|we)\s+(?:booked|ordered|placed|bought|purchased|reserved|made|created|opened)"
@@ -2627,6 +2680,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_to_come(task, spec.clock),
         lambda: not_begun(task, spec.clock, ctx.replayed),
         lambda: done_ahead(task, spec.clock),
+        lambda: not_bought(task, spec, ctx.replayed, ctx.seed_facts),
         lambda: denied_children(task, spec, ctx.replayed),
         lambda: wrong_end(task, ctx.replayed),
         lambda: against_own(task, ctx.replayed, ctx.env.tools),

@@ -2408,3 +2408,28 @@ def test_what_the_user_did_on_a_day_after_today_is_false_fact(
         "the user says they did it on 2027-08-31 ('I ordered on'), a day after today, 2025-03-14"
     )
     assert verdict("I ordered on August 15, 2023") == ACCEPTED  # issued then
+
+
+def test_a_thing_said_bought_that_none_of_the_users_rows_is_of_is_false_fact() -> None:
+    """ecommerce-intent-00145 on 351e25e: "I want to create an order item for the TV I
+    ordered", whose orders hold no TV (it knew "The TV is currently delivered")."""
+    from tests.generators.ecommerce import ecommerce_spec
+    from validators.facts import not_bought
+
+    spec = ecommerce_spec()
+    seed = dict(spec.seed)
+    seed["products"] = [*seed["products"], {"product_id": 12, "name": "Kettle", "stock": 5}]
+    spec = spec.model_copy(update={"seed": seed})
+    ivy = seed["customers"][0]
+    replay = Replay(results=[ToolResult(ok=True, output=[ivy])], changes={})
+
+    def said(text: str) -> str:
+        task = mini_task(instruction=text, known_facts=["My email is ivy@example.com"])
+        return not_bought(task, spec, replay, SeedFacts.of(spec))
+
+    assert said("Please add one more of the Kettle I ordered.") == (
+        "the user says 'the Kettle I ordered', but no order item of theirs is of the product Kettle"
+    )
+    assert said("I bought a Kettle, and I want another.").startswith("the user says")
+    assert said("Please add one more of the Lamp I ordered.") == ""  # order item 400
+    assert said("I bought a Kettle somewhere else; add one to my order.") == ""  # not said whole
