@@ -19,6 +19,7 @@ from toolscale.reasons import GeneratorReason
 from toolscale.schema import Scalar
 from toolscale.wording import (
     NOT_LEFT,
+    PLACEHOLDER,
     Request,
     asks_left_of_count,
     assistant_voiced,
@@ -185,8 +186,6 @@ def missing_facts(text: str, facts: list[tuple[str, Scalar]]) -> list[tuple[str,
 
 # a sum of money as people write one: "$500", "1,266.29" (a count or an id is no amount)
 _AMOUNT = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|(?<![\w.$-])\d[\d,]*\.\d+(?![\w.]*\d)")
-# a template's blank: "[Your Name]", "[account number]"
-_BLANK = re.compile(r"\[(?:your|my|the|customer)?\s*[A-Za-z][\w ]{1,30}\]", re.I)
 
 
 def made_up(texts: list[str], chain: Chain) -> list[str]:
@@ -204,7 +203,7 @@ def made_up(texts: list[str], chain: Chain) -> list[str]:
     ]
     problems = []
     for text in texts:
-        if m := _BLANK.search(text):
+        if m := PLACEHOLDER.search(text):
             problems.append(f"{m.group()!r} is a blank: write the message as it is sent")
         for a in _AMOUNT.finditer(text):
             said = leading_number(a.group())

@@ -188,6 +188,11 @@ def _variants(word: str, groups: tuple[frozenset[str], ...]) -> frozenset[str]:
     return frozenset(found)
 
 
+# a template's blank: "[Your Name]", "<card id>", "{status}", "xxxxxx", "(provide the date)"
+PLACEHOLDER = re.compile(
+    r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}|\b[xX]{3,}\b|_{3,}|\?{3,}|\bTBD\b"
+    r"|\((?:provide|insert|enter|fill in|add)\b[^)]{0,40}\)"
+)
 _AFTER = re.compile(
     r"\b(?:after (?:the|this|that|it|its|my|doing|making|completing)\b|afterwards?\b|"
     r"updated\b|resulting\b|once (?:it|that|this) (?:is|has been) done\b|"

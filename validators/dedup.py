@@ -18,8 +18,7 @@ import numpy as np
 from toolscale.matching import tokens
 from toolscale.reasons import DedupReason
 from toolscale.report import Rejection
-from toolscale.task import Task
-from toolscale.task import gold_key as task_gold_key
+from toolscale.task import Task, gold_key
 from validators.stage import TaskContext
 
 STAGE = "dedup"
@@ -28,10 +27,6 @@ _BANDS = 16
 _ROWS = _PERMS // _BANDS
 _rng = np.random.default_rng(20251121)
 _BAND_MULT = _rng.integers(0, 2**63, _ROWS, dtype=np.uint64) | np.uint64(1)
-
-
-def gold_key(task: Task) -> str:
-    return task_gold_key(task.gold_calls)
 
 
 def shingles(text: str) -> set[bytes]:
@@ -85,7 +80,7 @@ class DedupIndex:
 
     def check(self, task: Task) -> Rejection | None:
         """Reject a duplicate; otherwise remember the task and accept it."""
-        key = gold_key(task)
+        key = gold_key(task.gold_calls)
         row = self._con.execute("SELECT task_id FROM gold WHERE key = ?", (key,)).fetchone()
         if row is not None:
             return Rejection(

@@ -31,6 +31,7 @@ from toolscale.wording import (
     NOT_LEFT,
     OPERATIONS,
     PEOPLE,
+    PLACEHOLDER,
     Request,
     entity_words,
     record_names,
@@ -115,10 +116,6 @@ def hour(value: str, half: str | None) -> str:
 
 # ... and ecommerce-intent-00004 on 277c846's "The return id is xxxxxx"
 # ... and medicine on fe97d36's "The current date is (provide the current date)"
-_PLACEHOLDER = re.compile(
-    r"\[[^\]]{1,40}\]|<[a-z_ ]{1,40}>|\{[^}]{1,40}\}|\b[xX]{3,}\b|_{3,}|\?{3,}|\bTBD\b"
-    r"|\((?:provide|insert|enter|fill in|add)\b[^)]{0,40}\)"
-)
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|[A-Z]\.?))+\b")
 _NOT_NAMES = {  # capitalised for the sentence or the calendar, not a record's name
     *("I", "Hello", "Hi", "Hey", "Dear", "Please", "Thanks", "Thank", "My", "The", "A", "An"),
@@ -545,7 +542,7 @@ def check(
             reason=FactsReason.NOT_A_FACT,
             detail=f"the known fact {said!r} says nothing the user knows of their records",
         )
-    if hole := _PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
+    if hole := PLACEHOLDER.search(text):  # travel's "my customer status is [current status]"
         return Rejection(
             stage=STAGE,
             reason=FactsReason.FALSE_FACT,

@@ -1074,7 +1074,8 @@ def test_what_the_making_sets_is_no_fact_before_it() -> None:
     """Ecommerce-intent-00004 on 277c846: "The return id is xxxxxx", "The return status is
     pending", of the return its gold opened (its status 'open'). What the user asks the new
     record to hold is theirs to say."""
-    from validators.facts import _PLACEHOLDER, told_before_made
+    from toolscale.wording import PLACEHOLDER
+    from validators.facts import told_before_made
 
     open_return = Tool.model_validate(
         {
@@ -1107,8 +1108,8 @@ def test_what_the_making_sets_is_no_fact_before_it() -> None:
     refused = [{**calls[0], "expect_error": "Only a delivered order item can be returned."}]
     task = mini_task(gold_calls=refused, communicate=[], known_facts=["The return status is x"])
     assert told_before_made(task, tools) == ""  # nothing made
-    assert _PLACEHOLDER.search("The return id is xxxxxx")
-    assert not _PLACEHOLDER.search("My size is XXL and my order is 35572")
+    assert PLACEHOLDER.search("The return id is xxxxxx")
+    assert not PLACEHOLDER.search("My size is XXL and my order is 35572")
 
 
 def test_one_record_said_by_a_number_and_a_day_no_record_pairs_is_false_fact() -> None:
