@@ -2434,3 +2434,21 @@ def test_a_thing_said_bought_that_none_of_the_users_rows_is_of_is_false_fact() -
     assert said("I bought a Kettle, and I want another.").startswith("the user says")
     assert said("Please add one more of the Lamp I ordered.") == ""  # order item 400
     assert said("I bought a Kettle somewhere else; add one to my order.") == ""  # not said whole
+
+
+def test_another_kinds_state_put_before_a_kind_that_never_takes_it_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00403 on d43fe63: "set the status of my inactive card on my account to
+    reported_stolen", of an active card on an inactive account: cards are never inactive."""
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+    told = [{"call": 1, "path": "status"}]
+
+    def verdict(ask: str) -> tuple[str, str, str]:
+        return bank_verdict(banking_spec, ask, gold_calls=[cards, freeze], communicate=told)
+
+    stage, reason, detail = verdict("Please freeze my closed card and tell me its status.")
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert "says 'my closed card', but the card the gold goes through is active" in detail
+    assert verdict("Please freeze my active card and tell me its status.") == ACCEPTED
