@@ -323,6 +323,44 @@ def _amount_as_column(texts: list[str], tool: Tool, arguments: dict, schema: Sch
     return None
 
 
+def _count_as_label(texts: list[str], tool: Tool, arguments: dict, schema: Schema) -> str | None:
+    """A count a write takes said only as a record's number: ecommerce-intent-00081 on
+    c7c1c76, "I want to return item 27 for my order", whose gold returned a quantity of 27
+    of the one item bought. "item 27" names an item; how many to return is never said."""
+    # "item" is a generic word elsewhere; here it names order_items' records
+    kinds = {v for t in schema.tables for w in words(t.name) for v in (w, singular(w))}
+    # ... not said as a verb: "I want to return 27 of them", "please order 27"
+    label = re.compile(
+        rf"(?<!\bto )(?<!\bplease )(?<!\bI )(?<!\byou )"
+        rf"\b(?:{'|'.join(map(re.escape, sorted(kinds)))})\s*(?:#|no\.|number)?\s*$",
+        re.I,
+    )
+    keys = {
+        c
+        for t in schema.tables
+        for c in [*t.primary_key, *(c for fk in t.foreign_keys for c in fk.columns)]
+    }
+    for param, amount in arguments.items():
+        if param in keys or not _counts(param, schema):
+            continue
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            continue
+        said = [
+            (text, m)
+            for text in texts
+            for m in _NUMBER.finditer(text)
+            if not m.group().startswith("$") and float(m.group(1).replace(",", "")) == amount
+        ]
+        if said and all(label.search(text[: m.start()]) for text, m in said):
+            text, m = said[0]
+            around = text[max(0, m.start() - 30) : m.end() + 10].strip()
+            return (
+                f"takes {param}={amount}, said only as a record's number ({around!r}), "
+                f"never as how many"
+            )
+    return None
+
+
 _WANTS_TO = re.compile(
     r"\b(?:(?:want|wanted|wants|like|need|needed|wish|trying|try|tried|going|able)\s+to|"
     # ecommerce-intent-00011 on 277c846: "Can you help me return this order?"
@@ -479,6 +517,8 @@ def unasked_write(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
             return f"gold call {i} {call.key()} {by}"
         texts = [task.instruction, *task.known_facts]
         if (own := _amount_as_column(texts, tool, call.arguments, schema)) is not None:
+            return f"gold call {i} {call.key()} {own}"
+        if (own := _count_as_label(texts, tool, call.arguments, schema)) is not None:
             return f"gold call {i} {call.key()} {own}"
         said = operation_words(tool, call.arguments, schema)
         # a new record is described by its kind ("open a checking account"), an existing

@@ -26,6 +26,7 @@ from validators.facts import SeedFacts
 from validators.intent import (
     _amount_as_column,
     _asks_state,
+    _count_as_label,
     _ids_told_for_why,
     _names_a_record,
     _outputs_of,
@@ -1766,6 +1767,58 @@ def test_a_count_topped_up_by_money_is_unasked_write() -> None:
     columns[1]["type"] = "real"
     real = Schema.model_validate({"tables": [table]})
     assert _amount_as_column(["I want to top up $27 to my order."], topup, arguments, real) is None
+
+
+def test_a_count_said_only_as_a_records_number_is_unasked_write() -> None:
+    """ecommerce-intent-00081 on c7c1c76: "I want to return item 27 for my order", whose
+    gold returned a quantity of 27 of the one item bought: "item 27" names an item."""
+    create = Tool.model_validate(
+        {
+            "name": "create_return",
+            "description": "Return some of an order item.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "order_item_id": {"type": "integer"},
+                    "quantity": {"type": "integer"},
+                },
+                "required": ["order_item_id", "quantity"],
+            },
+            "run": [
+                "INSERT INTO returns (return_id, order_item_id, quantity) "
+                "VALUES (:_new_id, :order_item_id, :quantity)"
+            ],
+            "returns": "SELECT return_id, quantity FROM returns WHERE return_id = :_new_id",
+            "single": True,
+        }
+    )
+    key = {"name": "order_item_id", "type": "integer"}
+    items = {
+        "name": "order_items",
+        "columns": [key, {"name": "quantity", "type": "integer"}],
+        "primary_key": ["order_item_id"],
+    }
+    returns = {
+        "name": "returns",
+        "columns": [
+            {"name": "return_id", "type": "integer"},
+            key,
+            {"name": "quantity", "type": "integer"},
+        ],
+        "primary_key": ["return_id"],
+    }
+    schema = Schema.model_validate({"tables": [items, returns]})
+    arguments = {"order_item_id": 43284, "quantity": 27}
+    for label in ("I want to return item 27 for my order.", "Return order item #27, please."):
+        said = _count_as_label([label], create, arguments, schema)
+        assert said is not None and "quantity=27" in said, label
+    for count in (
+        "I want to return 27 of the items in my order.",
+        "Return item 5 of my order, 27 of them.",
+        "I want to return a quantity of 27.",
+    ):
+        assert _count_as_label([count], create, arguments, schema) is None, count
 
 
 def test_an_act_asked_of_my_profile_done_on_another_record_is_unasked_target(
