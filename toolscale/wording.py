@@ -240,6 +240,10 @@ _HOW = re.compile(
     r"|\b(?:if|whether) (?:it|this|that|they|my \w+) (?:can|could|may) be$"
     # finance's "I'm looking for a way to deactivate my active account"
     r"|\b(?:a|an|any|the|some) (?:\w+ )?way (?:to|i can|we can)$"
+    # finance-intent-00382 on c430db5: "tell me the amount I need to repay from my active
+    # loan", whose gold repaid it: a clause that says which amount is asked, no act
+    r"|\b(?:the|what|how much|how many) (?:\w+ ){0,2}?(?:that )?(?:i|we) (?:still )?"
+    r"(?:need|have|must|should|ought|would need|would have) to$"
 )
 # the way to an act said before asked for after it: travel-intent-00063 on dee4810, "I
 # want to move my hotel booking ... to Martinez, Howard and Le. How do I do that?";
@@ -845,6 +849,7 @@ class Request:
         groups: tuple[frozenset[str], ...] = OPERATIONS,
         describes: bool = True,
         fields: frozenset[str] = frozenset(),
+        words_of: Sequence[str] = (),
     ) -> bool:
         """The word is said as something to do, not as what a record is: "my pending
         transfer" and "if my profile is frozen" describe a record, "mark my transfer as
@@ -855,6 +860,7 @@ class Request:
         with its neighbour names one of `fields` (the columns): "my prescription refills
         used" asks to refill nothing."""
         variants = _variants(word.casefold(), groups)
+        phrase = {stem(w) for w in words_of}
         for i, token in enumerate(self.tokens):
             if stem(token) not in variants:
                 continue
@@ -879,7 +885,12 @@ class Request:
                 continue  # "how can I activate my profile?": a way asked for, not the act
             if _HOW_THAT.search(" ".join(self.tokens[i + 1 :])):
                 continue  # "I want to activate my profile. How do I do that?"
-            before = self.tokens[max(0, i - 2) : i]
+            # "if my card status is reported stolen": the state's words are one phrase
+            # (finance-intent-00350 on c430db5, whose gold reported the card stolen)
+            start = i
+            while start and stem(self.tokens[start - 1]) in phrase:
+                start -= 1
+            before = self.tokens[max(0, start - 2) : start]
             if (
                 describes
                 and before
@@ -932,9 +943,10 @@ class Request:
         describes: bool = True,
         fields: frozenset[str] = frozenset(),
     ) -> bool:
+        said = list(candidates)
         return any(
-            self.requests(w, entities, groups, describes, fields)
-            for w in candidates
+            self.requests(w, entities, groups, describes, fields, words_of=said)
+            for w in said
             if w not in GENERIC
         )
 

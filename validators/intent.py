@@ -1142,6 +1142,82 @@ def told_of_either(
     return None
 
 
+# the two ends of a move, as a parameter's words say them and as a text calls them
+_SOURCE = frozenset({"from", "source", "sender", "sending", "origin", "old"})
+_DESTINATION = frozenset({"to", "target", "destination", "recipient", "receiving", "new"})
+_CALLED_DESTINATION = re.compile(
+    r"\b(?:recipient|destination|target|receiving|receiver|beneficiary|payee)\b"
+    r"|\b(?:that|the other)\s+(?:\w+\s+)?{kind}\b",
+    re.I,
+)
+_ASK_CUE = re.compile(r"\b(?:know|tell|provide|give|show|see|check|what|confirm)\b", re.I)
+_CALLED_SOURCE = re.compile(r"\b(?:source|sending|sender|origin|originating)\b", re.I)
+
+
+def _end_of(param: str) -> str | None:
+    """Which end of a move a parameter names: `from_account_id` the source."""
+    said = set(words(param))
+    if said & _SOURCE and not said & _DESTINATION:
+        return "source"
+    if said & _DESTINATION and not said & _SOURCE:
+        return "destination"
+    return None
+
+
+def told_of_the_other_end(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
+    """A value told of one end of a move where the sentence asking for it names the other:
+    finance-intent-00282 on c430db5, "I want to transfer $1.04 from my active account to
+    another account id of 27560. I need to know the current balance of that account", and
+    00287, "... the balance of the recipient account", were told the source's balance (a
+    transfer's output lists both accounts, the source second by its id)."""
+    for ref in task.communicate:
+        call = task.gold_calls[ref.call]
+        output = replay.results[ref.call].output
+        head, _, field = ref.path.partition(".")
+        if not head.isdigit() or not isinstance(output, list) or len(output) < 2 or not field:
+            continue
+        row = output[int(head)]
+        if not isinstance(row, dict):
+            continue
+        ends = {
+            end: value
+            for param, value in call.arguments.items()
+            if (end := _end_of(param)) is not None
+        }
+        told = [
+            end for end, value in ends.items() if value_key(value) in map(value_key, row.values())
+        ]
+        if len(ends) != 2 or len(told) != 1:
+            continue
+        other = "destination" if told[0] == "source" else "source"
+        kinds = sorted({w for t in tools[call.name].updated_tables() for w in entity_words(t)})
+        kind = f"(?:{'|'.join(map(re.escape, kinds))})" if kinds else r"\w+"
+        called = {
+            "destination": re.compile(_CALLED_DESTINATION.pattern.format(kind=kind), re.I),
+            "source": _CALLED_SOURCE,
+        }
+        asking = [
+            sentence
+            for sentence in sentences(task.instruction)
+            if Request(sentence).asks_about(field.rsplit(".", 1)[-1])
+        ]
+        for sentence in asking:
+            # what follows the cue: "transfer ... to account 27593 and tell me the balance"
+            # names the destination in the act, not in the ask
+            cue = _ASK_CUE.search(sentence)
+            asked = sentence[cue.end() :] if cue else sentence
+            own = called[told[0]].search(asked) or str(ends[told[0]]) in asked
+            named = called[other].search(asked) or str(ends[other]) in asked
+            if named and not own:
+                said = named.group() if isinstance(named, re.Match) else str(ends[other])
+                return (
+                    f"tells {ref.path} of the {told[0]} of gold call {ref.call} {call.name}, "
+                    f"where the sentence asking for it says the {other} ({said!r}): "
+                    f"{sentence.strip()!r}"
+                )
+    return None
+
+
 def _asked_as_new(task: Task, table: str) -> bool:
     """A sentence that asks to be told says the new record of the table: "Tell me the id of
     the new account"."""
@@ -2159,6 +2235,8 @@ def check(
     if (detail := unasked_value(task, tools, schema)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := told_of_either(task, tools, schema, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
+    if (detail := told_of_the_other_end(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_VALUE, detail=detail)
     if (detail := untold_value(task, tools, schema, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNTOLD_VALUE, detail=detail)

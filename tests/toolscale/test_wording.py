@@ -153,6 +153,42 @@ def test_asking_how_to_do_it_asks_for_no_act() -> None:
         assert Request(done).requests("activate", entities), done
 
 
+def test_a_state_of_several_words_after_a_copula_describes_the_record() -> None:
+    """finance-intent-00350 on c430db5, "I want to know if my card status is
+    reported_stolen", whose gold reported the card stolen: "stolen" follows "reported", and
+    the phrase follows "is"."""
+    entities = {"card", "cards"}
+    state = ["reported", "stolen"]
+    for asked in (
+        "I want to know if my card status is reported_stolen.",
+        "I would like to know whether my card is still reported stolen.",
+    ):
+        assert not Request(asked).requests_any(state, entities), asked
+    for act in (
+        "Please set my card status to reported_stolen.",
+        "My card is gone; mark it reported stolen.",
+    ):
+        assert Request(act).requests_any(state, entities), act
+
+
+def test_an_amount_i_need_to_pay_asks_for_the_amount_not_the_payment() -> None:
+    """finance-intent-00382 on c430db5, "tell me the amount I need to repay from my active
+    loan", whose gold repaid it."""
+    entities = {"loan", "loans"}
+    for asked in (
+        "Please, tell me the amount I need to repay from my active loan.",
+        "What is the balance that I still have to repay on my loan?",
+        "How much I would need to repay on my loan?",
+    ):
+        assert not Request(asked).requests("repay", entities), asked
+    for act in (
+        "I need to repay 50 on my loan.",
+        "Tell me the amount I need to repay, then repay 50 of it.",
+        "I have to repay my loan today.",
+    ):
+        assert Request(act).requests("repay", entities), act
+
+
 def test_a_word_that_with_its_neighbour_names_a_column_asks_for_no_act() -> None:
     """medicine-intent-00095 on 61a5427, "I'd like to know my prescription refills used
     and the prescription expiry date", whose gold tried a refill: "refills used" is the

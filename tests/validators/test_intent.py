@@ -34,6 +34,7 @@ from validators.intent import (
     refused_as_is,
     said_as_issued,
     said_as_verb,
+    told_of_the_other_end,
     unasked_write,
     unsaid_destination,
 )
@@ -1819,6 +1820,78 @@ def test_a_count_said_only_as_a_records_number_is_unasked_write() -> None:
         "I want to return a quantity of 27.",
     ):
         assert _count_as_label([count], create, arguments, schema) is None, count
+
+
+def test_a_value_of_the_source_asked_of_the_destination_is_unasked_value() -> None:
+    """finance-intent-00282 and 00287 on c430db5 asked the balance of "that account" and of
+    "the recipient account" after a transfer, and were told the source's: the transfer's
+    output lists both accounts by id, the source second."""
+    move = Tool.model_validate(
+        {
+            "name": "transfer_balance",
+            "description": "Move an amount of balance from one account to another.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "from_account_id": {"type": "integer"},
+                    "to_account_id": {"type": "integer"},
+                    "amount": {"type": "number"},
+                },
+                "required": ["from_account_id", "to_account_id", "amount"],
+            },
+            "run": [
+                "UPDATE accounts SET balance = balance - :amount "
+                "WHERE account_id = :from_account_id",
+                "UPDATE accounts SET balance = balance + :amount WHERE account_id = :to_account_id",
+            ],
+            "returns": "SELECT account_id, balance FROM accounts WHERE account_id IN "
+            "(:from_account_id, :to_account_id) ORDER BY account_id",
+            "single": False,
+        }
+    )
+    call = {
+        "name": "transfer_balance",
+        "arguments": {"from_account_id": 27604, "to_account_id": 27560, "amount": 1.04},
+    }
+    output = [{"account_id": 27560, "balance": 901.5}, {"account_id": 27604, "balance": 259.23}]
+    replay = Replay(results=[ToolResult(ok=True, output=output)], changes={})
+    opening = "I want to transfer $1.04 from my active account to account 27560."
+
+    def told(ask: str, row: int = 1) -> str | None:
+        task = mini_task(
+            instruction=f"{opening} {ask}",
+            gold_calls=[call],
+            communicate=[{"call": 0, "path": f"{row}.balance"}],
+        )
+        return told_of_the_other_end(task, {move.name: move}, replay)
+
+    for other in (
+        "I need to know the current balance of that account.",
+        "I want to know the balance of the recipient account.",
+        "Please tell me the balance of account 27560.",
+    ):
+        said = told(other)
+        assert said is not None and "of the source" in said, other
+        assert told(other, row=0) is None, other  # the destination's balance is told
+    for own in (
+        "I need to know my new balance.",
+        "Please tell me the balance of my account 27604.",
+        "Tell me the balance of the source account.",
+    ):
+        assert told(own) is None, own
+    # the destination named in the act, before the cue, asks nothing of it
+    act = "Please transfer $1.04 from my account to account 27560 and tell me the balance."
+    assert (
+        told_of_the_other_end(
+            mini_task(
+                instruction=act, gold_calls=[call], communicate=[{"call": 0, "path": "1.balance"}]
+            ),
+            {move.name: move},
+            replay,
+        )
+        is None
+    )
 
 
 def test_an_act_asked_of_my_profile_done_on_another_record_is_unasked_target(
