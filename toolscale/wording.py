@@ -281,6 +281,9 @@ _ASSISTANT = re.compile(
     r"let me know if you(?:'re| are) ready\b|"
     # finance-intent-00130 on 8a34956: "I'm Alogan, the finance service's assistant."
     r"(?:I'?m|I am) (?:[A-Z][\w.-]*, )?(?:a|an|your|the) [\w' -]{0,30}assistant\b|"
+    # finance-intent-00386 on c430db5: "I'm Sabrina from your finance service."
+    r"(?:I'?m|I am) [A-Z][\w.-]* from your [\w' -]{0,30}"
+    r"(?:service|support|team|bank|desk|department|company)\b|"
     r"I can help you\b|(?:can|may) I help\b|anything else I can (?:help|do|assist)\b|"
     # finance-intent-00535 on 3b9f36e: "Do you have any questions or updates you'd like to
     # share?", the agent's closing line
@@ -448,7 +451,8 @@ _POINTS_AT = re.compile(
 
 # medicine-intent-00102 on c778e9c opened "Brady. I'd like to set an appointment ...": one
 # word, a doctor's last name, standing as a sentence that belongs to nothing said
-_LONE_OPENING = re.compile(r"^\W*([A-Z][a-z]+)[.!]\s")
+# a name's letters may be any script's: finance-intent-00323 on c430db5 opened "Velásquez."
+_LONE_OPENING = re.compile(r"^\W*((?=[A-ZÀ-ÖØ-Þ])[^\W\d_][^\W\d_A-ZÀ-ÖØ-Þ]+)[.!]\s")
 _INTERJECTIONS = frozenset(
     {
         "hi",

@@ -951,6 +951,15 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     named = "Hello. I'm Maria, the bank's assistant. Freeze my card K30001; its status?"
     verdict = bank_verdict(banking_spec, named, gold_calls=[freeze], communicate=told)
     assert verdict[:2] == ("intent", "assistant_voice")
+    # finance-intent-00386 on c430db5: "I'm Sabrina from your finance service."
+    staff = "I'm Maria from your bank's support team. Freeze my card K30001; its status?"
+    verdict = bank_verdict(banking_spec, staff, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
+    customer = "I'm Maria, a customer of your bank. Freeze my card K30001; its status?"
+    assert bank_verdict(banking_spec, customer, gold_calls=[freeze], communicate=told)[:2] == (
+        "accepted",
+        "ok",
+    )
     # travel's "Please update my customer email ... Your email is samantha.cortez@..."
     told_back = "Freeze my card K30001. Your email is maria.lopez@example.com. Its status?"
     verdict = bank_verdict(banking_spec, told_back, gold_calls=[freeze], communicate=told)
@@ -1166,6 +1175,10 @@ def test_a_request_pointing_at_a_form_it_does_not_hold_is_dangling_reference(
         "dangling_reference",
         "the instruction says 'Brady.', and holds no such thing",
     )
+    # finance-intent-00323 on c430db5: "Velásquez. I need to update my account ..."
+    said = f"Velásquez. {MARIA['instruction']} {ask}"
+    verdict = freeze_verdict(banking_spec, ask, instruction=said)
+    assert verdict[:2] == ("intent", "dangling_reference")
     for opening in ("Hello. ", "Thanks! ", ""):
         said = f"{opening}{MARIA['instruction']} {ask}"
         assert freeze_verdict(banking_spec, ask, instruction=said) == ACCEPTED, opening
