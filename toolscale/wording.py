@@ -343,7 +343,9 @@ _ASSISTANT = re.compile(
     r"\bwhat (?:\w+ )?you would like to\b|"
     # ecommerce-intent-00035 on 8d65db4: "Can you please let me know if you want to place
     # an order?", whose gold made one
-    r"if you (?:want|would like|wish) to\b|"
+    # finance-intent-00498 on 2a7fb38: "Please let me know if you'd like to update the
+    # status of my active card ... to reported_stolen", whose gold reported it
+    r"if you(?: want| would like|'d like| wish) to\b|"
     # a greeting to the customer by their email: movie's "Hello there, mpeterson@outlook.com!
     # Can you help me activate a booking" (a person says who they are, "I'm ...")
     r"(?:^|(?<=[.!?] ))(?:hi|hello|hey|dear|welcome)(?: there)?,? [\w.+-]+@[\w-]+\.\w[\w.]*|"

@@ -217,7 +217,8 @@ def _not_my_name(task: Task, replay: Replay, seed: SeedFacts) -> str:
 # account 27534", "my friend's account 27534")
 _MINE = re.compile(
     r"\bmy[ \t]+((?:(?!(?:to|from|for|of|into|onto|and|or|than|friend|\w+'s)\b)[\w-]+[ \t]+){1,5}?)"
-    r"(?:(?:id|number|no|is|:|#)[ \t]*)*([A-Za-z]*-?\d[\w-]*)\b",
+    # finance-intent-00642 on 2a7fb38: "from my account (ID 27560)", another client's
+    r"(?:(?:\(|id|number|no|is|:|#)[ \t]*)*([A-Za-z]*-?\d[\w-]*)\b",
     re.I,
 )
 

@@ -915,10 +915,21 @@ def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: Environment
     )
     assert (stage, reason) == ("facts", "false_fact"), detail
     assert "'I have a checking account with account ID A20003'" in detail
+    # finance-intent-00642 and 00676 on 2a7fb38: "from my account (ID 27560)"
+    for said in ("from my checking account (ID A20003)", "from my checking account (ID: A20003)"):
+        stage, reason, detail = bank_verdict(
+            banking_spec,
+            ask.format(f"{said} to account A20003"),
+            gold_calls=[mine, send],
+            communicate=told,
+        )
+        assert (stage, reason) == ("facts", "false_fact"), said
+        assert detail.startswith("the user calls account A20003 theirs"), detail
     all_kept(
         banking_spec,
         (
             ask.format("from my checking account A20001 to account A20003"),
+            ask.format("from my checking account (ID A20001) to account A20003"),
             ask.format("from my checking account to account A20003; I have an account, id A20001"),
             ask.format("from my checking account to my friend's account A20003"),
             ask.format("from my checking account to account A20003 (my transfer to A20003)"),

@@ -951,6 +951,10 @@ def test_a_request_in_an_assistants_words_is_assistant_voice(
     named = "Hello. I'm Maria, the bank's assistant. Freeze my card K30001; its status?"
     verdict = bank_verdict(banking_spec, named, gold_calls=[freeze], communicate=told)
     assert verdict[:2] == ("intent", "assistant_voice")
+    # finance-intent-00498 on 2a7fb38: "Please let me know if you'd like to update ..."
+    offer = "Please let me know if you'd like to freeze my card K30001. Its status?"
+    verdict = bank_verdict(banking_spec, offer, gold_calls=[freeze], communicate=told)
+    assert verdict[:2] == ("intent", "assistant_voice")
     # finance-intent-00386 on c430db5: "I'm Sabrina from your finance service."
     staff = "I'm Maria from your bank's support team. Freeze my card K30001; its status?"
     verdict = bank_verdict(banking_spec, staff, gold_calls=[freeze], communicate=told)
