@@ -1218,6 +1218,30 @@ def told_of_the_other_end(task: Task, tools: dict[str, Tool], replay: Replay) ->
     return None
 
 
+def from_the_destination(task: Task, tools: dict[str, Tool]) -> str | None:
+    """A move whose destination the instruction says it goes from: finance-intent-00457 on
+    2a7fb38, "I need to transfer the balance of my inactive account from 27562 to my other
+    inactive account", whose gold moved money from the user's 27615 to 27562."""
+    for i, call in enumerate(task.gold_calls):
+        if tools[call.name].kind != "write":
+            continue
+        ends = {end: value for param, value in call.arguments.items() if (end := _end_of(param))}
+        if len(ends) != 2 or value_key(ends["source"]) == value_key(ends["destination"]):
+            continue
+        said = re.escape(str(ends["destination"]))
+        m = re.search(
+            rf"\bfrom\s+(?:[\w'-]+\s+){{0,5}}?(?:\(\s*)?(?:id|number|no|#)?[\s:#]*{said}\b",
+            task.instruction,
+            re.I,
+        )
+        if m and not re.search(r"\b(?:to|into|onto)\b", m.group()):
+            return (
+                f"gold call {i} {call.key()} moves to {ends['destination']}, which the "
+                f"instruction says it moves from ({m.group()!r})"
+            )
+    return None
+
+
 def _asked_as_new(task: Task, table: str) -> bool:
     """A sentence that asks to be told says the new record of the table: "Tell me the id of
     the new account"."""
@@ -2229,6 +2253,8 @@ def check(
     if (detail := unlike_its_reference(task, tools, replay, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := new_beside_old(task, tools, replay)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := from_the_destination(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unsaid_destination(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

@@ -30,6 +30,7 @@ from validators.intent import (
     _ids_told_for_why,
     _names_a_record,
     _outputs_of,
+    from_the_destination,
     other_kind_changed,
     refused_as_is,
     said_as_issued,
@@ -1839,34 +1840,37 @@ def test_a_count_said_only_as_a_records_number_is_unasked_write() -> None:
         assert _count_as_label([count], create, arguments, schema) is None, count
 
 
+# finance's transfer: its output lists both accounts, ordered by id
+TRANSFER_BALANCE = Tool.model_validate(
+    {
+        "name": "transfer_balance",
+        "description": "Move an amount of balance from one account to another.",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "from_account_id": {"type": "integer"},
+                "to_account_id": {"type": "integer"},
+                "amount": {"type": "number"},
+            },
+            "required": ["from_account_id", "to_account_id", "amount"],
+        },
+        "run": [
+            "UPDATE accounts SET balance = balance - :amount WHERE account_id = :from_account_id",
+            "UPDATE accounts SET balance = balance + :amount WHERE account_id = :to_account_id",
+        ],
+        "returns": "SELECT account_id, balance FROM accounts WHERE account_id IN "
+        "(:from_account_id, :to_account_id) ORDER BY account_id",
+        "single": False,
+    }
+)
+
+
 def test_a_value_of_the_source_asked_of_the_destination_is_unasked_value() -> None:
     """finance-intent-00282 and 00287 on c430db5 asked the balance of "that account" and of
     "the recipient account" after a transfer, and were told the source's: the transfer's
     output lists both accounts by id, the source second."""
-    move = Tool.model_validate(
-        {
-            "name": "transfer_balance",
-            "description": "Move an amount of balance from one account to another.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "from_account_id": {"type": "integer"},
-                    "to_account_id": {"type": "integer"},
-                    "amount": {"type": "number"},
-                },
-                "required": ["from_account_id", "to_account_id", "amount"],
-            },
-            "run": [
-                "UPDATE accounts SET balance = balance - :amount "
-                "WHERE account_id = :from_account_id",
-                "UPDATE accounts SET balance = balance + :amount WHERE account_id = :to_account_id",
-            ],
-            "returns": "SELECT account_id, balance FROM accounts WHERE account_id IN "
-            "(:from_account_id, :to_account_id) ORDER BY account_id",
-            "single": False,
-        }
-    )
+    move = TRANSFER_BALANCE
     call = {
         "name": "transfer_balance",
         "arguments": {"from_account_id": 27604, "to_account_id": 27560, "amount": 1.04},
@@ -1909,6 +1913,34 @@ def test_a_value_of_the_source_asked_of_the_destination_is_unasked_value() -> No
         )
         is None
     )
+
+
+def test_a_move_said_to_go_from_its_destination_is_unasked_target() -> None:
+    """finance-intent-00457 on 2a7fb38, "transfer the balance of my inactive account from
+    27562 to my other inactive account", and 00642, "from my account (ID 27560) to the
+    account (ID 27560)": the gold moved money from the user's account to 27560."""
+    call = {
+        "name": "transfer_balance",
+        "arguments": {"from_account_id": 27615, "to_account_id": 27562, "amount": 138.6},
+    }
+    tools = {TRANSFER_BALANCE.name: TRANSFER_BALANCE}
+
+    def said(instruction: str) -> str | None:
+        return from_the_destination(mini_task(instruction=instruction, gold_calls=[call]), tools)
+
+    for swapped in (
+        "I need to transfer the balance of my inactive account from 27562 to my other account.",
+        "Transfer $138.60 from my account (ID: 27562) to the account (ID 27562).",
+        "Please move 138.6 from account #27562 into my savings.",
+    ):
+        found = said(swapped)
+        assert found is not None and "moves to 27562" in found, swapped
+    for right in (
+        "Transfer $138.60 from my account 27615 to account 27562.",
+        "Transfer $138.60 from my active account to account 27562.",
+        "Move 138.6 from my account to 27562, from which my rent is paid.",
+    ):
+        assert said(right) is None, right
 
 
 def test_an_act_asked_of_my_profile_done_on_another_record_is_unasked_target(
