@@ -262,7 +262,12 @@ def _as_column(text: str, start: int, end: int, column: str) -> bool:
         rf"(?:\w+\s+){{0,2}}?{col}\b",
         re.I,
     )
-    return bool(before.search(text[:start]) or after.search(text[end:]))
+    # finance-intent-00445 on 2a7fb38: "my active loan, which is currently outstanding at
+    # 37978.35", the column `outstanding_balance` said by its first word
+    head = column.split("_")[0]
+    at = re.compile(rf"\b{re.escape(head)}\s+at\s*\$?$", re.I)
+    said_at = "_" in column and len(head) > 3 and bool(at.search(text[:start]))
+    return bool(before.search(text[:start]) or after.search(text[end:]) or said_at)
 
 
 # words of a column that holds money: anything else (a quantity, seats, points) counts

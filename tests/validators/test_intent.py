@@ -1788,6 +1788,46 @@ def test_a_count_topped_up_by_money_is_unasked_write() -> None:
     assert _amount_as_column(["I want to top up $27 to my order."], topup, arguments, real) is None
 
 
+def test_a_repayment_said_only_as_what_the_loan_is_outstanding_at_is_unasked_write() -> None:
+    """finance-intent-00445 on 2a7fb38: "I'm trying to pay off my active loan, which is
+    currently outstanding at 37978.35", whose gold tried to repay 37978.35 of a loan that
+    owes 4103.71: what to repay is never said, only what the loan is said to owe."""
+    repay = Tool.model_validate(
+        {
+            "name": "repay_loan_outstanding_balance",
+            "description": "Repay part of a loan.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"loan_id": {"type": "integer"}, "amount": {"type": "number"}},
+                "required": ["loan_id", "amount"],
+            },
+            "run": [
+                "UPDATE loans SET outstanding_balance = outstanding_balance - :amount "
+                "WHERE loan_id = :loan_id"
+            ],
+            "returns": "SELECT loan_id, outstanding_balance FROM loans WHERE loan_id = :loan_id",
+            "single": True,
+        }
+    )
+    columns = [
+        {"name": "loan_id", "type": "integer"},
+        {"name": "outstanding_balance", "type": "real"},
+    ]
+    schema = Schema.model_validate(
+        {"tables": [{"name": "loans", "columns": columns, "primary_key": ["loan_id"]}]}
+    )
+    arguments = {"loan_id": 58899, "amount": 37978.35}
+    owed = "I'm trying to pay off my active loan, which is currently outstanding at 37978.35."
+    said = _amount_as_column([owed], repay, arguments, schema)
+    assert said is not None and "said only as the outstanding_balance" in said
+    for asked in (
+        "I want to repay 37978.35 of my loan, which is currently outstanding at 40000.",
+        "Please repay 37978.35 on my outstanding loan.",
+    ):
+        assert _amount_as_column([asked], repay, arguments, schema) is None, asked
+
+
 def test_a_count_said_only_as_a_records_number_is_unasked_write() -> None:
     """ecommerce-intent-00081 on c7c1c76: "I want to return item 27 for my order", whose
     gold returned a quantity of 27 of the one item bought: "item 27" names an item."""
