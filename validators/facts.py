@@ -583,7 +583,16 @@ def check(
         for name, v in c.arguments.items()
         if isinstance(v, int | float) and not isinstance(v, bool)
     }
-    if said := _misstated(text, replay, given, seed):
+    # what the gold's writes make or set, where the tools are known
+    written: set[tuple[str, str | None]] | None = None
+    if tools is not None:
+        written = set()
+        for c in task.gold_calls:
+            tool = tools.get(c.name)
+            if tool is not None and tool.kind == "write":
+                written |= {(t, None) for t in tool.inserts()}
+                written |= {(t, col) for t in tool.updated_tables() for col in tool.assigned(t)}
+    if said := _misstated(text, replay, given, seed, written):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := same_record(text, task):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -746,7 +755,11 @@ def user_sentences(task: Task) -> Iterator[str]:
 
 
 def _misstated(
-    text: str, replay: Replay, given: set[tuple[str, float]], seed: SeedFacts | None = None
+    text: str,
+    replay: Replay,
+    given: set[tuple[str, float]],
+    seed: SeedFacts | None = None,
+    written: Set[tuple[str, str | None]] | None = None,
 ) -> str:
     """A number the user gives as a field's value that no record the gold reads has in that
     field: "a closed loan with an outstanding balance of 1700.55" when the loan read shows
@@ -806,6 +819,16 @@ def _misstated(
                 if v == said
             )
             kind = _kind_before(text[: m.start()], name, seed) if seed is not None else None
+            # finance-intent-00466 on 2a7fb38: "The loan amount is $11,283.2", the amount it
+            # repays, of a loan of 7993.59: said with its record's kind, a field is that
+            # record's, unless a gold write makes such a record or sets that field
+            if (
+                written is not None
+                and kind
+                and (kind, name) in of_kind
+                and not {(kind, None), (kind, name)} & written
+            ):
+                passed = False
             pool = (of_kind.get((kind, name)) if kind else None) or held[name]
             if not passed and not any(same_number(said, v) for v in pool):
                 shown = ", ".join(f"{v:g}" for v in sorted(pool)[:3])

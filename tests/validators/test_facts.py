@@ -2463,3 +2463,48 @@ def test_another_kinds_state_put_before_a_kind_that_never_takes_it_is_false_fact
     assert (stage, reason) == ("facts", "false_fact"), detail
     assert "says 'my closed card', but the card the gold goes through is active" in detail
     assert verdict("Please freeze my active card and tell me its status.") == ACCEPTED
+
+
+def test_a_field_said_with_its_records_kind_is_that_records_unless_a_write_makes_it() -> None:
+    """finance-intent-00466 on 2a7fb38 knew "The loan amount is $11,283.2", the amount it
+    repaid, of a loan of 7993.59: the argument `amount` excused it. A field said with its
+    record's kind is the record's, unless a gold write makes such a record ("The loan
+    amount is $2,156.83" of a new loan) or sets that field."""
+    from toolscale.environment import Replay
+    from toolscale.tool import ToolResult
+    from validators.facts import SeedFacts, _misstated
+
+    columns = ["loan_id", "amount", "outstanding_balance"]
+    table = {
+        "name": "loans",
+        "columns": [{"name": c, "type": "real"} for c in columns],
+        "primary_key": ["loan_id"],
+    }
+    loan = {"loan_id": 58908, "amount": 7993.59, "outstanding_balance": 0.0}
+    read_loan = {
+        "name": "get_loans",
+        "description": "The loans.",
+        "kind": "read",
+        "parameters": {"type": "object", "properties": {}},
+        "returns": "SELECT * FROM loans",
+    }
+    spec = EnvironmentSpec.model_validate(
+        {
+            "name": "t",
+            "schema": {"tables": [table]},
+            "seed": {"loans": [loan]},
+            "tools": [read_loan],
+        }
+    )
+    seed = SeedFacts.of(spec)
+    read = Replay(results=[ToolResult(ok=True, output=[loan])], changes={})
+    given = {("amount", 11283.2)}
+    said = "The loan amount is $11,283.2."
+    repaid: set[tuple[str, str | None]] = {("loans", "outstanding_balance")}
+    assert "the loan records the gold reads hold amount 7993.59" in _misstated(
+        said, read, given, seed, repaid
+    )
+    assert _misstated(said, read, given, seed, {("loans", None)}) == ""  # a new loan's
+    assert _misstated(said, read, given, seed, {("loans", "amount")}) == ""  # set by a write
+    assert _misstated(said, read, given, seed) == ""  # the tools unknown: as before
+    assert _misstated("My amount is $11,283.2.", read, given, seed, repaid) == ""
