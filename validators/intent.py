@@ -1233,13 +1233,25 @@ def from_the_destination(task: Task, tools: dict[str, Tool]) -> str | None:
         ends = {end: value for param, value in call.arguments.items() if (end := _end_of(param))}
         if len(ends) != 2 or value_key(ends["source"]) == value_key(ends["destination"]):
             continue
+        # "move $5000 to my checking A20019, then pay my loan from A20019": the source of
+        # another write (bank-014)
+        sources = {
+            value_key(v)
+            for j, c in enumerate(task.gold_calls)
+            if j != i and tools[c.name].kind == "write"
+            for p, v in c.arguments.items()
+            if _end_of(p) == "source"
+        }
+        if value_key(ends["destination"]) in sources:
+            continue
         said = re.escape(str(ends["destination"]))
-        m = re.search(
+        found = re.finditer(
             rf"\bfrom\s+(?:[\w'-]+\s+){{0,5}}?(?:\(\s*)?(?:id|number|no|#)?[\s:#]*{said}\b",
             task.instruction,
             re.I,
         )
-        if m and not re.search(r"\b(?:to|into|onto)\b", m.group()):
+        m = next((m for m in found if not re.search(r"\b(?:to|into|onto)\b", m.group())), None)
+        if m:
             return (
                 f"gold call {i} {call.key()} moves to {ends['destination']}, which the "
                 f"instruction says it moves from ({m.group()!r})"

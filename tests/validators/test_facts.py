@@ -14,11 +14,17 @@ from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import Tool, ToolResult
+from validators import intent
 from validators.facts import SeedFacts, _keys, claimed_kin, literals, lone_names, names, unknown_id
+from validators.pipeline import TASK_STAGES
 
 LOAN = {"name": "list_loans", "arguments": {"client_id": "C1001"}}
 ASK = "How much is still outstanding on my loan?"
 TOLD = [{"call": 0, "path": "0.outstanding"}]
+
+
+# every task stage but intent: a facts check pinned where intent rejects first
+NOT_INTENT = tuple(s for s in TASK_STAGES if s is not intent)
 
 
 def loan_verdict(spec: EnvironmentSpec, ask: str) -> tuple[str, str, str]:
@@ -884,11 +890,13 @@ def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: Environment
     mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
     told = [{"call": 1, "path": "from_balance"}]
     ask = "Please send $25 {} and tell me my balance after."
+    # "from my ... A20003" of the destination is intent's unasked_target first
+    # (`from_the_destination`); the facts stage is pinned with intent left out
+    said = ask.format("from my checking account with ID A20003 to account A20003")
+    verdict = bank_verdict(banking_spec, said, gold_calls=[mine, send], communicate=told)
+    assert verdict[:2] == ("intent", "unasked_target"), verdict
     stage, reason, detail = bank_verdict(
-        banking_spec,
-        ask.format("from my checking account with ID A20003 to account A20003"),
-        gold_calls=[mine, send],
-        communicate=told,
+        banking_spec, said, stages=NOT_INTENT, gold_calls=[mine, send], communicate=told
     )
     assert (stage, reason) == ("facts", "false_fact"), detail
     assert detail == (
@@ -920,6 +928,7 @@ def test_a_record_the_user_calls_theirs_must_be_theirs(banking_spec: Environment
         stage, reason, detail = bank_verdict(
             banking_spec,
             ask.format(f"{said} to account A20003"),
+            stages=NOT_INTENT,
             gold_calls=[mine, send],
             communicate=told,
         )
@@ -954,6 +963,7 @@ def test_a_key_two_tables_share_is_read_in_the_table_the_user_names(
         banking_spec.model_copy(update={"seed": seed}),
         "Please send $25 from my checking account with ID A20003 to account A20003 and tell "
         "me my balance after.",
+        stages=NOT_INTENT,
         gold_calls=[
             {"name": "list_accounts", "arguments": {"client_id": "C1001"}},
             transfer("A20003", 25),

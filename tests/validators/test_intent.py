@@ -1975,6 +1975,11 @@ def test_a_move_said_to_go_from_its_destination_is_unasked_target() -> None:
     ):
         found = said(swapped)
         assert found is not None and "moves to 27562" in found, swapped
+    # bank-014: "Move $5000 ... to my checking A20019, then pay ... from A20019", the source
+    # of the next write
+    pay = {"name": "transfer_balance", "arguments": {"from_account_id": 27562, "to_account_id": 1}}
+    then = "Move 138.6 from my savings 27615 to my checking 27562, then pay my loan from 27562."
+    assert from_the_destination(mini_task(instruction=then, gold_calls=[call, pay]), tools) is None
     for right in (
         "Transfer $138.60 from my account 27615 to account 27562.",
         "Transfer $138.60 from my active account to account 27562.",

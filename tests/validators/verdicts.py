@@ -8,7 +8,8 @@ from typing import Any
 
 from tests.conftest import mini_task
 from toolscale.spec import EnvironmentSpec
-from validators.pipeline import verify
+from validators.pipeline import TASK_STAGES, verify
+from validators.stage import TaskStage
 
 W30 = {"name": "withdraw", "arguments": {"account_id": "A1", "amount": 30}}
 
@@ -35,11 +36,17 @@ FIND_MARIA = {"name": "find_client_by_email", "arguments": {"email": MARIA_EMAIL
 
 
 def bank_verdict(
-    spec: EnvironmentSpec, ask: str, email: str = MARIA_EMAIL, **overrides: Any
+    spec: EnvironmentSpec,
+    ask: str,
+    email: str = MARIA_EMAIL,
+    stages: tuple[TaskStage, ...] = TASK_STAGES,
+    **overrides: Any,
 ) -> tuple[str, str, str]:
     """(stage, reason, detail) the verifier gives a task of a client's on the banking
     environment (Maria Lopez's unless `email` names another): `ask` follows her greeting,
-    the gold starts by finding her by email; ("accepted", "ok", "") when it is kept."""
+    the gold starts by finding her by email; ("accepted", "ok", "") when it is kept. With
+    `stages`, only those run: a later stage's check pinned where an earlier one also
+    rejects."""
     maria = email == MARIA_EMAIL
     fields: dict[str, Any] = {
         "id": "fidelity",
@@ -52,7 +59,7 @@ def bank_verdict(
         {"call": ref["call"] + 1, "path": ref["path"]} for ref in fields.get("communicate", [])
     ]
     task = mini_task(**fields)
-    _, rejected, _ = verify(spec, [task], cross_engine=False)
+    _, rejected, _ = verify(spec, [task], cross_engine=False, stages=stages)
     if not rejected:
         return "accepted", "ok", ""
     return rejected[0].stage, rejected[0].reason, rejected[0].detail
