@@ -294,6 +294,16 @@ def _as_money(text: str, number: re.Match[str]) -> bool:
     )
 
 
+def _said_as(texts: list[str], amount: int | float) -> list[tuple[str, re.Match[str]]]:
+    """Each number of the texts equal to the amount, with the text it stands in."""
+    return [
+        (text, m)
+        for text in texts
+        for m in _NUMBER.finditer(text)
+        if float(m.group(1).replace(",", "")) == float(amount)
+    ]
+
+
 def _amount_as_column(texts: list[str], tool: Tool, arguments: dict, schema: Schema) -> str | None:
     """A write that changes a column by an amount said only as that column's value:
     restaurant-intent-00068 on ec28a14, "top up my reservation for 27, which is the
@@ -305,12 +315,7 @@ def _amount_as_column(texts: list[str], tool: Tool, arguments: dict, schema: Sch
         amount = arguments.get(param)
         if not isinstance(amount, int | float) or isinstance(amount, bool):
             continue
-        said = [
-            (text, m)
-            for text in texts
-            for m in _NUMBER.finditer(text)
-            if float(m.group(1).replace(",", "")) == float(amount)
-        ]
+        said = _said_as(texts, amount)
         counted = _counts(column, schema)
         if said and counted and all(_as_money(text, m) for text, m in said):
             text, m = said[0]
@@ -350,12 +355,7 @@ def _count_as_label(texts: list[str], tool: Tool, arguments: dict, schema: Schem
             continue
         if isinstance(amount, bool) or not isinstance(amount, int):
             continue
-        said = [
-            (text, m)
-            for text in texts
-            for m in _NUMBER.finditer(text)
-            if not m.group().startswith("$") and float(m.group(1).replace(",", "")) == amount
-        ]
+        said = [(text, m) for text, m in _said_as(texts, amount) if not m.group().startswith("$")]
         if said and all(label.search(text[: m.start()]) for text, m in said):
             text, m = said[0]
             around = text[max(0, m.start() - 30) : m.end() + 10].strip()
@@ -1150,10 +1150,10 @@ def told_of_either(
 # the two ends of a move, as a parameter's words say them and as a text calls them
 _SOURCE = frozenset({"from", "source", "sender", "sending", "origin", "old"})
 _DESTINATION = frozenset({"to", "target", "destination", "recipient", "receiving", "new"})
-_CALLED_DESTINATION = re.compile(
+# `{kind}` takes the words of the moved records' kind
+_CALLED_DESTINATION = (
     r"\b(?:recipient|destination|target|receiving|receiver|beneficiary|payee)\b"
-    r"|\b(?:that|the other)\s+(?:\w+\s+)?{kind}\b",
-    re.I,
+    r"|\b(?:that|the other)\s+(?:\w+\s+)?{kind}\b"
 )
 _ASK_CUE = re.compile(r"\b(?:know|tell|provide|give|show|see|check|what|confirm)\b", re.I)
 _CALLED_SOURCE = re.compile(r"\b(?:source|sending|sender|origin|originating)\b", re.I)
@@ -1167,6 +1167,11 @@ def _end_of(param: str) -> str | None:
     if said & _DESTINATION and not said & _SOURCE:
         return "destination"
     return None
+
+
+def _ends(arguments: Mapping[str, object]) -> dict[str, object]:
+    """The source and destination a move's arguments name (`from_account_id` ...)."""
+    return {end: v for param, v in arguments.items() if (end := _end_of(param)) is not None}
 
 
 def told_of_the_other_end(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
@@ -1184,11 +1189,7 @@ def told_of_the_other_end(task: Task, tools: dict[str, Tool], replay: Replay) ->
         row = output[int(head)]
         if not isinstance(row, dict):
             continue
-        ends = {
-            end: value
-            for param, value in call.arguments.items()
-            if (end := _end_of(param)) is not None
-        }
+        ends = _ends(call.arguments)
         told = [
             end for end, value in ends.items() if value_key(value) in map(value_key, row.values())
         ]
@@ -1198,7 +1199,7 @@ def told_of_the_other_end(task: Task, tools: dict[str, Tool], replay: Replay) ->
         kinds = sorted({w for t in tools[call.name].updated_tables() for w in entity_words(t)})
         kind = f"(?:{'|'.join(map(re.escape, kinds))})" if kinds else r"\w+"
         called = {
-            "destination": re.compile(_CALLED_DESTINATION.pattern.format(kind=kind), re.I),
+            "destination": re.compile(_CALLED_DESTINATION.format(kind=kind), re.I),
             "source": _CALLED_SOURCE,
         }
         asking = [
@@ -1230,7 +1231,7 @@ def from_the_destination(task: Task, tools: dict[str, Tool]) -> str | None:
     for i, call in enumerate(task.gold_calls):
         if tools[call.name].kind != "write":
             continue
-        ends = {end: value for param, value in call.arguments.items() if (end := _end_of(param))}
+        ends = _ends(call.arguments)
         if len(ends) != 2 or value_key(ends["source"]) == value_key(ends["destination"]):
             continue
         # "move $5000 to my checking A20019, then pay my loan from A20019": the source of
