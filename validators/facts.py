@@ -592,7 +592,7 @@ def check(
             if tool is not None and tool.kind == "write":
                 written |= {(t, None) for t in tool.inserts()}
                 written |= {(t, col) for t in tool.updated_tables() for col in tool.assigned(t)}
-    if said := _misstated(text, replay, given, seed, written):
+    if said := _misstated(wanted(text, task, tools or {}), replay, given, seed, written):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := same_record(text, task):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -612,6 +612,8 @@ def check(
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := state_before_kind(task, replay, tools or {}, seed):
+        return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
+    if said := none_held(task, replay, tools or {}, seed) or two_states(task, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := misattributed(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -1542,6 +1544,102 @@ def state_before_kind(
                         f"gold goes through is {' or '.join(sorted(now))} ({column})"
                     )
     return ""
+
+
+def none_held(task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
+    """A kind called by a number its records hold ("my outstanding loan", for the column
+    `outstanding_balance`) where every such record the gold goes through holds none of it:
+    finance-intent-00254 on f61cf75 repaid "my outstanding loan", a repaid loan owing 0,
+    while the user's other loan owed 7179.92. The number is read before any write."""
+    rows: dict[str, list[dict]] = {}
+    for row in [*targets(task, replay, tools), *passed_on(task, replay)]:
+        if (table := _table_of(row, seed)) is not None:
+            rows.setdefault(table, []).append(row)
+    texts = [*task.known_facts, *sentences(task.instruction)]
+    for table, held in rows.items():
+        kind = spelled(singular(table))
+        for column in seed.columns.get(table, ()):
+            values = [row.get(column) for row in held if column in row]
+            if not values or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and v == 0 for v in values
+            ):
+                continue
+            word, *rest = column.split("_")
+            # "my outstanding loan balance is 0" says what the balance is, not that it owes
+            after = rf"(?!\s+(?:{'|'.join(map(re.escape, rest))})\b)" if rest else ""
+            said = re.compile(
+                rf"\b(?:the|my|our|this|that)\s+{re.escape(word)}\s+{kind}\b{after}", re.I
+            )
+            for line in texts:
+                if m := said.search(line):
+                    return (
+                        f"{line.strip()!r} says {m.group()!r}, but the {singular(table)} the "
+                        f"gold goes through holds {column} 0"
+                    )
+    return ""
+
+
+def two_states(task: Task, seed: SeedFacts) -> str:
+    """A known fact that gives one record two states of one column ("My active card is
+    frozen"): finance-intent-00654 on f61cf75, whose gold froze an active card, knew it so;
+    the state a write sets is asked, not had. Two columns that could hold one each ("my
+    pending order is shipped": a payment pending) are no contradiction."""
+    for table, columns in seed.states.items():
+        kind = spelled(singular(table))
+        values = sorted({v for vs in columns.values() for v in vs}, key=len, reverse=True)
+        said = "|".join(spelled(v) for v in values)
+        if not said:
+            continue
+        pattern = re.compile(
+            rf"\b(?:the|my|our|this|that)\s+({said})\s+{kind}\s+(?:is|was)\s+"
+            rf"(?:(?:now|currently|still|already)\s+)?({said})(?=\s*(?:[.,;!]|$))",
+            re.I,
+        )
+        for fact in task.known_facts:
+            for m in pattern.finditer(fact):
+                first, second = m.group(1).casefold(), m.group(2).casefold()
+                holding = [{spelled(v).casefold() for v in vs} for vs in columns.values()]
+                apart = any(
+                    first in a and second in b
+                    for i, a in enumerate(holding)
+                    for j, b in enumerate(holding)
+                    if i != j
+                )
+                if first != second and not apart:
+                    return (
+                        f"the known fact {fact!r} gives the {singular(table)} two states of "
+                        f"one column: {first} and {second}"
+                    )
+    return ""
+
+
+_WANTED = re.compile(
+    r"\bthe\s+(?:\w+\s+){0,2}?(?:that\s+|which\s+)?i(?:['’]d\s+like|\s+(?:want|would like|"
+    r"wish|plan|intend|am going))\s+to\s+(\w+)",
+    re.I,
+)
+
+
+def wanted(text: str, task: Task, tools: Mapping[str, Tool]) -> str:
+    """`text` with "the balance I want to repay" put as the number the gold's write of that
+    verb passes (its one numeric argument that is not a key), so that a field said to be it
+    is read as said of that number: finance-intent-00425 on f61cf75 knew "The outstanding
+    balance of my loan is the balance I want to repay", 2198.33 owing, 256.85 repaid."""
+
+    def number(m: re.Match[str]) -> str:
+        verb = m.group(1).casefold()
+        found = {
+            float(v)
+            for c in task.gold_calls
+            if c.name in tools
+            and tools[c.name].kind == "write"
+            and any(part.startswith(verb) for part in c.name.casefold().split("_"))
+            for k, v in c.arguments.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and not k.endswith("id")
+        }
+        return f"{found.pop():g} ({m.group()})" if len(found) == 1 else m.group()
+
+    return _WANTED.sub(number, text)
 
 
 _TO_A = r"\b(?:to|into|onto)\s+(?:(?:another|the|a|an|my|our|their|his|her|other)\s+){0,2}"

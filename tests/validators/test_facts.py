@@ -2518,3 +2518,141 @@ def test_a_field_said_with_its_records_kind_is_that_records_unless_a_write_makes
     assert _misstated(said, read, given, seed, {("loans", "amount")}) == ""  # set by a write
     assert _misstated(said, read, given, seed) == ""  # the tools unknown: as before
     assert _misstated("My amount is $11,283.2.", read, given, seed, repaid) == ""
+
+
+def test_a_kind_called_by_a_number_its_record_holds_none_of_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00254 on f61cf75 repaid "my outstanding loan", a repaid loan owing 0,
+    while the user's other loan owed 7179.92. Tom Becker's L4004 is paid off (outstanding
+    0); Maria Lopez's L4001 owes 8400."""
+    tom = "tom.becker@example.com"
+    list_toms = {"name": "list_loans", "arguments": {"client_id": "C1004"}}
+    toms = {"client_id": "C1004", "loan_id": "L4004", "from_account_id": "A20008", "amount": 100}
+    refused = {"name": "make_loan_payment", "arguments": toms}
+    refused["expect_error"] = "the loan is already paid off"
+    owes = [{"call": 0, "path": "0.outstanding"}]
+
+    def verdict(ask: str) -> tuple[str, str, str]:
+        calls = [list_toms, refused]
+        return bank_verdict(banking_spec, ask, email=tom, gold_calls=calls, communicate=owes)
+
+    ask = "Please pay 100 from my account A20008 toward my {} L4004 and tell me what it still owes."
+    stage, reason, detail = verdict(ask.format("outstanding loan"))
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert "says 'my outstanding loan', but the loan the gold goes through holds outstanding 0" in (
+        detail
+    )
+    assert verdict(ask.format("loan")) == ACCEPTED
+    marias = {"client_id": "C1001", "loan_id": "L4001", "from_account_id": "A20001", "amount": 100}
+    calls = [
+        {"name": "list_loans", "arguments": {"client_id": "C1001"}},
+        {"name": "make_loan_payment", "arguments": marias},
+    ]
+    maria = ask.replace("A20008", "A20001").replace("L4004", "L4001").format("outstanding loan")
+    told = [{"call": 1, "path": "outstanding"}]
+    assert bank_verdict(banking_spec, maria, gold_calls=calls, communicate=told) == ACCEPTED
+
+
+def test_a_known_fact_giving_a_record_two_states_of_one_column_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00654 on f61cf75 froze an active card and knew "My active card is
+    frozen": the state a write sets was excused as asked, but the fact says both at once.
+    Two columns that can hold one each ("my pending order is shipped", its payment
+    pending) are no contradiction."""
+    from validators.facts import two_states
+
+    cards = {"name": "list_cards", "arguments": {"client_id": "C1001"}}
+    freeze = {"name": "freeze_card", "arguments": {"client_id": "C1001", "card_id": "K30001"}}
+
+    def verdict(fact: str) -> tuple[str, str, str]:
+        return bank_verdict(
+            banking_spec,
+            "Please freeze my active card and tell me its status.",
+            gold_calls=[cards, freeze],
+            communicate=[{"call": 1, "path": "status"}],
+            known_facts=[*MARIA["known_facts"], fact],
+        )
+
+    for fact in ("My active card is frozen.", "My active card is now frozen"):
+        stage, reason, detail = verdict(fact)
+        assert (stage, reason) == ("facts", "false_fact"), detail
+        assert "gives the card two states of one column: active and frozen" in detail
+    for fact in (
+        "My card is active.",
+        "My active card is K30001.",
+        "My active card is not frozen.",
+    ):
+        assert verdict(fact) == ACCEPTED, fact
+
+    columns = [{"name": n, "type": "text"} for n in ("order_id", "status", "payment_status")]
+    rows = [
+        {"order_id": "O1", "status": "pending", "payment_status": "pending"},
+        {"order_id": "O2", "status": "shipped", "payment_status": "paid"},
+        {"order_id": "O3", "status": "delivered", "payment_status": "paid"},
+    ]
+    orders = {"name": "orders", "columns": columns, "primary_key": ["order_id"]}
+    read = {
+        "name": "get_orders",
+        "description": "The orders.",
+        "kind": "read",
+        "parameters": {"type": "object", "properties": {}},
+        "returns": "SELECT * FROM orders",
+    }
+    spec = EnvironmentSpec.model_validate(
+        {"name": "t", "schema": {"tables": [orders]}, "seed": {"orders": rows}, "tools": [read]}
+    )
+    seed = SeedFacts.of(spec)
+
+    def said(fact: str) -> str:
+        return two_states(mini_task(known_facts=[fact]), seed)
+
+    assert "two states of one column: shipped and delivered" in said(
+        "My shipped order is delivered."
+    )
+    assert said("My pending order is shipped.") == ""  # its payment is pending
+    assert said("My shipped order is pending.") == ""
+    assert said("My order is shipped.") == ""
+
+
+def test_a_field_said_to_be_what_the_user_wants_to_pay_must_hold_it(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00425 on f61cf75 knew "The outstanding balance of my loan is the
+    balance I want to repay": the loan owed 2198.33, the user repaid 256.85. What the user
+    wants to pay is the number the gold's write of that verb passes. "The amount I need to
+    pay" is what is owed, so it is left alone."""
+    from validators.facts import wanted
+
+    def verdict(amount: float, account: str, fact: str) -> tuple[str, str, str]:
+        arguments = {"client_id": "C1001", "loan_id": "L4001", "from_account_id": account}
+        calls = [
+            {"name": "list_loans", "arguments": {"client_id": "C1001"}},
+            {"name": "make_loan_payment", "arguments": arguments | {"amount": amount}},
+        ]
+        return bank_verdict(
+            banking_spec,
+            f"Please pay {amount} from my account {account} toward my loan L4001 and tell me "
+            "its status.",
+            gold_calls=calls,
+            communicate=[{"call": 1, "path": "status"}],
+            known_facts=[*MARIA["known_facts"], f"The amount I want to pay is {amount}.", fact],
+        )
+
+    want = "The outstanding on my loan is the amount I want to pay."
+    stage, reason, detail = verdict(100, "A20001", want)
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert "states 'outstanding on my loan is 100'; the records the gold reads" in detail
+    assert verdict(8400, "A20002", want) == ACCEPTED  # it does pay the whole
+    assert verdict(100, "A20001", want.replace("want", "need")) == ACCEPTED
+
+    tools = {t.name: t for t in banking_spec.tools}
+    pays = {"name": "make_loan_payment", "arguments": {"loan_id": "L4001", "amount": 100}}
+    task = mini_task(gold_calls=[pays])
+    assert wanted("It is the sum I'd like to pay.", task, tools) == (
+        "It is 100 (the sum I'd like to pay)."
+    )
+    assert wanted("It is the sum I'd like to transfer.", task, tools) == (
+        "It is the sum I'd like to transfer."  # no gold write transfers
+    )
