@@ -1552,12 +1552,15 @@ def _asks_mine(text: str, field: str) -> bool:
     """The request asks in so many words to be told the user's own `field`, though they say
     it themselves: ecommerce-intent-00021 on 6c5d348, "Please tell me my email and the
     current customer status", was told the status alone; travel-intent-00039 on 0651c04,
-    "I need to know my email, check-in date, ...", a new booking's id and status."""
+    "I need to know my email, check-in date, ...", a new booking's id and status;
+    finance-intent-00570 on 5ef987c, "I need to know what the current balance is", with the
+    balance 0 a known fact, was told the account's status alone."""
     named = r"\s+".join(re.escape(w) for w in words(field))
     return bool(
         re.search(
             rf"\b(?:(?:tell|show|give|remind)\s+me|(?<!n't )(?<!n’t )(?<!not )know"
-            rf"|what(?:'s|\s+is))\s+my\s+{named}\b",
+            rf"|what(?:'s|\s+is))\s+(?:my|(?:what|how\s+much)\s+(?:my|the))\s+(?:current\s+)?"
+            rf"{named}\b",
             text,
             re.I,
         )

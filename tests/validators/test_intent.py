@@ -212,6 +212,32 @@ def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
     assert bank_verdict(banking_spec, kept, gold_calls=[accounts], communicate=told) == ACCEPTED
 
 
+def test_a_field_asked_for_as_what_it_is_is_owed_though_i_said_it(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00570 on 5ef987c: "I need to know what the current balance is", with
+    the balance a known fact, was told the account's status alone."""
+    accounts = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    told = [{"call": 0, "path": "0.status"}]
+    facts = [*MARIA["known_facts"], "My checking account A20001 holds 4250.75."]
+    for ask in (
+        "About checking A20001: I need to know what the current balance is, and its status.",
+        "Tell me what my balance is on checking A20001, and its status.",
+        "I'd like to know how much the balance is on checking A20001, and its status.",
+    ):
+        stage, reason, detail = bank_verdict(
+            banking_spec, ask, gold_calls=[accounts], communicate=told, known_facts=facts
+        )
+        assert (stage, reason, detail) == (
+            "intent",
+            "untold_value",
+            "the instruction asks about 'balance' (gold call 1), nobody tells it",
+        ), ask
+    kept = "About checking A20001, which holds 4250.75: I need to know its status."
+    verdict = bank_verdict(banking_spec, kept, gold_calls=[accounts], communicate=told)
+    assert verdict == ACCEPTED
+
+
 def test_the_day_of_a_moment_describes_its_record_and_asks_nothing(
     banking_spec: EnvironmentSpec,
 ) -> None:
