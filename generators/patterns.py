@@ -89,6 +89,15 @@ ENDED_STATES = frozenset(
         *("arrived", "departed", "graded"),
     )
 )
+# the stages a purchase or a visit goes through, in order: a record moves forward along
+# one, never back (ecommerce on 7b45113 could send a shipped order back to pending and a
+# delivered one back to paid or shipped; restaurant a seated reservation back to booked).
+# Where a later stage is among a table's values, an earlier one is no end: a paid order
+# ships (`paid` is TERMINAL for a loan or a bill)
+LIFECYCLES = (
+    ("pending", "placed", "paid", "processing", "packed", "shipped", "in_transit", "delivered"),
+    ("booked", "checked_in", "seated", "in_progress", "completed"),
+)
 DEBTS = ("outstanding", "owed", "debt", "due", "remaining")
 DEBT_TABLES = ("loan", "debt", "mortgage", "invoice", "bill")
 AMOUNTS = ("amount", "balance", "price", "total", "cost", "principal", "outstanding", "quantity")
@@ -744,19 +753,24 @@ def _status_change(
 
 def statuses(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
     """A status change per target value, allowed from every other non-final value (a
-    cancellation where the value is a cancelled one), and into a live state not from an
-    ended one (`ENDED_STATES`). No time limit is invented: a 30-day
-    window made restaurant's cancel fail on every seeded reservation (all in the past)."""
+    cancellation where the value is a cancelled one), into a live state or a cancelled one
+    not from an ended one (`ENDED_STATES`), and never back along a lifecycle (`LIFECYCLES`).
+    No time limit is invented: a 30-day window made restaurant's cancel fail on every
+    seeded reservation (all in the past)."""
     out = []
     for table in filter(keyed, schema.tables):
         found = status_column(table, seed)
         if found is None:
             continue
         column, values = found
+        final = {v for v in values if v in TERMINAL and not _stage_before(v, values)}
         for target in values:
-            allowed = [v for v in values if v != target and v not in TERMINAL]
-            if target in INITIAL:  # no live state again from one the business ended
+            allowed = [v for v in values if v != target and v not in final]
+            # no live state again from one the business ended, and nothing cancelled there:
+            # a delivered order is returned
+            if target in INITIAL or target in CANCELLED:
                 allowed = [v for v in allowed if v not in ENDED_STATES]
+            allowed = [v for v in allowed if not _stage_before(target, [v])]
             if not allowed:
                 continue
             if target in CANCELLED:  # a time limit only where a rule states one (rulemap)
@@ -765,6 +779,17 @@ def statuses(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             verb = VERBS.get(target, f"set_{target}")
             out.append(_status_change(table, column, target, allowed, "status", verb))
     return out
+
+
+def _stage_before(state: str, others: list[str]) -> bool:
+    """`state` comes before one of `others` in a lifecycle (`LIFECYCLES`): a record in one of
+    them is past it."""
+    for stages in LIFECYCLES:
+        if state in stages and any(
+            o in stages and stages.index(o) > stages.index(state) for o in others
+        ):
+            return True
+    return False
 
 
 def adjustments(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:

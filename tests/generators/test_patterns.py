@@ -1636,6 +1636,30 @@ def test_a_move_into_a_live_state_is_never_allowed_from_an_ended_one() -> None:
     assert moves["status:accounts.status=active"] == ["frozen"]  # frozen is no ended state
 
 
+def test_a_status_moves_forward_along_a_lifecycle_never_back() -> None:
+    """ecommerce on 7b45113 could set a shipped order back to pending and a delivered one
+    back to paid or shipped; restaurant a seated reservation back to booked. A paid order
+    still ships: `paid` ends a loan, not an order."""
+    from generators.patterns import statuses
+
+    spec = ecommerce_spec()
+    moves = {c.id: c.moves_from for c in statuses(spec.schema_, spec.seed)}
+    assert "status:orders.status=pending" not in moves  # from nothing but later stages
+    assert moves["status:orders.status=paid"] == ["pending"]
+    assert moves["status:orders.status=shipped"] == ["pending", "paid"]
+    assert moves["status:orders.status=delivered"] == ["pending", "paid", "shipped"]
+    assert moves["cancel:orders"] == ["pending", "paid", "shipped"]  # delivered: ended
+    assert moves["status:customers.status=active"] == ["suspended"]  # no lifecycle
+    shipped = by_id(spec)["status:orders.status=shipped"].tool
+    assert call(spec, shipped, order_id=300, shipping_address="2 Oak St")[0].ok  # pending
+    paid = by_id(spec)["status:orders.status=paid"].tool
+    back = call(spec, paid, order_id=301)[0]  # shipped
+    assert back.error == "Only an order whose status is pending can be paid."
+    booked = {c.id: c.moves_from for c in statuses(restaurant_spec().schema_, {})}
+    assert "status:reservations.status=booked" not in booked
+    assert booked["status:reservations.status=seated"] == ["booked"]
+
+
 def test_a_debt_is_settled_by_a_word_only_when_it_owes_nothing() -> None:
     """finance-intent-00003 on 0ee2fcd closed an active loan owing 2,655.58 with
     close_loan, a write-off no rule allows; the repayment closes a loan at 0 itself."""
