@@ -2475,6 +2475,23 @@ def test_another_kinds_state_put_before_a_kind_that_never_takes_it_is_false_fact
     assert verdict("Please freeze my active card and tell me its status.") == ACCEPTED
 
 
+def _one_table(name: str, kind: str, rows: list[dict]) -> EnvironmentSpec:
+    """An environment of one table of `rows` (every column of type `kind`, the first one its
+    key) and a read of it all: the smallest seed a facts check reads."""
+    columns = [{"name": c, "type": kind} for c in rows[0]]
+    table = {"name": name, "columns": columns, "primary_key": [next(iter(rows[0]))]}
+    read = {
+        "name": f"get_{name}",
+        "description": f"The {name}.",
+        "kind": "read",
+        "parameters": {"type": "object", "properties": {}},
+        "returns": f"SELECT * FROM {name}",
+    }
+    return EnvironmentSpec.model_validate(
+        {"name": "t", "schema": {"tables": [table]}, "seed": {name: rows}, "tools": [read]}
+    )
+
+
 def test_a_field_said_with_its_records_kind_is_that_records_unless_a_write_makes_it() -> None:
     """finance-intent-00466 on 2a7fb38 knew "The loan amount is $11,283.2", the amount it
     repaid, of a loan of 7993.59: the argument `amount` excused it. A field said with its
@@ -2484,29 +2501,8 @@ def test_a_field_said_with_its_records_kind_is_that_records_unless_a_write_makes
     from toolscale.tool import ToolResult
     from validators.facts import SeedFacts, _misstated
 
-    columns = ["loan_id", "amount", "outstanding_balance"]
-    table = {
-        "name": "loans",
-        "columns": [{"name": c, "type": "real"} for c in columns],
-        "primary_key": ["loan_id"],
-    }
     loan = {"loan_id": 58908, "amount": 7993.59, "outstanding_balance": 0.0}
-    read_loan = {
-        "name": "get_loans",
-        "description": "The loans.",
-        "kind": "read",
-        "parameters": {"type": "object", "properties": {}},
-        "returns": "SELECT * FROM loans",
-    }
-    spec = EnvironmentSpec.model_validate(
-        {
-            "name": "t",
-            "schema": {"tables": [table]},
-            "seed": {"loans": [loan]},
-            "tools": [read_loan],
-        }
-    )
-    seed = SeedFacts.of(spec)
+    seed = SeedFacts.of(_one_table("loans", "real", [loan]))
     read = Replay(results=[ToolResult(ok=True, output=[loan])], changes={})
     given = {("amount", 11283.2)}
     said = "The loan amount is $11,283.2."
@@ -2586,24 +2582,12 @@ def test_a_known_fact_giving_a_record_two_states_of_one_column_is_false_fact(
     ):
         assert verdict(fact) == ACCEPTED, fact
 
-    columns = [{"name": n, "type": "text"} for n in ("order_id", "status", "payment_status")]
     rows = [
         {"order_id": "O1", "status": "pending", "payment_status": "pending"},
         {"order_id": "O2", "status": "shipped", "payment_status": "paid"},
         {"order_id": "O3", "status": "delivered", "payment_status": "paid"},
     ]
-    orders = {"name": "orders", "columns": columns, "primary_key": ["order_id"]}
-    read = {
-        "name": "get_orders",
-        "description": "The orders.",
-        "kind": "read",
-        "parameters": {"type": "object", "properties": {}},
-        "returns": "SELECT * FROM orders",
-    }
-    spec = EnvironmentSpec.model_validate(
-        {"name": "t", "schema": {"tables": [orders]}, "seed": {"orders": rows}, "tools": [read]}
-    )
-    seed = SeedFacts.of(spec)
+    seed = SeedFacts.of(_one_table("orders", "text", rows))
 
     def said(fact: str) -> str:
         return two_states(mini_task(known_facts=[fact]), seed)
