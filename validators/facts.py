@@ -594,7 +594,7 @@ def check(
                 written |= {(t, col) for t in tool.updated_tables() for col in tool.assigned(t)}
     if said := _misstated(wanted(text, task, tools or {}), replay, given, seed, written):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if said := same_record(text, task):
+    if said := same_record(text, task) or one_for_two(task):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := id_as_quantity(text, task):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -876,6 +876,36 @@ def same_record(text: str, task: Task) -> str:
             if len(ends) >= 2:
                 shown = " and ".join(str(v) for v in sorted(ends, key=str))
                 return f"the user says {m.group()!r}; the gold's {c.name} names {shown}"
+    return ""
+
+
+_ORDINAL = re.compile(r"\b(first|second|third|1st|2nd|3rd)\s+(\w+)", re.I)
+
+
+def one_for_two(task: Task) -> str:
+    """Two known facts that give "the first account" and "the second account" one id, where
+    the gold names two: finance-intent-00707 on d3bc077 knew "The account id of the first
+    account is 27586" and "The account id of the second account is 27586", and moved money
+    from 27583 to 27586."""
+    said: dict[tuple[str, Scalar], set[str]] = {}
+    for fact in task.known_facts:
+        values = literals(fact)
+        for m in _ORDINAL.finditer(fact):
+            kind = singular(m.group(2).casefold())
+            for value in values:
+                said.setdefault((kind, value), set()).add(m.group(1).casefold())
+    for (kind, value), ordinals in said.items():
+        if len(ordinals) < 2:
+            continue
+        for c in task.gold_calls:
+            ends = {v for k, v in c.arguments.items() if k.endswith(f"{kind}_id")}
+            if len(ends) >= 2:
+                shown = " and ".join(str(v) for v in sorted(ends, key=str))
+                one = int(value) if isinstance(value, float) and value.is_integer() else value
+                return (
+                    f"the known facts give the {' and the '.join(sorted(ordinals))} {kind} "
+                    f"one value, {one}; the gold's {c.name} names {shown}"
+                )
     return ""
 
 

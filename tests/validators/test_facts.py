@@ -1091,6 +1091,39 @@ def test_the_same_record_for_two_is_false_fact(banking_spec: EnvironmentSpec) ->
     assert verdict == ("accepted", "ok", "")
 
 
+def test_the_first_and_the_second_record_given_one_id_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """finance-intent-00707 on d3bc077 knew "The account id of the first account is 27586"
+    and "The account id of the second account is 27586", and moved money from 27583 to
+    27586."""
+    ask = "Please send $25 from my checking account to my savings account. My balance after?"
+    told = [{"call": 1, "path": "from_balance"}]
+    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+
+    def verdict(first: str, second: str) -> tuple[str, str, str]:
+        facts = [
+            *MARIA["known_facts"],
+            f"The account id of the first account is {first}.",
+            f"The account id of the second account is {second}.",
+        ]
+        return bank_verdict(
+            banking_spec,
+            ask,
+            gold_calls=[mine, transfer("A20002", 25)],
+            communicate=told,
+            known_facts=facts,
+        )
+
+    stage, reason, detail = verdict("A20002", "A20002")
+    assert (stage, reason) == ("facts", "false_fact"), detail
+    assert detail == (
+        "the known facts give the first and the second account one value, A20002; the "
+        "gold's transfer_funds names A20001 and A20002"
+    )
+    assert verdict("A20001", "A20002") == ACCEPTED
+
+
 def test_what_the_making_sets_is_no_fact_before_it() -> None:
     """Ecommerce-intent-00004 on 277c846: "The return id is xxxxxx", "The return status is
     pending", of the return its gold opened (its status 'open'). What the user asks the new
