@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from generators.dataplan import SETTLED, owed_column
-from generators.patterns import TERMINAL, enum_values, parts_open
+from generators.patterns import TERMINAL, enum_values, parts_into, parts_open
 from generators.rulemap import changes, is_subject, rule_verb
 from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.schema import Scalar, Schema
@@ -261,7 +261,8 @@ def guarded_moves(
     state: a limit that also counts a kind ("active rookie contracts") or reads a subquery
     (a course's capacity) is not carried. Also a create's bound on a value a write adds to
     (`_adjusted_bounds`), a rule barring any change of a record (`_changes_barred`) and,
-    given the `schema`, a part's parent not over (`patterns.parts_open`)."""
+    given the `schema`, a part's parent not over (`patterns.parts_open`) and a moved row's
+    new parent open to it (`patterns.parts_into`)."""
     errors = {limit: error for limit, error in guarded(tools).items() if len(limit.held) == 1}
     parents: dict[tuple[str, str, str], list[RequireStep]] = {}  # (table, column, state)
     for tool in tools:
@@ -283,6 +284,8 @@ def guarded_moves(
         for table, param in [] if _sets_state(tool, keys) else _rows_named(tool, keys):
             moved = set(tool.assigned(table))
             parts = parts_open(schema, schema.table(table), param, moved) if schema else []
+            if schema is not None:
+                parts += parts_into(schema, schema.table(table), tool.assigned_from(table))
             wanted += [(step.sql, step.error) for step in parts]
             if schema is not None and moved:
                 every = parts_open(schema, schema.table(table), param)

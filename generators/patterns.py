@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -1149,19 +1149,33 @@ def _parents_open(schema: Schema, child: Table, fks: list[ForeignKey]) -> list[R
     none sent out or ended either: ecommerce's run in runs/ (tools of c1da9aa) kept items
     added to shipped and delivered orders (00003, 00015, 00026), where a completed
     appointment still takes a prescription."""
-    out = []
-    for fk in fks:
-        if (found := _parent_over(schema, child, fk, shut=True)) is None:
-            continue
-        parent, status, over = found
-        out.append(
-            RequireStep(
-                sql=_open_sql(parent, status, over, fk.ref_columns[0], f":{fk.columns[0]}"),
-                error=f"No {record_phrase(child.name)} can be added to "
-                f"{_a(record_phrase(parent.name))} that is {_either(over)}.",
-            )
-        )
-    return out
+    return [step for fk in fks if (step := _into_open(schema, child, fk, fk.columns[0]))]
+
+
+def _into_open(schema: Schema, child: Table, fk: ForeignKey, at: str) -> RequireStep | None:
+    """The step that the parent `:at` names, which a row of `child` goes under through
+    `fk`, is not over (`_parent_over`, as for a new row)."""
+    if (found := _parent_over(schema, child, fk, shut=True)) is None:
+        return None
+    parent, status, over = found
+    return RequireStep(
+        sql=_open_sql(parent, status, over, fk.ref_columns[0], f":{at}"),
+        error=f"No {record_phrase(child.name)} can be added to "
+        f"{_a(record_phrase(parent.name))} that is {_either(over)}.",
+    )
+
+
+def parts_into(schema: Schema, child: Table, to: Mapping[str, str]) -> list[RequireStep]:
+    """A row moved to another parent (`to`: its key column -> the parameter naming the new
+    parent) goes only where a new row could: ecommerce's move_order_item (tools of d3bc077)
+    moved an item of a pending order into a shipped one (00169), where create_order_item
+    refused "No order item can be added to an order that is paid, shipped, delivered or
+    cancelled"."""
+    return [
+        step
+        for fk in child.foreign_keys
+        if fk.columns[0] in to and (step := _into_open(schema, child, fk, to[fk.columns[0]]))
+    ]
 
 
 def parts_open(

@@ -191,6 +191,15 @@ class Tool(BaseModel):
         """The columns of `table` its UPDATE statements assign."""
         return [column for name, column, _ in self._assignments() if name == table]
 
+    def assigned_from(self, table: str) -> dict[str, str]:
+        """Column -> parameter of each `SET column = :parameter` on `table`: where a move
+        puts a row (`SET order_id = :new_order_id`)."""
+        return {
+            column: value.name
+            for name, column, value in self._assignments()
+            if name == table and isinstance(value, exp.Placeholder)
+        }
+
     def state_moves(self) -> list[tuple[str, str, str, str, str]]:
         """(table, column, state, key column, key parameter) of each UPDATE that sets a
         status column to a fixed state on the row a parameter names (`UPDATE cards SET

@@ -375,17 +375,51 @@ def test_a_part_of_a_record_sent_out_or_ended_is_not_changed() -> None:
         order_item_id="integer",
     )
     assert guarded_moves([cancel], keys, spec.schema_)[1] == []
-    # a part moved off its parent may leave an ended one
+    # a part moved off its parent may leave an ended one (it goes only into an open one:
+    # test_a_part_moved_to_another_parent_goes_only_where_a_new_one_could)
     move = write_tool(
         "move_order_item_order_id",
         "UPDATE order_items SET order_id = :new_order_id WHERE order_item_id = :order_item_id",
         order_item_id="integer",
         new_order_id="integer",
     )
-    assert guarded_moves([move], keys, spec.schema_)[1] == []
+    assert [g.check for g in guarded_moves([move], keys, spec.schema_)[1]] == [INTO_SENT]
     # given again, the steps bring nothing new: read back as a rule barring any change of
     # an item, the first pass's step went to the move too (travel on d25e859)
     once, _ = guarded_moves([topup, take, move], keys, spec.schema_)
     assert guarded_moves(once, keys, spec.schema_)[1] == []
     # without the schema, nothing is known of parts
     assert guarded_moves([topup, take], keys)[1] == []
+
+
+INTO_SENT = "No order item can be added to an order that is paid, shipped, delivered or cancelled."
+
+
+def test_a_part_moved_to_another_parent_goes_only_where_a_new_one_could() -> None:
+    """ecommerce's move_order_item (tools of d3bc077) moved an item of a pending order into
+    a shipped one (00169), where create_order_item refused to add one there. The new parent
+    is asked what a create asks of it; the old one may be over (an item leaves a shipped
+    order)."""
+    from tests.generators.ecommerce import ecommerce_spec
+
+    spec = ecommerce_spec()
+    keys = {"order_items": "order_item_id", "orders": "order_id"}
+    move = write_tool(
+        "move_order_item",
+        "UPDATE order_items SET order_id = :new_order_id WHERE order_item_id = :order_item_id",
+        order_item_id="integer",
+        new_order_id="integer",
+    )
+    tools, given = guarded_moves([move], keys, spec.schema_)
+    assert [(g.tool, g.check) for g in given] == [(move.name, INTO_SENT)]
+    assert tools[0].require[-1].sql.endswith("FROM orders WHERE order_id = :new_order_id")
+    with Environment(spec.model_copy(update={"tools": [*spec.tools, *tools]})) as env:
+        into = env.step(
+            ToolCall(name=move.name, arguments={"order_item_id": 400, "new_order_id": 301})
+        )
+        assert into.error == INTO_SENT  # order 301 is shipped
+        env.reset()
+        out = env.step(
+            ToolCall(name=move.name, arguments={"order_item_id": 402, "new_order_id": 300})
+        )
+        assert out.ok, out.error  # off shipped order 301, into pending order 300
