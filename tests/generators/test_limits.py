@@ -24,6 +24,15 @@ CARD_RULE = (
 )
 
 
+# an order item moved to another order (ecommerce's move_order_item)
+ITEM_MOVE = write_tool(
+    "move_order_item",
+    "UPDATE order_items SET order_id = :new_order_id WHERE order_item_id = :order_item_id",
+    order_item_id="integer",
+    new_order_id="integer",
+)
+
+
 def keys(spec: EnvironmentSpec) -> dict[str, str]:
     return {t.name: t.primary_key[0] for t in spec.schema_.tables if len(t.primary_key) == 1}
 
@@ -377,12 +386,7 @@ def test_a_part_of_a_record_sent_out_or_ended_is_not_changed() -> None:
     assert guarded_moves([cancel], keys, spec.schema_)[1] == []
     # a part moved off its parent may leave an ended one (it goes only into an open one:
     # test_a_part_moved_to_another_parent_goes_only_where_a_new_one_could)
-    move = write_tool(
-        "move_order_item_order_id",
-        "UPDATE order_items SET order_id = :new_order_id WHERE order_item_id = :order_item_id",
-        order_item_id="integer",
-        new_order_id="integer",
-    )
+    move = ITEM_MOVE
     assert [g.check for g in guarded_moves([move], keys, spec.schema_)[1]] == [INTO_SENT]
     # given again, the steps bring nothing new: read back as a rule barring any change of
     # an item, the first pass's step went to the move too (travel on d25e859)
@@ -404,12 +408,7 @@ def test_a_part_moved_to_another_parent_goes_only_where_a_new_one_could() -> Non
 
     spec = ecommerce_spec()
     keys = {"order_items": "order_item_id", "orders": "order_id"}
-    move = write_tool(
-        "move_order_item",
-        "UPDATE order_items SET order_id = :new_order_id WHERE order_item_id = :order_item_id",
-        order_item_id="integer",
-        new_order_id="integer",
-    )
+    move = ITEM_MOVE
     tools, given = guarded_moves([move], keys, spec.schema_)
     assert [(g.tool, g.check) for g in given] == [(move.name, INTO_SENT)]
     assert tools[0].require[-1].sql.endswith("FROM orders WHERE order_id = :new_order_id")
