@@ -283,9 +283,12 @@ def guarded_moves(
         left: set[str] = set()  # the parts steps of a parent the write moves the part off
         for table, param in [] if _sets_state(tool, keys) else _rows_named(tool, keys):
             moved = set(tool.assigned(table))
-            parts = parts_open(schema, schema.table(table), param, moved) if schema else []
-            if schema is not None:
-                parts += parts_into(schema, schema.table(table), tool.assigned_from(table))
+            parts = (
+                parts_open(schema, schema.table(table), param, moved)
+                + parts_into(schema, schema.table(table), tool.assigned_from(table))
+                if schema
+                else []
+            )
             wanted += [(step.sql, step.error) for step in parts]
             if schema is not None and moved:
                 every = parts_open(schema, schema.table(table), param)

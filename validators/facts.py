@@ -870,12 +870,20 @@ def same_record(text: str, task: Task) -> str:
     balance from my inactive account to the same account", whose gold moved money from
     27544 to 27604."""
     for m in _SAME.finditer(text):
-        kind = singular(m.group(1).casefold())
-        for c in task.gold_calls:
-            ends = {v for k, v in c.arguments.items() if k.endswith(f"_{kind}_id")}
-            if len(ends) >= 2:
-                shown = " and ".join(str(v) for v in sorted(ends, key=str))
-                return f"the user says {m.group()!r}; the gold's {c.name} names {shown}"
+        if two := _names_two(task, singular(m.group(1).casefold())):
+            return f"the user says {m.group()!r}; {two}"
+    return ""
+
+
+def _names_two(task: Task, kind: str) -> str:
+    """ "the gold's transfer_funds names A20001 and A20002": the first gold call that passes
+    two different records of `kind` (its `<kind>_id` arguments), or ""."""
+    for c in task.gold_calls:
+        ends = {v for k, v in c.arguments.items() if k.endswith(f"_{kind}_id")}
+        if len(ends) >= 2:
+            return (
+                f"the gold's {c.name} names {' and '.join(str(v) for v in sorted(ends, key=str))}"
+            )
     return ""
 
 
@@ -895,17 +903,12 @@ def one_for_two(task: Task) -> str:
             for value in values:
                 said.setdefault((kind, value), set()).add(m.group(1).casefold())
     for (kind, value), ordinals in said.items():
-        if len(ordinals) < 2:
-            continue
-        for c in task.gold_calls:
-            ends = {v for k, v in c.arguments.items() if k.endswith(f"{kind}_id")}
-            if len(ends) >= 2:
-                shown = " and ".join(str(v) for v in sorted(ends, key=str))
-                one = int(value) if isinstance(value, float) and value.is_integer() else value
-                return (
-                    f"the known facts give the {' and the '.join(sorted(ordinals))} {kind} "
-                    f"one value, {one}; the gold's {c.name} names {shown}"
-                )
+        if len(ordinals) >= 2 and (two := _names_two(task, kind)):
+            one = int(value) if isinstance(value, float) and value.is_integer() else value
+            return (
+                f"the known facts give the {' and the '.join(sorted(ordinals))} {kind} "
+                f"one value, {one}; {two}"
+            )
     return ""
 
 
@@ -1625,10 +1628,10 @@ def two_states(task: Task, seed: SeedFacts) -> str:
             rf"(?:(?:now|currently|still|already)\s+)?({said})(?=\s*(?:[.,;!]|$))",
             re.I,
         )
+        holding = [{spelled(v).casefold() for v in vs} for vs in columns.values()]
         for fact in task.known_facts:
             for m in pattern.finditer(fact):
                 first, second = m.group(1).casefold(), m.group(2).casefold()
-                holding = [{spelled(v).casefold() for v in vs} for vs in columns.values()]
                 apart = any(
                     first in a and second in b
                     for i, a in enumerate(holding)
