@@ -495,6 +495,11 @@ _INTERJECTIONS = frozenset(
 # simulator would repeat it as something known
 _NO_FACT = re.compile(
     r"^\s*(?:I\s+(?:want|need|would like|wish|am asking)|I['’]d like|please|can you|could you)\b"
+    # ... or curiosity (ecommerce-intent-00170 on c25a294: "I'm curious to know the current
+    # status of my order as it is now"): what the user asks, said of themselves
+    r"|^\s*I(?:\s+am|['’]m)\s+(?:curious|wondering|eager to (?:know|learn|find out))\b"
+    r"|^\s*I(?:\s+am|['’]m)\s+interested\s+(?:to (?:know|learn)|in (?:knowing|learning))\b"
+    r"|^\s*I\s+wonder\b"
     # ... or a wish after a fact (school-intent-00009 on 920fa98: "I am the teacher and I
     # want to create a grade record for a specific course enrollment.")
     r"|\b(?:and|so)\s+I\s+(?:want|need|would like|wish)\s+to\b"

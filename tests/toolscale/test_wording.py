@@ -555,3 +555,22 @@ def test_a_noun_takes_the_article_its_sound_needs() -> None:
 )
 def test_a_placeholder_for_a_value_is_no_fact(fact: str, placeholder: bool) -> None:
     assert states_no_fact(fact) is placeholder
+
+
+@pytest.mark.parametrize(
+    ("fact", "wish"),
+    [
+        # ecommerce-intent-00170 on c25a294
+        ("I'm curious to know the current status of my order as it is now", True),
+        ("I am wondering if my order has shipped.", True),
+        ("I\u2019m eager to find out when it arrives.", True),
+        ("I am interested to know the total.", True),
+        ("I wonder what my balance is.", True),
+        # a past curiosity or an interest in a thing is a statement, not a question
+        ("I was curious about the Smartwatch, so I ordered two.", False),
+        ("I'm interested in the Smartwatch.", False),
+        ("My order of Smartwatches is shipped.", False),
+    ],
+)
+def test_curiosity_about_a_value_is_no_fact(fact: str, wish: bool) -> None:
+    assert states_no_fact(fact) is wish

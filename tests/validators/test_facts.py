@@ -562,6 +562,12 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "The outstanding amount is $X,XXX.XX",
         "The outstanding amount is $0.XX",
         "My loan id is L-XXXX.",
+        # ecommerce-intent-00170 on c25a294: "I'm curious to know the current status of my
+        # order as it is now"
+        "I'm curious to know what is left on my loan.",
+        "I am wondering whether my loan is paid off.",
+        "I wonder how much is left on my loan.",
+        "I'm interested in knowing the outstanding amount.",
     ):
         facts = [*MARIA["known_facts"], line]
         stage, reason, detail = bank_verdict(
@@ -573,6 +579,7 @@ def test_a_known_fact_that_says_nothing_of_the_records_is_not_a_fact(
         "I took the loan out last spring.",
         "Loan L4001's kind is auto.",
         "I bought an Xbox with it.",
+        "I was curious about loans, so I took one out last spring.",
     ):
         facts = [*MARIA["known_facts"], line]
         verdict = bank_verdict(
