@@ -98,6 +98,10 @@ LIFECYCLES = (
     ("pending", "placed", "paid", "processing", "packed", "shipped", "in_transit", "delivered"),
     ("booked", "checked_in", "seated", "in_progress", "completed"),
 )
+# states in which what a record stood for did not happen: it may be tried again (a failed
+# transfer back to pending), never marked done as it is (finance's tools in runs/ complete
+# a failed transfer, no money moving)
+FAILED = frozenset(("failed", "declined", "bounced", "reversed", "errored", "aborted"))
 DEBTS = ("outstanding", "owed", "debt", "due", "remaining")
 DEBT_TABLES = ("loan", "debt", "mortgage", "invoice", "bill")
 AMOUNTS = ("amount", "balance", "price", "total", "cost", "principal", "outstanding", "quantity")
@@ -770,6 +774,8 @@ def statuses(schema: Schema, seed: dict[str, list[dict]]) -> list[Candidate]:
             # a delivered order is returned
             if target in INITIAL or target in CANCELLED:
                 allowed = [v for v in allowed if v not in ENDED_STATES]
+            if target in ENDED_STATES:
+                allowed = [v for v in allowed if v not in FAILED]
             allowed = [v for v in allowed if not _stage_before(target, [v])]
             if not allowed:
                 continue

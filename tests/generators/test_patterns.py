@@ -1660,6 +1660,34 @@ def test_a_status_moves_forward_along_a_lifecycle_never_back() -> None:
     assert booked["status:reservations.status=seated"] == ["booked"]
 
 
+def test_what_failed_is_tried_again_never_marked_done() -> None:
+    """finance's tools in runs/ complete a failed transfer (`complete_transfer`, allowed from
+    pending or failed): done by a word, no money moving. A failed one may go back to
+    pending, and a pending one still completes."""
+    from generators.patterns import statuses
+
+    schema = Schema.model_validate(
+        {
+            "tables": [
+                {
+                    "name": "transfers",
+                    "columns": [
+                        {"name": "transfer_id", "type": "integer"},
+                        {"name": "amount", "type": "real"},
+                        {"name": "status", "type": "text"},
+                    ],
+                    "primary_key": ["transfer_id"],
+                    "checks": ["status IN ('pending', 'completed', 'failed')"],
+                }
+            ]
+        }
+    )
+    moves = {c.id: c.moves_from for c in statuses(schema, {})}
+    assert moves["status:transfers.status=completed"] == ["pending"]
+    assert moves["status:transfers.status=pending"] == ["failed"]
+    assert moves["status:transfers.status=failed"] == ["pending"]
+
+
 def test_a_debt_is_settled_by_a_word_only_when_it_owes_nothing() -> None:
     """finance-intent-00003 on 0ee2fcd closed an active loan owing 2,655.58 with
     close_loan, a write-off no rule allows; the repayment closes a loan at 0 itself."""
