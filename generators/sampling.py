@@ -56,7 +56,8 @@ class Chain:
         if avoidable:
             return False
         return not any(
-            lighter_read(self.calls, self.results, told, env, cost) for cost in (True, False)
+            lighter_read(self.calls, self.results, told, env, cost, said=facts)
+            for cost in (True, False)
         )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from toolscale.environment import Environment
 from toolscale.matching import Text, scalars
 from toolscale.sandbox.state import Changes, normalise
-from toolscale.schema import Schema
+from toolscale.schema import Scalar, Schema
 from toolscale.task import OutputRef
 from toolscale.tool import Tool, ToolCall, ToolResult
 
@@ -287,11 +287,13 @@ def used_rows(
     return needs
 
 
-def _lighter(other: Tool, tool: Tool, cost: bool) -> bool:
-    """Cheaper (`cost`) or quicker, and no worse on the other."""
+def _lighter(other: Tool, tool: Tool, cost: bool, both: bool) -> bool:
+    """Cheaper (`cost`) or quicker, and, where the user weighs `both`, no worse on the other:
+    a user who asks only for cheap calls is served by a cheaper, slower one (the preference
+    reward weighs latency by their weight, 0)."""
     if cost:
-        return other.price < tool.price and other.latency_ms <= tool.latency_ms
-    return other.latency_ms < tool.latency_ms and other.price <= tool.price
+        return other.price < tool.price and (not both or other.latency_ms <= tool.latency_ms)
+    return other.latency_ms < tool.latency_ms and (not both or other.price <= tool.price)
 
 
 def lighter_read(
@@ -301,15 +303,20 @@ def lighter_read(
     env: Environment,
     cost: bool,
     avoid: Collection[str] = (),
-) -> tuple[int, Tool, Tool] | None:
-    """(call, its tool, the lighter one) for a read another, cheaper (`cost`) or quicker,
-    makes with (a subset of) the same arguments, giving the rows the task uses of it:
+    said: str = "",
+    both: bool = False,
+) -> tuple[int, Tool, ToolCall] | None:
+    """(call, its tool, the lighter call) for a read another, cheaper (`cost`) or quicker,
+    makes with (a subset of) the same arguments or with what the user `said` of the row
+    used (`_stated_arguments`), giving the rows the task uses of it:
     medicine kept "Please keep this as cheap as possible" over
     `list_appointments_by_patient_id` ($0.0049), where `recent_appointments_by_patient_id`
     ($0.0018) with the same patient gave the one appointment the task used. A careful
     agent asked for cheap calls that one. Only a read of the same one table counts:
     `list_prescriptions_by_patient_id` holds the appointment's id too (medicine-intent-00077
     on 369ec82)."""
+    found = env.spec.schema_.people()
+    people = found.name if found is not None else None
     for i, call in enumerate(calls):
         tool = env.tools.get(call.name)
         if tool is None or tool.kind == "write" or not results[i].ok:
@@ -320,21 +327,43 @@ def lighter_read(
         for other in env.tools.values():
             if other.kind == "write" or other.name == tool.name or other.name in avoid:
                 continue  # a tool the user asked to avoid is no way round (review of 5318624)
-            if not _lighter(other, tool, cost):
+            if not _lighter(other, tool, cost, both):
                 continue
             if other.returned_table() is None or other.returned_table() != tool.returned_table():
                 continue  # a prescription holds its appointment's id, and is no appointment
-            if not set(other.parameters.get("required", [])) <= set(call.arguments):
+            used = [r for r in output_rows(results[i].output) if any(_holds(r, n) for n in needs)]
+            # the user is found the way the policy says (by email), not by a name they give
+            stated = "" if tool.returned_table() == people else said
+            arguments = _stated_arguments(other, call, used, stated)
+            if arguments is None:
                 continue
-            params = other.param_types()
-            instead = ToolCall(
-                name=other.name, arguments={k: v for k, v in call.arguments.items() if k in params}
-            )
+            instead = ToolCall(name=other.name, arguments=arguments)
             result = env.replay([*calls[:i], instead]).results[-1]
             rows = output_rows(result.output)
             if result.ok and all(any(_holds(r, need) for r in rows) for need in needs):
-                return i, tool, other
+                return i, tool, instead
     return None
+
+
+def _stated_arguments(
+    other: Tool, call: ToolCall, rows: Sequence[dict], said: str
+) -> dict[str, Scalar] | None:
+    """The lighter read's arguments: the gold call's it takes, and for each it needs that the
+    call lacks, the value the used row holds under that name where the user says it.
+    basketball kept "keep this as cheap as possible" over `list_players_by_team_id`
+    ($0.0035), where `find_player_by_name` ($0.0008) with "Gabriella Gallagher", the name
+    the user gave, finds the one player the task used (basketball-intent-00013)."""
+    arguments = {k: v for k, v in call.arguments.items() if k in other.param_types()}
+    stated = Text(said)
+    for name in other.parameters.get("required", []):
+        if name in arguments:
+            continue
+        values = {r.get(name) for r in rows}
+        value = values.pop() if len(values) == 1 else None
+        if not isinstance(value, str) or not stated.mentions(value):
+            return None
+        arguments[name] = value
+    return arguments
 
 
 def _row_at(output: object, path: str) -> tuple[dict | None, str]:

@@ -15,7 +15,7 @@ from toolscale.environment import Environment, Replay
 from toolscale.reasons import PreferenceReason
 from toolscale.report import Rejection
 from toolscale.task import Task
-from toolscale.tool import Tool
+from toolscale.tool import Tool, ToolCall
 from validators.stage import TaskContext
 
 STAGE = "preference"
@@ -62,22 +62,31 @@ def lighter_read(task: Task, env: Environment, replay: Replay) -> str | None:
     told = [(ref.call, ref.path) for ref in task.communicate]
     for cost in [c for c, weight in ((True, pref.cost), (False, pref.latency)) if weight > 0]:
         found = dataflow_lighter(
-            task.gold_calls, replay.results, told, env, cost, avoid=pref.avoid_tools
+            task.gold_calls,
+            replay.results,
+            told,
+            env,
+            cost,
+            avoid=pref.avoid_tools,
+            said=task.user_text(),
+            both=pref.cost > 0 and pref.latency > 0,
         )
         if found is not None:
-            return _lighter_said(task, found, cost)
+            return _lighter_said(task, found, env.tools, cost)
     return None
 
 
-def _lighter_said(task: Task, found: tuple[int, Tool, Tool], cost: bool) -> str:
+def _lighter_said(
+    task: Task, found: tuple[int, Tool, ToolCall], tools: dict[str, Tool], cost: bool
+) -> str:
     """The rejection's words: the lighter read, and what each costs."""
-    i, tool, other = found
+    i, tool, instead = found
+    other = tools[instead.name]
     what = f"${other.price:g}" if cost else f"{other.latency_ms:g} ms"
     was = f"${tool.price:g}" if cost else f"{tool.latency_ms:g} ms"
     return (
-        f"the user wants it {'cheap' if cost else 'quick'}, and {other.name} ({what}) with "
-        f"the same arguments gives what the task uses of gold call {i} "
-        f"{task.gold_calls[i].key()} ({was})"
+        f"the user wants it {'cheap' if cost else 'quick'}, and {instead.key()} ({what}) "
+        f"gives what the task uses of gold call {i} {task.gold_calls[i].key()} ({was})"
     )
 
 

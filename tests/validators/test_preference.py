@@ -103,8 +103,9 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
 
     detail = verdict(ACCOUNT, "balance", cost=1.0)
     assert detail is not None
-    assert "get_balance ($0.001) with the same arguments gives what the task uses" in detail
-    assert "quick, and get_balance (25 ms)" in (verdict(ACCOUNT, "balance", latency=1.0) or "")
+    assert 'get_balance{"account_id":"A20001"} ($0.001) gives what the task uses' in detail
+    quick = verdict(ACCOUNT, "balance", latency=1.0) or ""
+    assert 'quick, and get_balance{"account_id":"A20001"} (25 ms)' in quick
     lighter = {"name": "get_balance", "arguments": {"account_id": "A20001"}}
     assert verdict(lighter, "balance", cost=1.0) is None
     assert verdict(ACCOUNT, "balance") is None  # no preference, no lighter read
@@ -132,3 +133,55 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
     others = [t for t in banking_spec.tools if t.name != "get_balance"]
     banking_spec = banking_spec.model_copy(update={"tools": [*others, moves]})
     assert verdict(ACCOUNT, "account_id", cost=1.0) is None
+
+
+def test_a_read_a_cheaper_one_makes_with_what_the_user_said_is_lighter_read(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00013 on 31bc8d2 kept "keep this as cheap as possible" over
+    list_players_by_team_id ($0.0035), where find_player_by_name ($0.0008) with the name the
+    user gave, "Gabriella Gallagher", finds the one player the task used (slower: 238 ms to
+    124, which a user who weighs cost alone does not mind). Here list_accounts ($0.005)
+    lists the account the user names, which get_account ($0.004) reads by that id."""
+    from validators.preference import lighter_read
+
+    listed = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+
+    def verdict(
+        instruction: str, read: dict, path: str, spec: EnvironmentSpec, **pref: float
+    ) -> str | None:
+        task = mini_task(
+            instruction=f"{instruction} Keep it cheap.",
+            gold_calls=[read],
+            communicate=[{"call": 0, "path": path}],
+            preferences={**pref, "statement": "Keep it cheap."},
+        )
+        with Environment(spec) as env:
+            return lighter_read(task, env, env.replay(task.gold_calls))
+
+    ask = "What is the balance of my account A20001?"
+    said = verdict(ask, listed, "0.balance", banking_spec, cost=1.0) or ""
+    assert 'get_account{"account_id":"A20001"} ($0.004) gives what the task uses' in said
+    # the account unnamed: only listing finds it
+    unnamed = "What is the balance of my checking?"
+    assert verdict(unnamed, listed, "0.balance", banking_spec, cost=1.0) is None
+    # the user is found the way the policy says, not by an id they give (school's
+    # find_teacher_by_email, where find_teacher_by_name is cheaper)
+    by_email = {"name": "find_client_by_email", "arguments": {"email": "maria.lopez@example.com"}}
+    mine = "I am client C1001, maria.lopez@example.com. What is my tier?"
+    assert verdict(mine, by_email, "tier", banking_spec, cost=1.0) is None
+    # cheaper and slower: lighter for a user who weighs cost alone, not for one who weighs both
+    slow = Tool(
+        name="get_account_slowly",
+        description="An account, from the archive.",
+        kind="read",
+        price=0.0001,
+        latency_ms=900,
+        parameters={"type": "object", "properties": {"account_id": {"type": "string"}},
+                    "required": ["account_id"]},
+        returns="SELECT * FROM accounts WHERE account_id = :account_id",
+    )  # fmt: skip
+    others = [t for t in banking_spec.tools if t.name != "get_balance"]
+    spec = banking_spec.model_copy(update={"tools": [*others, slow]})
+    assert "get_account_slowly" in (verdict(ask, ACCOUNT, "balance", spec, cost=1.0) or "")
+    assert verdict(ask, ACCOUNT, "balance", spec, cost=1.0, latency=0.5) is None
