@@ -611,7 +611,9 @@ def check(
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := _misdescribed_target(task, replay, tools or {}, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
-    if said := state_before_kind(task, replay, tools or {}, seed):
+    if said := state_before_kind(task, replay, tools or {}, seed) or stateless(
+        task, tools or {}, seed
+    ):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
     if said := none_held(task, replay, tools or {}, seed) or two_states(task, seed):
         return Rejection(stage=STAGE, reason=FactsReason.FALSE_FACT, detail=said)
@@ -1281,9 +1283,13 @@ STATES = frozenset(
 )
 
 
-def _not_a_state(text: str, table: str, seed: SeedFacts, allowed: Set[str]) -> str:
+def _not_a_state(
+    text: str, table: str, seed: SeedFacts, allowed: Set[str], kinds: Set[str] = frozenset()
+) -> str:
     """A common state word the text gives the record ("my reservation is currently active")
-    that no status column of its table takes, where the gold does not set it."""
+    that no status column of its table takes, where the gold does not set it. Where `kinds`
+    (other kinds of record) are given, a record named after one in the same clause is that
+    one's ("my ticket for the game on June 23 is active" says the ticket is)."""
     taken = {phrase(v) for values in seed.states.get(table, {}).values() for v in values}
     noun = spelled(singular(table))
     # movie-intent-00035 on 71aacdf: "My booking is currently in the status 'inactive'"
@@ -1297,12 +1303,38 @@ def _not_a_state(text: str, table: str, seed: SeedFacts, allowed: Set[str]) -> s
         said = m.group(2).casefold()
         if said not in STATES or said in taken or said in allowed:
             continue
+        clause = re.split(r"[,;:.!?]|\b(?:and|but)\b", text[: m.start()])[-1] + m.group(1)
+        if kinds & {singular(w) for w in tokens(clause.replace("_", " "))}:
+            continue
         before = (text[: m.start()], m.group(1))  # "if my ticket", "my ticket if it's"
         if any(map(_NO_CLAIM_BEFORE.search, before)) or _NO_CLAIM_AFTER.match(text[m.end() :]):
             continue
         if said == "used" and re.match(r"\s+(?:to|for|by|in|on|at|as|with)\b", text[m.end() :]):
             continue  # "my card is used for groceries" says what it is for
         return said
+    return ""
+
+
+def stateless(task: Task, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
+    """A state the user gives a kind of record that no record of the kind is ever in, the
+    record no write's target (`_misdescribed_target` reads those against their rows):
+    basketball-intent-00043 on 2bdc0cd knew "My game on June 23 is active", its games
+    scheduled, postponed or completed (the ticket it moved was active)."""
+    sets = _set_by_writes(task, tools) | {
+        str(v).casefold() for c in task.gold_calls for v in c.arguments.values()
+    }
+    kinds = {singular(t) for t in seed.columns}
+    for line in [*task.known_facts, *sentences(task.instruction)]:
+        for table, columns in seed.states.items():
+            if not any("status" in column for column in columns):
+                continue
+            others = kinds - {singular(table)}
+            if said := _not_a_state(line, table, seed, sets, others):
+                states = sorted({v for values in columns.values() for v in values})
+                return (
+                    f"{line.strip()!r} says {said!r}, which no {singular(table)} is (they are "
+                    f"{', '.join(states)})"
+                )
     return ""
 
 

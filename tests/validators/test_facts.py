@@ -2680,3 +2680,28 @@ def test_a_field_said_to_be_what_the_user_wants_to_pay_must_hold_it(
     assert wanted("It is the sum I'd like to transfer.", task, tools) == (
         "It is the sum I'd like to transfer."  # no gold write transfers
     )
+
+
+def test_a_state_no_record_of_its_kind_is_ever_in_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00043 on 2bdc0cd knew "My game on June 23 is active": its games are
+    scheduled, postponed or completed (the ticket it moved was active), and the game was no
+    write's target, so the target's check never read it. A loan is never frozen here."""
+    for line in ("My loan is frozen.", "My loan from last year is currently blocked."):
+        facts = [*MARIA["known_facts"], line]
+        stage, reason, detail = bank_verdict(
+            banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+        )
+        assert (stage, reason) == ("facts", "false_fact"), line
+        assert "which no loan is" in detail
+    for line in (
+        "My loan is not frozen.",  # no claim
+        "My card for the loan payments is frozen.",  # the card's state, not the loan's
+        "My loan is active.",  # a state loans take
+    ):
+        facts = [*MARIA["known_facts"], line]
+        verdict = bank_verdict(
+            banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+        )
+        assert verdict == ACCEPTED, (line, verdict)
