@@ -34,6 +34,7 @@ from toolscale.wording import (
     PLACEHOLDER,
     Request,
     entity_words,
+    operation_words,
     record_names,
     record_phrase,
     said_left,
@@ -41,6 +42,7 @@ from toolscale.wording import (
     singular,
     spelled,
     states_no_fact,
+    stem,
     with_article,
 )
 from toolscale.wording import (
@@ -1318,7 +1320,7 @@ def _not_a_state(
 def stateless(task: Task, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
     """A state the user gives a kind of record that no record of the kind is ever in, the
     record no write's target (`_misdescribed_target` reads those against their rows):
-    basketball-intent-00043 on 2bdc0cd knew "My game on June 23 is active", its games
+    basketball-intent-00043 in runs/ knew "My game on June 23 is active", its games
     scheduled, postponed or completed (the ticket it moved was active)."""
     sets = _set_by_writes(task, tools) | {
         str(v).casefold() for c in task.gold_calls for v in c.arguments.values()
@@ -2550,6 +2552,41 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
     return ""
 
 
+# what a record "has been" or "is already": a change made to it
+_DONE = re.compile(
+    r"\b(?:has|have|had)\s+(?:already\s+)?been\s+(?:already\s+)?(\w+)"
+    r"|\b(?:is|are|was|were)\s+already\s+(\w+)",
+    re.I,
+)
+# the service's own acts: "my order has been paid" (by the user) or "my item has been returned"
+# (sent back) asks the service to record it, "my appointment has been moved" says it did
+_ACTS = frozenset(
+    stem(w)
+    for w in (
+        *("move", "transfer", "cancel", "close", "create", "update", "change", "withdraw"),
+        *("freeze", "activate", "deactivate", "suspend", "reschedule", "refund", "repay"),
+    )
+)
+
+
+def done_before(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
+    """A known fact saying the change the gold's write makes has been made: medicine-intent-
+    00042 in runs/ knew "My appointment for 2024-03-25 has been moved to a different
+    doctor" and asked to move it (it never moved; the gold's move is refused)."""
+    acts = {
+        stem(w)
+        for c in task.gold_calls
+        if c.name in tools and tools[c.name].kind == "write"
+        for w in operation_words(tools[c.name], c.arguments, spec.schema_)
+    } & _ACTS
+    for fact in task.known_facts:
+        for m in _DONE.finditer(fact):
+            verb = m.group(1) or m.group(2)
+            if stem(verb) in acts and not _NO_CLAIM_BEFORE.search(fact[: m.start()]):
+                return f"the known fact {fact!r} says it has been {verb}: the change the gold makes"
+    return ""
+
+
 def moved_elsewhere(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
     """A move whose request names another record as where it goes: school-intent-00034 on
     0fd2081 asked to "move the enrollment ... to Riddlechester Course. Its capacity is 267",
@@ -2883,6 +2920,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: not_my_named(task, spec, ctx.env.tools, ctx.replayed, ctx.seed_facts),
         lambda: moved_from_named(task, spec, ctx.env.tools),
         lambda: moved_elsewhere(task, spec, ctx.env.tools),
+        lambda: done_before(task, spec, ctx.env.tools),
         lambda: tied_elsewhere(task, spec, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: number_unlike_target(task, ctx.replayed, ctx.env.tools, ctx.seed_facts),
         lambda: one_said_of_many(task, ctx.env.tools),

@@ -2685,7 +2685,7 @@ def test_a_field_said_to_be_what_the_user_wants_to_pay_must_hold_it(
 def test_a_state_no_record_of_its_kind_is_ever_in_is_false_fact(
     banking_spec: EnvironmentSpec,
 ) -> None:
-    """basketball-intent-00043 on 2bdc0cd knew "My game on June 23 is active": its games are
+    """basketball-intent-00043 in runs/ knew "My game on June 23 is active": its games are
     scheduled, postponed or completed (the ticket it moved was active), and the game was no
     write's target, so the target's check never read it. A loan is never frozen here."""
     for line in ("My loan is frozen.", "My loan from last year is currently blocked."):
@@ -2703,5 +2703,36 @@ def test_a_state_no_record_of_its_kind_is_ever_in_is_false_fact(
         facts = [*MARIA["known_facts"], line]
         verdict = bank_verdict(
             banking_spec, ASK, gold_calls=[LOAN], communicate=TOLD, known_facts=facts
+        )
+        assert verdict == ACCEPTED, (line, verdict)
+
+
+def test_a_known_fact_saying_the_change_was_made_is_false_fact(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """medicine-intent-00042 in runs/ knew "My appointment for 2024-03-25 has been moved to a
+    different doctor" and asked to move it: the appointment never moved. What the user did
+    themselves, or another change, is no such claim."""
+    ask = "Please send $25 from my checking account to my savings account. My balance after?"
+    told = [{"call": 1, "path": "from_balance"}]
+    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    send = [mine, transfer("A20002", 25)]
+    for line in (
+        "The $25 has been transferred to my savings account.",
+        "My money was already transferred.",
+    ):
+        facts = [*MARIA["known_facts"], line]
+        stage, reason, detail = bank_verdict(
+            banking_spec, ask, gold_calls=send, communicate=told, known_facts=facts
+        )
+        assert (stage, reason) == ("facts", "false_fact"), line
+        assert "says it has been transferred: the change the gold makes" in detail
+    for line in (
+        "My savings account has been opened by my bank.",  # no change the gold makes
+        "My rent has not been transferred yet.",  # no claim
+    ):
+        facts = [*MARIA["known_facts"], line]
+        verdict = bank_verdict(
+            banking_spec, ask, gold_calls=send, communicate=told, known_facts=facts
         )
         assert verdict == ACCEPTED, (line, verdict)

@@ -138,7 +138,7 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
 def test_a_read_a_cheaper_one_makes_with_what_the_user_said_is_lighter_read(
     banking_spec: EnvironmentSpec,
 ) -> None:
-    """basketball-intent-00013 on 31bc8d2 kept "keep this as cheap as possible" over
+    """basketball-intent-00013 in runs/ kept "keep this as cheap as possible" over
     list_players_by_team_id ($0.0035), where find_player_by_name ($0.0008) with the name the
     user gave, "Gabriella Gallagher", finds the one player the task used (slower: 238 ms to
     124, which a user who weighs cost alone does not mind). Here list_accounts ($0.005)
