@@ -1554,13 +1554,21 @@ def _asks_mine(text: str, field: str) -> bool:
     current customer status", was told the status alone; travel-intent-00039 on 0651c04,
     "I need to know my email, check-in date, ...", a new booking's id and status;
     finance-intent-00570 on 5ef987c, "I need to know what the current balance is", with the
-    balance 0 a known fact, was told the account's status alone."""
+    balance 0 a known fact, was told the account's status alone. Or the last of a list:
+    weather-intent-00027 in runs/, "I want to know the current alert type, status, and new
+    region name", its new region named by the user, was told the type and status."""
     named = r"\s+".join(re.escape(w) for w in words(field))
+    asks = r"\b(?:(?:tell|show|give|remind)\s+me|(?<!n't )(?<!n’t )(?<!not )know"
     return bool(
         re.search(
-            rf"\b(?:(?:tell|show|give|remind)\s+me|(?<!n't )(?<!n’t )(?<!not )know"
-            rf"|what(?:'s|\s+is))\s+(?:my|(?:what|how\s+much)\s+(?:my|the))\s+(?:current\s+)?"
-            rf"{named}\b",
+            rf"{asks}|what(?:'s|\s+is))\s+(?:my|(?:what|how\s+much)\s+(?:my|the))\s+"
+            rf"(?:current\s+)?{named}\b",
+            text,
+            re.I,
+        )
+        or re.search(
+            rf"{asks})\s+(?:my|the)\s+(?:(?:the\s+|my\s+)?\w+(?:\s+\w+){{0,3}},\s+)+"
+            rf"(?:and\s+)?(?:the\s+|my\s+)?(?:\w+\s+){{0,2}}{named}\b",
             text,
             re.I,
         )
