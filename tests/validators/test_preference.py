@@ -82,6 +82,26 @@ def test_an_avoided_tool_with_a_cost_weight_asks_for_a_lean_gold_too(
     assert kept == ("accepted", "ok", "")
 
 
+def _by_account(name: str, price: float, latency_ms: float, table: str = "accounts") -> Tool:
+    """A read of `table` by an account id, at its own price and latency."""
+    return Tool(
+        name=name,
+        description=f"The {table} of an account.",
+        kind="read",
+        price=price,
+        latency_ms=latency_ms,
+        parameters={"type": "object", "properties": {"account_id": {"type": "string"}},
+                    "required": ["account_id"]},
+        returns=f"SELECT * FROM {table} WHERE account_id = :account_id",
+    )  # fmt: skip
+
+
+def _for_get_balance(spec: EnvironmentSpec, tool: Tool) -> EnvironmentSpec:
+    """The environment with `tool` where get_balance was, the lightest read of a balance."""
+    others = [t for t in spec.tools if t.name != "get_balance"]
+    return spec.model_copy(update={"tools": [*others, tool]})
+
+
 def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read(
     banking_spec: EnvironmentSpec,
 ) -> None:
@@ -120,18 +140,8 @@ def test_a_read_a_cheaper_one_with_the_same_arguments_could_make_is_lighter_read
     # nor is a row of another table that holds the record's key (medicine-intent-00077 on
     # 369ec82: list_prescriptions_by_patient_id's rows hold the appointment_id the task
     # used of list_appointments_by_patient_id)
-    moves = Tool(
-        name="list_moves",
-        description="An account's transactions.",
-        kind="read",
-        price=0.0005,
-        latency_ms=10,
-        parameters={"type": "object", "properties": {"account_id": {"type": "string"}},
-                    "required": ["account_id"]},
-        returns="SELECT * FROM transactions WHERE account_id = :account_id",
-    )  # fmt: skip
-    others = [t for t in banking_spec.tools if t.name != "get_balance"]
-    banking_spec = banking_spec.model_copy(update={"tools": [*others, moves]})
+    moves = _by_account("list_moves", 0.0005, 10, "transactions")
+    banking_spec = _for_get_balance(banking_spec, moves)
     assert verdict(ACCOUNT, "account_id", cost=1.0) is None
 
 
@@ -171,17 +181,6 @@ def test_a_read_a_cheaper_one_makes_with_what_the_user_said_is_lighter_read(
     mine = "I am client C1001, maria.lopez@example.com. What is my tier?"
     assert verdict(mine, by_email, "tier", banking_spec, cost=1.0) is None
     # cheaper and slower: lighter for a user who weighs cost alone, not for one who weighs both
-    slow = Tool(
-        name="get_account_slowly",
-        description="An account, from the archive.",
-        kind="read",
-        price=0.0001,
-        latency_ms=900,
-        parameters={"type": "object", "properties": {"account_id": {"type": "string"}},
-                    "required": ["account_id"]},
-        returns="SELECT * FROM accounts WHERE account_id = :account_id",
-    )  # fmt: skip
-    others = [t for t in banking_spec.tools if t.name != "get_balance"]
-    spec = banking_spec.model_copy(update={"tools": [*others, slow]})
+    spec = _for_get_balance(banking_spec, _by_account("get_account_slowly", 0.0001, 900))
     assert "get_account_slowly" in (verdict(ask, ACCOUNT, "balance", spec, cost=1.0) or "")
     assert verdict(ask, ACCOUNT, "balance", spec, cost=1.0, latency=0.5) is None
