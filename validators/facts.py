@@ -2649,16 +2649,23 @@ def tied_elsewhere(
             continue
         kinds = "|".join(map(re.escape, sorted(entity_words(table), key=len, reverse=True)))
         # the words first, then the named records: the seed is read only where they are
-        said = list(
-            re.finditer(
-                rf"(?i:\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\b(?:with|for|of|belonging\s+to|from|at|in|"
-                r"assigned\s+to)\s+(?:the\s+)?(?:Dr\.?\s+|Doctor\s+)?)"
+        said = [
+            m
+            for tied in (
+                rf"\b(?:{kinds})s?\b[^.?!\n]{{0,40}}?\b(?:with|for|of|belonging\s+to|from|at|in|"
+                r"assigned\s+to)",
+                # ... or named beside it: medicine-intent-00061 in runs/, "a prescription for
+                # my appointment, Edward Spencer on 2024-08-06", with another doctor
+                rf"\b(?:{kinds})s?,(?=\s+(?:Dr\.?\s+|Doctor\s+)?(?-i:[A-Z]))",
+            )
+            for m in re.finditer(
+                rf"(?i:{tied}\s+(?:the\s+)?(?:Dr\.?\s+|Doctor\s+)?)"
                 # a name of words or numbers ("House Table 5", "table 1"): the seed decides
                 # ... after its kind, maybe ("from the dining table House Table 1")
                 r"(?P<name>[A-Za-z][\w'.-]*(?:\s+[\w'.-]+){1,5})",
                 text,
             )
-        )
+        ]
         for fk in spec.schema_.table(table).foreign_keys if said else []:
             column = fk.columns[0] if len(fk.columns) == 1 else None
             if column is None or fk.ref_table == seed.people or column not in row:

@@ -1959,6 +1959,13 @@ def test_a_record_said_to_be_with_a_named_record_it_does_not_point_to_is_false_f
     )
     assert said("Cancel my booking at the seaside hotel Dune Lodge.", cancelled)
     assert said("Move my booking from the hotel Harbor Inn to the Dune Lodge.", moved) == ""
+    # medicine-intent-00061 in runs/: "a prescription for my appointment, Edward Spencer on
+    # 2024-08-06", an appointment with another doctor
+    assert said("Cancel my booking, Dune Lodge on February 1.", cancelled).endswith(
+        "is with another hotel"
+    )
+    assert said("Cancel my booking, Harbor Inn on February 1.", cancelled) == ""
+    assert said("Cancel my booking, and Dune Lodge is nice.", cancelled) == ""
 
 
 def test_a_number_said_of_the_one_record_the_gold_writes_that_it_does_not_hold() -> None:
