@@ -40,7 +40,7 @@ from toolscale.llm.client import LLMClient
 from toolscale.llm.config import LLMConfig
 from toolscale.llm.endpoint import endpoint
 from toolscale.spec import EnvironmentSpec
-from toolscale.store import REFUSED_ON_RESUME, Batch, DomainStore
+from toolscale.store import REFUSED_ON_RESUME, Batch, DomainStore, TrajectoryRecord
 from toolscale.summary import RunSummary, markdown, rich_table, summarise
 from toolscale.task import Task
 from trainer.policies import OpenAIPolicy
@@ -156,6 +156,38 @@ def restate_unaffected(store: DomainStore, spec: EnvironmentSpec, batches: list[
     return count
 
 
+def redemonstrate(store: DomainStore, spec: EnvironmentSpec) -> int:
+    """The kept tasks' conversations from today's environment, where they differ: a policy
+    or tools made again on a resume left those kept before showing the old ones (weather's
+    30 told the agent to find the user with `find_subscription_by_email`, every gold
+    starting with `find_forecaster`; medicine's lacked a rule its tools now enforce),
+    though each task was verified again on the new. Each batch so changed is written back;
+    returns the conversations changed."""
+    count = 0
+    tools = spec.openai_tools()
+    with Environment(spec) as env:
+        for batch in store.batches():
+            domain = batch.trajectories[0].domain if batch.trajectories else spec.name
+            records = [
+                TrajectoryRecord(
+                    task_id=t.id,
+                    domain=domain,
+                    strategy=batch.strategy,
+                    messages=env.demonstrate(t).messages,
+                    tools=tools,
+                )
+                for t in batch.accepted
+            ]
+            changed = sum(r not in batch.trajectories for r in records)
+            if changed:
+                batch.trajectories = records
+                store.commit_batch(batch)
+                count += changed
+    if count:
+        store.write_views()
+    return count
+
+
 @task(name="reverify-committed", cache_policy=NO_CACHE)
 def reverify_committed(
     store: DomainStore, spec: EnvironmentSpec, cross_engine: bool, console: Console
@@ -187,6 +219,8 @@ def reverify_committed(
             f"{len(stale)} of {len(tasks)} tasks kept earlier no longer pass the validators: "
             "moved to rejected"
         )
+    if shown := redemonstrate(store, spec):
+        console.print(f"{shown} conversations of tasks kept earlier shown on today's environment")
     return len(stale)
 
 

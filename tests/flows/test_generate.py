@@ -395,6 +395,39 @@ def test_kept_tasks_untouched_by_a_remade_seed_are_restated_in_their_batch(
     assert restate_unaffected(store, far, list(store.batches())) == 0
 
 
+def test_kept_tasks_are_shown_on_todays_environment_after_a_resume(
+    mini_spec: EnvironmentSpec, tmp_path: Path
+) -> None:
+    """weather's 30 conversations in runs/ told the agent to find the user with
+    `find_subscription_by_email` after its policy was made again to name `find_forecaster`,
+    which every gold calls first: a resume shows each kept task on today's environment."""
+    from flows.generate import redemonstrate
+    from tests.conftest import mini_task
+    from toolscale.store import Batch, TrajectoryRecord
+    from validators.pipeline import verify
+
+    kept, _, _ = verify(mini_spec, [mini_task()])
+    with Environment(mini_spec) as env:
+        shown = TrajectoryRecord(
+            task_id=kept[0].id,
+            domain="mini",
+            strategy="intent",
+            messages=env.demonstrate(kept[0]).messages,
+            tools=mini_spec.openai_tools(),
+        )
+    store = DomainStore(tmp_path, "mini")
+    store.commit_batch(Batch(strategy="intent", indices=[0], accepted=kept, trajectories=[shown]))
+    assert redemonstrate(store, mini_spec) == 0  # the same environment: nothing to show anew
+    policy = "Identify the user by their email first. Never withdraw more than the balance."
+    today = mini_spec.model_copy(update={"policy": policy})
+    assert redemonstrate(store, today) == 1
+    (batch,) = store.batches()
+    assert policy in str(batch.trajectories[0].messages[0].content)
+    (written,) = read_jsonl(tmp_path / "mini" / "trajectories.jsonl")
+    assert TrajectoryRecord.model_validate(written) == batch.trajectories[0]
+    assert redemonstrate(store, today) == 0
+
+
 def test_a_task_refused_on_resume_gives_back_the_budget_it_took(
     prefect_harness, domains: Path, tmp_path: Path
 ) -> None:
