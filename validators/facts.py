@@ -2553,14 +2553,14 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
 
 
 # what a record "has been" or "is already": a change made to it
-_DONE = re.compile(
+_HAS_BEEN = re.compile(
     r"\b(?:has|have|had)\s+(?:already\s+)?been\s+(?:already\s+)?(\w+)"
     r"|\b(?:is|are|was|were)\s+already\s+(\w+)",
     re.I,
 )
 # the service's own acts: "my order has been paid" (by the user) or "my item has been returned"
 # (sent back) asks the service to record it, "my appointment has been moved" says it did
-_ACTS = frozenset(
+_SERVICE_ACTS = frozenset(
     stem(w)
     for w in (
         *("move", "transfer", "cancel", "close", "create", "update", "change", "withdraw"),
@@ -2578,9 +2578,9 @@ def done_before(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) ->
         for c in task.gold_calls
         if c.name in tools and tools[c.name].kind == "write"
         for w in operation_words(tools[c.name], c.arguments, spec.schema_)
-    } & _ACTS
+    } & _SERVICE_ACTS
     for fact in task.known_facts:
-        for m in _DONE.finditer(fact):
+        for m in _HAS_BEEN.finditer(fact):
             verb = m.group(1) or m.group(2)
             if stem(verb) in acts and not _NO_CLAIM_BEFORE.search(fact[: m.start()]):
                 return f"the known fact {fact!r} says it has been {verb}: the change the gold makes"
