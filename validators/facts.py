@@ -2569,6 +2569,11 @@ _SERVICE_ACTS = frozenset(
 )
 
 
+# anything before it that takes the claim back: restaurant-intent-00051 in runs/, "I have not
+# yet received any confirmation that it has been canceled"
+_DOUBTED = re.compile(r"\b(?:not|never|no|if|whether|unless|until|once|when)\b|n't\b", re.I)
+
+
 def done_before(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) -> str:
     """A known fact saying the change the gold's write makes has been made: medicine-intent-
     00042 in runs/ knew "My appointment for 2024-03-25 has been moved to a different
@@ -2582,7 +2587,7 @@ def done_before(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool]) ->
     for fact in task.known_facts:
         for m in _HAS_BEEN.finditer(fact):
             verb = m.group(1) or m.group(2)
-            if stem(verb) in acts and not _NO_CLAIM_BEFORE.search(fact[: m.start()]):
+            if stem(verb) in acts and not _DOUBTED.search(fact[: m.start()]):
                 return f"the known fact {fact!r} says it has been {verb}: the change the gold makes"
     return ""
 

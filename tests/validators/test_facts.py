@@ -2737,6 +2737,8 @@ def test_a_known_fact_saying_the_change_was_made_is_false_fact(
     for line in (
         "My savings account has been opened by my bank.",  # no change the gold makes
         "My rent has not been transferred yet.",  # no claim
+        # restaurant-intent-00051 in runs/
+        "I have not yet received any confirmation that it has been transferred.",
     ):
         facts = [*MARIA["known_facts"], line]
         verdict = bank_verdict(
