@@ -2078,6 +2078,42 @@ def unknowable_state(task: Task, schema: Schema, seed: SeedFacts) -> str | None:
     return None
 
 
+# "transfer the balance", "move all of my balance": the whole of it, not "the balance of 200"
+_WHOLE_BALANCE = re.compile(
+    r"\b(?:transfer|move|send|withdraw)\s+(?:all\s+(?:of\s+)?)?(?:the|my)\s+"
+    r"(?:whole\s+|entire\s+|remaining\s+|full\s+)?balance\b(?!\s+(?:of\s+)?\$?\d)",
+    re.I,
+)
+
+
+def part_for_whole(task: Task, tools: dict[str, Tool], replay: Replay) -> str | None:
+    """A balance asked to go whole that the gold moves part of: finance-intent-00190 in
+    runs/, "my account with a balance of 654 ... transfer the balance to another account",
+    transferred 191.37 (its known fact "The amount is 191.37"). The source's balance is the
+    one a read before the write showed."""
+    if not (asked := _WHOLE_BALANCE.search(task.request())):
+        return None
+    for i, call in enumerate(task.gold_calls):
+        amount = call.arguments.get("amount")
+        if tools[call.name].kind != "write" or not isinstance(amount, int | float):
+            continue
+        keys = {p.removeprefix("from_"): v for p, v in call.arguments.items() if p.endswith("_id")}
+        sources = {p: v for p, v in keys.items() if f"from_{p}" in call.arguments} or keys
+        for result in replay.results[:i]:
+            for row in output_rows(result.output) if result.ok else []:
+                held = row.get("balance")
+                if not isinstance(held, int | float) or not any(
+                    value_key(row.get(p)) == value_key(v) for p, v in sources.items()
+                ):
+                    continue
+                if abs(held - amount) > 0.005:
+                    return (
+                        f"the user asks to {asked.group().strip()!r}, {held:g}; gold call {i} "
+                        f"{call.name} moves {amount:g}"
+                    )
+    return None
+
+
 def unmet_wish(task: Task, replay: Replay, seed: SeedFacts) -> str | None:
     """A state the user wants a record left in that no row of its kind the gold changes
     has: finance's gold activated a repaid loan for "I need to activate my loan and make
@@ -2301,7 +2337,7 @@ def check(
         return Rejection(stage=STAGE, reason=IntentReason.STALE_VALUE, detail=detail)
     if detail := asked_before_told_after(task, tools, schema, replay, seed):
         return Rejection(stage=STAGE, reason=IntentReason.ASKED_BEFORE_TOLD_AFTER, detail=detail)
-    if detail := unmet_wish(task, replay, seed):
+    if detail := unmet_wish(task, replay, seed) or part_for_whole(task, tools, replay):
         return Rejection(stage=STAGE, reason=IntentReason.UNMET_WISH, detail=detail)
     return None
 
