@@ -8,7 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.conftest import mini_task
-from tests.validators.verdicts import ACCEPTED, MARIA, all_kept, bank_verdict, transfer
+from tests.validators.verdicts import (
+    ACCEPTED,
+    MARIA,
+    all_kept,
+    bank_verdict,
+    saving_verdict,
+    transfer,
+)
 from toolscale.environment import Replay
 from toolscale.schema import Schema
 from toolscale.spec import EnvironmentSpec
@@ -1073,29 +1080,13 @@ def test_the_same_record_for_two_is_false_fact(banking_spec: EnvironmentSpec) ->
     """Finance-intent-00124: "I would like to transfer balance from my inactive account to
     the same account", whose gold moved money from 27544 to 27604."""
     ask = "Please send $25 from my checking account to the same account. My balance after?"
-    told = [{"call": 1, "path": "from_balance"}]
-    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
     facts = [*MARIA["known_facts"], "The account to send to is A20002."]
-    stage, reason, detail = bank_verdict(
-        banking_spec,
-        ask,
-        gold_calls=[mine, transfer("A20002", 25)],
-        communicate=told,
-        known_facts=facts,
-    )
+    stage, reason, detail = saving_verdict(banking_spec, facts, ask)
     assert (stage, reason) == ("facts", "false_fact"), detail
     assert detail == (
         "the user says 'to the same account'; the gold's transfer_funds names A20001 and A20002"
     )
-    ask = "Please send $25 from my checking account to my savings account. My balance after?"
-    verdict = bank_verdict(
-        banking_spec,
-        ask,
-        gold_calls=[mine, transfer("A20002", 25)],
-        communicate=told,
-        known_facts=facts,
-    )
-    assert verdict == ("accepted", "ok", "")
+    assert saving_verdict(banking_spec, facts) == ("accepted", "ok", "")
 
 
 def test_the_first_and_the_second_record_given_one_id_is_false_fact(
@@ -1104,9 +1095,6 @@ def test_the_first_and_the_second_record_given_one_id_is_false_fact(
     """finance-intent-00707 on d3bc077 knew "The account id of the first account is 27586"
     and "The account id of the second account is 27586", and moved money from 27583 to
     27586."""
-    ask = "Please send $25 from my checking account to my savings account. My balance after?"
-    told = [{"call": 1, "path": "from_balance"}]
-    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
 
     def verdict(first: str, second: str) -> tuple[str, str, str]:
         facts = [
@@ -1114,13 +1102,7 @@ def test_the_first_and_the_second_record_given_one_id_is_false_fact(
             f"The account id of the first account is {first}.",
             f"The account id of the second account is {second}.",
         ]
-        return bank_verdict(
-            banking_spec,
-            ask,
-            gold_calls=[mine, transfer("A20002", 25)],
-            communicate=told,
-            known_facts=facts,
-        )
+        return saving_verdict(banking_spec, facts)
 
     stage, reason, detail = verdict("A20002", "A20002")
     assert (stage, reason) == ("facts", "false_fact"), detail
@@ -2720,18 +2702,11 @@ def test_a_known_fact_saying_the_change_was_made_is_false_fact(
     """medicine-intent-00042 in runs/ knew "My appointment for 2024-03-25 has been moved to a
     different doctor" and asked to move it: the appointment never moved. What the user did
     themselves, or another change, is no such claim."""
-    ask = "Please send $25 from my checking account to my savings account. My balance after?"
-    told = [{"call": 1, "path": "from_balance"}]
-    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
-    send = [mine, transfer("A20002", 25)]
     for line in (
         "The $25 has been transferred to my savings account.",
         "My money was already transferred.",
     ):
-        facts = [*MARIA["known_facts"], line]
-        stage, reason, detail = bank_verdict(
-            banking_spec, ask, gold_calls=send, communicate=told, known_facts=facts
-        )
+        stage, reason, detail = saving_verdict(banking_spec, [*MARIA["known_facts"], line])
         assert (stage, reason) == ("facts", "false_fact"), line
         assert "says it has been transferred: the change the gold makes" in detail
     for line in (
@@ -2740,8 +2715,5 @@ def test_a_known_fact_saying_the_change_was_made_is_false_fact(
         # restaurant-intent-00051 in runs/
         "I have not yet received any confirmation that it has been transferred.",
     ):
-        facts = [*MARIA["known_facts"], line]
-        verdict = bank_verdict(
-            banking_spec, ask, gold_calls=send, communicate=told, known_facts=facts
-        )
+        verdict = saving_verdict(banking_spec, [*MARIA["known_facts"], line])
         assert verdict == ACCEPTED, (line, verdict)

@@ -15,6 +15,7 @@ from tests.validators.verdicts import (
     MOVE,
     all_kept,
     bank_verdict,
+    saving_verdict,
     transfer,
 )
 from toolscale.environment import Replay
@@ -2804,31 +2805,17 @@ def test_a_balance_asked_to_go_whole_that_the_gold_moves_part_of_is_unmet_wish(
     """finance-intent-00190 in runs/: "my account with a balance of 654 ... transfer the
     balance to another account", and the gold transferred 191.37, its known fact "The amount
     is 191.37". Here A20001 holds 4250.75."""
-    accounts = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
-    told = [{"call": 1, "path": "from_balance"}]
     facts = [*MARIA["known_facts"], "The amount is 25."]
     for ask in (
         "Please transfer the balance of my checking account A20001 to my savings. Balance after?",
         "I want to move all of my balance from A20001 to my savings. Balance after?",
     ):
-        stage, reason, detail = bank_verdict(
-            banking_spec,
-            ask,
-            gold_calls=[accounts, transfer("A20002", 25)],
-            communicate=told,
-            known_facts=facts,
-        )
+        stage, reason, detail = saving_verdict(banking_spec, facts, ask)
         assert (stage, reason) == ("intent", "unmet_wish"), (ask, detail)
         assert detail.endswith("4250.75; gold call 2 transfer_funds moves 25"), detail
     for ask in (
         "Please transfer 25 of the balance of my checking A20001 to my savings. Balance after?",
         "Please send $25 from my checking account A20001 to my savings. Balance after?",
     ):
-        verdict = bank_verdict(
-            banking_spec,
-            ask,
-            gold_calls=[accounts, transfer("A20002", 25)],
-            communicate=told,
-            known_facts=facts,
-        )
+        verdict = saving_verdict(banking_spec, facts, ask)
         assert verdict == ACCEPTED, (ask, verdict)

@@ -75,6 +75,22 @@ def transfer(to_account: str, amount: float) -> dict[str, Any]:
 
 
 MOVE = transfer("A20002", 250)  # from her checking account to her savings account
+SAVE = "Please send $25 from my checking account to my savings account. My balance after?"
+
+
+def saving_verdict(
+    spec: EnvironmentSpec, facts: list[str], ask: str = SAVE
+) -> tuple[str, str, str]:
+    """The verdict on Maria's $25 from her checking A20001 to her savings A20002, her accounts
+    listed first and the balance left told, with `facts` as what she knows."""
+    mine = {"name": "list_accounts", "arguments": {"client_id": "C1001"}}
+    return bank_verdict(
+        spec,
+        ask,
+        gold_calls=[mine, transfer("A20002", 25)],
+        communicate=[{"call": 1, "path": "from_balance"}],
+        known_facts=facts,
+    )
 
 
 def all_kept(spec: EnvironmentSpec, asks: tuple[str, ...], **overrides: Any) -> None:
