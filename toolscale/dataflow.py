@@ -324,6 +324,9 @@ def lighter_read(
         needs = used_rows(i, calls, results, told)
         if not needs:
             continue
+        used = [r for r in output_rows(results[i].output) if any(_holds(r, n) for n in needs)]
+        # the user is found the way the policy says (by email), not by a name they give
+        stated = "" if tool.returned_table() == people else said
         for other in env.tools.values():
             if other.kind == "write" or other.name == tool.name or other.name in avoid:
                 continue  # a tool the user asked to avoid is no way round (review of 5318624)
@@ -331,9 +334,6 @@ def lighter_read(
                 continue
             if other.returned_table() is None or other.returned_table() != tool.returned_table():
                 continue  # a prescription holds its appointment's id, and is no appointment
-            used = [r for r in output_rows(results[i].output) if any(_holds(r, n) for n in needs)]
-            # the user is found the way the policy says (by email), not by a name they give
-            stated = "" if tool.returned_table() == people else said
             arguments = _stated_arguments(other, call, used, stated)
             if arguments is None:
                 continue

@@ -1318,13 +1318,12 @@ def _not_a_state(
 
 
 def stateless(task: Task, tools: Mapping[str, Tool], seed: SeedFacts) -> str:
-    """A state the user gives a kind of record that no record of the kind is ever in, the
-    record no write's target (`_misdescribed_target` reads those against their rows):
-    basketball-intent-00043 in runs/ knew "My game on June 23 is active", its games
-    scheduled, postponed or completed (the ticket it moved was active)."""
-    sets = _set_by_writes(task, tools) | {
-        str(v).casefold() for c in task.gold_calls for v in c.arguments.values()
-    }
+    """A state the user gives a kind of record that no record of the kind is ever in, any
+    record, not only a write's target (`_misdescribed_target` reads those against their
+    rows): basketball-intent-00043 in runs/ knew "My game on June 23 is active", its games
+    scheduled, postponed or completed (the game was no target; the ticket it moved was
+    active)."""
+    sets = _gold_states(task, tools)
     kinds = {singular(t) for t in seed.columns}
     for line in [*task.known_facts, *sentences(task.instruction)]:
         for table, columns in seed.states.items():
@@ -1397,6 +1396,14 @@ def _set_by_writes(task: Task, tools: Mapping[str, Tool]) -> set[str]:
     }
 
 
+def _gold_states(task: Task, tools: Mapping[str, Tool]) -> set[str]:
+    """What the gold's writes set and every value its calls pass: a state the user asks
+    for or names to act on, not one they claim a record is in."""
+    return _set_by_writes(task, tools) | {
+        str(v).casefold() for c in task.gold_calls for v in c.arguments.values()
+    }
+
+
 def _misdescribed_target(
     task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
 ) -> str:
@@ -1407,9 +1414,7 @@ def _misdescribed_target(
     rows = targets(task, replay, tools)
     if not rows:
         return ""
-    sets = _set_by_writes(task, tools) | {
-        str(v).casefold() for c in task.gold_calls for v in c.arguments.values()
-    }
+    sets = _gold_states(task, tools)
     texts = [*task.known_facts, *sentences(task.instruction)]
     held: dict[tuple[str, str], set[str]] = {}  # (table, column): what the target rows hold
     for row in rows:

@@ -1558,16 +1558,16 @@ def _asks_mine(text: str, field: str) -> bool:
     weather-intent-00027 in runs/, "I want to know the current alert type, status, and new
     region name", its new region named by the user, was told the type and status."""
     named = r"\s+".join(re.escape(w) for w in words(field))
-    asks = r"\b(?:(?:tell|show|give|remind)\s+me|(?<!n't )(?<!n’t )(?<!not )know"
+    asks = r"(?:(?:tell|show|give|remind)\s+me|(?<!n't )(?<!n’t )(?<!not )know)"
     return bool(
         re.search(
-            rf"{asks}|what(?:'s|\s+is))\s+(?:my|(?:what|how\s+much)\s+(?:my|the))\s+"
+            rf"\b(?:{asks}|what(?:'s|\s+is))\s+(?:my|(?:what|how\s+much)\s+(?:my|the))\s+"
             rf"(?:current\s+)?{named}\b",
             text,
             re.I,
         )
         or re.search(
-            rf"{asks})\s+(?:my|the)\s+(?:(?:the\s+|my\s+)?\w+(?:\s+\w+){{0,3}},\s+)+"
+            rf"\b{asks}\s+(?:my|the)\s+(?:(?:the\s+|my\s+)?\w+(?:\s+\w+){{0,3}},\s+)+"
             rf"(?:and\s+)?(?:the\s+|my\s+)?(?:\w+\s+){{0,2}}{named}\b",
             text,
             re.I,
