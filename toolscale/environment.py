@@ -22,7 +22,16 @@ from toolscale.schema import Scalar
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import ToolCall, ToolResult
-from toolscale.trajectory import FunctionCall, Message, MessageToolCall, Trajectory, final_message
+from toolscale.trajectory import (
+    CONFIRMED,
+    FunctionCall,
+    Message,
+    MessageToolCall,
+    Trajectory,
+    asks_to_confirm,
+    confirmation_request,
+    final_message,
+)
 
 
 @dataclass
@@ -190,9 +199,38 @@ class Environment:
             diff=diff,
         )
 
+    def user_reply(self, messages: Sequence[Message]) -> Message | None:
+        """The user's words after an answer without a call, or None when that answer ends
+        the episode. The user says yes when the agent asks to confirm a change and fewer
+        writes than the task's gold makes have been tried: the policy has the agent ask
+        before each write, and without a yes an agent that obeys could never write. A
+        question once the gold's writes are all tried ("would you like me to do anything
+        else?") gets no yes, so the episode ends on it."""
+        if self.task is None or not messages:
+            return None
+        last = messages[-1]
+        if last.role != "assistant" or last.tool_calls or not asks_to_confirm(last.content or ""):
+            return None
+        writes = sum(self._writes(c.name) for c in self.task.gold_calls)
+        tried = sum(
+            self._writes(tc.function.name)
+            for m in messages
+            if m.role == "assistant"
+            for tc in m.tool_calls or []
+        )
+        confirmed = sum(m.role == "user" and m.content == CONFIRMED for m in messages)
+        if tried >= writes or confirmed >= writes:
+            return None
+        return Message(role="user", content=CONFIRMED)
+
+    def _writes(self, name: str) -> bool:
+        tool = self.tools.get(name)
+        return tool is not None and tool.kind == "write"
+
     def demonstrate(self, task: Task) -> Trajectory:
         """The gold conversation: policy, the user's words, each gold call with its real
-        output, and a last answer stating every value the user must be told."""
+        output, the user's yes asked for before each write (as the policy says), and a
+        last answer stating every value the user must be told."""
         if task.expected is None:
             raise ValueError(f"task {task.id!r} has no expected outcome: verify it first")
         messages = self.opening(task)
@@ -200,7 +238,14 @@ class Environment:
         wrote = False
         for i, (call, result) in enumerate(zip(task.gold_calls, results, strict=True)):
             call_id = f"call_{i}"
-            wrote = wrote or (self.tools[call.name].kind == "write" and result.ok)
+            if self._writes(call.name):
+                messages.append(
+                    Message(
+                        role="assistant", content=confirmation_request(call.name, call.arguments)
+                    )
+                )
+                messages.append(Message(role="user", content=CONFIRMED))
+            wrote = wrote or (self._writes(call.name) and result.ok)
             arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
             messages.append(
                 Message(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -70,6 +71,39 @@ class Trajectory(BaseModel):
     @property
     def turns(self) -> int:
         return sum(1 for m in self.messages if m.role == "assistant")
+
+
+# The user's answer when the agent asks to go on with a write, as every policy asks ("go on
+# only after the user explicitly confirms (yes)"): the gold conversations carry it, and the
+# episode runner's user gives it, so an agent that confirms first is neither taught nor
+# scored otherwise.
+CONFIRMED = "Yes, go ahead."
+
+# A turn without a call that asks the user to let a change go ahead: "Shall I go ahead?",
+# "Do you confirm?", "Would you like me to proceed?", "Is that OK?", "(yes/no)"
+_ASKS_TO_GO_ON = re.compile(
+    r"\b(?:confirm|proceed|go ahead|go on|shall i|should i|do you want me|would you like me"
+    r"|is (?:that|this) (?:ok|okay|correct|right|fine)|yes/no|yes or no)\b",
+    re.I,
+)
+
+
+def asks_to_confirm(text: str) -> bool:
+    """Whether an answer without a call asks the user to confirm: a question, in words
+    that ask to go on."""
+    return "?" in text and _ASKS_TO_GO_ON.search(text) is not None
+
+
+def confirmation_request(name: str, arguments: dict[str, Any]) -> str:
+    """What the agent says before a write: the operation and its details, exactly as it
+    will make them, and a request for a yes."""
+    details = ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in sorted(arguments.items())
+    )
+    return (
+        f"Before I make this change, please confirm: I will call {name}({details}). "
+        "Shall I go ahead (yes/no)?"
+    )
 
 
 def final_message(

@@ -84,8 +84,9 @@ def run_episode(
     max_turns: int = 30,
     helpers: Mapping[str, Helper] | None = None,
 ) -> Episode:
-    """Drive the policy until it answers without a call, breaks the call format, or uses
-    up `max_turns` assistant turns; then score the conversation from the seed."""
+    """Drive the policy until it answers without a call (other than to ask the user to
+    confirm a write, which the user answers), breaks the call format, or uses up
+    `max_turns` assistant turns; then score the conversation from the seed."""
     helpers = helpers or {}
     tools = env.spec.openai_tools() + [h.schema() for h in helpers.values()]
     messages = env.reset(task)
@@ -109,8 +110,12 @@ def run_episode(
             stop, format_error = "invalid_format", turn.format_error
             break
         if not turn.message.tool_calls:
-            stop = "answer"
-            break
+            said = env.user_reply(messages)  # a yes to "shall I go ahead?" before a write
+            if said is None:
+                stop = "answer"
+                break
+            messages.append(said)
+            continue
         for tc in turn.message.tool_calls:
             name = tc.function.name
             used[name] += 1

@@ -13,6 +13,7 @@ from toolscale.matching import mentions
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
 from toolscale.tool import ToolCall
+from toolscale.trajectory import CONFIRMED, Message
 from validators.pipeline import verify
 
 
@@ -136,12 +137,24 @@ def test_demonstrate_gives_the_gold_conversation(
         trajectory = env.demonstrate(verified)
         roles = [m.role for m in trajectory.messages]
         n = len(verified.gold_calls)
-        assert roles == ["system", "user", *["assistant", "tool"] * n, "assistant"]
+        # get_account, then the yes the policy asks for before withdraw's write
+        assert roles == [
+            "system", "user", "assistant", "tool", "assistant", "user", "assistant", "tool",
+            "assistant",
+        ]  # fmt: skip
         assert trajectory.messages[0].content == env.system_prompt()
         assert trajectory.messages[1].content == verified.user_text()
+        ask, yes = trajectory.messages[4:6]
+        assert ask.content == (
+            "Before I make this change, please confirm: I will call "
+            'withdraw(account_id="A1", amount=30). Shall I go ahead (yes/no)?'
+        )
+        assert (yes.content, ask.tool_calls) == (CONFIRMED, None)
         run = env.replay(verified.gold_calls)
+        calls = [m for m in trajectory.messages if m.tool_calls]
         for i, call in enumerate(verified.gold_calls):
-            asks, answer = trajectory.messages[2 + 2 * i], trajectory.messages[3 + 2 * i]
+            asks = calls[i]
+            answer = trajectory.messages[trajectory.messages.index(asks) + 1]
             (tool_call,) = asks.tool_calls or []
             assert tool_call.function.name == call.name
             assert json.loads(tool_call.function.arguments) == call.arguments
@@ -196,3 +209,30 @@ def test_a_demonstration_without_the_answer_is_not_a_success(
 def test_demonstrate_needs_a_verified_task(mini_spec: EnvironmentSpec) -> None:
     with Environment(mini_spec) as env, pytest.raises(ValueError, match="verify it first"):
         env.demonstrate(mini_task())
+
+
+def test_the_user_says_yes_only_to_a_question_before_a_write_the_gold_makes(
+    mini_spec: EnvironmentSpec, two_calls: Task
+) -> None:
+    """Every policy has the agent ask before a write and go on only on a yes; the episode's
+    user gives that yes, once per gold write, and nothing else."""
+
+    def said(text: str) -> Message:
+        return Message(role="assistant", content=text)
+
+    withdraw = Message.model_validate(
+        {"role": "assistant", "tool_calls": [_call(0, "withdraw", account_id="A1", amount=30)]}
+    )
+    with Environment(mini_spec) as env:
+        opening = env.reset(two_calls)
+        ask = said("I will withdraw $30 from A1. Shall I go ahead?")
+        assert env.user_reply([*opening, ask]) == Message(role="user", content=CONFIRMED)
+        for words in ("Would you like me to proceed", "Your balance is 70. Anything else?"):
+            assert env.user_reply([*opening, said(words)]) is None  # no question, or no ask
+        yes = Message(role="user", content=CONFIRMED)
+        assert env.user_reply([*opening, ask, yes, ask]) is None  # one write, one yes
+        after = [*opening, withdraw, said("Done. Would you like me to do anything else?")]
+        assert env.user_reply(after) is None  # the gold's one write is tried
+        reading = mini_task(gold_calls=[{"name": "get_account", "arguments": {"account_id": "A1"}}])
+        env.reset(reading)
+        assert env.user_reply([*opening, ask]) is None  # a read-only task has nothing to confirm

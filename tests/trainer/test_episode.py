@@ -6,7 +6,7 @@ from __future__ import annotations
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
 from toolscale.task import Task
-from toolscale.trajectory import Message
+from toolscale.trajectory import CONFIRMED, Message
 from trainer.episode import Turn, run_episode
 from trainer.helpers import HelperCall
 from trainer.oracle import OraclePolicy
@@ -166,3 +166,31 @@ def test_an_episode_cut_by_the_turn_limit_is_not_solved_even_in_the_right_state(
         )
     assert episode.stop == "turn_limit" and episode.evaluation.state_match
     assert not episode.solved
+
+
+class Demonstrated:
+    """Says, turn by turn, what the assistant says in a gold conversation."""
+
+    def __init__(self, turns: list[Message]):
+        self.turns = iter(turns)
+
+    def reply(self, messages: list[Message], tools: list[dict]) -> Turn:
+        return Turn(message=next(self.turns))
+
+
+def test_the_gold_conversations_play_back_with_the_users_yes(
+    banking_spec: EnvironmentSpec, verified: list[Task]
+) -> None:
+    """The gold conversation asks for a yes before each write, as the policy says; an
+    agent saying exactly its turns gets that yes from the episode's user, makes the same
+    calls with the same outputs, and solves the task."""
+    confirmed = 0
+    with Environment(banking_spec) as env:
+        for task in verified:
+            gold = env.demonstrate(task).messages
+            turns = [m for m in gold if m.role == "assistant"]
+            episode = run_episode(env, task, Demonstrated(turns))
+            assert episode.solved and episode.stop == "answer", (task.id, episode.evaluation)
+            assert episode.messages == gold, task.id
+            confirmed += sum(m.role == "user" and m.content == CONFIRMED for m in gold)
+    assert confirmed >= 3  # the fixture's writes were confirmed, not skipped
