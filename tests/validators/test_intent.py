@@ -184,6 +184,46 @@ def test_a_quality_no_field_holds_asked_as_yes_or_no_is_untold_value(
         assert freeze_verdict(banking_spec, kept)[:2] != ("intent", "untold_value"), kept
 
 
+def test_asked_when_a_moment_is_it_is_owed_though_i_said_its_day(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """basketball-intent-00076 in runs/: "I want to know the current status of the game, how
+    many tickets are sold, and when the game will start", its start date a known fact, was
+    told the status and the tickets sold."""
+    recent = {"name": "list_recent_transactions", "arguments": {"account_id": "A20001", "count": 1}}
+    told = [{"call": 0, "path": "0.amount"}]
+    mine = "My transaction on account A20001 was posted at 2025-03-05. "
+    for ask in (
+        "I'd like to know its amount and when it was posted.",
+        "When was it posted? Tell me its amount too.",
+        "Please tell me its amount, and let me know when the bank posted it.",
+    ):
+        stage, reason, detail = bank_verdict(
+            banking_spec, mine + ask, gold_calls=[recent], communicate=told
+        )
+        assert (stage, reason, detail) == (
+            "intent",
+            "untold_value",
+            "the instruction asks about 'posted_at' (gold call 1), nobody tells it",
+        ), ask
+    for kept in (
+        "I'd like to know its amount.",
+        "I already know when it was posted; I'd like to know its amount.",
+        "I was away when it was posted, so I'd like to know its amount.",
+    ):
+        verdict = bank_verdict(banking_spec, mine + kept, gold_calls=[recent], communicate=told)
+        assert verdict == ACCEPTED, kept
+    from validators.intent import _asks_when
+
+    # travel-intent-00016 in runs/ was told the check-in date it asked for: check_out_date
+    # is not what "when the check-in date is" asks
+    asked = "Can you tell me when the check-in date is currently?"
+    assert (_asks_when(asked, "check_in_date"), _asks_when(asked, "check_out_date")) == (
+        True,
+        False,
+    )
+
+
 def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
     banking_spec: EnvironmentSpec,
 ) -> None:
