@@ -88,10 +88,17 @@ _ASKS_TO_GO_ON = re.compile(
 )
 
 
+# what makes words that ask to go on a request, when there is no question mark: "Please
+# confirm (yes/no).", "Reply yes to go ahead."
+_WANTS_A_YES = re.compile(r"\byes\b|\bplease confirm\b", re.I)
+
+
 def asks_to_confirm(text: str) -> bool:
-    """Whether an answer without a call asks the user to confirm: a question, in words
-    that ask to go on."""
-    return "?" in text and _ASKS_TO_GO_ON.search(text) is not None
+    """Whether an answer without a call asks the user to confirm: words that ask to go on,
+    in a question or wanting a yes."""
+    if _ASKS_TO_GO_ON.search(text) is None:
+        return False
+    return "?" in text or _WANTS_A_YES.search(text) is not None
 
 
 def confirmation_request(name: str, arguments: dict[str, Any]) -> str:

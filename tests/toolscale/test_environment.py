@@ -226,10 +226,11 @@ def test_the_user_says_yes_only_to_a_question_before_a_write_the_gold_makes(
     with Environment(mini_spec) as env:
         opening = env.reset(two_calls)
         ask = said("I will withdraw $30 from A1. Shall I go ahead?")
-        assert env.user_reply([*opening, ask]) == Message(role="user", content=CONFIRMED)
+        yes = Message(role="user", content=CONFIRMED)
+        for words in (ask.content or "", "I will withdraw $30 from A1. Please confirm (yes/no)."):
+            assert env.user_reply([*opening, said(words)]) == yes, words
         for words in ("Would you like me to proceed", "Your balance is 70. Anything else?"):
             assert env.user_reply([*opening, said(words)]) is None  # no question, or no ask
-        yes = Message(role="user", content=CONFIRMED)
         assert env.user_reply([*opening, ask, yes, ask]) is None  # one write, one yes
         after = [*opening, withdraw, said("Done. Would you like me to do anything else?")]
         assert env.user_reply(after) is None  # the gold's one write is tried
