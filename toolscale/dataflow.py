@@ -400,6 +400,23 @@ def row_table(
     return best if best and 2 * len(set(columns[best]) & set(row)) > len(row) else None
 
 
+def told_of_records(
+    told: Sequence[OutputRef], results: Sequence[ToolResult], schema: Schema
+) -> dict[tuple[str, object], set[str]]:
+    """The fields told of each record, by its table and key: "the course status for each
+    course" is owed for every course, so what was told must be known per record."""
+    keys = {t.name: t.primary_key for t in schema.tables}
+    columns = {t.name: t.column_names for t in schema.tables}
+    out: dict[tuple[str, object], set[str]] = {}
+    for ref in told:
+        row, field = _row_at(results[ref.call].output, ref.path)
+        table = row_table(row, keys, columns) if row is not None and field else None
+        if row is None or table is None or len(keys[table]) != 1:
+            continue
+        out.setdefault((table, value_key(row[keys[table][0]])), set()).add(field)
+    return out
+
+
 def stale_told(
     told: Sequence[OutputRef],
     calls: Sequence[ToolCall],

@@ -14,7 +14,14 @@ import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
-from toolscale.dataflow import output_rows, own_key, shown_values, stale_told, value_key
+from toolscale.dataflow import (
+    output_rows,
+    own_key,
+    shown_values,
+    stale_told,
+    told_of_records,
+    value_key,
+)
 from toolscale.environment import Replay
 from toolscale.matching import Text, day_of, numbers, same_number, scalars, tokens
 from toolscale.reasons import IntentReason
@@ -1502,6 +1509,8 @@ def untold_value(
         detail := _whole_record_untold(request.text, said, asker(replay, seed), told_fields)
     ) is not None:
         return detail
+    if (detail := _each_record_untold(request.text, task, schema, replay)) is not None:
+        return detail
     # told for some rows but not for the others of the same kind
     by_tool: dict[str, list[int]] = {}
     for i, call in enumerate(task.gold_calls):
@@ -1532,6 +1541,43 @@ def untold_value(
                         f"the user asks for each, but the {field} of rows {', '.join(missing)} "
                         f"of gold call {j} is not told"
                     )
+    return None
+
+
+# "the course status and grade status for each course", "the balance of both accounts"
+_FOR_EACH_KIND = re.compile(
+    r"\b(?:for|of|on|about|in)\s+(?:each|both|every|all)\s+(?:of\s+(?:the|my|these|those)\s+)?"
+    r"(?:\w+\s+)?(?P<kind>[a-z]+)\b",
+    re.I,
+)
+
+
+def _each_record_untold(text: str, task: Task, schema: Schema, replay: Replay) -> str | None:
+    """Asked for a field "for each" record of a kind, the user is owed it for every record
+    of that kind the gold reads or acts on by its key: school-intent-00036 in runs/, "the
+    current course status and grade status for each course", with one course activated and
+    another's grade, was told one course's status alone."""
+    told = told_of_records(task.communicate, replay.results, schema)
+    for m in _FOR_EACH_KIND.finditer(text):
+        kind = singular(m["kind"].lower())
+        table = next((t for t in schema.tables if singular(t.name) == kind), None)
+        if table is None or len(table.primary_key) != 1:
+            continue
+        key = table.primary_key[0]
+        fields = set().union(*(f for (t, _), f in told.items() if t == table.name))
+        records: dict[object, object] = {}  # compared by value_key, named as given
+        for call in task.gold_calls:
+            for name, value in call.arguments.items():
+                if name == key or name.endswith(f"_{key}"):  # a transfer's from_account_id
+                    records.setdefault(value_key(value), value)
+        if len(records) < 2 or not fields:
+            continue
+        for record, given in records.items():
+            if missing := sorted(fields - told.get((table.name, record), set())):
+                return (
+                    f"the user asks for each {kind}, but the {', '.join(missing)} of "
+                    f"{kind} {given} is not told (told of another {kind})"
+                )
     return None
 
 

@@ -224,6 +224,47 @@ def test_asked_when_a_moment_is_it_is_owed_though_i_said_its_day(
     )
 
 
+def test_a_field_asked_for_each_record_of_a_kind_is_owed_for_every_one_the_gold_touches(
+    banking_spec: EnvironmentSpec,
+) -> None:
+    """school-intent-00036 in runs/: "the current course status and grade status for each
+    course", one course activated and another course's grade, was told one course's status
+    alone (by another tool than the one that read the other course, so no lookup repeats)."""
+    move = {
+        "name": "transfer_funds",
+        "arguments": {
+            "client_id": "C1001",
+            "from_account_id": "A20001",
+            "to_account_id": "A20002",
+            "amount": 100,
+        },
+    }
+    checking = {"name": "get_account", "arguments": {"account_id": "A20001"}}
+    savings = {"name": "get_account", "arguments": {"account_id": "A20002"}}
+    ask = "Please move $100 from checking A20001 to savings A20002, then tell me the balance {}."
+    told = [{"call": 1, "path": "balance"}]
+    for each in ("of both accounts", "for each account"):
+        stage, reason, detail = bank_verdict(
+            banking_spec, ask.format(each), gold_calls=[move, checking], communicate=told
+        )
+        assert (stage, reason, detail) == (
+            "intent",
+            "untold_value",
+            "the user asks for each account, but the balance of account A20002 is not told "
+            "(told of another account)",
+        ), each
+    both = [{"call": 1, "path": "balance"}, {"call": 2, "path": "balance"}]
+    kept = bank_verdict(
+        banking_spec, ask.format("of both accounts"), gold_calls=[move, checking, savings],
+        communicate=both,
+    )  # fmt: skip
+    assert kept == ACCEPTED
+    one = "Please move $100 from checking A20001 to savings A20002, then tell me its balance."
+    assert bank_verdict(banking_spec, one, gold_calls=[move, checking], communicate=told) == (
+        ACCEPTED
+    )
+
+
 def test_a_field_of_mine_asked_for_in_so_many_words_is_owed_though_i_said_it(
     banking_spec: EnvironmentSpec,
 ) -> None:
