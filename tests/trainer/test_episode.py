@@ -3,8 +3,13 @@ call format ends the episode, other models are charged and not counted as unknow
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from toolscale.environment import Environment
 from toolscale.spec import EnvironmentSpec
+from toolscale.store import DomainStore
 from toolscale.task import Task
 from toolscale.trajectory import CONFIRMED, Message
 from trainer.episode import Turn, run_episode
@@ -194,3 +199,26 @@ def test_the_gold_conversations_play_back_with_the_users_yes(
             assert episode.messages == gold, task.id
             confirmed += sum(m.role == "user" and m.content == CONFIRMED for m in gold)
     assert confirmed >= 3  # the fixture's writes were confirmed, not skipped
+
+
+RUNS = Path(__file__).resolve().parents[2] / "runs"
+
+
+@pytest.mark.parametrize("domain", sorted(d.name for d in RUNS.iterdir() if d.is_dir()))
+def test_the_recorded_runs_conversations_play_back(domain: str) -> None:
+    """The conversations `runs/` publishes are today's gold conversations (a change to how
+    they are shown fails here until the runs are shown again, as a resume does), and said
+    turn by turn each gets the same outputs and the same yes, and solves its task."""
+    store = DomainStore.open(RUNS, domain)
+    spec = EnvironmentSpec.model_validate_json((store.dir / "environment.json").read_text())
+    batches = list(store.batches())
+    tasks = {t.id: t for b in batches for t in b.accepted}
+    records = [r for b in batches for r in b.trajectories]
+    assert len(records) == len(tasks) > 0
+    with Environment(spec) as env:
+        for record in records:
+            assert record.messages == env.demonstrate(tasks[record.task_id]).messages
+            turns = [m for m in record.messages if m.role == "assistant"]
+            episode = run_episode(env, tasks[record.task_id], Demonstrated(turns))
+            assert episode.solved, (record.task_id, episode.evaluation)
+            assert episode.messages == record.messages, record.task_id
