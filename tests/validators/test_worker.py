@@ -34,8 +34,12 @@ def test_a_verified_task_comes_with_its_gold_trajectory(mini_spec: EnvironmentSp
     assert result.value is not None
     task, trajectory = result.value
     assert task.expected is not None and task.expected.communicate == [70]
+    # the policy, the request, the ask to confirm the withdrawal and its yes, the call and
+    # its output, the answer
     assert [m.role for m in trajectory.messages] == [
         "system",
+        "user",
+        "assistant",
         "user",
         "assistant",
         "tool",
