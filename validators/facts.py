@@ -2455,6 +2455,10 @@ _OWNER_BEFORE = re.compile(
     # restaurant-intent-00034 on 530f5cd: "is already in Special Table 7", where it goes
     r"(?:is|are|was|'s) (?:currently |already |still )?(?:located |based |situated |kept )?"
     r"(?:in|at|with)"
+    # ecommerce-intent-00173 in runs/: "The order item is associated with a product named
+    # Laptop", of a TV item the gold moves to the Laptop
+    r"|(?:is|are|was|'s) (?:currently |already |still )?(?:associated|linked|tied|attached) "
+    r"(?:with|to)"
     # weather-intent-00042 on aedf9df: "The current region is House California"
     r"|current [a-z]+ (?:is|was))"
     r"\s+(?:the\s+|my\s+|a\s+)?"
@@ -2463,6 +2467,7 @@ _OWNER_BEFORE = re.compile(
     re.I,
 )
 _TOWARD = re.compile(r"\b(?:to|onto|into|another|new)\b", re.I)
+_TIED_TO = re.compile(r"\b(?:associated|linked|tied|attached)\s+to\b", re.I)
 
 
 def moves(
@@ -2538,7 +2543,8 @@ def moved_from_named(task: Task, spec: EnvironmentSpec, tools: Mapping[str, Tool
                 # ... in its own sentence: "to Greenland. It's located in" ties it there
                 clause = re.split(r"[.!?;]\s", lead[: owner.start()])[-1] if owner else ""
                 near = " ".join(clause.split()[-3:])
-                if owner and _TOWARD.search(f"{near} {owner.group()}"):
+                tie = _TIED_TO.sub("", owner.group()) if owner else ""  # "linked to" ties
+                if owner and _TOWARD.search(f"{near} {tie}"):
                     owner = None
                 # ecommerce-intent-00049 on 8d65db4, of a House Dishwasher moved to the TV:
                 # "move the TV from order item quantity 29 to the TV product", "The TV is in

@@ -1556,6 +1556,11 @@ def test_a_move_that_calls_its_record_the_new_owners_is_false_fact() -> None:
     # station the gold moves to Greenland
     assert said("Move my booking to a new hotel. It's located in the hotel named Dune Lodge.")
     assert said("Move my booking to the Dune Lodge.", ("My booking is based at Dune Lodge.",))
+    # ecommerce-intent-00173 in runs/: "The order item is associated with a product named
+    # Laptop", of a TV item moved to the Laptop
+    for tied in ("is associated with a hotel named", "is linked to"):
+        assert said("Move my booking to the Dune Lodge.", (f"My booking {tied} Dune Lodge.",))
+    assert not said("Move it to the Dune Lodge.", ("My booking is associated with Harbor Inn.",))
     # weather-intent-00042 on aedf9df: "The current region is House California" of the
     # region a station moves to
     assert said("Move my booking to the Dune Lodge.", ("The current hotel is Dune Lodge",))
