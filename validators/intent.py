@@ -1545,9 +1545,10 @@ def untold_value(
 
 
 # "the course status and grade status for each course", "the balance of both accounts"
+# ... its kind the first word or the second ("for both accounts and", "for each open account")
 _FOR_EACH_KIND = re.compile(
     r"\b(?:for|of|on|about|in)\s+(?:each|both|every|all)\s+(?:of\s+(?:the|my|these|those)\s+)?"
-    r"(?:\w+\s+)?(?P<kind>[a-z]+)\b",
+    r"(?P<kind>[a-z]+(?:\s+[a-z]+)?)\b",
     re.I,
 )
 
@@ -1558,9 +1559,10 @@ def _each_record_untold(text: str, task: Task, schema: Schema, replay: Replay) -
     current course status and grade status for each course", with one course activated and
     another's grade, was told one course's status alone."""
     told = told_of_records(task.communicate, replay.results, schema)
+    by_kind = {singular(t.name): t for t in schema.tables}
     for m in _FOR_EACH_KIND.finditer(text):
-        kind = singular(m["kind"].lower())
-        table = next((t for t in schema.tables if singular(t.name) == kind), None)
+        kind = next((k for w in m["kind"].split() if (k := singular(w.lower())) in by_kind), "")
+        table = by_kind.get(kind)
         if table is None or len(table.primary_key) != 1:
             continue
         key = table.primary_key[0]
@@ -1646,7 +1648,7 @@ def _asks_when(text: str, field: str) -> bool:
     # "check-in" of travel-intent-00016 in runs/
     verb = r"[\s-]+".join(re.escape(w[: max(3, min(len(w), 5))]) + r"\w*" for w in parts[:-1])
     moment = re.compile(rf"\bwhen\s+(?:\w+\s+){{0,4}}?{verb}\b", re.I)
-    for sentence in re.split(r"(?<=[.?!])\s+", text):
+    for sentence in sentences(text):
         if re.search(r"\b(?:n't|n’t|not|already)\s+know\b", sentence, re.I):
             continue
         for found in moment.finditer(sentence):

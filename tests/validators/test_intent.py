@@ -230,20 +230,12 @@ def test_a_field_asked_for_each_record_of_a_kind_is_owed_for_every_one_the_gold_
     """school-intent-00036 in runs/: "the current course status and grade status for each
     course", one course activated and another course's grade, was told one course's status
     alone (by another tool than the one that read the other course, so no lookup repeats)."""
-    move = {
-        "name": "transfer_funds",
-        "arguments": {
-            "client_id": "C1001",
-            "from_account_id": "A20001",
-            "to_account_id": "A20002",
-            "amount": 100,
-        },
-    }
+    move = transfer("A20002", 100)
     checking = {"name": "get_account", "arguments": {"account_id": "A20001"}}
     savings = {"name": "get_account", "arguments": {"account_id": "A20002"}}
     ask = "Please move $100 from checking A20001 to savings A20002, then tell me the balance {}."
     told = [{"call": 1, "path": "balance"}]
-    for each in ("of both accounts", "for each account"):
+    for each in ("of both accounts", "for each account", "of both accounts now"):
         stage, reason, detail = bank_verdict(
             banking_spec, ask.format(each), gold_calls=[move, checking], communicate=told
         )
@@ -1416,15 +1408,7 @@ def test_one_record_named_at_both_ends_of_a_move_between_two_is_unasked_target(
 ) -> None:
     """Finance's N=300 kept "Please transfer $37.08 from my ACC-53486 account to my
     ACC-53486 account" whose gold moved the money to another account."""
-    move = {
-        "name": "transfer_funds",
-        "arguments": {
-            "client_id": "C1001",
-            "from_account_id": "A20001",
-            "to_account_id": "A20002",
-            "amount": 5,
-        },
-    }
+    move = transfer("A20002", 5)
     told = [{"call": 0, "path": "from_balance"}]
     facts = ["My email is maria.lopez@example.com.", "The account to pay into is A20002."]
     both = "Please transfer $5 from my account A20001 to my account A20001; what is left?"
