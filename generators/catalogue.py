@@ -704,17 +704,26 @@ def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
         tool = by_name.get(e.tool)
         if e.step is None or tool is None:
             return coverage  # the write itself enforces it: nothing to read here
-        sqls.append(tool.require[e.step].sql.lower())
+        sqls.append(tool.require[e.step].sql)
     if not sqls:
         return coverage
-    missing = [s for s in states_named(coverage.rule) if not any(f"'{s}'" in q for q in sqls)]
+    # ... or by what the tool writes: railway's refund works its amount out by the 24 hours
+    written = [s for e in coverage.enforced_by for s in by_name[e.tool].run]
+    missing = unread_parts(coverage.rule, sqls, written)
+    return coverage.model_copy(update={"unchecked": missing}) if missing else coverage
+
+
+def unread_parts(rule: str, sqls: list[str], written: list[str]) -> list[str]:
+    """The states, spans of time and fields `rule` names that none of `sqls` reads and none
+    of `written` uses: what a check made of those steps leaves out of the rule."""
+    sqls = [q.lower() for q in sqls]
+    written = [q.lower() for q in written]
+    missing = [s for s in states_named(rule) if not any(f"'{s}'" in q for q in sqls)]
     # ecommerce's "... only for an order with status delivered and within 30 days of its
     # delivered_date" was enforced by the status alone, and counted as enforced
-    # ... or by what the tool writes: railway's refund works its amount out by the 24 hours
-    written = [s.lower() for e in coverage.enforced_by for s in by_name[e.tool].run]
     missing += [
         m.group()
-        for m in _TIME_BOUND.finditer(coverage.rule)
+        for m in _TIME_BOUND.finditer(rule)
         if not any(
             re.search(rf"(?<![\w.]){re.escape(m[1])}(?:\.0+)?(?![\w.])", q)
             for q in [*sqls, *written]
@@ -727,14 +736,14 @@ def unchecked_states(coverage: RuleCoverage, tools: list[Tool]) -> RuleCoverage:
     said = " ".join([*sqls, *written])
     # weather's "an email address can have at most 5 subscriptions" was read by its
     # per-email count, its column `email`, and reported in part ("address" read nowhere)
-    held = {field for word, field in compounds(coverage.rule) if re.search(rf"\b{word}\b", said)}
+    held = {field for word, field in compounds(rule) if re.search(rf"\b{word}\b", said)}
     missing += [
         field
-        for field in fields_named(coverage.rule)
+        for field in fields_named(rule)
         if field not in held
         and not any(w in said for w in words(field.replace(" ", "_")) if len(w) > 2)
     ]
-    return coverage.model_copy(update={"unchecked": missing}) if missing else coverage
+    return list(dict.fromkeys(missing))  # movie's now_showing is a state and a field
 
 
 _TIME_BOUND = re.compile(

@@ -335,6 +335,7 @@ async def build_environment(
         policy = policy_stage.brief_policy(brief, tools, coverage)
         stages.row("policy").reject(GeneratorReason.FELL_BACK_TO_BRIEF_RULES)
         store.save_stage("policy", policy, str)
+    policy = policy_stage.rendered_again(brief, policy, tools, coverage)
     spec = base.model_copy(update={"tools": tools, "policy": policy, "rules": coverage})
     problems = check(spec)
     if problems:

@@ -11,6 +11,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from generators.catalogue import unread_parts
 from generators.prompting import messages
 from toolscale.brief import Brief
 from toolscale.llm.client import Invalid, LLMClient, Outcome
@@ -93,9 +94,7 @@ def tau2_policy(
         "## Operations",
         "",
     ]
-    # a rule enforced in part says what its tool does not check: the policy states only
-    # what a tool enforces
-    partly = {c.rule.strip(): c.unchecked for c in coverage if c.unchecked}
+    rules = {c.rule.strip() for c in coverage}
     by_tool: dict[str, list[str]] = {}
     done_by: dict[str, list[str]] = {}  # rules a tool's write carries out, not refuses by
     for c in enforced:
@@ -114,7 +113,7 @@ def tau2_policy(
             # the reasons, not rules that must hold: "The subscriptions row already has
             # that status." listed as a rule told the agent the opposite of the check
             lines += ["It refuses, with one of these reasons, when a check fails:", ""]
-            lines += [f"- {c}{_in_part(c, partly)}" for c in checks]
+            lines += [f"- {c}{_in_part(c, tool, rules)}" for c in checks]
             lines.append("")
         if done := [r for r in done_by.get(tool.name, []) if r not in checks]:
             lines += ["Its write itself carries out:", ""]
@@ -128,22 +127,60 @@ def tau2_policy(
     if enforced:
         lines += ["## Rules", ""]
         for c in enforced:
-            lines.append(f"- {c.rule.strip()} ({_how(c)})")
+            lines.append(f"- {c.rule.strip()} ({_how(c, tools)})")
         lines.append("")
     return "\n".join([*lines, *_costs(tools)]) + "\n"
 
 
-def _how(coverage: RuleCoverage) -> str:
-    """What keeps a rule: its tools, or that no operation left could break it."""
-    how = [f"enforced by {', '.join(coverage.tools())}"] if coverage.enforced_by else []
+def _how(coverage: RuleCoverage, tools: list[Tool]) -> str:
+    """What keeps a rule: the tools that check all of it, those that check a part (with the
+    part they leave), or that no operation left could break it."""
+    by_name = {t.name: t for t in tools}
+    whole: list[str] = []
+    part: list[str] = []
+    for name in coverage.tools():
+        tool = by_name.get(name)
+        left = _unread(coverage.rule, tool) if tool else []
+        (part if left else whole).append(f"{name} (not {', '.join(left)})" if left else name)
+    how = [f"enforced by {', '.join(whole)}"] if whole else []
+    if part:
+        how.append(f"{'in part ' if whole else 'each in part, '}by {', '.join(part)}")
     if coverage.left_out:
         how.append("no tool can do what it forbids")
     return "; ".join(how)
 
 
-def _in_part(check: str, partly: dict[str, list[str]]) -> str:
-    unread = partly.get(check)
+def _unread(rule: str, tool: Tool) -> list[str]:
+    """What of `rule` none of the tool's steps reads: restaurant's move_order_menu_item was
+    listed under "an order can only be placed for a reservation with status seated and for
+    a menu item whose is_available is true" and checks only the menu item, so an agent
+    read it as refusing an order on a booked reservation, which it moves."""
+    if tool.kind != "write":
+        return []
+    return unread_parts(rule, [r.sql for r in tool.require], tool.run)
+
+
+def _in_part(check: str, tool: Tool, rules: set[str]) -> str:
+    unread = _unread(check, tool) if check in rules else []
     return f" (the tool does not check this part: {', '.join(unread)})" if unread else ""
+
+
+def introduction_of(policy: str) -> str | None:
+    """The model's introduction in a policy `tau2_policy` rendered: what a stored policy
+    keeps of the model, so it can be rendered again over today's tools."""
+    title, _, rest = policy.partition("\n\n")
+    intro, found, _ = rest.partition("\n\n## Scope and role\n")
+    return intro if title.startswith("# ") and found and intro.strip() else None
+
+
+def rendered_again(
+    brief: Brief, policy: str, tools: list[Tool], coverage: list[RuleCoverage]
+) -> str:
+    """A stored policy over the tools as they are now: a resumed run whose tools gained a
+    step (restaurant's move of an order into a cancelled reservation) kept the policy of
+    the old ones, which did not list the step's reason."""
+    intro = introduction_of(policy) if coverage else None
+    return policy if intro is None else tau2_policy(brief, intro, tools, coverage)
 
 
 def brief_policy(

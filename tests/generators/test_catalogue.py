@@ -612,6 +612,62 @@ def test_a_state_the_rule_names_and_no_step_reads_is_enforced_in_part() -> None:
     assert unchecked_states(emailed, [finish]).unchecked == ["active", "address"]
 
 
+def test_a_tool_that_checks_one_part_of_a_rule_says_which_part_it_leaves() -> None:
+    """Restaurant's move_order_menu_item listed "An order can only be placed for a
+    reservation with status seated and for a menu item whose is_available is true" as its
+    reason to refuse, and checks the menu item alone: an agent read it as refusing an order
+    on a booked reservation, which the tool moves (restaurant 00012, 00046). The rule is
+    whole at create_order; under the move, the policy says what the move leaves."""
+    rule = (
+        "An order can only be placed for a reservation with status seated and for a menu "
+        "item whose is_available is true."
+    )
+    seated = "SELECT status IN ('seated') AS ok FROM reservations WHERE reservation_id = :r"
+    available = "SELECT is_available = 1 AS ok FROM menu_items WHERE menu_item_id = :m"
+
+    def write(name: str, *sqls: str) -> Tool:
+        return Tool.model_validate(
+            {
+                "name": name,
+                "description": "Place or move an order.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {}},
+                "require": [{"sql": q, "error": rule} for q in sqls],
+                "run": ["UPDATE orders SET quantity = quantity WHERE order_id = :o"],
+            }
+        )
+
+    create, move = (
+        write("create_order", seated, available),
+        write("move_order_menu_item", available),
+    )
+    coverage = RuleCoverage(
+        rule=rule,
+        enforced_by=[
+            Enforcement(tool="create_order", step=0, check=rule),
+            Enforcement(tool="create_order", step=1, check=rule),
+            Enforcement(tool="move_order_menu_item", step=0, check=rule),
+        ],
+    )
+    assert unchecked_states(coverage, [create, move]).enforced  # whole at create_order
+    policy = tau2_policy(finance_brief(), "You help diners.", [create, move], [coverage])
+    create_part, move_part = policy.split("### move_order_menu_item")
+    assert f"- {rule}\n" in create_part.split("### create_order")[1]
+    assert f"- {rule} (the tool does not check this part: seated)" in move_part
+    assert (
+        f"- {rule} (enforced by create_order; in part by move_order_menu_item (not seated))"
+        in policy
+    )
+    # checked whole by every tool: said as before
+    whole = tau2_policy(
+        finance_brief(),
+        "You help diners.",
+        [create],
+        [coverage.model_copy(update={"enforced_by": coverage.enforced_by[:2]})],
+    )
+    assert f"- {rule} (enforced by create_order)" in whole and "this part" not in whole
+
+
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_a_move_meets_the_rules_on_where_it_goes_and_an_ended_record_stays(engine: str) -> None:
     """movie-intent-00004 on 71aacdf moved a cancelled booking onto a showtime of 2024-10-10

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators.policy import brief_policy, propose_policy
+from generators.policy import (
+    brief_policy,
+    introduction_of,
+    propose_policy,
+    rendered_again,
+    tau2_policy,
+)
 from tests.generators.library import Library, ask, brief, last_user, reply
 from toolscale.rules import Enforcement, RuleCoverage
 from toolscale.testing.fakedomain import library
 from toolscale.testing.fakellm import scripted
+from toolscale.tool import RequireStep
 
 
 def test_the_policy_states_the_rules_and_prices_every_tool(lib: Library) -> None:
@@ -62,7 +69,7 @@ def test_where_tools_enforce_the_rules_the_model_words_only_the_introduction(
     shown the brief and writes one sentence; the rules are the enforced ones."""
     borrow = next(t for t in lib.spec.tools if t.name == "borrow_book")
     rule = RuleCoverage(
-        rule="A member with status suspended cannot borrow.",
+        rule="Only a member with status active can borrow.",
         enforced_by=[Enforcement(tool="borrow_book", step=0, check=borrow.require[0].error)],
     )
     asked = ask(
@@ -76,7 +83,35 @@ def test_where_tools_enforce_the_rules_the_model_words_only_the_introduction(
     assert brief().description.strip() in prompt
     assert "borrow_book" not in prompt and "Business rules" not in prompt
     assert "You help members of the public library." in outcome.value
-    assert "- A member with status suspended cannot borrow. (enforced by borrow_book)" in (
+    assert "- Only a member with status active can borrow. (enforced by borrow_book)" in (
         outcome.value
     )
     assert "Identify the member by id" not in outcome.value  # no rule the model wrote
+
+
+def test_a_stored_policy_is_rendered_again_over_the_tools_as_they_are(lib: Library) -> None:
+    """A resumed run rebuilds its tools with today's code but kept its stored policy:
+    ecommerce's and travel's policies did not list reasons their tools had gained
+    ("No order item can be added to an order that is paid, shipped, delivered or
+    cancelled."). The model's introduction is kept; the rest follows the tools."""
+    borrow = next(t for t in lib.spec.tools if t.name == "borrow_book")
+    rule = RuleCoverage(
+        rule="Only a member with status active can borrow.",
+        enforced_by=[Enforcement(tool="borrow_book", step=0, check=borrow.require[0].error)],
+    )
+    intro = "You help members of the public library.\n\nBe brief."
+    stored = tau2_policy(brief(), intro, lib.spec.tools, [rule])
+    assert introduction_of(stored) == intro
+    assert rendered_again(brief(), stored, lib.spec.tools, [rule]) == stored
+    gained = RequireStep(sql="SELECT 1 AS ok", error="No book can be borrowed on a closing day.")
+    later = [
+        t.model_copy(update={"require": [*t.require, gained]}) if t is borrow else t
+        for t in lib.spec.tools
+    ]
+    assert gained.error not in stored
+    again = rendered_again(brief(), stored, later, [rule])
+    assert f"- {gained.error}" in again and again.startswith(stored.split("## Scope")[0])
+    # a policy of the brief's rules (no coverage) is not one to render again
+    plain = brief_policy(brief(), lib.spec.tools)
+    assert introduction_of(plain) is None
+    assert rendered_again(brief(), plain, later, []) == plain
