@@ -1287,23 +1287,31 @@ _WHY = re.compile(
     r"|\b(?:if|whether) (?:it|this|that) (?:can|could) be done\b",
     re.I,
 )
-_SAYS_ID = re.compile(r"\b(?:ids?|numbers?)\b", re.I)
+_SAYS_ID = re.compile(r"\b(?:ids?|numbers?|identifiers?)\b", re.I)
 
 
-def _ids_told_for_why(task: Task) -> str | None:
-    """An id told where the instruction asks why (or whether it can be done) and names no
-    id: school-intent-00061 on 6accfa9, "If this is not possible, please inform me why", was
-    told the enrollment's
-    student id and course id. A status or a date may be the why (a game that is completed
-    cannot be postponed); an id nobody named is not."""
-    if not _WHY.search(task.instruction) or _SAYS_ID.search(task.instruction):
+def _ids_told_unnamed(task: Task) -> str | None:
+    """An id told where the instruction names no id: finance-intent-00723 on 0d74fa0, "Please
+    let me know if I should enter my email address, loan amount (in dollars), and what I
+    want as the loan status", was told its new loan's id; school-intent-00061 on 6accfa9,
+    "If this is not possible, please inform me why", the enrollment's student id and course
+    id. A status or a date may be what is asked (a game that is completed cannot be
+    postponed); an id nobody named is not. Of 139 kept tasks told an id, the other 138 say
+    "id"."""
+    if _SAYS_ID.search(task.instruction):
         return None
+    asks_why = bool(_WHY.search(task.instruction))
     for i, ref in enumerate(task.communicate):
         field = _field(ref)
         if field == "id" or field.endswith("_id"):
+            if asks_why:
+                return (
+                    f"communicate[{i}] ({field} of gold call {ref.call}): the instruction "
+                    "asks why (or whether it can be done) and names no id"
+                )
             return (
-                f"communicate[{i}] ({field} of gold call {ref.call}): the instruction asks "
-                "why (or whether it can be done) and names no id"
+                f"communicate[{i}] ({field} of gold call {ref.call}): the instruction names "
+                "no id (nor number) to be told"
             )
     return None
 
@@ -1312,7 +1320,7 @@ def unasked_value(task: Task, tools: dict[str, Tool], schema: Schema) -> str | N
     request = Request(task.instruction)
     if task.communicate and not request.asks_for_information:
         return "the user is told values, but the instruction asks for no information"
-    if detail := _ids_told_for_why(task):
+    if detail := _ids_told_unnamed(task):
         return detail
     if detail := _left_told_as_count(task):
         return detail

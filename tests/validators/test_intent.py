@@ -28,7 +28,7 @@ from validators.intent import (
     _amount_as_column,
     _asks_state,
     _count_as_label,
-    _ids_told_for_why,
+    _ids_told_unnamed,
     _names_a_record,
     _outputs_of,
     from_the_destination,
@@ -115,7 +115,7 @@ def test_values_told_when_nothing_was_asked_are_unasked_value(
     assert "asks for no information" in detail
 
 
-def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
+def test_an_id_told_where_no_id_is_asked_is_unasked_value() -> None:
     """school-intent-00061 on 6accfa9: "If this is not possible, please inform me why.",
     and the gold told the enrollment's student id and course id. The state a refusal reads
     may be the why (basketball's "I would like to know if it can be done and why", told
@@ -130,7 +130,7 @@ def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
             gold_calls=[lookup, move],
             communicate=[{"call": 0, "path": "0.status"}, {"call": 0, "path": path}],
         )
-        return _ids_told_for_why(task)
+        return _ids_told_unnamed(task)
 
     detail = told(why, "0.student_id")
     assert detail is not None and "asks why (or whether it can be done) and names no id" in detail
@@ -140,13 +140,19 @@ def test_an_id_told_where_only_why_is_asked_is_unasked_value() -> None:
     # school-intent-00005 on 920fa98: told a student id and a course id
     possible = "Please move my enrollment. I'd like to know if it's possible and if it can be done."
     assert told(possible, "0.student_id") is not None
-    for asked in (
-        # a confirmation asks no why (from the review of 369ec82..5318624)
+    # no why, and no id named: finance-intent-00723 on 0d74fa0 was told its new loan's id
+    for unnamed in (
         "Please move my enrollment and let me know if it is done.",
+        "Please move my enrollment. Let me know if I should enter my email and what status I want.",
+    ):
+        detail = told(unnamed, "0.student_id")
+        assert detail is not None and "names no id (nor number) to be told" in detail, unnamed
+    for asked in (
         "Please move my enrollment. Tell me its student id, and if you cannot, tell me why.",
         "Please move my enrollment and tell me the new course id.",
         "Move my enrollment; if it fails tell me why, along with my student id.",
         "Please tell me the reason and the enrollment number.",
+        "Please move my enrollment and tell me its identifier.",
     ):
         assert told(asked, "0.student_id") is None, asked
 
