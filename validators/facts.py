@@ -2919,6 +2919,55 @@ def day_of_another_kind(task: Task, replay: Replay, seed: SeedFacts) -> str:
     return ""
 
 
+def new_day_said_of_another(
+    task: Task, replay: Replay, tools: Mapping[str, Tool], seed: SeedFacts
+) -> str:
+    """A day of the record the gold makes, said in a sentence that names neither it nor the
+    field, but a field of another record the gold acts on, which holds no date that day:
+    medicine-intent-00038 on 0d74fa0 moved a prescription and booked an appointment, and
+    said "The refills are currently available until April 8th at 20:45 and 23:00", the new
+    appointment's times (the prescription expires 2026-11-28)."""
+    acted = [(t, row) for row in targets(task, replay, tools) if (t := _table_of(row, seed))]
+    if not acted:
+        return ""
+    sentences_ = list(user_sentences(task))
+    for call in task.gold_calls:
+        tool = tools.get(call.name)
+        made = tool.inserts() if tool is not None else []
+        if not made:
+            continue
+        new = entity_words(made[0])
+        new_fields = {w for c in seed.columns.get(made[0], ()) for w in name_words(c)}
+        for column, value in call.arguments.items():
+            if not isinstance(value, str) or not _DATE.match(value):
+                continue
+            for text in sentences_:
+                said = {singular(w) for w in tokens(text.replace("_", " "))}
+                days = _days_in(text)
+                if not any(_on_day(value, d) for d in days) or said & new:
+                    continue
+                if said & {singular(w) for w in name_words(column)}:
+                    continue
+                for table, row in acted:
+                    if table == made[0]:
+                        continue
+                    own = {
+                        singular(w)
+                        for c in seed.columns.get(table, ())
+                        for w in name_words(c)[:1]
+                        if w not in new_fields and w not in GENERIC
+                    }
+                    if not said & own or any(_on_day(v, d) for v in row.values() for d in days):
+                        continue
+                    word = sorted(said & own)[0]
+                    return (
+                        f"{text.strip()!r} gives {value}, the new {record_phrase(made[0])}'s "
+                        f"{column}, of the {record_phrase(table)}'s {word}; no date of the "
+                        f"{record_phrase(table)} the gold acts on is that day"
+                    )
+    return ""
+
+
 def run(ctx: TaskContext) -> Rejection | None:
     task, spec = ctx.worded, ctx.env.spec
     found = check(task, ctx.replayed, ctx.seed_facts, ctx.env.tools)
@@ -2950,6 +2999,7 @@ def run(ctx: TaskContext) -> Rejection | None:
         lambda: destination_state(task, spec, ctx.env.tools, ctx.seed_facts),
         lambda: unheld_scale(task, spec.schema_),
         lambda: day_of_another_kind(task, ctx.replayed, ctx.seed_facts),
+        lambda: new_day_said_of_another(task, ctx.replayed, ctx.env.tools, ctx.seed_facts),
     )
     for said in (claim() for claim in false_facts):
         if said:

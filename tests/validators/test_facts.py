@@ -1864,6 +1864,85 @@ def test_a_value_of_the_new_record_said_of_a_kind_without_that_column_is_false_f
         assert said(true) == "", true
 
 
+def test_a_day_of_the_new_record_said_of_another_records_field_is_false_fact() -> None:
+    """medicine-intent-00038 on 0d74fa0 moved a prescription and booked an appointment, and
+    said "The refills are currently available until April 8th at 20:45 and 23:00": the new
+    appointment's times, said of the prescription's refills (it expires 2026-11-28)."""
+    from tests.generators.railway import bed, col, fk
+    from validators.facts import new_day_said_of_another
+
+    patients = {"name": "patients", "columns": [col("patient_id", "integer")]}
+    prescriptions = {
+        "name": "prescriptions",
+        "columns": [
+            col("prescription_id", "integer"),
+            col("patient_id", "integer"),
+            col("refills_allowed", "integer"),
+            col("expiry_date", "date"),
+        ],
+        "primary_key": ["prescription_id"],
+        "foreign_keys": [fk("patient_id", "patients")],
+    }
+    appointments = {
+        "name": "appointments",
+        "columns": [
+            col("appointment_id", "integer"),
+            col("patient_id", "integer"),
+            col("start_time", "datetime"),
+        ],
+        "primary_key": ["appointment_id"],
+        "foreign_keys": [fk("patient_id", "patients")],
+    }
+    schema = {"tables": [patients | {"primary_key": ["patient_id"]}, prescriptions, appointments]}
+    script = {
+        "prescription_id": 5,
+        "patient_id": 1,
+        "refills_allowed": 80,
+        "expiry_date": "2026-11-28",
+    }
+    spec = bed("medicine", schema, {"patients": [{"patient_id": 1}], "prescriptions": [script]})
+    renew = one_write(
+        "renew_prescription",
+        "UPDATE prescriptions SET refills_allowed = 81 WHERE prescription_id = :prescription_id",
+    )
+    book = one_write(
+        "create_appointment",
+        "INSERT INTO appointments (patient_id, start_time) VALUES (:patient_id, :start_time)",
+    )
+    tools = {t.name: t for t in (renew, book)}
+    calls = [
+        {"name": "list_prescriptions", "arguments": {"patient_id": 1}},
+        {"name": "renew_prescription", "arguments": {"prescription_id": 5}},
+        {
+            "name": "create_appointment",
+            "arguments": {"patient_id": 1, "start_time": "2025-04-08T20:45:00"},
+        },
+    ]
+    outputs = [[script], script, {"appointment_id": 9}]
+    replay = Replay(results=[ToolResult(ok=True, output=o) for o in outputs], changes={})
+
+    def said(sentence: str) -> str:
+        task = mini_task(
+            instruction=f"Renew my prescription and book me an appointment. {sentence}",
+            gold_calls=calls,
+        )
+        return new_day_said_of_another(task, replay, tools, SeedFacts.of(spec))
+
+    wrong = said("The refills are currently available until April 8th at 20:45.")
+    assert "gives 2025-04-08T20:45:00, the new appointment's start_time, of the prescription's" in (
+        wrong
+    )
+    assert said("My refills run out on 2025-04-08.")
+    for true in (
+        "I'd like it on April 8th at 20:45.",  # no other record's field
+        "The appointment should be on April 8th at 20:45, after my refills.",  # its kind
+        "The start is April 8th at 20:45, once my refills are renewed.",  # its field
+        "The refills are available until November 28th.",  # the prescription's own day
+        "The refills are available until April 9th.",  # not the new record's day
+    ):
+        assert said(true) == "", true
+
+
 def test_a_value_said_of_both_records_that_one_holds_is_false_fact() -> None:
     """travel-intent-00064 on dee4810 added bags to a flight booking and made a hotel
     booking, "specifying that the check-in date for both is 2025-02-13T15:00:40" (its fact:
