@@ -885,6 +885,50 @@ def _unpicked_reference(
     return None
 
 
+_THIS = re.compile(r"\b(?:(to|from|into|onto)\s+)?(?:this|that|the same)\s+([a-z]+)\b", re.I)
+
+
+def this_names_another(task: Task, tools: dict[str, Tool]) -> str | None:
+    """ "this <kind>" right after a record of that kind named by its id points at that
+    record, yet the gold's write said beside it acts on another: finance-intent-00630 on
+    0d74fa0, "transfer $52.58 from my active account to account ID 27604 and create a new
+    card for this account", put the card on the user's own account, 27586. An agent reads
+    "this account" as 27604 (someone else's, which the policy forbids), or has to ask."""
+    text = task.instruction
+    for m in _THIS.finditer(text):
+        kind = singular(m[2].casefold())
+        before = list(re.finditer(rf"\b{re.escape(kind)}s?\b", text[: m.start()], re.I))
+        if not before:
+            continue
+        named = re.match(
+            r"\s*(?:with\s+)?(?:the\s+)?(?:id|number|#)\s*(?:of\s+|is\s+|:\s*)?#?(\d+)\b",
+            text[before[-1].end() : m.start()],
+            re.I,
+        )
+        if named is None:
+            continue
+        start = max(text.rfind(c, 0, m.start()) for c in ".!?;")
+        sentence = text[start + 1 : m.end()]
+        direction = (m[1] or "").casefold()
+        for i, call in enumerate(task.gold_calls):
+            tool = tools.get(call.name)
+            if tool is None or tool.kind != "write":
+                continue
+            acts = [w for w in words(call.name) if w not in GENERIC and w != kind]
+            if not Request(sentence).says_any(acts, OPERATIONS + FIELDS):
+                continue
+            wanted = [f"{direction}_{kind}_id"] if direction in ("to", "from") else []
+            wanted += [f"{kind}_id", f"new_{kind}_id"]
+            param = next((p for p in wanted if p in call.arguments), None)
+            if param is None or str(call.arguments[param]) == named[1]:
+                continue
+            return (
+                f"{m.group().strip()!r} points at {kind} {named[1]}, named right before it, "
+                f"but gold call {i} {call.name} acts on {kind} {call.arguments[param]}"
+            )
+    return None
+
+
 def unlike_its_reference(
     task: Task, tools: dict[str, Tool], replay: Replay, seed: SeedFacts
 ) -> str | None:
@@ -2409,6 +2453,8 @@ def check(
     if (detail := acted_on_self(task, tools, schema, seed)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := unlike_its_reference(task, tools, replay, seed)) is not None:
+        return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
+    if (detail := this_names_another(task, tools)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)
     if (detail := new_beside_old(task, tools, replay)) is not None:
         return Rejection(stage=STAGE, reason=IntentReason.UNASKED_TARGET, detail=detail)

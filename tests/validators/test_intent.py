@@ -36,6 +36,7 @@ from validators.intent import (
     refused_as_is,
     said_as_issued,
     said_as_verb,
+    this_names_another,
     told_of_the_other_end,
     unasked_write,
     unsaid_destination,
@@ -2890,3 +2891,47 @@ def test_a_balance_asked_to_go_whole_that_the_gold_moves_part_of_is_unmet_wish(
     ):
         verdict = saving_verdict(banking_spec, facts, ask)
         assert verdict == ACCEPTED, (ask, verdict)
+
+
+def test_this_record_after_one_named_by_its_id_is_that_record() -> None:
+    """finance-intent-00630 on 0d74fa0: "transfer $52.58 from my active account to account
+    ID 27604 and create a new card for this account", and the gold put the card on the
+    user's own account, 27586: "this account" is 27604, someone else's."""
+    card = write_tool(
+        "create_card", "INSERT INTO cards (account_id) VALUES (:account_id)", account_id="integer"
+    )
+    move = write_tool(
+        "transfer_balance",
+        "UPDATE accounts SET balance = balance + :amount WHERE account_id = :to_account_id",
+        from_account_id="integer",
+        to_account_id="integer",
+        amount="number",
+    )
+    tools = {t.name: t for t in (card, move)}
+    send = {
+        "name": "transfer_balance",
+        "arguments": {"from_account_id": 27586, "to_account_id": 27604, "amount": 52.58},
+    }
+
+    def said(instruction: str, account: int = 27586) -> str | None:
+        made = {"name": "create_card", "arguments": {"account_id": account}}
+        task = mini_task(instruction=instruction, gold_calls=[send, made])
+        return this_names_another(task, tools)
+
+    asked = "Send $52.58 from my active account to account ID 27604 and create a new card for "
+    detail = said(asked + "this account.")
+    assert detail == (
+        "'this account' points at account 27604, named right before it, but gold call 1 "
+        "create_card acts on account 27586"
+    )
+    assert said("Send $52.58 to account with the id 27604. Then make a card for that account.")
+    for kept in (
+        asked + "my active account.",  # no pointer
+        (asked + "this account.", 27604),  # the card is on the named account
+        # finance-intent-00166: the transfer goes to the account named
+        "Send money to another account with the id 27604. I want to send 52.58 to this account.",
+        "I have a card on account 27586. Please make me a new card.",  # no "this"
+        "Send 52.58 to account 27604 and tell me the balance of this account.",  # no write said
+    ):
+        instruction, account = kept if isinstance(kept, tuple) else (kept, 27586)
+        assert said(instruction, account) is None, instruction
