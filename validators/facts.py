@@ -1972,14 +1972,18 @@ _TO_COME = re.compile(
 
 _BEGUN = re.compile(
     r"\b(?:has|have|had) already (?:started|begun|taken place|happened|passed|ended|finished|"
-    r"been played)\b|\balready (?:over|finished|played)\b",
+    r"been played)\b|\balready (?:over|finished|played)\b"
+    # basketball-intent-00063 on 0d74fa0: "a game that started on January 25, 2025"
+    r"|\b(?:that|which) (?:already )?(?:started|began|took place|happened|ended|finished|"
+    r"was played)\b",
     re.I,
 )
 
 
 def not_begun(task: Task, clock: str, replay: Replay) -> str:
     """A record said to have begun already, on a day after today: basketball-intent-00029
-    on 31bc8d2 knew "The game starting on February 19th has already started" under a clock
+    on 31bc8d2 knew "The game starting on February 19th has already started", 00063 on
+    0d74fa0 asked of "a game that started on January 25, 2025", under a clock
     of 2025-01-15 (game 41371 of 2025-02-19, scheduled). A day without its year is read off
     the records the gold reads on that day, where they all lie ahead."""
     today = clock[:10]

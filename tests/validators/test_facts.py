@@ -2450,11 +2450,15 @@ def test_a_record_said_to_have_begun_on_a_day_to_come_is_false_fact(
         "day after today, 2025-01-15"
     )
     assert said("My booking of 2025-02-19 has already begun.") != ""
+    # basketball-intent-00063 on 0d74fa0, of its game of 2025-01-25
+    assert said("I want a refund for a game that started on January 25, 2025.") != ""
     for true in (
         "My card issued on August 15th has already begun.",  # 2023: behind
         "My booking of 2024-12-19 has already begun.",
         "My booking on March 3rd has already started.",  # no year, no record of that day
         "My card that ends on August 31st is still valid.",
+        "I want a refund for a game that started on January 5, 2025.",
+        "I want a refund for a game that starts on January 25, 2025.",
     ):
         assert said(true) == "", true
 
