@@ -894,38 +894,48 @@ def this_names_another(task: Task, tools: dict[str, Tool]) -> str | None:
     0d74fa0, "transfer $52.58 from my active account to account ID 27604 and create a new
     card for this account", put the card on the user's own account, 27586. An agent reads
     "this account" as 27604 (someone else's, which the policy forbids), or has to ask."""
-    text = task.instruction
-    for m in _THIS.finditer(text):
-        kind = singular(m[2].casefold())
-        before = list(re.finditer(rf"\b{re.escape(kind)}s?\b", text[: m.start()], re.I))
-        if not before:
+    text, at = task.instruction, 0
+    for sentence in sentences(text):
+        at = text.find(sentence, at)
+        for m in _THIS.finditer(sentence):
+            if detail := _this_elsewhere(task, tools, text[: at + m.start()], sentence, m):
+                return detail
+    return None
+
+
+def _this_elsewhere(
+    task: Task, tools: dict[str, Tool], before: str, sentence: str, m: re.Match[str]
+) -> str | None:
+    """The gold write said in `sentence` that acts on another record than the one "this
+    <kind>" (`m`) points at, the last of that kind named by its id in `before`."""
+    kind = singular(m[2].casefold())
+    said = list(re.finditer(rf"\b{re.escape(kind)}s?\b", before, re.I))
+    if not said:
+        return None
+    named = re.match(
+        r"\s*(?:with\s+)?(?:the\s+)?(?:id|number|#)\s*(?:of\s+|is\s+|:\s*)?#?(\d+)\b",
+        before[said[-1].end() :],
+        re.I,
+    )
+    if named is None:
+        return None
+    direction = (m[1] or "").casefold()
+    for i, call in enumerate(task.gold_calls):
+        tool = tools.get(call.name)
+        if tool is None or tool.kind != "write":
             continue
-        named = re.match(
-            r"\s*(?:with\s+)?(?:the\s+)?(?:id|number|#)\s*(?:of\s+|is\s+|:\s*)?#?(\d+)\b",
-            text[before[-1].end() : m.start()],
-            re.I,
+        acts = [w for w in words(call.name) if w not in GENERIC and w != kind]
+        if not Request(sentence).says_any(acts, OPERATIONS + FIELDS):
+            continue
+        wanted = [f"{direction}_{kind}_id"] if direction in ("to", "from") else []
+        wanted += [f"{kind}_id", f"new_{kind}_id"]
+        param = next((p for p in wanted if p in call.arguments), None)
+        if param is None or str(call.arguments[param]) == named[1]:
+            continue
+        return (
+            f"{m.group().strip()!r} points at {kind} {named[1]}, named right before it, "
+            f"but gold call {i} {call.name} acts on {kind} {call.arguments[param]}"
         )
-        if named is None:
-            continue
-        start = max(text.rfind(c, 0, m.start()) for c in ".!?;")
-        sentence = text[start + 1 : m.end()]
-        direction = (m[1] or "").casefold()
-        for i, call in enumerate(task.gold_calls):
-            tool = tools.get(call.name)
-            if tool is None or tool.kind != "write":
-                continue
-            acts = [w for w in words(call.name) if w not in GENERIC and w != kind]
-            if not Request(sentence).says_any(acts, OPERATIONS + FIELDS):
-                continue
-            wanted = [f"{direction}_{kind}_id"] if direction in ("to", "from") else []
-            wanted += [f"{kind}_id", f"new_{kind}_id"]
-            param = next((p for p in wanted if p in call.arguments), None)
-            if param is None or str(call.arguments[param]) == named[1]:
-                continue
-            return (
-                f"{m.group().strip()!r} points at {kind} {named[1]}, named right before it, "
-                f"but gold call {i} {call.name} acts on {kind} {call.arguments[param]}"
-            )
     return None
 
 
@@ -1344,19 +1354,15 @@ def _ids_told_unnamed(task: Task) -> str | None:
     "id"."""
     if _SAYS_ID.search(task.instruction):
         return None
-    asks_why = bool(_WHY.search(task.instruction))
+    asked = (
+        "asks why (or whether it can be done) and names no id"
+        if _WHY.search(task.instruction)
+        else "names no id (nor number) to be told"
+    )
     for i, ref in enumerate(task.communicate):
         field = _field(ref)
         if field == "id" or field.endswith("_id"):
-            if asks_why:
-                return (
-                    f"communicate[{i}] ({field} of gold call {ref.call}): the instruction "
-                    "asks why (or whether it can be done) and names no id"
-                )
-            return (
-                f"communicate[{i}] ({field} of gold call {ref.call}): the instruction names "
-                "no id (nor number) to be told"
-            )
+            return f"communicate[{i}] ({field} of gold call {ref.call}): the instruction {asked}"
     return None
 
 

@@ -2925,6 +2925,8 @@ def test_this_record_after_one_named_by_its_id_is_that_record() -> None:
         "create_card acts on account 27586"
     )
     assert said("Send $52.58 to account with the id 27604. Then make a card for that account.")
+    # a decimal point is not a sentence's end: "a card worth 2.5 for this account" is one
+    assert said("I sent money to account ID 27604, so create a card worth 2.5 for this account.")
     for kept in (
         asked + "my active account.",  # no pointer
         (asked + "this account.", 27604),  # the card is on the named account
