@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-run
 TRAIN  := $(VENV)/.installed-train
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: test test-slow lint bench-verify bench-generate generate export publish train eval serve stop clean
+.PHONY: test test-slow lint bench-verify bench-generate generate prepare-embedded export publish train eval serve stop clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,8 +55,17 @@ DATA     ?= data
 
 # The main job. With TOOLSCALE_LLM_MODEL unset it builds llama-server and fetches the
 # Qwen2.5-Coder GGUF once (into ~/.cache/toolscale), then starts and stops it itself.
-generate: $(STAMP)
+# prepare-embedded starts that set-up in the background before pip installs the project
+# (it needs the standard library alone); the run waits for it on its file locks.
+generate: prepare-embedded $(STAMP)
 	PREFECT_SERVER_ANALYTICS_ENABLED=false $(BIN)/toolscale generate $(DOMAIN) -n $(N) --model-size $(MODEL) --parallel $(PARALLEL) --data $(DATA)
+
+PREPARE_LOG := $(VENV)/prepare-embedded.log
+prepare-embedded: | $(VENV)/bin/python
+	@if [ -z "$$TOOLSCALE_LLM_MODEL" ]; then \
+	  echo "setting up the embedded $(MODEL) model (llama-server, the GGUF) in the background; log: $(PREPARE_LOG)"; \
+	  $(BIN)/python -m toolscale.llm.local $(MODEL) > $(PREPARE_LOG) 2>&1 & \
+	fi
 
 # The runs under DATA (data/, or runs/ for the recorded ones) as a Hugging Face dataset folder.
 OUT ?= out/dataset

