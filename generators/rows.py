@@ -9,6 +9,7 @@ rest; the stage never dies for lack of rows."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, Literal
 
@@ -139,13 +140,14 @@ async def propose_table_plan(
 async def propose_plan(
     llm: LLMClient, brief: Brief, schema: Schema, sample: int = 0
 ) -> tuple[DataPlan, int]:
-    """The domain's plan, table by table; and how many tables fell back to defaults."""
-    tables = []
-    fell_back = 0
-    for table in schema.insertion_order():
-        plan, fallback = await propose_table_plan(llm, brief, table, sample)
-        tables.append(plan)
-        fell_back += fallback
+    """The domain's plan, a table's plan per call; and how many tables fell back to
+    defaults. No table's prompt reads another's answer, so they are asked side by side:
+    the server's slots answer them together (finance's five, one at a time, took 88 s)."""
+    answers = await asyncio.gather(
+        *(propose_table_plan(llm, brief, table, sample) for table in schema.insertion_order())
+    )
+    tables = [plan for plan, _ in answers]
+    fell_back = sum(fallback for _, fallback in answers)
     return dataplan.complete(DataPlan(tables=tables), schema), fell_back
 
 

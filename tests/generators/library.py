@@ -40,16 +40,23 @@ GOOD_TOOLS = ("borrow_book", "search_books", "suspend_member")
 @dataclass
 class Asked:
     """What one conversation with the fake endpoint gave: the result, the client (for its
-    ledger) and every request the server received."""
+    ledger), every request the server received, and the most it had at once."""
 
     value: Any
     llm: LLMClient
     requests: list[dict[str, Any]]
+    peak: int = 0
 
 
-def ask(responder: Responder, cache: Path, body: Callable[[LLMClient], Awaitable[R]]) -> Asked:
-    """Runs `body` with a fresh client on a fresh fake server, in its own event loop."""
-    with FakeLLM(responder) as fake:
+def ask(
+    responder: Responder,
+    cache: Path,
+    body: Callable[[LLMClient], Awaitable[R]],
+    latency_s: float = 0.0,
+) -> Asked:
+    """Runs `body` with a fresh client (2 requests at a time) on a fresh fake server, in its
+    own event loop; `Asked.peak` is the most requests the server had at once."""
+    with FakeLLM(responder, latency_s=latency_s) as fake:
         config = LLMConfig(
             base_url=fake.base_url,
             model="fake",
@@ -67,7 +74,7 @@ def ask(responder: Responder, cache: Path, body: Callable[[LLMClient], Awaitable
                 await llm.close()
 
         value = asyncio.run(main())
-        return Asked(value, llm, fake.requests)
+        return Asked(value, llm, fake.requests, fake.max_concurrent)
 
 
 def reply(answer: Any) -> Reply:

@@ -84,6 +84,27 @@ def test_propose_rows_fills_every_table_to_the_briefs_count(tmp_path: Path, lib:
                 assert got.ok and got.output[key] == row[key]
 
 
+def test_the_tables_plans_are_asked_side_by_side(tmp_path: Path, lib: Library) -> None:
+    """No table's prompt reads another's answer: with two requests allowed, two plans are
+    asked at once (each answer takes 0.3 s), and the seed is whole, its keys held."""
+    schema = lib.schema
+    together = ask(
+        library,
+        tmp_path / "together",
+        lambda llm: propose_rows(llm, brief(), schema, lib.core),
+        latency_s=0.3,
+    )
+    assert together.peak == 2
+    assert sorted(stage_of(b) for b in together.requests) == [
+        "books_plan",
+        "loans_plan",
+        "members_plan",
+    ]
+    seed = together.value.value
+    assert sum(len(rows) for rows in seed.values()) == brief().seed_rows == 60
+    assert {r["member_id"] for r in seed["loans"]} <= {r["member_id"] for r in seed["members"]}
+
+
 def test_propose_rows_repairs_a_plan_that_breaks_a_check(tmp_path: Path) -> None:
     schema = with_checks("members", "status IN ('active', 'suspended')")
     gone = {
