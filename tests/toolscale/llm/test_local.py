@@ -111,9 +111,11 @@ def test_the_model_is_fetched_while_llama_server_builds(
     seen.clear()
     monkeypatch.setattr(local, "llama_server_ready", lambda cache: True)
     fetching.clear()
-    monkeypatch.setattr(local, "ensure_llama_server", lambda where, console=None: where / "bin")
-    assert local.prepare("0.5b", tmp_path, console) == (tmp_path / "bin", tmp_path / "0.5b.gguf")
-    assert seen == [("fetch", console)]  # the download shows its own progress then
+    assert local.prepare("0.5b", tmp_path, console) == (
+        local.llama_server_path(tmp_path),
+        tmp_path / "0.5b.gguf",
+    )
+    assert seen == [("fetch", console)]  # no build asked; the download shows its progress
 
     with pytest.raises(LocalLLMError, match="unknown embedded model size '70b'"):
         local.prepare("70b", tmp_path)
@@ -121,19 +123,17 @@ def test_the_model_is_fetched_while_llama_server_builds(
 
 def test_the_set_up_runs_as_a_module_on_the_standard_library_alone(tmp_path: Path) -> None:
     """`make generate` starts `python -m toolscale.llm.local` before pip installs anything:
-    with rich (and every other installed package) made unimportable, it still starts, and
-    refuses bad usage, and names an unknown size (a known one would build and download)."""
-    blocked = "import sys; sys.modules.update(dict.fromkeys(['rich', 'pydantic', 'httpx'], None));"
-    code = blocked + "import runpy; runpy.run_module('toolscale.llm.local', run_name='__main__')"
+    under `python -S` (no site-packages at all) it still starts, refuses bad usage, and
+    names an unknown size (a known one would build and download)."""
     root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "TOOLSCALE_CACHE": str(tmp_path / "cache")}
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-c", code, *argv]
+        command = [sys.executable, "-S", "-m", "toolscale.llm.local", *argv]
         return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
 
     bad = run("--help")
     assert bad.returncode == 2 and "usage: python -m toolscale.llm.local [" in bad.stderr
     unknown = run("70b")
-    assert unknown.returncode == 1
+    assert unknown.returncode == 1, unknown.stderr
     assert "error: unknown embedded model size '70b'" in unknown.stderr

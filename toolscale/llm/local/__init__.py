@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolscale.children import free_port
-from toolscale.llm.local.build import ensure_llama_server, llama_server_ready
+from toolscale.llm.local.build import (
+    ensure_llama_server,
+    llama_server_path,
+    llama_server_ready,
+)
 from toolscale.llm.local.files import LocalLLMError, cache_dir, status_line
 from toolscale.llm.local.model import MODELS, ensure_model
 from toolscale.llm.local.server import LocalServer
@@ -61,8 +65,8 @@ def prepare(size: str, cache: Path, console: Console | None = None) -> tuple[Pat
     without a progress bar of its own: a console holds one live display at a time."""
     if size not in MODELS:
         raise LocalLLMError(f"unknown embedded model size {size!r}; known: {sorted(MODELS)}")
-    if llama_server_ready(cache):
-        return ensure_llama_server(cache, console), ensure_model(size, cache, console)
+    if llama_server_ready(cache):  # nothing to build: the fetch shows its own progress
+        return llama_server_path(cache), ensure_model(size, cache, console)
     if console is not None:
         console.print(f"fetching {MODELS[size].model_name} while llama-server builds")
     with ThreadPoolExecutor(1, thread_name_prefix="toolscale-model") as pool:

@@ -201,7 +201,7 @@ def build_llama_server(
     launchers = []
     if light:
         build_dir.mkdir(parents=True, exist_ok=True)
-        launcher = compile_launcher(source, build_dir.parent / "compile-launcher.sh")
+        launcher = compile_launcher(source, build_dir / "compile-launcher.sh")
         launchers = [f"-D{lang}_COMPILER_LAUNCHER={launcher}" for lang in ("CMAKE_C", "CMAKE_CXX")]
     run_logged(
         "configuring llama.cpp (cmake)",
